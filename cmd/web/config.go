@@ -1,0 +1,81 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+)
+
+// config is DESIGN.md's configuration table: every flag has an environment variable of the
+// same meaning, and flags win.
+type config struct {
+	Addr         string
+	RedisURL     string
+	PollInterval time.Duration
+	AdminToken   string
+	Demo         optionalBool // unset: on with the embedded Redis, off otherwise
+}
+
+const (
+	minPollInterval = 10 * time.Millisecond
+	maxPollInterval = time.Minute
+)
+
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	var cfg config
+	fs := flag.NewFlagSet("zpulse", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.Addr, "addr", envOr(getenv, "ZPULSE_ADDR", ":8080"), "listen address (ZPULSE_ADDR)")
+	fs.StringVar(&cfg.RedisURL, "redis-url", getenv("REDIS_URL"), "redis:// or rediss:// URL; comma-separated addresses for Cluster/Sentinel; none: an embedded in-memory Redis with demo data (REDIS_URL)")
+	interval := fs.String("poll-interval", envOr(getenv, "ZPULSE_POLL_INTERVAL", "250ms"), "watcher tick, 10ms to 1m (ZPULSE_POLL_INTERVAL)")
+	fs.StringVar(&cfg.AdminToken, "admin-token", getenv("ZPULSE_ADMIN_TOKEN"), "when set, every change needs it: Bearer token in the API, sign-in in the browser (ZPULSE_ADMIN_TOKEN)")
+	if v := getenv("ZPULSE_DEMO"); v != "" {
+		if err := cfg.Demo.Set(v); err != nil {
+			return cfg, fmt.Errorf("ZPULSE_DEMO: %w", err)
+		}
+	}
+	fs.Var(&cfg.Demo, "demo", "run the traffic simulator (true or false); default on with the embedded Redis (ZPULSE_DEMO)")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments %q: every setting is a flag, see -help", fs.Args())
+	}
+	d, err := time.ParseDuration(*interval)
+	if err != nil || d < minPollInterval || d > maxPollInterval {
+		return cfg, fmt.Errorf("poll interval must be a duration from %v to %v, e.g. 250ms (got %q)", minPollInterval, maxPollInterval, *interval)
+	}
+	cfg.PollInterval = d
+	return cfg, nil
+}
+
+// demoEnabled says whether to run the simulator: as asked, or with the embedded Redis.
+func (c config) demoEnabled() bool {
+	if c.Demo.set {
+		return c.Demo.on
+	}
+	return c.RedisURL == ""
+}
+
+// optionalBool is a boolean flag that remembers whether it was given at all.
+type optionalBool struct{ set, on bool }
+
+func (b *optionalBool) String() string   { return strconv.FormatBool(b.on) }
+func (b *optionalBool) IsBoolFlag() bool { return true }
+func (b *optionalBool) Set(s string) error {
+	on, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("must be true or false (got %q)", s)
+	}
+	b.set, b.on = true, on
+	return nil
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}

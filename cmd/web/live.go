@@ -1,0 +1,32 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/a-h/templ"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
+	"github.com/zpulse/zpulse/views"
+)
+
+// renderTopic renders a live topic's snapshot into the fragment pushed to its subscribers.
+// Each fragment's root carries the id of the element it replaces on the page.
+func renderTopic(topic string, snapshot any) ([]byte, error) {
+	var comp templ.Component
+	switch v := snapshot.(type) {
+	case live.Status:
+		comp = views.StatusBanner(views.Status{Available: v.Available, Detail: v.Detail})
+	case domain.BoardTop:
+		comp = views.BoardPanel(v, true)
+	default:
+		return nil, fmt.Errorf("topic %q: no fragment for a %T", topic, snapshot)
+	}
+	buf := templ.GetBuffer()
+	defer templ.ReleaseBuffer(buf)
+	if err := comp.Render(context.Background(), buf); err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), buf.Bytes()...), nil
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/views"
+)
+
+// render writes a templ component as the HTML response: the one way handlers answer with HTML.
+func (s *server) render(c echo.Context, status int, t templ.Component) error {
+	buf := templ.GetBuffer()
+	defer templ.ReleaseBuffer(buf)
+	if err := t.Render(c.Request().Context(), buf); err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// chrome is the frame of a page: title, live topics, badges, the CSRF token.
+func (s *server) chrome(c echo.Context, title string, topics ...string) views.Chrome {
+	token, _ := c.Get(middleware.DefaultCSRFConfig.ContextKey).(string)
+	st := s.Watcher.Status()
+	return views.Chrome{
+		Title:      title,
+		Topics:     topics,
+		Embedded:   s.Embedded,
+		AdminToken: s.AdminToken != "",
+		SignedIn:   s.sessions.valid(c.Request()),
+		CSRF:       token,
+		Status:     views.Status{Available: st.Available, Detail: st.Detail},
+		Path:       c.Request().URL.RequestURI(),
+	}
+}
+
+// unavailable marks a page's frame with the banner when its own read found Redis down,
+// before the watcher noticed.
+func unavailable(ch views.Chrome, err error) views.Chrome {
+	if domain.ErrorCode(err) == domain.EUNAVAILABLE {
+		ch.Status = views.Status{Available: false, Detail: domain.ErrorMessage(err)}
+	}
+	return ch
+}
+
+func isHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }
+
+// seeOther answers a plain form post: back to a page with a GET (post/redirect/get).
+func seeOther(c echo.Context, url string) error { return c.Redirect(http.StatusSeeOther, url) }

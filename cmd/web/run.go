@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/demo"
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
+	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/static"
+)
+
+// shutdownGrace bounds a graceful shutdown: websockets are closed at once, then requests in
+// flight get this long to finish.
+const shutdownGrace = 8 * time.Second
+
+// demoEvery is how often the demo adds points.
+const demoEvery = 700 * time.Millisecond
+
+// run is the whole program: it serves until ctx ends, then shuts down gracefully.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cfg, err := parseConfig(args, getenv, stdout)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stdout, nil))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait() // after cancel: background loops end before Redis closes
+
+	rdb, closeRedis, err := openRedis(ctx, cfg, log, &wg)
+	if err != nil {
+		return err
+	}
+	defer closeRedis()
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := live.NewMetrics(reg)
+	keys := redisrepo.DefaultKeys
+	leaderboards := redisrepo.NewLeaderboards(rdb, keys)
+	hub := live.NewHub(metrics)
+	watcher := live.NewWatcher(redisrepo.NewSnapshots(rdb, keys).Read, renderTopic, hub, cfg.PollInterval, log, metrics)
+
+	if !static.Built() {
+		log.Warn("static assets are not built: pages render unstyled and without live updates; run `make generate`")
+	}
+	if cfg.demoEnabled() {
+		if err := demo.Seed(ctx, leaderboards); err != nil {
+			log.Warn("cannot seed demo data", "err", err)
+		}
+		wg.Go(func() { demo.Run(ctx, leaderboards, demoEvery, watcher.Nudge, log) })
+	}
+	wg.Go(func() { watcher.Run(ctx) })
+
+	handler := newServer(deps{
+		Leaderboards: leaderboards, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
+		Clock: domain.SystemClock{}, AdminToken: cfg.AdminToken, Embedded: cfg.RedisURL == "",
+		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+	})
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	access := "open: anyone who reaches this server can change data"
+	if cfg.AdminToken != "" {
+		access = "admin token required for changes"
+	}
+	log.Info("zpulse is serving", "url", "http://"+displayAddr(ln.Addr()), "access", access,
+		"poll_interval", cfg.PollInterval, "demo", cfg.demoEnabled())
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: closing live connections, draining requests")
+	hub.Close()
+	shutdownCtx, stop := context.WithTimeout(context.Background(), shutdownGrace)
+	defer stop()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// openRedis connects to REDIS_URL, or starts the embedded in-memory Redis when none is given.
+func openRedis(ctx context.Context, cfg config, log *slog.Logger, wg *sync.WaitGroup) (redis.UniversalClient, func(), error) {
+	if cfg.RedisURL != "" {
+		rdb, err := redisrepo.Connect(cfg.RedisURL)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := rdb.Ping(ctx).Err(); err != nil {
+			log.Warn("redis does not answer yet; pages show a banner until it does", "err", err)
+		}
+		return rdb, func() { rdb.Close() }, nil
+	}
+	m := miniredis.NewMiniRedis()
+	if err := m.StartAddr("127.0.0.1:0"); err != nil {
+		return nil, nil, fmt.Errorf("start the embedded redis: %w", err)
+	}
+	wg.Go(func() { keepTime(ctx, m) })
+	log.Warn("no REDIS_URL: using an embedded in-memory Redis; data lives in memory and is lost when zpulse stops", "addr", m.Addr())
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	return rdb, func() { rdb.Close(); m.Close() }, nil
+}
+
+// keepTime makes the embedded Redis keep time as a real one does: miniredis expires keys and
+// answers TIME only from the clock it is given.
+func keepTime(ctx context.Context, m *miniredis.Miniredis) {
+	last := time.Now()
+	m.SetTime(last)
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			m.SetTime(now)
+			m.FastForward(now.Sub(last))
+			last = now
+		}
+	}
+}
+
+// displayAddr turns a listen address into one a browser can open (":8080" -> "localhost:8080").
+func displayAddr(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
+}

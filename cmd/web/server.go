@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
+)
+
+// deps are what the HTTP layer needs; run builds them, tests may build their own.
+type deps struct {
+	Leaderboards domain.LeaderboardService
+	Hub          *live.Hub
+	Watcher      *live.Watcher
+	Ping         func(context.Context) error // answers whether Redis is reachable
+	Registry     *prometheus.Registry
+	Log          *slog.Logger
+	Clock        domain.Clock
+	AdminToken   string
+	Embedded     bool // data lives in an in-memory Redis
+}
+
+type server struct {
+	deps
+	sessions sessions
+}
+
+// maxBodyBytes bounds every request body; the largest legitimate one is a job payload (64 KiB).
+const maxBodyBytes = "1M"
+
+// contentSecurityPolicy allows only zpulse's own scripts, styles and connections.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
+
+// newServer returns zpulse's HTTP handler: middleware, then the routes of routes.go.
+func newServer(d deps) *echo.Echo {
+	s := &server{deps: d, sessions: sessions{token: d.AdminToken, clock: d.Clock}}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(
+		middleware.RequestID(),
+		middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+			LogStatus: true, LogURI: true, LogMethod: true, LogLatency: true, LogRequestID: true, LogError: true,
+			HandleError: true,
+			LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+				level := slog.LevelInfo
+				if v.Status >= http.StatusInternalServerError {
+					level = slog.LevelError
+				}
+				d.Log.LogAttrs(c.Request().Context(), level, "request", slog.String("method", v.Method), slog.String("uri", v.URI),
+					slog.Int("status", v.Status), slog.Duration("latency", v.Latency), slog.String("request_id", v.RequestID))
+				return nil
+			},
+		}),
+		middleware.Recover(),
+		middleware.BodyLimit(maxBodyBytes),
+		middleware.SecureWithConfig(middleware.SecureConfig{
+			XSSProtection: "0", ContentTypeNosniff: "nosniff", XFrameOptions: "DENY",
+			HSTSMaxAge: 31536000, ContentSecurityPolicy: contentSecurityPolicy, ReferrerPolicy: "same-origin",
+		}),
+	)
+	s.routes(e)
+	return e
+}
+
+// csrf protects the browser's forms; the JSON API needs no token because it only accepts
+// application/json, which a foreign page cannot send without a CORS preflight zpulse refuses.
+func csrf() echo.MiddlewareFunc {
+	return middleware.CSRFWithConfig(middleware.CSRFConfig{
+		TokenLookup:    "form:_csrf",
+		CookieName:     "zpulse_csrf",
+		CookiePath:     "/",
+		CookieHTTPOnly: true,
+		CookieSameSite: http.SameSiteLaxMode,
+		CookieMaxAge:   int((24 * time.Hour).Seconds()),
+	})
+}

@@ -1,0 +1,58 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes. Each maps to one HTTP status in cmd/web (see errorStatus there).
+const (
+	EINVALID      = "invalid"      // the input breaks a documented rule; the message says which
+	ENOTFOUND     = "not_found"    // the thing asked for does not exist
+	ECONFLICT     = "conflict"     // the request clashes with the current state
+	EUNAUTHORIZED = "unauthorized" // an admin credential is needed and was missing or wrong
+	ERATELIMITED  = "rate_limited" // the caller is over its limit
+	EUNAVAILABLE  = "unavailable"  // Redis cannot be reached
+	EINTERNAL     = "internal"     // a bug or an unexpected failure
+)
+
+// Error is an application error with a machine-readable code and a message for people.
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, EINTERNAL for any other
+// error, and "" for nil.
+func ErrorCode(err error) string {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Code
+	default:
+		return EINTERNAL
+	}
+}
+
+// ErrorMessage returns the message of the first *Error in err's chain, or a generic message
+// that hides internal details.
+func ErrorMessage(err error) string {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Message
+	default:
+		return "internal error"
+	}
+}

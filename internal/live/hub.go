@@ -1,0 +1,135 @@
+// Package live pushes fragments of HTML to browsers over websockets: a Watcher polls for
+// changes and a Hub fans each changed fragment out to the subscribers of its topic. It knows
+// neither Redis nor templ: it is handed a poll function and a render function.
+package live
+
+import (
+	"sync"
+
+	"github.com/gorilla/websocket"
+)
+
+// Hub keeps, per topic, the connections subscribed to it and the last fragment published, so
+// a new subscriber starts from the current state.
+type Hub struct {
+	metrics *Metrics
+
+	mu      sync.Mutex
+	topics  map[string]*topic
+	clients map[*client]struct{}
+	closed  bool
+}
+
+type topic struct {
+	subs map[*client]struct{}
+	last *websocket.PreparedMessage
+}
+
+// NewHub returns an empty hub. metrics may be nil.
+func NewHub(metrics *Metrics) *Hub {
+	return &Hub{metrics: metrics, topics: map[string]*topic{}, clients: map[*client]struct{}{}}
+}
+
+// Topics returns the topics that have at least one subscriber.
+func (h *Hub) Topics() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	names := make([]string, 0, len(h.topics))
+	for name := range h.topics {
+		names = append(names, name)
+	}
+	return names
+}
+
+// Publish sends a fragment to every subscriber of topic and keeps it for later subscribers.
+// The websocket frame is prepared once, whatever the number of subscribers. A subscriber
+// whose buffer is full is dropped (its browser reconnects) rather than stalling the others.
+func (h *Hub) Publish(name string, fragment []byte) error {
+	msg, err := websocket.NewPreparedMessage(websocket.TextMessage, fragment)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t := h.topics[name]
+	if t == nil {
+		return nil
+	}
+	t.last = msg
+	for c := range t.subs {
+		h.sendLocked(c, msg)
+	}
+	return nil
+}
+
+// subscribe registers c for its topics and queues each topic's last fragment to it.
+// It reports false when the hub is closed.
+func (h *Hub) subscribe(c *client) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	h.clients[c] = struct{}{}
+	for _, name := range c.topics {
+		t := h.topics[name]
+		if t == nil {
+			t = &topic{subs: map[*client]struct{}{}}
+			h.topics[name] = t
+		}
+		t.subs[c] = struct{}{}
+		if t.last != nil {
+			h.sendLocked(c, t.last)
+		}
+	}
+	h.metrics.connected(len(h.clients))
+	return true
+}
+
+// unsubscribe removes c everywhere and stops its writer. Safe to call more than once.
+func (h *Hub) unsubscribe(c *client) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.removeLocked(c, websocket.CloseNormalClosure)
+}
+
+func (h *Hub) sendLocked(c *client, msg *websocket.PreparedMessage) {
+	select {
+	case c.send <- msg:
+	default:
+		h.metrics.dropped()
+		h.removeLocked(c, websocket.CloseTryAgainLater)
+	}
+}
+
+// removeLocked forgets c and has its writer send a close frame with code. htmx's ws extension
+// reconnects after 1012 (service restart) and 1013 (try again later). A topic left without subscribers is forgotten with its last
+// fragment: nobody polls it any more, so that fragment would go stale.
+func (h *Hub) removeLocked(c *client, code int) {
+	if _, ok := h.clients[c]; !ok {
+		return
+	}
+	delete(h.clients, c)
+	for _, name := range c.topics {
+		if t := h.topics[name]; t != nil {
+			delete(t.subs, c)
+			if len(t.subs) == 0 {
+				delete(h.topics, name)
+			}
+		}
+	}
+	c.closeCode = code
+	close(c.quit)
+	h.metrics.connected(len(h.clients))
+}
+
+// Close disconnects every client with a "service restart" close frame, so browsers reconnect
+// to the next server, and refuses new connections.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for c := range h.clients {
+		h.removeLocked(c, websocket.CloseServiceRestart)
+	}
+}

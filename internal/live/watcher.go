@@ -1,0 +1,153 @@
+package live
+
+import (
+	"context"
+	"log/slog"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// PollFunc reads the current snapshot of each topic it knows, in one round trip, and leaves
+// out topics it does not know. An error means the source (Redis) could not be read.
+type PollFunc func(ctx context.Context, topics []string) (map[string]any, error)
+
+// RenderFunc renders a topic's snapshot into the HTML fragment pushed to its subscribers.
+// For domain.TopicStatus the snapshot is a Status.
+type RenderFunc func(topic string, snapshot any) ([]byte, error)
+
+// Status says whether the source answered the last poll.
+type Status struct {
+	Available bool
+	Detail    string // why not, when not available
+}
+
+// Watcher polls the topics that have subscribers and publishes the ones that changed.
+type Watcher struct {
+	poll     PollFunc
+	render   RenderFunc
+	hub      *Hub
+	interval time.Duration
+	log      *slog.Logger
+	metrics  *Metrics
+	nudge    chan struct{}
+
+	tickMu sync.Mutex     // one tick at a time
+	last   map[string]any // topic -> snapshot last published
+
+	statusMu sync.RWMutex
+	status   Status
+}
+
+// NewWatcher returns a watcher that polls every interval. metrics may be nil.
+func NewWatcher(poll PollFunc, render RenderFunc, hub *Hub, interval time.Duration, log *slog.Logger, metrics *Metrics) *Watcher {
+	return &Watcher{
+		poll: poll, render: render, hub: hub, interval: interval, log: log, metrics: metrics,
+		nudge: make(chan struct{}, 1), last: map[string]any{}, status: Status{Available: true},
+	}
+}
+
+// Status returns the outcome of the last poll (available until a poll failed).
+func (w *Watcher) Status() Status {
+	w.statusMu.RLock()
+	defer w.statusMu.RUnlock()
+	return w.status
+}
+
+// Nudge asks for a tick now, e.g. right after a write made through zpulse. It never blocks.
+func (w *Watcher) Nudge() {
+	select {
+	case w.nudge <- struct{}{}:
+	default:
+	}
+}
+
+// Run ticks every interval, and at once when nudged, until ctx ends.
+func (w *Watcher) Run(ctx context.Context) {
+	t := time.NewTicker(w.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-w.nudge:
+		}
+		w.Tick(ctx)
+	}
+}
+
+// Tick polls once and publishes every changed topic. It returns the number of fragments
+// published.
+func (w *Watcher) Tick(ctx context.Context) int {
+	w.tickMu.Lock()
+	defer w.tickMu.Unlock()
+	topics := w.hub.Topics()
+	if len(topics) == 0 {
+		clear(w.last)
+		return 0
+	}
+	start := time.Now()
+	pollCtx, cancel := context.WithTimeout(ctx, max(w.interval, time.Second))
+	snaps, err := w.poll(pollCtx, topics)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil {
+			w.setStatus(Status{Available: false, Detail: domain.ErrorMessage(err)}, err)
+		}
+		w.metrics.ticked(time.Since(start).Seconds(), true, 0)
+		return 0
+	}
+	pushed := w.setStatus(Status{Available: true}, nil)
+	for topic := range w.last {
+		if _, ok := snaps[topic]; !ok {
+			delete(w.last, topic) // nobody watches it any more: start afresh when somebody does
+		}
+	}
+	for topic, snap := range snaps {
+		if prev, ok := w.last[topic]; ok && reflect.DeepEqual(prev, snap) {
+			continue
+		}
+		if w.publish(topic, snap) {
+			w.last[topic] = snap
+			pushed++
+		}
+	}
+	w.metrics.ticked(time.Since(start).Seconds(), false, pushed)
+	return pushed
+}
+
+// setStatus records the poll's outcome and, when availability changed, logs it and pushes
+// the status fragment to every page. It returns the number of fragments published.
+func (w *Watcher) setStatus(s Status, err error) int {
+	w.statusMu.Lock()
+	changed := w.status.Available != s.Available
+	w.status = s
+	w.statusMu.Unlock()
+	if !changed {
+		return 0
+	}
+	if s.Available {
+		w.log.Info("redis is available again; live updates resume")
+	} else {
+		w.log.Warn("redis is unavailable; pages show a banner until it answers", "err", err)
+	}
+	if w.publish(domain.TopicStatus, s) {
+		return 1
+	}
+	return 0
+}
+
+func (w *Watcher) publish(topic string, snap any) bool {
+	frag, err := w.render(topic, snap)
+	if err == nil {
+		err = w.hub.Publish(topic, frag)
+	}
+	if err != nil {
+		w.log.Error("cannot publish a live fragment", "topic", topic, "err", err)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,101 @@
+// Package views holds zpulse's templ components: the layout, the pages, and the fragments the
+// live path pushes. Components take domain types and plain values; they never read Redis.
+package views
+
+import (
+	"encoding/hex"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// Chrome is what every page's frame shows besides the page itself.
+type Chrome struct {
+	Title      string
+	Topics     []string // live topics the page subscribes to, besides domain.TopicStatus
+	Embedded   bool     // data lives in an in-memory Redis inside this process
+	AdminToken bool     // an admin token is configured
+	SignedIn   bool     // this browser holds an admin session
+	CSRF       string   // token for forms
+	Status     Status
+	Path       string // the page's own path, for "back here after sign-in"
+}
+
+// Status is Redis availability as a page shows it.
+type Status struct {
+	Available bool
+	Detail    string
+}
+
+// CanWrite says whether this browser may use mutating forms.
+func (c Chrome) CanWrite() bool { return !c.AdminToken || c.SignedIn }
+
+func (c Chrome) wsURL() string {
+	q := url.Values{"topic": append([]string{domain.TopicStatus}, c.Topics...)}
+	return "/ws?" + q.Encode()
+}
+
+func (c Chrome) loginURL() string {
+	return "/login?" + url.Values{"next": {c.Path}}.Encode()
+}
+
+// domID turns a name into a string safe as an HTML id (and CSS selector) that is unique per name.
+func domID(kind, name string) string { return kind + "-" + hex.EncodeToString([]byte(name)) }
+
+// BoardPanelID is the id of a board's live panel.
+func BoardPanelID(board string) string { return domID("board", board) }
+
+func boardURL(board string) string { return "/boards/" + url.PathEscape(board) }
+
+// formatScore shows a score as people read it: whole numbers with thousands separators,
+// others with the digits they have.
+func formatScore(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return groupDigits(strconv.FormatInt(int64(v), 10))
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// FormatCount shows a count with thousands separators.
+func FormatCount(n int64) string { return groupDigits(strconv.FormatInt(n, 10)) }
+
+func groupDigits(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return sign + b.String()
+}
+
+func rankClass(rank int64) string {
+	switch rank {
+	case 1:
+		return "bg-amber-100 text-amber-800 dark:bg-amber-500/20 dark:text-amber-300"
+	case 2:
+		return "bg-slate-200 text-slate-700 dark:bg-slate-500/30 dark:text-slate-200"
+	case 3:
+		return "bg-orange-100 text-orange-800 dark:bg-orange-500/20 dark:text-orange-300"
+	default:
+		return "text-slate-500 dark:text-slate-400"
+	}
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func statusText(status int) string { return strconv.Itoa(status) + " · " + http.StatusText(status) }
