@@ -37,6 +37,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stdout, nil))
+	redis.SetLogger(redisLogger{log}) // go-redis would log every failed dial while Redis is down
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -120,7 +121,11 @@ func openRedis(ctx context.Context, cfg config, log *slog.Logger, wg *sync.WaitG
 	}
 	wg.Go(func() { keepTime(ctx, m) })
 	log.Warn("no REDIS_URL: using an embedded in-memory Redis; data lives in memory and is lost when zpulse stops", "addr", m.Addr())
-	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	rdb, err := redisrepo.Connect("redis://" + m.Addr())
+	if err != nil {
+		m.Close()
+		return nil, nil, err
+	}
 	return rdb, func() { rdb.Close(); m.Close() }, nil
 }
 
@@ -153,4 +158,12 @@ func displayAddr(a net.Addr) string {
 		host = "localhost"
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// redisLogger sends go-redis's own messages to the debug level: outages are reported once,
+// by the watcher, rather than at every failed dial.
+type redisLogger struct{ log *slog.Logger }
+
+func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "go-redis: "+fmt.Sprintf(format, v...))
 }

@@ -9,10 +9,20 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// Connection behaviour for a dashboard: fail fast and say so rather than hang, and never resend
+// a command after a network error, because a resent ZINCRBY whose first answer was lost would
+// add the points twice. The watcher polls again on its next tick anyway.
+const (
+	maxRetries    = -1 // no resend
+	dialerRetries = 1  // one dial attempt per connection
+	dialTimeout   = 2 * time.Second
 )
 
 // Connect opens a client for a REDIS_URL. One redis:// or rediss:// URL is a single server.
@@ -26,9 +36,10 @@ func Connect(rawURL string) (redis.UniversalClient, error) {
 		if err != nil {
 			return nil, fmt.Errorf("redis url: %w", err)
 		}
+		opt.MaxRetries, opt.DialerRetries, opt.DialTimeout = maxRetries, dialerRetries, dialTimeout
 		return redis.NewClient(opt), nil
 	}
-	var uopt redis.UniversalOptions
+	uopt := redis.UniversalOptions{MaxRetries: maxRetries, DialerRetries: dialerRetries, DialTimeout: dialTimeout}
 	for i, p := range parts {
 		p = strings.TrimSpace(p)
 		if !strings.Contains(p, "://") {

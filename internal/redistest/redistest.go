@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -80,7 +81,12 @@ func (s *Server) start() error {
 	_, port, _ := net.SplitHostPort(s.Addr)
 	s.cmd = exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
 		"--appendonly", "no", "--dir", s.dir, "--daemonize", "no", "--loglevel", "warning")
-	s.cmd.Stdout, s.cmd.Stderr = os.Stderr, os.Stderr
+	logFile, err := os.Create(filepath.Join(s.dir, "redis.log"))
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
 	if err := s.cmd.Start(); err != nil {
 		return fmt.Errorf("start redis-server: %w", err)
 	}
@@ -92,7 +98,8 @@ func (s *Server) start() error {
 			return nil
 		} else if time.Now().After(deadline) {
 			s.kill()
-			return fmt.Errorf("redis-server on %s did not answer within 10s: %w", s.Addr, err)
+			out, _ := os.ReadFile(logFile.Name())
+			return fmt.Errorf("redis-server on %s did not answer within 10s: %w\n%s", s.Addr, err, out)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
+	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/internal/redistest"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+type testServer struct {
+	*httptest.Server
+	rdb     redis.UniversalClient
+	watcher *live.Watcher
+	client  *http.Client // keeps cookies, does not follow redirects
+}
+
+// newTestServer serves zpulse's handler over the package's real Redis (flushed), or over
+// rdb when one is given (e.g. a client of a Redis that is down).
+func newTestServer(t *testing.T, adminToken string, rdb redis.UniversalClient) *testServer {
+	t.Helper()
+	if rdb == nil {
+		rdb = redistest.Client(t)
+	}
+	reg := prometheus.NewRegistry()
+	metrics := live.NewMetrics(reg)
+	hub := live.NewHub(metrics)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	watcher := live.NewWatcher(redisrepo.NewSnapshots(rdb, redisrepo.DefaultKeys).Read, renderTopic, hub, 50*time.Millisecond, log, metrics)
+	h := newServer(deps{
+		Leaderboards: redisrepo.NewLeaderboards(rdb, redisrepo.DefaultKeys), Hub: hub, Watcher: watcher,
+		Registry: reg, Log: log, Clock: domain.SystemClock{}, AdminToken: adminToken,
+		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+	})
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { hub.Close(); srv.Close() })
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &testServer{Server: srv, rdb: rdb, watcher: watcher, client: client}
+}
+
+// do sends a request and returns the status and body.
+func (s *testServer) do(t *testing.T, method, path, contentType, body string, header ...string) (int, string, http.Header) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+func (s *testServer) postJSON(t *testing.T, path, body string, header ...string) (int, string) {
+	t.Helper()
+	status, b, _ := s.do(t, http.MethodPost, path, "application/json", body, header...)
+	return status, b
+}
+
+func (s *testServer) get(t *testing.T, path string) (int, string) {
+	t.Helper()
+	status, b, _ := s.do(t, http.MethodGet, path, "", "")
+	return status, b
+}
+
+var csrfInput = regexp.MustCompile(`name="_csrf" value="([^"]*)"`)
+
+// postForm loads page for its CSRF token (and cookie), then posts the form to path.
+func (s *testServer) postForm(t *testing.T, page, path string, form url.Values, header ...string) (int, string, http.Header) {
+	t.Helper()
+	_, body := s.get(t, page)
+	m := csrfInput.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no CSRF token on %s", page)
+	}
+	form.Set("_csrf", m[1])
+	return s.do(t, http.MethodPost, path, "application/x-www-form-urlencoded", form.Encode(), header...)
+}
+
+// keys lists every key in Redis except zpulse's index sets.
+func keys(t *testing.T, rdb redis.UniversalClient) []string {
+	t.Helper()
+	var out []string
+	for _, k := range rdb.Keys(context.Background(), "*").Val() {
+		if !strings.HasPrefix(k, redisrepo.DefaultKeys.IndexPrefix) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/gorilla/websocket"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/redistest"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestParseConfig(t *testing.T) {
+	cfg, err := parseConfig(nil, env(nil), io.Discard)
+	if err != nil || cfg.Addr != ":8080" || cfg.PollInterval != 250*time.Millisecond || cfg.RedisURL != "" || !cfg.demoEnabled() {
+		t.Errorf("defaults: %+v %v", cfg, err)
+	}
+	e := env(map[string]string{"ZPULSE_ADDR": ":9000", "REDIS_URL": "redis://r:6379", "ZPULSE_POLL_INTERVAL": "1s", "ZPULSE_ADMIN_TOKEN": "t", "ZPULSE_DEMO": "true"})
+	cfg, err = parseConfig(nil, e, io.Discard)
+	if err != nil || cfg.Addr != ":9000" || cfg.RedisURL != "redis://r:6379" || cfg.PollInterval != time.Second || cfg.AdminToken != "t" || !cfg.demoEnabled() {
+		t.Errorf("from env: %+v %v", cfg, err)
+	}
+	cfg, err = parseConfig([]string{"--addr", ":9001", "--poll-interval", "100ms", "--demo=false", "--admin-token", "u"}, e, io.Discard)
+	if err != nil || cfg.Addr != ":9001" || cfg.PollInterval != 100*time.Millisecond || cfg.demoEnabled() || cfg.AdminToken != "u" {
+		t.Errorf("flags win: %+v %v", cfg, err)
+	}
+	if cfg, _ = parseConfig(nil, env(map[string]string{"REDIS_URL": "redis://r"}), io.Discard); cfg.demoEnabled() {
+		t.Error("demo is on against a real Redis by default")
+	}
+	if cfg, _ = parseConfig([]string{"--demo"}, env(map[string]string{"REDIS_URL": "redis://r"}), io.Discard); !cfg.demoEnabled() {
+		t.Error("--demo alone does not turn the demo on")
+	}
+	for _, bad := range [][]string{{"--poll-interval", "5ms"}, {"--poll-interval", "2m"}, {"--poll-interval", "fast"}, {"--demo=maybe"}, {"stray"}, {"--nope"}} {
+		if _, err := parseConfig(bad, env(nil), io.Discard); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+	if _, err := parseConfig(nil, env(map[string]string{"ZPULSE_DEMO": "sometimes"}), io.Discard); err == nil {
+		t.Error("a bad ZPULSE_DEMO was accepted")
+	}
+}
+
+// syncBuffer is a log sink safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuffer) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// startRun runs the program as main does and waits until it answers /healthz.
+func startRun(t *testing.T, args []string, environ map[string]string) (addr string, stop func() error, logs *syncBuffer) {
+	t.Helper()
+	addr = freeAddr(t)
+	logs = &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, append([]string{"--addr", addr}, args...), env(environ), logs) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("server did not come up: %v\n%s", err, logs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stopped := false
+	stop = func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			return fmt.Errorf("run did not return within 10s of the signal")
+		}
+	}
+	t.Cleanup(func() { stop() })
+	return addr, stop, logs
+}
+
+// A signal closes live connections (1012, so browsers reconnect), drains requests and
+// returns well within 10 s.
+func TestRunShutsDownGracefully(t *testing.T) {
+	addr, stop, logs := startRun(t, []string{"--redis-url", "redis://" + redistest.Shared().Addr, "--demo=false"}, nil)
+	ws, _, err := websocket.DefaultDialer.Dial("ws://"+addr+"/ws?topic=status", http.Header{"Origin": {"http://" + addr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	closed := make(chan error, 1)
+	go func() {
+		for {
+			if _, _, err := ws.ReadMessage(); err != nil {
+				closed <- err
+				return
+			}
+		}
+	}()
+	start := time.Now()
+	if err := stop(); err != nil {
+		t.Fatalf("%v\n%s", err, logs)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("shutdown took %v", took)
+	}
+	if err := <-closed; !websocket.IsCloseError(err, websocket.CloseServiceRestart) {
+		t.Errorf("websocket ended with %v, want close 1012", err)
+	}
+	if !strings.Contains(logs.String(), "stopped") {
+		t.Errorf("log lacks the stop:\n%s", logs)
+	}
+}
+
+// With no REDIS_URL, zpulse serves from an embedded in-memory Redis with demo data, and says so.
+func TestRunEmbeddedWithDemoData(t *testing.T) {
+	addr, _, logs := startRun(t, nil, nil)
+	resp, err := http.Get("http://" + addr + "/api/v1/boards/game:2048/top?n=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"rank":3`) {
+		t.Errorf("demo board: %d %s", resp.StatusCode, b)
+	}
+	if !strings.Contains(logs.String(), "embedded in-memory Redis") {
+		t.Errorf("the log does not say data lives in memory:\n%s", logs)
+	}
+	resp, _ = http.Get("http://" + addr + "/")
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(page), "In-memory Redis") {
+		t.Error("the page does not say data lives in memory")
+	}
+}
+
+// miniredis only expires keys when its clock moves: keepTime moves it with the real one.
+func TestKeepTimeExpiresKeysInTheEmbeddedRedis(t *testing.T) {
+	m := miniredis.RunT(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go keepTime(ctx, m)
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	defer rdb.Close()
+	rdb.Set(ctx, "k", "v", 300*time.Millisecond)
+	deadline := time.Now().Add(5 * time.Second)
+	for rdb.Exists(ctx, "k").Val() == 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("a key with a 300ms TTL still exists after 5s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if now := rdb.Time(ctx).Val(); time.Since(now).Abs() > 2*time.Second {
+		t.Errorf("TIME = %v, far from now", now)
+	}
+}
+
+func TestRunRefusesBadConfig(t *testing.T) {
+	if err := run(context.Background(), []string{"--poll-interval", "1ns"}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "poll interval") {
+		t.Errorf("got %v", err)
+	}
+	if err := run(context.Background(), nil, env(map[string]string{"REDIS_URL": "mysql://x"}), io.Discard); err == nil || !strings.Contains(err.Error(), "redis url") {
+		t.Errorf("got %v", err)
+	}
+}

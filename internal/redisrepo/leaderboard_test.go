@@ -1,0 +1,189 @@
+package redisrepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
+)
+
+func newBoards(t *testing.T) (*Leaderboards, *redis.Client) {
+	rdb := redistest.Client(t)
+	return NewLeaderboards(rdb, DefaultKeys), rdb
+}
+
+// The articles' example: alice 120, bob 95, carol 150, bob +60.
+func TestAddPointsArticleExample(t *testing.T) {
+	lb, rdb := newBoards(t)
+	ctx := context.Background()
+	for _, a := range []struct {
+		player string
+		points int64
+	}{{"alice", 120}, {"bob", 95}, {"carol", 150}, {"bob", 60}} {
+		if _, err := lb.AddPoints(ctx, "game:2048", a.player, a.points); err != nil {
+			t.Fatal(err)
+		}
+	}
+	top, err := lb.Top(ctx, "game:2048", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []domain.Entry{{Rank: 1, Player: "bob", Score: 155}, {Rank: 2, Player: "carol", Score: 150}, {Rank: 3, Player: "alice", Score: 120}}
+	if fmt.Sprint(top.Entries) != fmt.Sprint(want) || top.Players != 3 || top.Board != "game:2048" {
+		t.Errorf("Top = %+v, want %v and 3 players", top, want)
+	}
+	alice, err := lb.Player(ctx, "game:2048", "alice")
+	if err != nil || alice.Rank != 3 || alice.Score != 120 {
+		t.Errorf("Player(alice) = %+v, %v; want rank 3, score 120", alice, err)
+	}
+	if _, err := lb.Player(ctx, "game:2048", "nobody"); domain.ErrorCode(err) != domain.ENOTFOUND {
+		t.Errorf("Player(nobody) = %v, want ENOTFOUND", err)
+	}
+	// The same keys as the articles: a service written from them sees the same board.
+	if got := rdb.ZRevRangeWithScores(ctx, "leaderboard:game:2048", 0, 0).Val(); got[0].Member != "bob" || got[0].Score != 155 {
+		t.Errorf("raw ZREVRANGE leaderboard:game:2048 = %v", got)
+	}
+	if boards, _ := lb.Boards(ctx); fmt.Sprint(boards) != "[game:2048]" {
+		t.Errorf("Boards = %v", boards)
+	}
+}
+
+func TestAddPointsReturnsScoreAndRank(t *testing.T) {
+	lb, _ := newBoards(t)
+	ctx := context.Background()
+	e, err := lb.AddPoints(ctx, "b", "alice", 10)
+	if err != nil || e != (domain.Entry{Rank: 1, Player: "alice", Score: 10}) {
+		t.Fatalf("first add = %+v, %v", e, err)
+	}
+	lb.AddPoints(ctx, "b", "bob", 20)
+	if e, _ := lb.AddPoints(ctx, "b", "alice", -5); e != (domain.Entry{Rank: 2, Player: "alice", Score: 5}) {
+		t.Errorf("negative add = %+v, want alice 5 at rank 2", e)
+	}
+}
+
+// Every score zpulse writes stays an exact integer: a result outside ±(2^53−1) is refused
+// and nothing is written.
+func TestAddPointsRefusesScoresOutsideTheExactRange(t *testing.T) {
+	lb, rdb := newBoards(t)
+	ctx := context.Background()
+	if _, err := lb.AddPoints(ctx, "b", "max", domain.MaxSafeScore); err != nil {
+		t.Fatalf("adding MaxSafeScore: %v", err)
+	}
+	_, err := lb.AddPoints(ctx, "b", "max", 1)
+	if domain.ErrorCode(err) != domain.EINVALID || !strings.Contains(domain.ErrorMessage(err), "exact range") {
+		t.Fatalf("max+1 = %v, want EINVALID about the exact range", err)
+	}
+	if got := rdb.ZScore(ctx, "leaderboard:b", "max").Val(); got != domain.MaxSafeScore {
+		t.Errorf("score after the refused add = %v, want unchanged %d", got, int64(domain.MaxSafeScore))
+	}
+	lb.AddPoints(ctx, "b", "min", -domain.MaxSafeScore)
+	if _, err := lb.AddPoints(ctx, "b", "min", -1); domain.ErrorCode(err) != domain.EINVALID {
+		t.Errorf("min-1 = %v, want EINVALID", err)
+	}
+	if _, err := lb.AddPoints(ctx, "b", "x", domain.MaxSafeScore+1); domain.ErrorCode(err) != domain.EINVALID {
+		t.Errorf("points beyond range = %v, want EINVALID", err)
+	}
+	if n := rdb.Exists(ctx, "leaderboard:b").Val(); n != 1 || rdb.ZScore(ctx, "leaderboard:b", "x").Err() != redis.Nil {
+		t.Error("a refused add wrote a member")
+	}
+}
+
+func TestInvalidInputWritesNothing(t *testing.T) {
+	lb, rdb := newBoards(t)
+	ctx := context.Background()
+	for _, c := range []struct{ board, player string }{{"bad board", "a"}, {"", "a"}, {"b", ""}, {"b", strings.Repeat("x", 65)}, {"b", "a\x00"}} {
+		if _, err := lb.AddPoints(ctx, c.board, c.player, 1); domain.ErrorCode(err) != domain.EINVALID {
+			t.Errorf("AddPoints(%q, %q) = %v, want EINVALID", c.board, c.player, err)
+		}
+	}
+	if keys := rdb.Keys(ctx, "*").Val(); len(keys) != 0 {
+		t.Errorf("invalid input wrote %v", keys)
+	}
+	if _, err := lb.Top(ctx, "b", 0); domain.ErrorCode(err) != domain.EINVALID {
+		t.Errorf("Top(n=0) = %v", err)
+	}
+	if _, err := lb.Top(ctx, "b", domain.MaxTopN+1); domain.ErrorCode(err) != domain.EINVALID {
+		t.Errorf("Top(n=1001) = %v", err)
+	}
+}
+
+// A board written by another service (the articles' tie-break encoding leaves fractions) is
+// read as it is.
+func TestReadsBoardsWrittenByOthers(t *testing.T) {
+	lb, rdb := newBoards(t)
+	ctx := context.Background()
+	rdb.ZAdd(ctx, "leaderboard:ext", redis.Z{Score: 120.5, Member: "ann"}, redis.Z{Score: 7, Member: "ben"})
+	top, err := lb.Top(ctx, "ext", 10)
+	if err != nil || len(top.Entries) != 2 || top.Entries[0].Score != 120.5 || top.Players != 2 {
+		t.Errorf("Top(ext) = %+v, %v", top, err)
+	}
+}
+
+// ZINCRBY inside one script keeps concurrent adds exact.
+func TestConcurrentAddsAreExact(t *testing.T) {
+	lb, rdb := newBoards(t)
+	ctx := context.Background()
+	const writers, adds = 50, 40
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Go(func() {
+			for i := range adds {
+				if _, err := lb.AddPoints(ctx, "race", "one", int64(w*adds+i)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	n := int64(writers * adds)
+	if got, want := rdb.ZScore(ctx, "leaderboard:race", "one").Val(), float64(n*(n-1)/2); got != want {
+		t.Errorf("score = %v, want the exact sum %v", got, want)
+	}
+}
+
+// After SCRIPT FLUSH (or a Redis restart) the script is loaded again.
+func TestAddPointsSurvivesScriptFlush(t *testing.T) {
+	lb, rdb := newBoards(t)
+	ctx := context.Background()
+	lb.AddPoints(ctx, "b", "a", 1)
+	rdb.ScriptFlush(ctx)
+	if e, err := lb.AddPoints(ctx, "b", "a", 1); err != nil || e.Score != 2 {
+		t.Fatalf("after SCRIPT FLUSH: %+v, %v", e, err)
+	}
+}
+
+func TestUnreachableRedisIsUnavailable(t *testing.T) {
+	rdb, err := Connect("redis://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdb.Close()
+	lb := NewLeaderboards(rdb, DefaultKeys)
+	ctx := context.Background()
+	_, err1 := lb.AddPoints(ctx, "b", "a", 1)
+	_, err2 := lb.Top(ctx, "b", 10)
+	_, err3 := NewSnapshots(rdb, DefaultKeys).Read(ctx, nil)
+	for _, err := range []error{err1, err2, err3} {
+		if domain.ErrorCode(err) != domain.EUNAVAILABLE {
+			t.Errorf("got %v, want EUNAVAILABLE", err)
+		}
+	}
+	ctxDone, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := lb.Top(ctxDone, "b", 10); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: got %v", err)
+	}
+}
