@@ -115,4 +115,3 @@ func keys(t *testing.T, rdb redis.UniversalClient) []string {
 	}
 	return out
 }
-
