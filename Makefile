@@ -26,7 +26,7 @@ generate: templ assets
 
 ## bench: the benchmarks, with figures
 bench: assets
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -run '^$$' -bench . -benchmem ./cmd/... ./internal/...
 
 ## dev: templ and Tailwind watchers plus the server (restarted by templ on change)
 dev: node_modules

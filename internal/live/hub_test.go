@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
-func newHubServer(t *testing.T) (*Hub, *httptest.Server, *Metrics) {
+func newHubServer(t testing.TB) (*Hub, *httptest.Server, *Metrics) {
 	t.Helper()
 	m := NewMetrics(prometheus.NewRegistry())
 	hub := NewHub(m)
@@ -22,7 +22,7 @@ func newHubServer(t *testing.T) (*Hub, *httptest.Server, *Metrics) {
 	return hub, srv, m
 }
 
-func dial(t *testing.T, srv *httptest.Server, topics ...string) *websocket.Conn {
+func dial(t testing.TB, srv *httptest.Server, topics ...string) *websocket.Conn {
 	t.Helper()
 	u := "ws" + strings.TrimPrefix(srv.URL, "http") + "/ws?" + url.Values{"topic": topics}.Encode()
 	conn, _, err := websocket.DefaultDialer.Dial(u, http.Header{"Origin": {srv.URL}})

@@ -1,0 +1,50 @@
+package live
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// BenchmarkFanOut measures one fragment's way from Publish to every subscriber's socket read,
+// over real websockets on loopback: ns/op is the time until the last subscriber has it.
+func BenchmarkFanOut(b *testing.B) {
+	fragment := []byte(`<section id="board-x" class="card">` + strings.Repeat(`<tr><td>1</td><td>player</td><td>1,234</td></tr>`, 10) + `</section>`)
+	for _, subscribers := range []int{1, 100, 1000} {
+		b.Run(fmt.Sprintf("subscribers=%d", subscribers), func(b *testing.B) {
+			hub, srv, _ := newHubServer(b)
+			var got sync.WaitGroup
+			for range subscribers {
+				c := dial(b, srv, "t")
+				go func() {
+					for {
+						if _, _, err := c.ReadMessage(); err != nil {
+							return
+						}
+						got.Done()
+					}
+				}()
+			}
+			for len(hub.Topics()) == 0 || hubSubscribers(hub, "t") < subscribers {
+				time.Sleep(time.Millisecond)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				got.Add(subscribers)
+				hub.Publish("t", fragment)
+				got.Wait()
+			}
+		})
+	}
+}
+
+func hubSubscribers(h *Hub, topic string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if t := h.topics[topic]; t != nil {
+		return len(t.subs)
+	}
+	return 0
+}
