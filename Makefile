@@ -3,7 +3,7 @@ GO       ?= go
 TEMPL    := $(GO) tool templ
 TAILWIND := BROWSERSLIST_IGNORE_OLD_DATA=1 node_modules/.bin/tailwindcss
 DIST     := static/dist
-ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js
+ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(DIST)/favicon.svg
 TEMPLS   := $(wildcard views/*.templ)
 
 .PHONY: run test build generate dev bench assets templ check-generated clean
@@ -48,6 +48,7 @@ node_modules: package.json package-lock.json
 
 $(DIST)/app.css: node_modules tailwind.config.js static/src/app.css $(TEMPLS)
 	$(TAILWIND) -c tailwind.config.js -i static/src/app.css -o $@ --minify
+	@touch $@
 
 $(DIST)/htmx.min.js: node_modules
 	cp node_modules/htmx.org/dist/htmx.min.js $@
@@ -55,7 +56,7 @@ $(DIST)/htmx.min.js: node_modules
 $(DIST)/ws.js: node_modules
 	cp node_modules/htmx-ext-ws/dist/ws.js $@
 
-$(DIST)/app.js: static/src/app.js
+$(DIST)/app.js $(DIST)/favicon.svg: $(DIST)/%: static/src/%
 	cp $< $@
 
 clean:

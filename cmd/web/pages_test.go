@@ -101,7 +101,7 @@ func TestPlayerNamesAreEscaped(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, html := range map[string]string{"page": page, "fragment": string(frag)} {
-		if strings.Contains(html, "<img") || !strings.Contains(html, "&lt;img src=x onerror=alert(1)&gt;") {
+		if strings.Contains(html, "<img src=x") || !strings.Contains(html, "&lt;img src=x onerror=alert(1)&gt;") {
 			t.Errorf("%s does not escape the player name", name)
 		}
 	}
@@ -184,5 +184,17 @@ func TestStatusFragment(t *testing.T) {
 	}
 	if _, err := renderTopic("x", 42); err == nil {
 		t.Error("an unknown snapshot rendered")
+	}
+}
+
+func TestOperationsEndpoints(t *testing.T) {
+	s := newTestServer(t, "", nil)
+	for path, want := range map[string]string{"/healthz": `"ok"`, "/readyz": `"ready"`, "/metrics": "zpulse_ws_connections"} {
+		if status, body := s.get(t, path); status != http.StatusOK || !strings.Contains(body, want) {
+			t.Errorf("%s: %d, want 200 containing %s", path, status, want)
+		}
+	}
+	if status, body := s.get(t, "/no/such/page"); status != http.StatusNotFound || !strings.Contains(body, "<html") {
+		t.Errorf("unknown page: %d, want a 404 page", status)
 	}
 }

@@ -1,0 +1,73 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// With an admin token, the board page asks to sign in instead of showing the form; the
+// right token gives the form back, a wrong one gets an inline error.
+func TestAdminSignIn(t *testing.T) {
+	sharedRedisClient(t)
+	z := startZpulse(t, sharedRedis.Addr, "--admin-token", "secret")
+	ctx := newBrowser(t)
+	do(t, ctx, "open the board", chromedp.Navigate(z.URL+"/boards/game:2048"))
+
+	if got := text(t, ctx, "#add-points a"); got != "Sign in to add points" {
+		t.Errorf("add-points link = %q, want \"Sign in to add points\"", got)
+	}
+	if exists(t, ctx, "#add-points form") {
+		t.Errorf("the add-points form shows before signing in")
+	}
+
+	resp, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS("#add-points a")))
+	if err != nil {
+		t.Fatalf("follow the sign-in link: %v", err)
+	}
+	if loc := location(t, ctx); resp.Status != http.StatusOK || loc.Path != "/login" || loc.Query().Get("next") != "/boards/game:2048" {
+		t.Fatalf("sign-in link led to %s (%d), want /login?next=/boards/game:2048", loc, resp.Status)
+	}
+
+	resp = signIn(t, ctx, "not-the-token")
+	if resp.Status != http.StatusUnauthorized {
+		t.Errorf("a wrong token answered %d, want 401", resp.Status)
+	}
+	if got := text(t, ctx, "#f-token-error"); got != "That is not the admin token." {
+		t.Errorf("token error = %q, want \"That is not the admin token.\"", got)
+	}
+
+	resp = signIn(t, ctx, "secret")
+	if loc := location(t, ctx); resp.Status != http.StatusOK || loc.Path != "/boards/game:2048" {
+		t.Fatalf("signing in led to %s (%d), want back to /boards/game:2048", loc, resp.Status)
+	}
+	if !exists(t, ctx, "#add-points form #f-player") {
+		t.Fatalf("no add-points form after signing in; the section says %q", text(t, ctx, "#add-points"))
+	}
+	if exists(t, ctx, "#f-token-error") {
+		t.Errorf("the token error is still shown after signing in")
+	}
+
+	// The session works for the htmx post too (cookie and CSRF token).
+	waitLive(t, ctx)
+	submitForm(t, ctx, "root", "3")
+	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="added"]') !== null`, 5*time.Second)
+	waitRow(t, ctx, "root", "3", 5*time.Second)
+}
+
+// signIn submits the sign-in form with token and returns the response of the page it leads to.
+func signIn(t *testing.T, ctx context.Context, token string) *network.Response {
+	t.Helper()
+	resp, err := chromedp.RunResponse(ctx,
+		chromedp.SendKeys(chromedp.ID("f-token"), token),
+		chromedp.Click(chromedp.CSS(`form[action="/login"] button[type="submit"]`)),
+	)
+	if err != nil {
+		t.Fatalf("sign in: %v", err)
+	}
+	return resp
+}

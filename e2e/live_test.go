@@ -1,0 +1,40 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// A write made straight in Redis, by another client, shows on an open board page within one
+// poll interval, without a reload.
+func TestLiveUpdateFromRedis(t *testing.T) {
+	rdb := sharedRedisClient(t)
+	z := startZpulse(t, sharedRedis.Addr)
+	ctx := newBrowser(t)
+
+	do(t, ctx, "open the board", chromedp.Navigate(z.URL+"/boards/game:2048"))
+	waitLive(t, ctx)
+	eval[int](t, ctx, `window.__zpulseMarker = 42`)
+
+	start := time.Now()
+	if err := rdb.ZIncrBy(context.Background(), boardKey, 50, "zed").Err(); err != nil {
+		t.Fatalf("ZINCRBY: %v", err)
+	}
+	const within = pollInterval + 900*time.Millisecond
+	waitJS(t, ctx, "zed's row with 50", "("+rowJS("zed")+" || {}).score === '50'", 5*time.Second)
+	elapsed := time.Since(start)
+	r := findRow(t, ctx, "zed")
+	t.Logf("zed appeared %v after the ZINCRBY (poll interval %v)", elapsed.Round(time.Millisecond), pollInterval)
+	if elapsed > within {
+		t.Errorf("zed appeared %v after the write; want within %v (one poll interval plus a margin)", elapsed, within)
+	}
+	if r.Rank != "1" || r.Player != "zed" {
+		t.Errorf("row = %+v, want rank 1, player zed", r)
+	}
+	if got := eval[int](t, ctx, `window.__zpulseMarker`); got != 42 {
+		t.Errorf("window.__zpulseMarker = %d after the update, want 42: the page was reloaded", got)
+	}
+}

@@ -1,0 +1,89 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/zpulse/zpulse/internal/redistest"
+)
+
+// When Redis goes away the open page says so by itself and /readyz fails; when Redis comes
+// back the banner goes and live updates resume, without restarting zpulse or reloading.
+func TestRedisOutage(t *testing.T) {
+	srv, err := redistest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	rdb := redisClient(t, srv.Addr)
+	if err := rdb.ZIncrBy(context.Background(), boardKey, 10, "before").Err(); err != nil {
+		t.Fatal(err)
+	}
+	z := startZpulse(t, srv.Addr)
+	ctx := newBrowser(t)
+	do(t, ctx, "open the board", chromedp.Navigate(z.URL+"/boards/game:2048"))
+	waitLive(t, ctx)
+	findRow(t, ctx, "before")
+	if exists(t, ctx, "#redis-status [role=alert]") {
+		t.Fatalf("the page shows the Redis banner while Redis runs: %q", text(t, ctx, "#redis-status"))
+	}
+	eval[int](t, ctx, `window.__zpulseMarker = 42`)
+
+	srv.Stop()
+	start := time.Now()
+	waitJS(t, ctx, "the Redis banner",
+		`(document.querySelector('#redis-status [role=alert]') || {}).textContent?.includes('Redis unavailable')`, 10*time.Second)
+	elapsed := time.Since(start)
+	const within = 2*pollInterval + 800*time.Millisecond
+	t.Logf("the banner appeared %v after Redis stopped (poll interval %v)", elapsed.Round(time.Millisecond), pollInterval)
+	if elapsed > within {
+		t.Errorf("the banner appeared %v after Redis stopped; want within %v (two ticks plus a margin)", elapsed, within)
+	}
+	if got := getStatus(t, z.URL+"/readyz"); got != http.StatusServiceUnavailable {
+		t.Errorf("GET /readyz during the outage = %d, want 503", got)
+	}
+	if r := findRow(t, ctx, "before"); r.Score != "10" {
+		t.Errorf("during the outage the page should keep the last data; before's row = %+v", r)
+	}
+	// The form says that nothing was added (with htmx: the 503 answer is swapped in).
+	submitForm(t, ctx, "during", "1")
+	waitJS(t, ctx, "the form's error", `document.querySelector('#add-points [role=alert]') !== null`, 5*time.Second)
+	if msg := text(t, ctx, "#add-points [role=alert]"); !strings.Contains(msg, "nothing was added") {
+		t.Errorf("the form's error during the outage = %q, want it to say nothing was added", msg)
+	}
+
+	if err := srv.Restart(); err != nil {
+		t.Fatalf("restart redis: %v", err)
+	}
+	start = time.Now()
+	waitJS(t, ctx, "the Redis banner to go", `document.querySelector('#redis-status [role=alert]') === null`, 10*time.Second)
+	t.Logf("the banner went %v after Redis restarted", time.Since(start).Round(time.Millisecond))
+	if got := getStatus(t, z.URL+"/readyz"); got != http.StatusOK {
+		t.Errorf("GET /readyz after the outage = %d, want 200", got)
+	}
+	// The restarted Redis is empty (no persistence); a new write shows live.
+	if err := rdb.ZIncrBy(context.Background(), boardKey, 7, "after").Err(); err != nil {
+		t.Fatalf("ZINCRBY after the restart: %v", err)
+	}
+	if r := waitRow(t, ctx, "after", "7", 5*time.Second); r.Rank != "1" {
+		t.Errorf("after's row = %+v, want rank 1 on the emptied board", r)
+	}
+	// Writes through zpulse work again too.
+	submitForm(t, ctx, "back", "2")
+	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="added"]') !== null`, 5*time.Second)
+	waitRow(t, ctx, "back", "2", 5*time.Second)
+	if exists(t, ctx, "#redis-status [role=alert]") {
+		t.Errorf("the Redis banner came back although Redis runs")
+	}
+	if got := eval[int](t, ctx, `window.__zpulseMarker`); got != 42 {
+		t.Errorf("the page was reloaded during the outage")
+	}
+	if !z.running() {
+		t.Errorf("zpulse exited during the outage")
+	}
+}
