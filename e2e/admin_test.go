@@ -37,7 +37,7 @@ func TestAdminSignIn(t *testing.T) {
 	if resp.Status != http.StatusUnauthorized {
 		t.Errorf("a wrong token answered %d, want 401", resp.Status)
 	}
-	if got := text(t, ctx, "#f-token-error"); got != "That is not the admin token." {
+	if got := text(t, ctx, "#f-login-token-error"); got != "That is not the admin token." {
 		t.Errorf("token error = %q, want \"That is not the admin token.\"", got)
 	}
 
@@ -45,17 +45,17 @@ func TestAdminSignIn(t *testing.T) {
 	if loc := location(t, ctx); resp.Status != http.StatusOK || loc.Path != "/boards/game:2048" {
 		t.Fatalf("signing in led to %s (%d), want back to /boards/game:2048", loc, resp.Status)
 	}
-	if !exists(t, ctx, "#add-points form #f-player") {
+	if !exists(t, ctx, "#add-points form #f-add-player") {
 		t.Fatalf("no add-points form after signing in; the section says %q", text(t, ctx, "#add-points"))
 	}
-	if exists(t, ctx, "#f-token-error") {
+	if exists(t, ctx, "#f-login-token-error") {
 		t.Errorf("the token error is still shown after signing in")
 	}
 
 	// The session works for the htmx post too (cookie and CSRF token).
 	waitLive(t, ctx)
 	submitForm(t, ctx, "root", "3")
-	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="added"]') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="add-points-ok"]') !== null`, 5*time.Second)
 	waitRow(t, ctx, "root", "3", 5*time.Second)
 }
 
@@ -63,7 +63,7 @@ func TestAdminSignIn(t *testing.T) {
 func signIn(t *testing.T, ctx context.Context, token string) *network.Response {
 	t.Helper()
 	resp, err := chromedp.RunResponse(ctx,
-		chromedp.SendKeys(chromedp.ID("f-token"), token),
+		chromedp.SendKeys(chromedp.ID("f-login-token"), token),
 		chromedp.Click(chromedp.CSS(`form[action="/login"] button[type="submit"]`)),
 	)
 	if err != nil {

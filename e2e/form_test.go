@@ -28,8 +28,8 @@ func TestAddPointsFormWithJS(t *testing.T) {
 	eval[int](t, ctx, `window.__zpulseMarker = 42`)
 
 	submitForm(t, ctx, "dora", "40")
-	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="added"]') !== null`, 5*time.Second)
-	if got, want := text(t, ctx, `[data-testid="added"]`), "dora now has 40 points, rank 2."; got != want {
+	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="add-points-ok"]') !== null`, 5*time.Second)
+	if got, want := text(t, ctx, `[data-testid="add-points-ok"]`), "dora now has 40 points, rank 2."; got != want {
 		t.Errorf("success message = %q, want %q", got, want)
 	}
 	if r := waitRow(t, ctx, "dora", "40", 5*time.Second); r.Rank != "2" {
@@ -41,17 +41,17 @@ func TestAddPointsFormWithJS(t *testing.T) {
 
 	// Bad points: an inline error under the points field, the input kept, nothing written.
 	submitForm(t, ctx, "erin", "1.5")
-	waitJS(t, ctx, "the error under points", `document.querySelector('#f-points-error') !== null`, 5*time.Second)
-	if msg := text(t, ctx, "#f-points-error"); !strings.Contains(msg, "whole number") {
+	waitJS(t, ctx, "the error under points", `document.querySelector('#f-add-points-error') !== null`, 5*time.Second)
+	if msg := text(t, ctx, "#f-add-points-error"); !strings.Contains(msg, "whole number") {
 		t.Errorf("points error = %q, want it to say a whole number is needed", msg)
 	}
-	if exists(t, ctx, "#f-player-error") || exists(t, ctx, `[data-testid="added"]`) {
+	if exists(t, ctx, "#f-add-player-error") || exists(t, ctx, `[data-testid="add-points-ok"]`) {
 		t.Errorf("after bad points, the form shows a player error or a success message")
 	}
-	if got := eval[string](t, ctx, `document.querySelector('#f-points').getAttribute('aria-invalid')`); got != "true" {
-		t.Errorf(`#f-points aria-invalid = %q, want "true"`, got)
+	if got := eval[string](t, ctx, `document.querySelector('#f-add-points').getAttribute('aria-invalid')`); got != "true" {
+		t.Errorf(`#f-add-points aria-invalid = %q, want "true"`, got)
 	}
-	if got := eval[string](t, ctx, `document.querySelector('#f-player').value`); got != "erin" {
+	if got := eval[string](t, ctx, `document.querySelector('#f-add-player').value`); got != "erin" {
 		t.Errorf("player field = %q after the error, want what was typed (erin)", got)
 	}
 	assertNoScore(t, rdb, "erin")
@@ -59,11 +59,11 @@ func TestAddPointsFormWithJS(t *testing.T) {
 	// A 65-byte player: an inline error under the player field.
 	long := strings.Repeat("x", 65)
 	submitForm(t, ctx, long, "5")
-	waitJS(t, ctx, "the error under player", `document.querySelector('#f-player-error') !== null`, 5*time.Second)
-	if msg := text(t, ctx, "#f-player-error"); !strings.Contains(msg, "64 bytes") {
+	waitJS(t, ctx, "the error under player", `document.querySelector('#f-add-player-error') !== null`, 5*time.Second)
+	if msg := text(t, ctx, "#f-add-player-error"); !strings.Contains(msg, "64 bytes") {
 		t.Errorf("player error = %q, want it to give the 64-byte limit", msg)
 	}
-	if exists(t, ctx, "#f-points-error") {
+	if exists(t, ctx, "#f-add-points-error") {
 		t.Errorf("points 5 are fine but the form shows a points error")
 	}
 	assertNoScore(t, rdb, long)
@@ -89,10 +89,10 @@ func TestAddPointsFormWithoutJS(t *testing.T) {
 
 	resp := submitFormAndLoad(t, ctx, "nora", "40")
 	loc := location(t, ctx)
-	if resp.Status != http.StatusOK || loc.Path != "/boards/game:2048" || loc.Query().Get("added") != "nora" {
-		t.Fatalf("after the post: status %d at %s, want 200 at /boards/game:2048?added=nora", resp.Status, loc)
+	if resp.Status != http.StatusOK || loc.Path != "/boards/game:2048" {
+		t.Fatalf("after the post: status %d at %s, want 200 back at /boards/game:2048", resp.Status, loc)
 	}
-	if got, want := text(t, ctx, `[data-testid="added"]`), "nora now has 40 points, rank 1."; got != want {
+	if got, want := text(t, ctx, `[data-testid="add-points-ok"]`), "nora now has 40 points, rank 1."; got != want {
 		t.Errorf("success message = %q, want %q", got, want)
 	}
 	if r := findRow(t, ctx, "nora"); r.Score != "40" || r.Rank != "1" {
@@ -111,10 +111,10 @@ func TestAddPointsFormWithoutJS(t *testing.T) {
 	if resp.Status != http.StatusBadRequest || loc.Path != "/boards/game:2048/points" {
 		t.Errorf("after bad input: status %d at %s, want 400 at /boards/game:2048/points", resp.Status, loc)
 	}
-	if msg := text(t, ctx, "#f-points-error"); !strings.Contains(msg, "whole number") {
+	if msg := text(t, ctx, "#f-add-points-error"); !strings.Contains(msg, "whole number") {
 		t.Errorf("points error = %q, want it to say a whole number is needed", msg)
 	}
-	if got := attr(t, ctx, "#f-player", "value"); got != "olga" {
+	if got := attr(t, ctx, "#f-add-player", "value"); got != "olga" {
 		t.Errorf("player field = %q after the error, want what was typed (olga)", got)
 	}
 	if r := findRow(t, ctx, "nora"); r.Score != "40" {
@@ -142,10 +142,10 @@ func submitFormAndLoad(t *testing.T, ctx context.Context, player, points string)
 
 func fillAndSubmit(player, points string) []chromedp.Action[chromedp.Void] {
 	return []chromedp.Action[chromedp.Void]{
-		chromedp.Clear(chromedp.ID("f-player")),
-		chromedp.SendKeys(chromedp.ID("f-player"), player),
-		chromedp.Clear(chromedp.ID("f-points")),
-		chromedp.SendKeys(chromedp.ID("f-points"), points),
+		chromedp.Clear(chromedp.ID("f-add-player")),
+		chromedp.SendKeys(chromedp.ID("f-add-player"), player),
+		chromedp.Clear(chromedp.ID("f-add-points")),
+		chromedp.SendKeys(chromedp.ID("f-add-points"), points),
 		chromedp.Click(chromedp.CSS(`#add-points button[type="submit"]`)),
 	}
 }

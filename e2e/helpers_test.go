@@ -360,7 +360,7 @@ type row struct {
 func rowJS(player string) string {
 	return `(() => {
 		const r = [...document.querySelectorAll('tr[data-player]')].find(r => r.dataset.player === ` + jsString(player) + `);
-		return r ? {rank: r.cells[0].textContent.trim(), player: r.cells[1].textContent, score: r.cells[2].textContent.trim()} : null;
+		return r ? {rank: r.cells[0].textContent.trim(), player: r.cells[1].querySelector('span[title]').textContent, score: r.cells[2].textContent.trim()} : null;
 	})()`
 }
 

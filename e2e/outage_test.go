@@ -50,11 +50,11 @@ func TestRedisOutage(t *testing.T) {
 	if r := findRow(t, ctx, "before"); r.Score != "10" {
 		t.Errorf("during the outage the page should keep the last data; before's row = %+v", r)
 	}
-	// The form says that nothing was added (with htmx: the 503 answer is swapped in).
+	// The form says that nothing was changed (with htmx: the 503 answer is swapped in).
 	submitForm(t, ctx, "during", "1")
 	waitJS(t, ctx, "the form's error", `document.querySelector('#add-points [role=alert]') !== null`, 5*time.Second)
-	if msg := text(t, ctx, "#add-points [role=alert]"); !strings.Contains(msg, "nothing was added") {
-		t.Errorf("the form's error during the outage = %q, want it to say nothing was added", msg)
+	if msg := text(t, ctx, "#add-points [role=alert]"); !strings.Contains(msg, "nothing was changed") {
+		t.Errorf("the form's error during the outage = %q, want it to say nothing was changed", msg)
 	}
 
 	if err := srv.Restart(); err != nil {
@@ -75,7 +75,7 @@ func TestRedisOutage(t *testing.T) {
 	}
 	// Writes through zpulse work again too.
 	submitForm(t, ctx, "back", "2")
-	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="added"]') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="add-points-ok"]') !== null`, 5*time.Second)
 	waitRow(t, ctx, "back", "2", 5*time.Second)
 	if exists(t, ctx, "#redis-status [role=alert]") {
 		t.Errorf("the Redis banner came back although Redis runs")

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -34,7 +35,7 @@ func TestPlayerNamesAreText(t *testing.T) {
 	watchDialogs(ctx, &dialogs)
 	do(t, ctx, "open the board", chromedp.Navigate(z.URL+"/boards/xss"))
 	waitLive(t, ctx)
-	panel := views.BoardPanelID("xss")
+	panel := views.BoardPanelID("xss", domain.AllTime, domain.BoardTopN)
 	assertLiteral(t, ctx, panel, img, "5")
 
 	// Once more while the page is open: these arrive in a pushed fragment.

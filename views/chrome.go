@@ -4,7 +4,6 @@ package views
 
 import (
 	"encoding/hex"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -46,20 +45,6 @@ func (c Chrome) loginURL() string {
 // domID turns a name into a string safe as an HTML id (and CSS selector) that is unique per name.
 func domID(kind, name string) string { return kind + "-" + hex.EncodeToString([]byte(name)) }
 
-// BoardPanelID is the id of a board's live panel.
-func BoardPanelID(board string) string { return domID("board", board) }
-
-func boardURL(board string) string { return "/boards/" + url.PathEscape(board) }
-
-// formatScore shows a score as people read it: whole numbers with thousands separators,
-// others with the digits they have.
-func formatScore(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return groupDigits(strconv.FormatInt(int64(v), 10))
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
-}
-
 // FormatCount shows a count with thousands separators.
 func FormatCount(n int64) string { return groupDigits(strconv.FormatInt(n, 10)) }
 
@@ -91,7 +76,8 @@ func rankClass(rank int64) string {
 	}
 }
 
-func plural(n int64, one, many string) string {
+// Plural picks the word for a count.
+func Plural(n int64, one, many string) string {
 	if n == 1 {
 		return one
 	}

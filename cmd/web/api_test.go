@@ -23,7 +23,7 @@ func TestAPIArticleExample(t *testing.T) {
 		t.Errorf("bob +60: %d %s", status, b)
 	}
 	status, b = s.get(t, "/api/v1/boards/game:2048/top?n=3")
-	want := `{"board":"game:2048","entries":[{"rank":1,"player":"bob","score":155},{"rank":2,"player":"carol","score":150},{"rank":3,"player":"alice","score":120}],"players":3}` + "\n"
+	want := `{"board":"game:2048","entries":[{"rank":1,"player":"bob","score":155},{"rank":2,"player":"carol","score":150},{"rank":3,"player":"alice","score":120}],"players":3,"unique_today":3}` + "\n"
 	if status != http.StatusOK || b != want {
 		t.Errorf("top 3: %d %s", status, b)
 	}
@@ -52,9 +52,9 @@ func TestAPIRejectsBadInputAndWritesNothing(t *testing.T) {
 		{"exponent points", "/api/v1/boards/b/scores", `{"player":"a","points":1e3}`, "without fraction or exponent"},
 		{"textual points", "/api/v1/boards/b/scores", `{"player":"a","points":"50"}`, "JSON integer"},
 		{"null points", "/api/v1/boards/b/scores", `{"player":"a","points":null}`, "JSON integer"},
-		{"no points", "/api/v1/boards/b/scores", `{"player":"a"}`, "points are required"},
+		{"no points", "/api/v1/boards/b/scores", `{"player":"a"}`, "points is required"},
 		{"huge points", "/api/v1/boards/b/scores", `{"player":"a","points":9007199254740992}`, "-9007199254740991 to 9007199254740991"},
-		{"enormous points", "/api/v1/boards/b/scores", `{"player":"a","points":123456789012345678901234567890}`, "whole number"},
+		{"enormous points", "/api/v1/boards/b/scores", `{"player":"a","points":123456789012345678901234567890}`, "JSON integer"},
 		{"bad board", "/api/v1/boards/bad%20board/scores", `{"player":"a","points":1}`, "1 to 64 characters from A-Z"},
 		{"long board", "/api/v1/boards/" + long + "/scores", `{"player":"a","points":1}`, "1 to 64 characters"},
 		{"not JSON", "/api/v1/boards/b/scores", `player=a&points=1`, "not valid JSON"},

@@ -28,11 +28,13 @@ import (
 func BenchmarkWatcherTick(b *testing.B) {
 	rdb := redistest.Client(b)
 	ctx := context.Background()
-	lb := redisrepo.NewLeaderboards(rdb, redisrepo.DefaultKeys)
+	clock := domain.SystemClock{}
+	catalog := redisrepo.NewCatalog(rdb, redisrepo.DefaultKeys)
+	lb := redisrepo.NewLeaderboards(rdb, redisrepo.DefaultKeys, clock, catalog)
 	for _, topics := range []int{1, 10, 100} {
 		hub := live.NewHub(nil)
 		srv := httptest.NewServer(http.HandlerFunc(hub.ServeWS))
-		w := live.NewWatcher(redisrepo.NewSnapshots(rdb, redisrepo.DefaultKeys).Read, renderTopic, hub, time.Second,
+		w := live.NewWatcher(redisrepo.NewSnapshots(rdb, redisrepo.DefaultKeys, clock, catalog).Read, topicRenderer(0), hub, time.Second,
 			slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 		var received atomic.Int64
 		boards := make([]string, topics)
@@ -41,7 +43,7 @@ func BenchmarkWatcherTick(b *testing.B) {
 			for p := range 100 {
 				lb.AddPoints(ctx, boards[i], fmt.Sprintf("player-%d", p), int64(p))
 			}
-			subscribeCounting(b, srv.URL, domain.BoardTopic(boards[i]), &received)
+			subscribeCounting(b, srv.URL, domain.BoardTopic(boards[i], domain.AllTime, 10), &received)
 		}
 		for len(hub.Topics()) < topics {
 			time.Sleep(time.Millisecond)
@@ -84,10 +86,10 @@ func BenchmarkWatcherTick(b *testing.B) {
 func BenchmarkRenderTop100(b *testing.B) {
 	top := domain.BoardTop{Board: "game:2048", Players: 100000}
 	for i := range 100 {
-		top.Entries = append(top.Entries, domain.Entry{Rank: int64(i + 1), Player: fmt.Sprintf("player-%d", i), Score: float64(1e6 - i)})
+		top.Entries = append(top.Entries, domain.NewEntry(int64(i+1), fmt.Sprintf("player-%d", i), float64(1e6-i)))
 	}
 	for b.Loop() {
-		if _, err := renderTopic(domain.BoardTopic(top.Board), top); err != nil {
+		if _, err := topicRenderer(0)(domain.BoardTopic(top.Board, domain.AllTime, 100), top); err != nil {
 			b.Fatal(err)
 		}
 	}

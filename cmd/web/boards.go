@@ -1,9 +1,12 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -13,20 +16,47 @@ import (
 )
 
 func (s *server) overviewPage(c echo.Context) error {
-	boards, err := s.Leaderboards.Boards(c.Request().Context())
-	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
-		return err
-	}
-	return s.render(c, http.StatusOK, views.OverviewPage(unavailable(s.chrome(c, "Overview"), err), boards))
+	boards, err := s.boardSummaries(c.Request().Context())
+	return s.render(c, http.StatusOK, views.OverviewPage(unavailable(s.chrome(c, "Overview", domain.TopicBoards), err), boards))
 }
 
-// openBoard sends the overview's "open a board" form to the board's page.
-func (s *server) openBoard(c echo.Context) error {
-	board := strings.TrimSpace(c.QueryParam("board"))
-	if err := domain.ValidateName("board", board); err != nil {
-		return err
+// boardsPage lists every board; with ?board=NAME (the "open a board" box) it goes to that board.
+func (s *server) boardsPage(c echo.Context) error {
+	if board, asked := c.QueryParams()["board"]; asked {
+		name := strings.TrimSpace(board[0])
+		if err := domain.ValidateName("board", name); err != nil {
+			return err
+		}
+		return seeOther(c, "/boards/"+url.PathEscape(name))
 	}
-	return seeOther(c, "/boards/"+url.PathEscape(board))
+	boards, err := s.boardSummaries(c.Request().Context())
+	return s.render(c, http.StatusOK, views.BoardsPage(unavailable(s.chrome(c, "Leaderboards", domain.TopicBoards), err), boards))
+}
+
+// boardSummaries reads what the boards topic shows; an unavailable Redis gives none and the error.
+func (s *server) boardSummaries(ctx context.Context) ([]domain.BoardSummary, error) {
+	if _, err := s.Leaderboards.Boards(ctx); err != nil { // the first call discovers the boards
+		return nil, err
+	}
+	snaps, err := s.Read(ctx, []string{domain.TopicBoards})
+	if err != nil {
+		return nil, err
+	}
+	boards, _ := snaps[domain.TopicBoards].([]domain.BoardSummary)
+	return boards, nil
+}
+
+// boardView is the period and size a board page shows, from its query.
+func boardView(c echo.Context) (domain.Period, int, error) {
+	period, err := domain.ParsePeriod(c.QueryParam("period"))
+	if err != nil {
+		return "", 0, err
+	}
+	n, err := queryInt(c, "n", domain.BoardTopN)
+	if err == nil && !slices.Contains(domain.BoardTopNs, n) {
+		err = domain.Errorf(domain.EINVALID, "n must be one of %v (got %d)", domain.BoardTopNs, n)
+	}
+	return period, n, err
 }
 
 func (s *server) boardPage(c echo.Context) error {
@@ -34,117 +64,215 @@ func (s *server) boardPage(c echo.Context) error {
 	if err := domain.ValidateName("board", board); err != nil {
 		return err
 	}
-	form := views.AddPointsForm{}
-	// After a plain form post the browser comes back with ?added=<player> to see the outcome.
-	if added := c.QueryParam("added"); added != "" {
-		if e, err := s.Leaderboards.Player(c.Request().Context(), board, added); err == nil {
-			form.Added = &e
-		}
+	forms := map[string]views.Form{}
+	if id, msg, ok := takeFlash(c); ok && slices.Contains(views.BoardFormIDs, id) {
+		f := views.NewForm()
+		f.Success = msg
+		forms[id] = f
 	}
-	return s.boardPageWith(c, http.StatusOK, board, form)
+	return s.boardPageWith(c, http.StatusOK, board, forms)
 }
 
-func (s *server) boardPageWith(c echo.Context, status int, board string, form views.AddPointsForm) error {
-	top, err := s.Leaderboards.Top(c.Request().Context(), board, domain.BoardTopN)
+// boardPageWith renders a board's page with the given forms' states.
+func (s *server) boardPageWith(c echo.Context, status int, board string, forms map[string]views.Form) error {
+	ctx := c.Request().Context()
+	period, n, err := boardView(c)
+	if err != nil {
+		return err
+	}
+	settings, err := s.Leaderboards.Settings(ctx, board)
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err
 	}
-	top.Board = board
-	ch := unavailable(s.chrome(c, board, domain.BoardTopic(board)), err)
-	return s.render(c, status, views.BoardPage(ch, top, form))
-}
-
-// addPointsForm handles the add-points form, with htmx (the answer is the form) or without
-// JavaScript (the answer is a redirect to the page, or the page with the form's errors).
-func (s *server) addPointsForm(c echo.Context) error {
-	board := pathParam(c, "board")
-	if err := domain.ValidateName("board", board); err != nil {
+	if err != nil || !settings.Keeps(period) {
+		settings, period = domain.DefaultBoardSettings(), domain.AllTime
+	}
+	top, err := s.Leaderboards.Top(ctx, board, period, n)
+	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err
 	}
-	form := views.AddPointsForm{
-		Player: strings.TrimSpace(c.FormValue("player")),
-		Points: strings.TrimSpace(c.FormValue("points")),
-		Errors: map[string]string{},
+	top.Board, top.Period = board, period
+	d := views.BoardPageData{Top: top, Period: period, N: n, Settings: settings, BigKey: s.BigKey, Forms: forms}
+	if player := strings.TrimSpace(c.QueryParam("player")); player != "" {
+		d.Lookup = s.lookup(ctx, board, period, player)
 	}
-	if err := domain.ValidateMember("player", form.Player); err != nil {
-		form.Errors["player"] = domain.ErrorMessage(err)
-	}
-	points, err := domain.ParsePoints(form.Points)
-	if err != nil {
-		form.Errors["points"] = domain.ErrorMessage(err)
-	}
-	status := http.StatusBadRequest
-	if len(form.Errors) == 0 {
-		entry, err := s.Leaderboards.AddPoints(c.Request().Context(), board, form.Player, points)
-		switch domain.ErrorCode(err) {
-		case "":
-			s.Watcher.Nudge()
-			if !isHTMX(c) {
-				return seeOther(c, "/boards/"+url.PathEscape(board)+"?"+url.Values{"added": {entry.Player}}.Encode())
+	ch := unavailable(s.chrome(c, board, domain.BoardTopic(board, period, n)), err)
+	return s.render(c, status, views.BoardPage(ch, d))
+}
+
+// lookupAround is how many players the lookup shows above and below the one found.
+const lookupAround = 3
+
+// lookup finds a player's place and neighbours; an absent player is "not ranked", not an error.
+func (s *server) lookup(ctx context.Context, board string, period domain.Period, player string) *views.Lookup {
+	l := &views.Lookup{Player: player}
+	around, err := s.Leaderboards.Around(ctx, board, period, player, lookupAround)
+	switch domain.ErrorCode(err) {
+	case "":
+		l.Around = around
+		for i := range around {
+			if around[i].Player == player {
+				l.Entry = &around[i]
 			}
-			form = views.AddPointsForm{Added: &entry}
-			status = http.StatusOK
-		case domain.EINVALID:
-			form.Errors["points"] = domain.ErrorMessage(err)
-		case domain.EUNAVAILABLE:
-			form.Errors[""] = "Redis is unavailable, so nothing was added. Try again when the banner is gone."
-			status = http.StatusServiceUnavailable
-		default:
+		}
+	case domain.ENOTFOUND:
+	default:
+		l.Err = domain.ErrorMessage(err)
+	}
+	return l
+}
+
+// formAction does what a board form asks. It returns the success message, or an error and
+// the field it concerns ("" for the whole form).
+type formAction func(ctx context.Context, board string, f views.Form) (done, field string, err error)
+
+// boardForm handles one of a board page's forms: with htmx the answer is the form's section;
+// without JavaScript a success redirects back to the page (the message travels in a flash)
+// and a failure is the page with the form's errors. Bad input is a 400, nothing written.
+func (s *server) boardForm(id string, fields []string, act formAction) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		board := pathParam(c, "board")
+		if err := domain.ValidateName("board", board); err != nil {
 			return err
 		}
+		ctx := c.Request().Context()
+		f := views.NewForm()
+		values, _ := c.FormParams()
+		for _, name := range fields {
+			f.Values[name] = strings.TrimSpace(strings.Join(values[name], ","))
+		}
+		status := http.StatusOK
+		done, field, err := act(ctx, board, f)
+		switch code := domain.ErrorCode(err); {
+		case !f.OK():
+			status = http.StatusBadRequest
+		case code == domain.EINVALID || code == domain.ENOTFOUND:
+			f.Errors[field], status = domain.ErrorMessage(err), http.StatusBadRequest
+		case code == domain.EUNAVAILABLE:
+			f.Errors[""], status = "Redis is unavailable, so nothing was changed. Try again when the banner is gone.", http.StatusServiceUnavailable
+		case err != nil:
+			return err
+		default:
+			s.Watcher.Nudge()
+			if !isHTMX(c) || id == "settings" || id == "reset" { // these change the whole page
+				setFlash(c, id, done)
+				back := backToBoard(c)
+				if isHTMX(c) {
+					c.Response().Header().Set("HX-Redirect", back)
+					return c.NoContent(http.StatusOK)
+				}
+				return seeOther(c, back)
+			}
+			f = views.NewForm()
+			f.Success = done
+		}
+		if !isHTMX(c) {
+			return s.boardPageWith(c, status, board, map[string]views.Form{id: f})
+		}
+		settings, _ := s.Leaderboards.Settings(ctx, board)
+		return s.render(c, status, views.BoardForm(s.chrome(c, board), board, id, f, settings))
 	}
-	if isHTMX(c) {
-		return s.render(c, status, views.AddPointsFormView(s.chrome(c, board), board, form))
-	}
-	return s.boardPageWith(c, status, board, form)
 }
 
-type addPointsRequest struct {
-	Player *string         `json:"player"`
-	Points json.RawMessage `json:"points"`
+// backToBoard is the board page a form was posted from (its period and size kept), or the
+// board's page.
+func backToBoard(c echo.Context) string {
+	own := "/boards/" + url.PathEscape(pathParam(c, "board"))
+	if back := localPath(c.Request().Referer()); strings.HasPrefix(back, own) && !strings.HasPrefix(back, own+"/") {
+		return back
+	}
+	return own
 }
 
-func (s *server) apiAddPoints(c echo.Context) error {
-	board := pathParam(c, "board")
-	if err := domain.ValidateName("board", board); err != nil {
-		return err
+// requirePlayer and the parsers below fill a form's field errors and report whether the
+// field was fine.
+func requirePlayer(f views.Form) (string, bool) {
+	p := f.Value("player")
+	if err := domain.ValidateMember("player", p); err != nil {
+		f.Errors["player"] = domain.ErrorMessage(err)
+		return "", false
 	}
-	var req addPointsRequest
-	if err := decodeJSON(c, &req); err != nil {
-		return err
-	}
-	if req.Player == nil {
-		return domain.Errorf(domain.EINVALID, "player is required: 1 to %d bytes of printable UTF-8", domain.MaxMemberBytes)
-	}
-	points, err := jsonPoints(req.Points)
-	if err != nil {
-		return err
-	}
-	entry, err := s.Leaderboards.AddPoints(c.Request().Context(), board, *req.Player, points)
-	if err != nil {
-		return err
-	}
-	s.Watcher.Nudge()
-	return c.JSON(http.StatusOK, entry)
+	return p, true
 }
 
-func (s *server) apiTop(c echo.Context) error {
-	board := pathParam(c, "board")
-	n, err := queryInt(c, "n", domain.BoardTopN)
+func formPoints(f views.Form, name string) (int64, bool) {
+	n, err := domain.ParsePoints(f.Value(name))
 	if err != nil {
-		return err
+		f.Errors[name] = domain.ErrorMessage(err)
+		return 0, false
 	}
-	top, err := s.Leaderboards.Top(c.Request().Context(), board, n)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, top)
+	return n, true
 }
 
-func (s *server) apiPlayer(c echo.Context) error {
-	entry, err := s.Leaderboards.Player(c.Request().Context(), pathParam(c, "board"), pathParam(c, "player"))
-	if err != nil {
-		return err
+func confirmed(f views.Form) bool {
+	if f.Value("confirm") != "yes" {
+		f.Errors["confirm"] = "Tick the box to confirm: this cannot be undone."
+		return false
 	}
-	return c.JSON(http.StatusOK, entry)
+	return true
+}
+
+func (s *server) addPointsAction(ctx context.Context, board string, f views.Form) (string, string, error) {
+	player, okPlayer := requirePlayer(f)
+	points, okPoints := formPoints(f, "points")
+	if !okPlayer || !okPoints {
+		return "", "", nil
+	}
+	e, err := s.Leaderboards.AddPoints(ctx, board, player, points)
+	return fmt.Sprintf("%s now has %s points, rank %s.", e.Player, views.FormatCount(e.Score), views.FormatCount(e.Rank)), "points", err
+}
+
+func (s *server) setScoreAction(ctx context.Context, board string, f views.Form) (string, string, error) {
+	player, okPlayer := requirePlayer(f)
+	points, okPoints := formPoints(f, "points")
+	if !okPlayer || !okPoints {
+		return "", "", nil
+	}
+	e, err := s.Leaderboards.SetScore(ctx, board, player, points)
+	return fmt.Sprintf("%s's score is now %s, rank %s.", e.Player, views.FormatCount(e.Score), views.FormatCount(e.Rank)), "points", err
+}
+
+func (s *server) removeAction(ctx context.Context, board string, f views.Form) (string, string, error) {
+	player, ok := requirePlayer(f)
+	if !confirmed(f) || !ok {
+		return "", "", nil
+	}
+	return fmt.Sprintf("%s was removed.", player), "player", s.Leaderboards.RemovePlayer(ctx, board, player)
+}
+
+func (s *server) trimAction(ctx context.Context, board string, f views.Form) (string, string, error) {
+	keep, err := strconv.ParseInt(f.Value("keep"), 10, 64)
+	if err != nil || keep < 1 {
+		f.Errors["keep"] = "keep must be a whole number of 1 or more"
+	}
+	if !confirmed(f) || !f.OK() {
+		return "", "", nil
+	}
+	removed, err := s.Leaderboards.Trim(ctx, board, keep)
+	return fmt.Sprintf("Kept the top %s; removed %s %s.", views.FormatCount(keep), views.FormatCount(removed), views.Plural(removed, "player", "players")), "keep", err
+}
+
+func (s *server) resetAction(ctx context.Context, board string, f views.Form) (string, string, error) {
+	if !confirmed(f) {
+		return "", "", nil
+	}
+	n, err := s.Leaderboards.Reset(ctx, board)
+	return fmt.Sprintf("Board reset: %s %s deleted.", views.FormatCount(n), views.Plural(n, "key", "keys")), "", err
+}
+
+func (s *server) settingsAction(ctx context.Context, board string, f views.Form) (string, string, error) {
+	set := domain.BoardSettings{TieBreak: domain.TieBreak(f.Value("tie_break"))}
+	if v := f.Value("periods"); v != "" {
+		for _, p := range strings.Split(v, ",") {
+			set.Periods = append(set.Periods, domain.Period(p))
+		}
+	}
+	days, err := strconv.Atoi(f.Value("retention_days"))
+	if err != nil || days < domain.MinRetentionDays || days > domain.MaxRetentionDays {
+		f.Errors["retention_days"] = fmt.Sprintf("Keep period boards for a whole number of days from %d to %d", domain.MinRetentionDays, domain.MaxRetentionDays)
+		return "", "", nil
+	}
+	set.RetentionDays = days
+	_, err = s.Leaderboards.UpdateSettings(ctx, board, set)
+	return "Settings saved.", "", err
 }

@@ -16,6 +16,7 @@ type config struct {
 	PollInterval time.Duration
 	AdminToken   string
 	Demo         optionalBool // unset: on with the embedded Redis, off otherwise
+	BigKey       int64        // members above which a board page warns of a big key
 }
 
 const (
@@ -37,6 +38,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		}
 	}
 	fs.Var(&cfg.Demo, "demo", "run the traffic simulator (true or false); default on with the embedded Redis (ZPULSE_DEMO)")
+	bigKey := fs.String("big-key-members", envOr(getenv, "ZPULSE_BIG_KEY_MEMBERS", "1000000"), "members above which a board page warns of a big key, 1 or more (ZPULSE_BIG_KEY_MEMBERS)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -48,6 +50,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return cfg, fmt.Errorf("poll interval must be a duration from %v to %v, e.g. 250ms (got %q)", minPollInterval, maxPollInterval, *interval)
 	}
 	cfg.PollInterval = d
+	if cfg.BigKey, err = strconv.ParseInt(*bigKey, 10, 64); err != nil || cfg.BigKey < 1 {
+		return cfg, fmt.Errorf("big-key-members must be a whole number of 1 or more (got %q)", *bigKey)
+	}
 	return cfg, nil
 }
 

@@ -24,6 +24,9 @@ import (
 
 func TestMain(m *testing.M) { redistest.Main(m) }
 
+// bigKey is the test servers' big-key threshold: small, so tests can cross it.
+const bigKey = 5
+
 type testServer struct {
 	*httptest.Server
 	rdb     redis.UniversalClient
@@ -42,10 +45,13 @@ func newTestServer(t *testing.T, adminToken string, rdb redis.UniversalClient) *
 	metrics := live.NewMetrics(reg)
 	hub := live.NewHub(metrics)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	watcher := live.NewWatcher(redisrepo.NewSnapshots(rdb, redisrepo.DefaultKeys).Read, renderTopic, hub, 50*time.Millisecond, log, metrics)
+	clock := domain.SystemClock{}
+	catalog := redisrepo.NewCatalog(rdb, redisrepo.DefaultKeys)
+	snapshots := redisrepo.NewSnapshots(rdb, redisrepo.DefaultKeys, clock, catalog)
+	watcher := live.NewWatcher(snapshots.Read, topicRenderer(bigKey), hub, 50*time.Millisecond, log, metrics)
 	h := newServer(deps{
-		Leaderboards: redisrepo.NewLeaderboards(rdb, redisrepo.DefaultKeys), Hub: hub, Watcher: watcher,
-		Registry: reg, Log: log, Clock: domain.SystemClock{}, AdminToken: adminToken,
+		Leaderboards: redisrepo.NewLeaderboards(rdb, redisrepo.DefaultKeys, clock, catalog), Read: snapshots.Read,
+		Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, AdminToken: adminToken, BigKey: bigKey,
 		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 	})
 	srv := httptest.NewServer(h)
@@ -104,12 +110,12 @@ func (s *testServer) postForm(t *testing.T, page, path string, form url.Values, 
 	return s.do(t, http.MethodPost, path, "application/x-www-form-urlencoded", form.Encode(), header...)
 }
 
-// keys lists every key in Redis except zpulse's index sets.
+// keys lists every key in Redis except zpulse's own (index, settings, unique counts).
 func keys(t *testing.T, rdb redis.UniversalClient) []string {
 	t.Helper()
 	var out []string
 	for _, k := range rdb.Keys(context.Background(), "*").Val() {
-		if !strings.HasPrefix(k, redisrepo.DefaultKeys.IndexPrefix) {
+		if !strings.HasPrefix(k, redisrepo.DefaultKeys.OwnPrefix) {
 			out = append(out, k)
 		}
 	}

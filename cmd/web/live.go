@@ -11,18 +11,28 @@ import (
 	"github.com/zpulse/zpulse/views"
 )
 
-// renderTopic renders a live topic's snapshot into the fragment pushed to its subscribers.
+// topicRenderer renders a live topic's snapshot into the fragment pushed to its subscribers.
 // Each fragment's root carries the id of the element it replaces on the page.
-func renderTopic(topic string, snapshot any) ([]byte, error) {
-	var comp templ.Component
-	switch v := snapshot.(type) {
-	case live.Status:
-		comp = views.StatusBanner(views.Status{Available: v.Available, Detail: v.Detail})
-	case domain.BoardTop:
-		comp = views.BoardPanel(v, true)
-	default:
-		return nil, fmt.Errorf("topic %q: no fragment for a %T", topic, snapshot)
+func topicRenderer(bigKey int64) live.RenderFunc {
+	return func(topic string, snapshot any) ([]byte, error) {
+		var comp templ.Component
+		switch v := snapshot.(type) {
+		case live.Status:
+			comp = views.StatusBanner(views.Status{Available: v.Available, Detail: v.Detail})
+		case domain.BoardTop:
+			_, _, n, _ := domain.ParseBoardTopic(topic)
+			comp = views.BoardPanel(v, n, bigKey, true)
+		case []domain.BoardSummary:
+			comp = views.BoardsPanel(v)
+		default:
+			return nil, fmt.Errorf("topic %q: no fragment for a %T", topic, snapshot)
+		}
+		return renderBytes(comp)
 	}
+}
+
+// renderBytes renders a component outside a request.
+func renderBytes(comp templ.Component) ([]byte, error) {
 	buf := templ.GetBuffer()
 	defer templ.ReleaseBuffer(buf)
 	if err := comp.Render(context.Background(), buf); err != nil {

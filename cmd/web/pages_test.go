@@ -10,6 +10,7 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/views"
 )
 
 func TestBoardPage(t *testing.T) {
@@ -20,8 +21,8 @@ func TestBoardPage(t *testing.T) {
 		t.Fatalf("status %d", status)
 	}
 	for _, want := range []string{
-		`data-player="carol"`, ">1,500<", "Open access", `ws-connect="/ws?topic=status&amp;topic=board%3Agame%3A2048"`,
-		`id="` + "board-" + "67616d653a32303438" + `"`, `name="_csrf"`,
+		`data-player="carol"`, ">1,500<", "Open access", `ws-connect="/ws?topic=status&amp;topic=board.all.10%3Agame%3A2048"`,
+		`id="` + views.BoardPanelID("game:2048", domain.AllTime, 10) + `"`, `name="_csrf"`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %s", want)
@@ -44,12 +45,15 @@ func TestBoardPage(t *testing.T) {
 func TestAddPointsFormWithoutJavaScript(t *testing.T) {
 	s := newTestServer(t, "", nil)
 	status, _, h := s.postForm(t, "/boards/b", "/boards/b/points", url.Values{"player": {" alice "}, "points": {"40"}})
-	if status != http.StatusSeeOther || h.Get("Location") != "/boards/b?added=alice" {
+	if status != http.StatusSeeOther || h.Get("Location") != "/boards/b" {
 		t.Fatalf("post: %d Location %q", status, h.Get("Location"))
 	}
 	_, body := s.get(t, h.Get("Location"))
-	if !strings.Contains(body, "now has 40 points, rank 1") {
+	if !strings.Contains(body, "alice now has 40 points, rank 1.") {
 		t.Errorf("the page does not say what was added")
+	}
+	if _, body = s.get(t, h.Get("Location")); strings.Contains(body, "now has 40 points") {
+		t.Errorf("the message shows again on the next view")
 	}
 	status, body, _ = s.postForm(t, "/boards/b", "/boards/b/points", url.Values{"player": {"bob"}, "points": {"1.5"}})
 	if status != http.StatusBadRequest || !strings.Contains(body, "points must be a whole number") || !strings.Contains(body, `value="bob"`) {
@@ -92,11 +96,11 @@ func TestPlayerNamesAreEscaped(t *testing.T) {
 	evil := `<img src=x onerror=alert(1)>`
 	s.postJSON(t, "/api/v1/boards/xss/scores", `{"player":"`+evil+`","points":1}`)
 	_, page := s.get(t, "/boards/xss")
-	top, err := redisrepo.NewLeaderboards(s.rdb, redisrepo.DefaultKeys).Top(context.Background(), "xss", 10)
+	top, err := redisrepo.NewLeaderboards(s.rdb, redisrepo.DefaultKeys, domain.SystemClock{}, redisrepo.NewCatalog(s.rdb, redisrepo.DefaultKeys)).Top(context.Background(), "xss", domain.AllTime, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	frag, err := renderTopic(domain.BoardTopic("xss"), top)
+	frag, err := topicRenderer(bigKey)(domain.BoardTopic("xss", domain.AllTime, 10), top)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +169,7 @@ func TestRedisDown(t *testing.T) {
 		t.Errorf("API: %d %s", status, body)
 	}
 	status, body, _ := s.postForm(t, "/boards/b", "/boards/b/points", url.Values{"player": {"a"}, "points": {"1"}}, "HX-Request", "true")
-	if status != http.StatusServiceUnavailable || !strings.Contains(body, "nothing was added") {
+	if status != http.StatusServiceUnavailable || !strings.Contains(body, "nothing was changed") {
 		t.Errorf("form: %d %.300s", status, body)
 	}
 	if status, _ := s.get(t, "/healthz"); status != http.StatusOK {
@@ -174,15 +178,16 @@ func TestRedisDown(t *testing.T) {
 }
 
 func TestStatusFragment(t *testing.T) {
-	down, _ := renderTopic(domain.TopicStatus, live.Status{Available: false, Detail: "refused"})
-	up, _ := renderTopic(domain.TopicStatus, live.Status{Available: true})
+	render := topicRenderer(bigKey)
+	down, _ := render(domain.TopicStatus, live.Status{Available: false, Detail: "refused"})
+	up, _ := render(domain.TopicStatus, live.Status{Available: true})
 	if !strings.Contains(string(down), `id="redis-status"`) || !strings.Contains(string(down), "Redis unavailable") {
 		t.Errorf("down fragment: %s", down)
 	}
 	if !strings.Contains(string(up), `id="redis-status"`) || strings.Contains(string(up), "unavailable") {
 		t.Errorf("up fragment: %s", up)
 	}
-	if _, err := renderTopic("x", 42); err == nil {
+	if _, err := render("x", 42); err == nil {
 		t.Error("an unknown snapshot rendered")
 	}
 }

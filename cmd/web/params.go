@@ -99,18 +99,19 @@ func jsonKind(goKind string) string {
 
 var integerLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
 
-// jsonPoints reads integer points from a raw JSON value: a plain integer literal within
-// ±MaxSafeScore. Fractions, exponents, strings and huge numbers are refused, never rounded.
-func jsonPoints(raw json.RawMessage) (int64, error) {
+// jsonInt reads a whole number from a raw JSON value: a plain integer literal from min to max.
+// Fractions, exponents, strings and numbers out of range are refused, never rounded.
+func jsonInt(raw json.RawMessage, name string, min, max int64) (int64, error) {
 	lit := strings.TrimSpace(string(raw))
 	if lit == "" {
-		return 0, domain.Errorf(domain.EINVALID, "points are required: a whole number from %d to %d", -domain.MaxSafeScore, domain.MaxSafeScore)
+		return 0, domain.Errorf(domain.EINVALID, "%s is required: a whole number from %d to %d", name, min, max)
 	}
-	if !integerLiteral.MatchString(lit) {
-		return 0, domain.Errorf(domain.EINVALID, "points must be a JSON integer from %d to %d, without fraction or exponent (got %s)",
-			-domain.MaxSafeScore, domain.MaxSafeScore, clipped(lit))
+	n, err := strconv.ParseInt(lit, 10, 64)
+	if !integerLiteral.MatchString(lit) || err != nil || n < min || n > max {
+		return 0, domain.Errorf(domain.EINVALID, "%s must be a JSON integer from %d to %d, without fraction or exponent (got %s)",
+			name, min, max, clipped(lit))
 	}
-	return domain.ParsePoints(lit)
+	return n, nil
 }
 
 // queryInt reads an optional whole-number query parameter.

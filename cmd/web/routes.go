@@ -21,18 +21,35 @@ func (s *server) routes(e *echo.Echo) {
 	// Pages, live over /ws. Forms carry a CSRF token; changes need an admin session when an
 	// admin token is configured.
 	pages := e.Group("", csrf())
+	admin := s.requireAdminPage
 	pages.GET("/", s.overviewPage)
-	pages.GET("/boards", s.openBoard)
+	pages.GET("/boards", s.boardsPage)
 	pages.GET("/boards/:board", s.boardPage)
-	pages.POST("/boards/:board/points", s.addPointsForm, s.requireAdminPage)
+	pages.GET("/boards/:board/entries", s.entriesPage)
+	pages.POST("/boards/:board/points", s.boardForm("add", []string{"player", "points"}, s.addPointsAction), admin)
+	pages.POST("/boards/:board/score", s.boardForm("score", []string{"player", "points"}, s.setScoreAction), admin)
+	pages.POST("/boards/:board/remove", s.boardForm("remove", []string{"player", "confirm"}, s.removeAction), admin)
+	pages.POST("/boards/:board/trim", s.boardForm("trim", []string{"keep", "confirm"}, s.trimAction), admin)
+	pages.POST("/boards/:board/reset", s.boardForm("reset", []string{"confirm"}, s.resetAction), admin)
+	pages.POST("/boards/:board/settings", s.boardForm("settings", []string{"tie_break", "periods", "retention_days"}, s.settingsAction), admin)
 	pages.GET("/login", s.loginPage)
 	pages.POST("/login", s.login)
 	pages.POST("/logout", s.logout)
 
 	// JSON API. Changes need "Authorization: Bearer <admin token>" when one is configured.
 	api := e.Group("/api/v1", requireJSON)
-	api.POST("/boards/:board/scores", s.apiAddPoints, s.requireAdminAPI)
+	write := s.requireAdminAPI
+	api.GET("/boards", s.apiBoards)
+	api.GET("/boards/:board", s.apiSettings)
+	api.PUT("/boards/:board", s.apiPutSettings, write)
+	api.DELETE("/boards/:board", s.apiReset, write)
+	api.POST("/boards/:board/scores", s.apiAddPoints, write)
+	api.POST("/boards/:board/trim", s.apiTrim, write)
 	api.GET("/boards/:board/top", s.apiTop)
+	api.GET("/boards/:board/entries", s.apiEntries)
 	api.GET("/boards/:board/players/:player", s.apiPlayer)
+	api.PUT("/boards/:board/players/:player", s.apiSetScore, write)
+	api.DELETE("/boards/:board/players/:player", s.apiRemovePlayer, write)
+	api.GET("/boards/:board/players/:player/around", s.apiAround)
 	api.Any("/*", func(c echo.Context) error { return echo.ErrNotFound })
 }

@@ -30,6 +30,10 @@ const shutdownGrace = 8 * time.Second
 // demoEvery is how often the demo adds points.
 const demoEvery = 700 * time.Millisecond
 
+// discoveryEvery is the slow cadence at which boards written by other services are looked
+// for with SCAN.
+const discoveryEvery = 10 * time.Second
+
 // run is the whole program: it serves until ctx ends, then shuts down gracefully.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	cfg, err := parseConfig(args, getenv, stdout)
@@ -52,10 +56,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := live.NewMetrics(reg)
-	keys := redisrepo.DefaultKeys
-	leaderboards := redisrepo.NewLeaderboards(rdb, keys)
+	keys, clock := redisrepo.DefaultKeys, domain.SystemClock{}
+	catalog := redisrepo.NewCatalog(rdb, keys)
+	leaderboards := redisrepo.NewLeaderboards(rdb, keys, clock, catalog)
 	hub := live.NewHub(metrics)
-	watcher := live.NewWatcher(redisrepo.NewSnapshots(rdb, keys).Read, renderTopic, hub, cfg.PollInterval, log, metrics)
+	snapshots := redisrepo.NewSnapshots(rdb, keys, clock, catalog)
+	watcher := live.NewWatcher(snapshots.Read, topicRenderer(cfg.BigKey), hub, cfg.PollInterval, log, metrics)
 
 	if !static.Built() {
 		log.Warn("static assets are not built: pages render unstyled and without live updates; run `make generate`")
@@ -67,10 +73,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		wg.Go(func() { demo.Run(ctx, leaderboards, demoEvery, watcher.Nudge, log) })
 	}
 	wg.Go(func() { watcher.Run(ctx) })
+	wg.Go(func() { catalog.Run(ctx, discoveryEvery) })
 
 	handler := newServer(deps{
-		Leaderboards: leaderboards, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
-		Clock: domain.SystemClock{}, AdminToken: cfg.AdminToken, Embedded: cfg.RedisURL == "",
+		Leaderboards: leaderboards, Read: snapshots.Read, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
+		Clock: clock, AdminToken: cfg.AdminToken, Embedded: cfg.RedisURL == "", BigKey: cfg.BigKey,
 		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)

@@ -17,6 +17,7 @@ import (
 // deps are what the HTTP layer needs; run builds them, tests may build their own.
 type deps struct {
 	Leaderboards domain.LeaderboardService
+	Read         live.PollFunc // reads live topics as the watcher does, for pages to start from
 	Hub          *live.Hub
 	Watcher      *live.Watcher
 	Ping         func(context.Context) error // answers whether Redis is reachable
@@ -24,7 +25,8 @@ type deps struct {
 	Log          *slog.Logger
 	Clock        domain.Clock
 	AdminToken   string
-	Embedded     bool // data lives in an in-memory Redis
+	Embedded     bool  // data lives in an in-memory Redis
+	BigKey       int64 // members above which a board page warns of a big key
 }
 
 type server struct {

@@ -16,8 +16,19 @@ var Boards = []string{"game:2048", "demo:arena"}
 
 var players = []string{"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "mallory", "niaj", "olivia", "peggy", "rupert", "sybil", "trent", "victor", "walter", "zed"}
 
-// Seed gives every demo board its players, starting with the articles' example on game:2048.
+// Seed gives every demo board its settings and players, starting with the articles' example
+// on game:2048, which keeps daily, weekly and monthly boards; demo:arena ranks the first to
+// reach a score higher.
 func Seed(ctx context.Context, lb domain.LeaderboardService) error {
+	settings := map[string]domain.BoardSettings{
+		Boards[0]: {TieBreak: domain.TieBreakNone, Periods: domain.Periods, RetentionDays: 30},
+		Boards[1]: {TieBreak: domain.TieBreakFirstReached, Periods: []domain.Period{domain.Daily}, RetentionDays: 7},
+	}
+	for board, s := range settings {
+		if _, err := lb.UpdateSettings(ctx, board, s); err != nil {
+			return err
+		}
+	}
 	for _, a := range []struct {
 		player string
 		points int64

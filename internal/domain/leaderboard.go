@@ -2,48 +2,172 @@ package domain
 
 import (
 	"context"
+	"slices"
 	"strconv"
+	"time"
 )
 
 // MaxSafeScore is the largest integer a Redis score (an IEEE-754 double) holds exactly: 2^53−1.
 // zpulse never writes a score outside ±MaxSafeScore, so every score it reads back is exact.
 const MaxSafeScore = 1<<53 - 1
 
-// MaxTopN is the most entries one top-N read returns.
-const MaxTopN = 1000
+// Limits of reads.
+const (
+	MaxTopN      = 1000 // entries in one top-N read
+	MaxPageLimit = 1000 // entries in one page of cursor paging
+	MaxAround    = 100  // entries above and below a player
+)
 
-// Entry is one player's place on a board. Rank is 1-based.
+// Entry is one player's place on a board. Rank is 1-based; Score is the player's whole points
+// (for tie-break boards, the encoded score's integer part); Raw is the score as Redis holds it.
 type Entry struct {
 	Rank   int64   `json:"rank"`
 	Player string  `json:"player"`
-	Score  float64 `json:"score"`
+	Score  int64   `json:"score"`
+	Raw    float64 `json:"-"`
 }
 
-// BoardTop is the head of a board: its first entries and how many players it has in all.
+// NewEntry makes the entry of a player at a 1-based rank with a raw Redis score.
+func NewEntry(rank int64, player string, raw float64) Entry {
+	return Entry{Rank: rank, Player: player, Score: Points(raw), Raw: raw}
+}
+
+// BoardTop is the head of a board (all-time or one period): its first entries, how many
+// players it has, and how many distinct players scored on it today.
 type BoardTop struct {
-	Board   string  `json:"board"`
-	Entries []Entry `json:"entries"`
-	Players int64   `json:"players"`
+	Board       string  `json:"board"`
+	Period      Period  `json:"period,omitempty"`
+	Key         string  `json:"-"` // the Redis key read, e.g. leaderboard:game:2048:2026-W48
+	Entries     []Entry `json:"entries"`
+	Players     int64   `json:"players"`
+	UniqueToday int64   `json:"unique_today"`
 }
 
-// LeaderboardService keeps leaderboards: sorted sets of players scored by points, highest first.
+// Page is one page of cursor paging. NextCursor is nil after the last page.
+type Page struct {
+	Entries    []Entry `json:"entries"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+// TieBreak says how a board orders equal points.
+type TieBreak string
+
+const (
+	TieBreakNone         TieBreak = "none"          // as Redis does: by player id, descending
+	TieBreakFirstReached TieBreak = "first_reached" // who reached the points first ranks higher
+)
+
+// BoardSettings are a board's options, kept in Redis so every zpulse instance agrees.
+type BoardSettings struct {
+	TieBreak      TieBreak `json:"tie_break"`
+	Periods       []Period `json:"periods"`
+	RetentionDays int      `json:"retention_days"`
+}
+
+// Retention bounds, in days, for how long a period board is kept after its period ends.
+const (
+	MinRetentionDays     = 1
+	MaxRetentionDays     = 3650
+	DefaultRetentionDays = 90
+)
+
+// DefaultBoardSettings are the settings of a board nobody configured: plain scores, no periods.
+func DefaultBoardSettings() BoardSettings {
+	return BoardSettings{TieBreak: TieBreakNone, Periods: []Period{}, RetentionDays: DefaultRetentionDays}
+}
+
+// Validate checks the settings and puts the periods in display order. Returns EINVALID.
+func (s *BoardSettings) Validate() error {
+	if s.TieBreak != TieBreakNone && s.TieBreak != TieBreakFirstReached {
+		return Errorf(EINVALID, `tie_break must be "none" or "first_reached" (got %q)`, clip(string(s.TieBreak)))
+	}
+	seen := map[Period]bool{}
+	for _, p := range s.Periods {
+		if _, err := ParsePeriod(string(p)); err != nil || p == AllTime {
+			return Errorf(EINVALID, "periods may hold daily, weekly and monthly (got %q)", clip(string(p)))
+		}
+		if seen[p] {
+			return Errorf(EINVALID, "period %q is listed twice", p)
+		}
+		seen[p] = true
+	}
+	s.Periods = slices.DeleteFunc(slices.Clone(Periods), func(p Period) bool { return !seen[p] })
+	if s.RetentionDays < MinRetentionDays || s.RetentionDays > MaxRetentionDays {
+		return Errorf(EINVALID, "retention_days must be a whole number from %d to %d (got %d)", MinRetentionDays, MaxRetentionDays, s.RetentionDays)
+	}
+	return nil
+}
+
+// Keeps says whether the board keeps a period's board.
+func (s BoardSettings) Keeps(p Period) bool { return p == AllTime || slices.Contains(s.Periods, p) }
+
+// MaxPoints is the largest |score| in points a board with these settings holds exactly.
+func (s BoardSettings) MaxPoints() int64 {
+	if s.TieBreak == TieBreakFirstReached {
+		return TieBreakMaxPoints
+	}
+	return MaxSafeScore
+}
+
+// Retention is how long a period board lives after its period ends.
+func (s BoardSettings) Retention() time.Duration {
+	return time.Duration(s.RetentionDays) * 24 * time.Hour
+}
+
+// LeaderboardService keeps leaderboards: sorted sets of players scored by points, highest
+// first, each with optional daily, weekly and monthly boards beside it. Methods that take a
+// period read that period's current board (UTC); AllTime is the board itself.
 type LeaderboardService interface {
-	// AddPoints adds points (negative allowed) to a player's score, creating the player at
-	// 0 first when absent, and returns the new score and rank. Atomic.
-	// Returns EINVALID for a bad board or player, or when the new score would leave
-	// ±MaxSafeScore (nothing is written then); EUNAVAILABLE when Redis is down.
+	// AddPoints adds points (negative allowed) to a player on the board and on every period
+	// board its settings keep, and returns the all-time entry after the add. Each board's
+	// read-modify-write is atomic. Returns EINVALID for a bad board or player, or when a new
+	// score would leave the board's exact range (nothing is written then); EUNAVAILABLE.
 	AddPoints(ctx context.Context, board, player string, points int64) (Entry, error)
 
-	// Top returns the first n entries (1 ≤ n ≤ MaxTopN) and the number of players.
+	// SetScore sets a player's all-time points (and, on tie-break boards, stamps the time).
 	// Returns EINVALID, EUNAVAILABLE.
-	Top(ctx context.Context, board string, n int) (BoardTop, error)
+	SetScore(ctx context.Context, board, player string, points int64) (Entry, error)
 
-	// Player returns a player's score and rank, read in one round trip.
+	// RemovePlayer removes a player from the board and its current period boards.
+	// Returns ENOTFOUND when the player is not on the all-time board; EINVALID, EUNAVAILABLE.
+	RemovePlayer(ctx context.Context, board, player string) error
+
+	// Trim keeps the first keep players of the all-time board and removes the rest,
+	// returning how many were removed. Returns EINVALID, EUNAVAILABLE.
+	Trim(ctx context.Context, board string, keep int64) (int64, error)
+
+	// Reset deletes the board, its period boards and its unique-player counts; settings stay.
+	// Returns the number of keys deleted. Returns EINVALID, EUNAVAILABLE.
+	Reset(ctx context.Context, board string) (int64, error)
+
+	// Top returns the first n entries (1 ≤ n ≤ MaxTopN) of a period's board.
+	// Returns EINVALID, EUNAVAILABLE.
+	Top(ctx context.Context, board string, period Period, n int) (BoardTop, error)
+
+	// Player returns a player's score and rank, read atomically in one round trip.
 	// Returns ENOTFOUND when the player is not on the board; EINVALID, EUNAVAILABLE.
-	Player(ctx context.Context, board, player string) (Entry, error)
+	Player(ctx context.Context, board string, period Period, player string) (Entry, error)
 
-	// Boards lists the boards zpulse has written to, sorted by name.
-	// Returns EUNAVAILABLE.
+	// Around returns up to n entries above a player, the player, and up to n below
+	// (1 ≤ n ≤ MaxAround), clamped at the board's ends. Returns ENOTFOUND, EINVALID, EUNAVAILABLE.
+	Around(ctx context.Context, board string, period Period, player string, n int) ([]Entry, error)
+
+	// Entries pages through a board in rank order, limit entries at a time (1 ≤ limit ≤
+	// MaxPageLimit), starting after cursor ("" for the first page). Every member whose score
+	// does not change while paging is returned exactly once, ties included.
+	// Returns EINVALID (also for a malformed cursor), EUNAVAILABLE.
+	Entries(ctx context.Context, board string, period Period, cursor string, limit int) (Page, error)
+
+	// Settings returns a board's settings (the defaults when none were saved).
+	// Returns EINVALID, EUNAVAILABLE.
+	Settings(ctx context.Context, board string) (BoardSettings, error)
+
+	// UpdateSettings validates and saves a board's settings and returns them as saved.
+	// Returns EINVALID, EUNAVAILABLE.
+	UpdateSettings(ctx context.Context, board string, s BoardSettings) (BoardSettings, error)
+
+	// Boards lists every board: those zpulse wrote to and those other services wrote, as last
+	// discovered, sorted by name. Returns EUNAVAILABLE.
 	Boards(ctx context.Context) ([]string, error)
 }
 
@@ -60,10 +184,10 @@ func ParsePoints(s string) (int64, error) {
 	return n, nil
 }
 
-// ValidateTopN checks how many entries a top-N read asks for. Returns EINVALID.
-func ValidateTopN(n int) error {
-	if n < 1 || n > MaxTopN {
-		return Errorf(EINVALID, "n must be a whole number from 1 to %d (got %d)", MaxTopN, n)
+// ValidateRange checks a count asked for in a read: a whole number from 1 to max. Returns EINVALID.
+func ValidateRange(name string, n, max int) error {
+	if n < 1 || n > max {
+		return Errorf(EINVALID, "%s must be a whole number from 1 to %d (got %d)", name, max, n)
 	}
 	return nil
 }

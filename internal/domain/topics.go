@@ -1,24 +1,54 @@
 package domain
 
-import "strings"
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // Live topics name what a live fragment shows. A page subscribes to topics; the watcher reads
 // each subscribed topic from Redis on every tick and pushes it when it changed.
 const (
 	// TopicStatus carries Redis availability; every page subscribes to it.
 	TopicStatus = "status"
-	// boardTopicPrefix + board: a board's head, BoardTopN entries (a BoardTop).
-	boardTopicPrefix = "board:"
+	// TopicBoards is every board with its player count and top 3 (a []BoardSummary).
+	TopicBoards = "boards"
 )
 
-// BoardTopN is how many entries a board's live panel shows.
+// BoardTopNs are the sizes a board's live panel can show.
+var BoardTopNs = []int{10, 25, 50, 100}
+
+// BoardTopN is the size of a board's live panel unless the page asks for another.
 const BoardTopN = 10
 
-// BoardTopic is the topic of a board's live panel.
-func BoardTopic(board string) string { return boardTopicPrefix + board }
+// BoardTopic is the topic of a board's live panel: a BoardTop of n entries of a period's
+// board, e.g. "board.all.10:game:2048" or "board.daily.25:game:2048".
+func BoardTopic(board string, period Period, n int) string {
+	p := string(period)
+	if period == AllTime {
+		p = "all"
+	}
+	return "board." + p + "." + strconv.Itoa(n) + ":" + board
+}
 
-// ParseBoardTopic returns the board a board topic is about.
-func ParseBoardTopic(topic string) (board string, ok bool) {
-	board, ok = strings.CutPrefix(topic, boardTopicPrefix)
-	return board, ok && ValidateName("board", board) == nil
+// ParseBoardTopic reads a BoardTopic.
+func ParseBoardTopic(topic string) (board string, period Period, n int, ok bool) {
+	head, board, found := strings.Cut(topic, ":")
+	parts := strings.Split(head, ".")
+	if !found || len(parts) != 3 || parts[0] != "board" || ValidateName("board", board) != nil {
+		return "", "", 0, false
+	}
+	period, err := ParsePeriod(parts[1])
+	n, nerr := strconv.Atoi(parts[2])
+	if err != nil || nerr != nil || !slices.Contains(BoardTopNs, n) {
+		return "", "", 0, false
+	}
+	return board, period, n, true
+}
+
+// BoardSummary is a board as the boards list shows it.
+type BoardSummary struct {
+	Board   string  `json:"board"`
+	Players int64   `json:"players"`
+	Top     []Entry `json:"top"`
 }

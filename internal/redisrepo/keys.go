@@ -1,24 +1,60 @@
 // Package redisrepo implements zpulse's domain services on Redis with go-redis v9.
 package redisrepo
 
+import (
+	"regexp"
+	"time"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
 // Keys builds every Redis key zpulse reads or writes; nothing else in zpulse spells a key.
 // The defaults are the reference articles' names, so a service written from the articles and
-// zpulse share data on one Redis.
+// zpulse share data on one Redis; what only zpulse needs lives under OwnPrefix.
 type Keys struct {
 	// LeaderboardPrefix precedes a board's name: "leaderboard:" gives leaderboard:game:2048.
 	LeaderboardPrefix string
-	// IndexPrefix precedes zpulse's own small index sets (names of what zpulse wrote to).
-	IndexPrefix string
+	// OwnPrefix precedes zpulse's own keys: indexes, settings, unique-player counts.
+	OwnPrefix string
 }
 
 // DefaultKeys are the articles' key names.
-var DefaultKeys = Keys{
-	LeaderboardPrefix: "leaderboard:",
-	IndexPrefix:       "zpulse:index:",
-}
+var DefaultKeys = Keys{LeaderboardPrefix: "leaderboard:", OwnPrefix: "zpulse:"}
 
 // Leaderboard is the ZSET of a board: member = player id, score = points.
 func (k Keys) Leaderboard(board string) string { return k.LeaderboardPrefix + board }
 
+// PeriodBoard is the ZSET of a board's period that contains t, e.g.
+// leaderboard:game:2048:2026-11-29, leaderboard:game:2048:2026-W48, leaderboard:game:2048:2026-11.
+// For AllTime it is the board itself.
+func (k Keys) PeriodBoard(board string, p domain.Period, t time.Time) string {
+	if p == domain.AllTime {
+		return k.Leaderboard(board)
+	}
+	return k.Leaderboard(board) + ":" + p.Suffix(t)
+}
+
+// PeriodBoardPattern matches (SCAN MATCH) every period board of a board, and more: filter
+// the names with IsPeriodSuffix. Board names hold no glob characters.
+func (k Keys) PeriodBoardPattern(board string) string { return k.Leaderboard(board) + ":*" }
+
+var periodSuffix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|\d{4}-W\d{2}|\d{4}-\d{2})$`)
+
+// IsPeriodSuffix says whether s (what follows "<board>:") names a day, ISO week or month.
+func IsPeriodSuffix(s string) bool { return periodSuffix.MatchString(s) }
+
 // BoardIndex is the SET of board names zpulse has written to.
-func (k Keys) BoardIndex() string { return k.IndexPrefix + "boards" }
+func (k Keys) BoardIndex() string { return k.OwnPrefix + "index:boards" }
+
+// BoardSettings is the HASH of a board's settings: tie_break, periods, retention_days.
+func (k Keys) BoardSettings(board string) string { return k.OwnPrefix + "board:" + board + ":settings" }
+
+// BoardUnique is the HyperLogLog of the players who scored on a board on t's day (UTC).
+func (k Keys) BoardUnique(board string, t time.Time) string {
+	return k.OwnPrefix + "board:" + board + ":unique:" + domain.Daily.Suffix(t)
+}
+
+// BoardUniquePattern matches (SCAN MATCH) every day's unique-player count of a board.
+func (k Keys) BoardUniquePattern(board string) string {
+	return k.OwnPrefix + "board:" + board + ":unique:*"
+}

@@ -2,101 +2,214 @@ package redisrepo
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// addPointsScript adds points to a player's score unless the result would leave the range of
-// exactly representable integers, and returns the new score with the player's rank, so the
-// answer describes the state right after this write even under concurrent writers.
-// ZINCRBY alone cannot refuse an out-of-range result; reading first and writing after would
-// race, hence one script.
-//
-// KEYS[1]  the board's ZSET
-// ARGV[1]  player id
-// ARGV[2]  points to add (integer, may be negative)
-// ARGV[3]  the largest allowed |score| (domain.MaxSafeScore)
-// Returns  {1, new score (string), 0-based rank from the top}
-//
-//	{0, current score (string)} when the result would leave ±ARGV[3]; nothing is written.
-var addPointsScript = redis.NewScript(`
-local current = redis.call('ZSCORE', KEYS[1], ARGV[1]) or '0'
-local result = tonumber(current) + tonumber(ARGV[2])
-local max = tonumber(ARGV[3])
-if result > max or result < -max then
-  return {0, current}
-end
-local score = redis.call('ZINCRBY', KEYS[1], ARGV[2], ARGV[1])
-return {1, score, redis.call('ZREVRANK', KEYS[1], ARGV[1])}
-`)
-
 // Leaderboards is the Redis implementation of domain.LeaderboardService.
 type Leaderboards struct {
-	rdb  redis.UniversalClient
-	keys Keys
+	rdb      redis.UniversalClient
+	keys     Keys
+	clock    domain.Clock
+	settings *settingsCache
+	catalog  *Catalog
 }
 
 var _ domain.LeaderboardService = (*Leaderboards)(nil)
 
-// NewLeaderboards returns leaderboards kept in rdb under keys.
-func NewLeaderboards(rdb redis.UniversalClient, keys Keys) *Leaderboards {
-	return &Leaderboards{rdb: rdb, keys: keys}
+// uniqueTTL keeps a day's unique-player count for a day after the day ends.
+const uniqueTTL = 24 * time.Hour
+
+// NewLeaderboards returns leaderboards kept in rdb under keys, timed by clock, listing the
+// boards of catalog.
+func NewLeaderboards(rdb redis.UniversalClient, keys Keys, clock domain.Clock, catalog *Catalog) *Leaderboards {
+	return &Leaderboards{rdb: rdb, keys: keys, clock: clock, catalog: catalog, settings: newSettingsCache(rdb, keys, clock)}
 }
 
 func (l *Leaderboards) AddPoints(ctx context.Context, board, player string, points int64) (domain.Entry, error) {
+	return l.write(ctx, board, player, points, "add")
+}
+
+func (l *Leaderboards) SetScore(ctx context.Context, board, player string, points int64) (domain.Entry, error) {
+	return l.write(ctx, board, player, points, "set")
+}
+
+// write adds or sets points on the all-time board and, for adds, on every period board the
+// settings keep: one script per board, all in one round trip, with the bookkeeping (index of
+// boards, unique players today).
+func (l *Leaderboards) write(ctx context.Context, board, player string, points int64, mode string) (domain.Entry, error) {
 	if err := validateBoardPlayer(board, player); err != nil {
 		return domain.Entry{}, err
 	}
-	if points < -domain.MaxSafeScore || points > domain.MaxSafeScore {
-		return domain.Entry{}, domain.Errorf(domain.EINVALID, "points must be a whole number from %d to %d", -domain.MaxSafeScore, domain.MaxSafeScore)
-	}
-	// The index is not part of the score's read-modify-write: SADD is idempotent, and a
-	// separate command keeps the script on one key (valid on Redis Cluster).
-	cmd, err := runPipelined(ctx, l.rdb, addPointsScript, []string{l.keys.Leaderboard(board)},
-		[]any{player, points, int64(domain.MaxSafeScore)},
-		func(pipe redis.Pipeliner) { pipe.SAdd(ctx, l.keys.BoardIndex(), board) })
+	set, err := l.settings.get(ctx, board)
 	if err != nil {
+		return domain.Entry{}, err
+	}
+	max := set.MaxPoints()
+	if points < -max || points > max {
+		return domain.Entry{}, domain.Errorf(domain.EINVALID, "points must be a whole number from %d to %d on %s", -max, max, boardKind(set))
+	}
+	now := l.clock.Now()
+	slot := ""
+	if set.TieBreak == domain.TieBreakFirstReached {
+		s, err := domain.TieBreakTime(now)
+		if err != nil {
+			return domain.Entry{}, err
+		}
+		slot = strconv.FormatInt(s, 10)
+	}
+	pipe := l.rdb.Pipeline()
+	run := func(key, expireAt string) *redis.Cmd {
+		return addScript.EvalSha(ctx, pipe, []string{key}, player, points, max, slot, expireAt, mode)
+	}
+	results := []*redis.Cmd{run(l.keys.Leaderboard(board), "")}
+	if mode == "add" {
+		for _, p := range set.Periods {
+			expireAt := p.End(now).Add(set.Retention()).UnixMilli()
+			results = append(results, run(l.keys.PeriodBoard(board, p, now), strconv.FormatInt(expireAt, 10)))
+		}
+	}
+	// The bookkeeping is not part of any score's read-modify-write: SADD and PFADD are idempotent.
+	pipe.SAdd(ctx, l.keys.BoardIndex(), board)
+	unique := l.keys.BoardUnique(board, now)
+	pipe.PFAdd(ctx, unique, player)
+	pipe.ExpireAt(ctx, unique, domain.Daily.End(now).Add(uniqueTTL))
+	if err := exec(ctx, l.rdb, pipe); err != nil {
 		return domain.Entry{}, wrap(err)
 	}
-	res := cmd.Val()
-	vals, ok := res.([]any)
-	if !ok || len(vals) < 2 {
-		return domain.Entry{}, fmt.Errorf("add points: unexpected reply %v", res)
-	}
-	switch vals[0] {
-	case int64(1):
+	l.catalog.Add(board)
+	entries := make([]domain.Entry, len(results))
+	for i, res := range results {
+		vals, _ := res.Val().([]any)
+		if len(vals) == 2 && vals[0] == int64(0) {
+			where := "the all-time board"
+			if i > 0 {
+				where = "the " + string(set.Periods[i-1]) + " board (the boards before it were written)"
+			}
+			return domain.Entry{}, domain.Errorf(domain.EINVALID, "%s has %v on %s; that change would leave %d to %d, the exact range of %s",
+				player, displayScore(vals[1]), where, -max, max, boardKind(set))
+		}
 		if len(vals) != 3 {
-			return domain.Entry{}, fmt.Errorf("add points: unexpected reply %v", res)
+			return domain.Entry{}, fmt.Errorf("add points: unexpected reply %v", res.Val())
 		}
 		score, err := strconv.ParseFloat(fmt.Sprint(vals[1]), 64)
 		rank, ok := vals[2].(int64)
 		if err != nil || !ok {
-			return domain.Entry{}, fmt.Errorf("add points: unexpected reply %v", res)
+			return domain.Entry{}, fmt.Errorf("add points: unexpected reply %v", res.Val())
 		}
-		return domain.Entry{Rank: rank + 1, Player: player, Score: score}, nil
-	default:
-		return domain.Entry{}, domain.Errorf(domain.EINVALID,
-			"%s has %v points; adding %d would leave the exact range of scores, %d to %d",
-			player, vals[1], points, -domain.MaxSafeScore, domain.MaxSafeScore)
+		entries[i] = domain.NewEntry(rank+1, player, score)
 	}
+	return entries[0], nil
 }
 
-func (l *Leaderboards) Top(ctx context.Context, board string, n int) (domain.BoardTop, error) {
+func boardKind(s domain.BoardSettings) string {
+	if s.TieBreak == domain.TieBreakFirstReached {
+		return "a first-to-reach (tie-break) board"
+	}
+	return "a board"
+}
+
+func displayScore(v any) string {
+	f, err := strconv.ParseFloat(fmt.Sprint(v), 64)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return strconv.FormatInt(domain.Points(f), 10) + " points"
+}
+
+func (l *Leaderboards) RemovePlayer(ctx context.Context, board, player string) error {
+	if err := validateBoardPlayer(board, player); err != nil {
+		return err
+	}
+	set, err := l.settings.get(ctx, board)
+	if err != nil {
+		return err
+	}
+	now := l.clock.Now()
+	pipe := l.rdb.Pipeline()
+	removed := pipe.ZRem(ctx, l.keys.Leaderboard(board), player)
+	for _, p := range set.Periods {
+		pipe.ZRem(ctx, l.keys.PeriodBoard(board, p, now), player)
+	}
+	if err := exec(ctx, l.rdb, pipe); err != nil {
+		return wrap(err)
+	}
+	if removed.Val() == 0 {
+		return domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
+	}
+	return nil
+}
+
+// MaxTrimKeep bounds Trim's keep.
+const MaxTrimKeep = 1_000_000_000
+
+func (l *Leaderboards) Trim(ctx context.Context, board string, keep int64) (int64, error) {
+	if err := domain.ValidateName("board", board); err != nil {
+		return 0, err
+	}
+	if keep < 1 || keep > MaxTrimKeep {
+		return 0, domain.Errorf(domain.EINVALID, "keep must be a whole number from 1 to %d (to empty a board, reset it)", MaxTrimKeep)
+	}
+	// ZREMRANGEBYRANK counts from the lowest score: removing ranks 0..-(keep+1) keeps the top keep.
+	n, err := l.rdb.ZRemRangeByRank(ctx, l.keys.Leaderboard(board), 0, -(keep + 1)).Result()
+	return n, wrap(err)
+}
+
+func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
+	if err := domain.ValidateName("board", board); err != nil {
+		return 0, err
+	}
+	keys := []string{l.keys.Leaderboard(board)}
+	periods, err := scanKeys(ctx, l.rdb, l.keys.PeriodBoardPattern(board))
+	if err != nil {
+		return 0, wrap(err)
+	}
+	prefix := len(l.keys.Leaderboard(board)) + 1
+	for _, k := range periods {
+		if IsPeriodSuffix(k[prefix:]) {
+			keys = append(keys, k)
+		}
+	}
+	uniques, err := scanKeys(ctx, l.rdb, l.keys.BoardUniquePattern(board))
+	if err != nil {
+		return 0, wrap(err)
+	}
+	keys = append(keys, uniques...)
+	pipe := l.rdb.Pipeline()
+	deleted := make([]*redis.IntCmd, len(keys))
+	for i, k := range keys { // one DEL per key: the keys may live in different cluster slots
+		deleted[i] = pipe.Del(ctx, k)
+	}
+	pipe.SRem(ctx, l.keys.BoardIndex(), board)
+	if err := exec(ctx, l.rdb, pipe); err != nil {
+		return 0, wrap(err)
+	}
+	l.catalog.Remove(board)
+	var n int64
+	for _, d := range deleted {
+		n += d.Val()
+	}
+	return n, nil
+}
+
+func (l *Leaderboards) Top(ctx context.Context, board string, period domain.Period, n int) (domain.BoardTop, error) {
 	if err := domain.ValidateName("board", board); err != nil {
 		return domain.BoardTop{}, err
 	}
-	if err := domain.ValidateTopN(n); err != nil {
+	if err := domain.ValidateRange("n", n, domain.MaxTopN); err != nil {
 		return domain.BoardTop{}, err
 	}
 	pipe := l.rdb.Pipeline()
-	read := queueTop(ctx, pipe, l.keys, board, n)
-	if _, err := pipe.Exec(ctx); err != nil {
+	read := queueTop(ctx, pipe, l.keys, board, period, n, l.clock.Now())
+	if err := exec(ctx, l.rdb, pipe); err != nil {
 		return domain.BoardTop{}, wrap(err)
 	}
 	return read(), nil
@@ -104,43 +217,157 @@ func (l *Leaderboards) Top(ctx context.Context, board string, n int) (domain.Boa
 
 // queueTop queues the reads of a board's head on pipe and returns the function that decodes
 // them once the pipeline ran.
-func queueTop(ctx context.Context, pipe redis.Pipeliner, keys Keys, board string, n int) func() domain.BoardTop {
-	key := keys.Leaderboard(board)
+func queueTop(ctx context.Context, pipe redis.Pipeliner, keys Keys, board string, period domain.Period, n int, now time.Time) func() domain.BoardTop {
+	key := keys.PeriodBoard(board, period, now)
 	rng := pipe.ZRevRangeWithScores(ctx, key, 0, int64(n-1))
 	card := pipe.ZCard(ctx, key)
+	unique := pipe.PFCount(ctx, keys.BoardUnique(board, now))
 	return func() domain.BoardTop {
-		top := domain.BoardTop{Board: board, Players: card.Val(), Entries: make([]domain.Entry, 0, n)}
+		top := domain.BoardTop{Board: board, Period: period, Key: key, Players: card.Val(),
+			UniqueToday: unique.Val(), Entries: make([]domain.Entry, 0, len(rng.Val()))}
 		for i, z := range rng.Val() {
-			top.Entries = append(top.Entries, domain.Entry{Rank: int64(i + 1), Player: z.Member.(string), Score: z.Score})
+			top.Entries = append(top.Entries, domain.NewEntry(int64(i+1), z.Member.(string), z.Score))
 		}
 		return top
 	}
 }
 
-func (l *Leaderboards) Player(ctx context.Context, board, player string) (domain.Entry, error) {
+func (l *Leaderboards) Player(ctx context.Context, board string, period domain.Period, player string) (domain.Entry, error) {
 	if err := validateBoardPlayer(board, player); err != nil {
 		return domain.Entry{}, err
 	}
-	key := l.keys.Leaderboard(board)
-	pipe := l.rdb.Pipeline()
-	score := pipe.ZScore(ctx, key, player)
-	rank := pipe.ZRevRank(ctx, key, player)
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+	key := l.keys.PeriodBoard(board, period, l.clock.Now())
+	var score *redis.FloatCmd
+	var rank *redis.IntCmd
+	// MULTI/EXEC: the score and the rank describe the same moment, in one round trip.
+	_, err := l.rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+		score = pipe.ZScore(ctx, key, player)
+		rank = pipe.ZRevRank(ctx, key, player)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return domain.Entry{}, wrap(err)
 	}
 	if errors.Is(score.Err(), redis.Nil) || errors.Is(rank.Err(), redis.Nil) {
 		return domain.Entry{}, domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
 	}
-	return domain.Entry{Rank: rank.Val() + 1, Player: player, Score: score.Val()}, nil
+	return domain.NewEntry(rank.Val()+1, player, score.Val()), nil
 }
 
-func (l *Leaderboards) Boards(ctx context.Context) ([]string, error) {
-	names, err := l.rdb.SMembers(ctx, l.keys.BoardIndex()).Result()
+func (l *Leaderboards) Around(ctx context.Context, board string, period domain.Period, player string, n int) ([]domain.Entry, error) {
+	if err := validateBoardPlayer(board, player); err != nil {
+		return nil, err
+	}
+	if err := domain.ValidateRange("n", n, domain.MaxAround); err != nil {
+		return nil, err
+	}
+	res, err := aroundScript.Run(ctx, l.rdb, []string{l.keys.PeriodBoard(board, period, l.clock.Now())}, player, n).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
+	}
 	if err != nil {
 		return nil, wrap(err)
 	}
-	slices.Sort(names)
-	return names, nil
+	return rankedEntries(res)
+}
+
+// rankedEntries decodes a script's {first rank, {member, score, ...}} reply.
+func rankedEntries(res any) ([]domain.Entry, error) {
+	vals, ok := res.([]any)
+	if !ok || len(vals) != 2 {
+		return nil, fmt.Errorf("unexpected reply %v", res)
+	}
+	first, _ := vals[0].(int64)
+	flat, _ := vals[1].([]any)
+	entries := make([]domain.Entry, 0, len(flat)/2)
+	for i := 0; i+1 < len(flat); i += 2 {
+		score, err := strconv.ParseFloat(fmt.Sprint(flat[i+1]), 64)
+		if err != nil {
+			return nil, fmt.Errorf("unexpected score %v", flat[i+1])
+		}
+		entries = append(entries, domain.NewEntry(first+int64(i/2)+1, fmt.Sprint(flat[i]), score))
+	}
+	return entries, nil
+}
+
+// cursor is the last entry of a page: its exact score (as Redis wrote it) and member.
+type cursor struct {
+	Score  string `json:"s"`
+	Member string `json:"m"`
+}
+
+func (c cursor) encode() string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (cursor, error) {
+	var c cursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err == nil {
+		_, err = strconv.ParseFloat(c.Score, 64)
+	}
+	if err != nil || domain.ValidateMember("player", c.Member) != nil {
+		return cursor{}, domain.Errorf(domain.EINVALID, "cursor must be a next_cursor this API returned")
+	}
+	return c, nil
+}
+
+func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.Period, after string, limit int) (domain.Page, error) {
+	if err := domain.ValidateName("board", board); err != nil {
+		return domain.Page{}, err
+	}
+	if err := domain.ValidateRange("limit", limit, domain.MaxPageLimit); err != nil {
+		return domain.Page{}, err
+	}
+	var c cursor
+	if after != "" {
+		var err error
+		if c, err = decodeCursor(after); err != nil {
+			return domain.Page{}, err
+		}
+	}
+	// One entry more than asked tells whether another page follows.
+	res, err := pageScript.Run(ctx, l.rdb, []string{l.keys.PeriodBoard(board, period, l.clock.Now())}, c.Score, c.Member, limit+1).Result()
+	if err != nil {
+		return domain.Page{}, wrap(err)
+	}
+	entries, err := rankedEntries(res)
+	if err != nil {
+		return domain.Page{}, err
+	}
+	page := domain.Page{Entries: entries}
+	if len(entries) > limit {
+		page.Entries = entries[:limit]
+		last := entries[limit-1]
+		next := cursor{Score: strconv.FormatFloat(last.Raw, 'g', -1, 64), Member: last.Player}.encode()
+		page.NextCursor = &next
+	}
+	return page, nil
+}
+
+func (l *Leaderboards) Settings(ctx context.Context, board string) (domain.BoardSettings, error) {
+	if err := domain.ValidateName("board", board); err != nil {
+		return domain.BoardSettings{}, err
+	}
+	return l.settings.get(ctx, board)
+}
+
+func (l *Leaderboards) UpdateSettings(ctx context.Context, board string, s domain.BoardSettings) (domain.BoardSettings, error) {
+	if err := domain.ValidateName("board", board); err != nil {
+		return domain.BoardSettings{}, err
+	}
+	if err := s.Validate(); err != nil {
+		return domain.BoardSettings{}, err
+	}
+	return s, l.settings.put(ctx, board, s)
+}
+
+func (l *Leaderboards) Boards(ctx context.Context) ([]string, error) {
+	return l.catalog.Boards(ctx)
 }
 
 func validateBoardPlayer(board, player string) error {

@@ -11,17 +11,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
-	"github.com/zpulse/zpulse/internal/redistest"
 )
-
-func newBoards(t *testing.T) (*Leaderboards, *redis.Client) {
-	rdb := redistest.Client(t)
-	return NewLeaderboards(rdb, DefaultKeys), rdb
-}
 
 // The articles' example: alice 120, bob 95, carol 150, bob +60.
 func TestAddPointsArticleExample(t *testing.T) {
-	lb, rdb := newBoards(t)
+	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	for _, a := range []struct {
 		player string
@@ -31,19 +25,19 @@ func TestAddPointsArticleExample(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	top, err := lb.Top(ctx, "game:2048", 3)
+	top, err := lb.Top(ctx, "game:2048", domain.AllTime, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []domain.Entry{{Rank: 1, Player: "bob", Score: 155}, {Rank: 2, Player: "carol", Score: 150}, {Rank: 3, Player: "alice", Score: 120}}
+	want := []domain.Entry{domain.NewEntry(1, "bob", 155), domain.NewEntry(2, "carol", 150), domain.NewEntry(3, "alice", 120)}
 	if fmt.Sprint(top.Entries) != fmt.Sprint(want) || top.Players != 3 || top.Board != "game:2048" {
 		t.Errorf("Top = %+v, want %v and 3 players", top, want)
 	}
-	alice, err := lb.Player(ctx, "game:2048", "alice")
+	alice, err := lb.Player(ctx, "game:2048", domain.AllTime, "alice")
 	if err != nil || alice.Rank != 3 || alice.Score != 120 {
 		t.Errorf("Player(alice) = %+v, %v; want rank 3, score 120", alice, err)
 	}
-	if _, err := lb.Player(ctx, "game:2048", "nobody"); domain.ErrorCode(err) != domain.ENOTFOUND {
+	if _, err := lb.Player(ctx, "game:2048", domain.AllTime, "nobody"); domain.ErrorCode(err) != domain.ENOTFOUND {
 		t.Errorf("Player(nobody) = %v, want ENOTFOUND", err)
 	}
 	// The same keys as the articles: a service written from them sees the same board.
@@ -56,14 +50,14 @@ func TestAddPointsArticleExample(t *testing.T) {
 }
 
 func TestAddPointsReturnsScoreAndRank(t *testing.T) {
-	lb, _ := newBoards(t)
+	lb, _, _ := newBoards(t)
 	ctx := context.Background()
 	e, err := lb.AddPoints(ctx, "b", "alice", 10)
-	if err != nil || e != (domain.Entry{Rank: 1, Player: "alice", Score: 10}) {
+	if err != nil || e != (domain.Entry{Rank: 1, Player: "alice", Score: 10, Raw: 10}) {
 		t.Fatalf("first add = %+v, %v", e, err)
 	}
 	lb.AddPoints(ctx, "b", "bob", 20)
-	if e, _ := lb.AddPoints(ctx, "b", "alice", -5); e != (domain.Entry{Rank: 2, Player: "alice", Score: 5}) {
+	if e, _ := lb.AddPoints(ctx, "b", "alice", -5); e != (domain.Entry{Rank: 2, Player: "alice", Score: 5, Raw: 5}) {
 		t.Errorf("negative add = %+v, want alice 5 at rank 2", e)
 	}
 }
@@ -71,7 +65,7 @@ func TestAddPointsReturnsScoreAndRank(t *testing.T) {
 // Every score zpulse writes stays an exact integer: a result outside ±(2^53−1) is refused
 // and nothing is written.
 func TestAddPointsRefusesScoresOutsideTheExactRange(t *testing.T) {
-	lb, rdb := newBoards(t)
+	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	if _, err := lb.AddPoints(ctx, "b", "max", domain.MaxSafeScore); err != nil {
 		t.Fatalf("adding MaxSafeScore: %v", err)
@@ -96,7 +90,7 @@ func TestAddPointsRefusesScoresOutsideTheExactRange(t *testing.T) {
 }
 
 func TestInvalidInputWritesNothing(t *testing.T) {
-	lb, rdb := newBoards(t)
+	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	for _, c := range []struct{ board, player string }{{"bad board", "a"}, {"", "a"}, {"b", ""}, {"b", strings.Repeat("x", 65)}, {"b", "a\x00"}} {
 		if _, err := lb.AddPoints(ctx, c.board, c.player, 1); domain.ErrorCode(err) != domain.EINVALID {
@@ -106,29 +100,31 @@ func TestInvalidInputWritesNothing(t *testing.T) {
 	if keys := rdb.Keys(ctx, "*").Val(); len(keys) != 0 {
 		t.Errorf("invalid input wrote %v", keys)
 	}
-	if _, err := lb.Top(ctx, "b", 0); domain.ErrorCode(err) != domain.EINVALID {
+	if _, err := lb.Top(ctx, "b", domain.AllTime, 0); domain.ErrorCode(err) != domain.EINVALID {
 		t.Errorf("Top(n=0) = %v", err)
 	}
-	if _, err := lb.Top(ctx, "b", domain.MaxTopN+1); domain.ErrorCode(err) != domain.EINVALID {
+	if _, err := lb.Top(ctx, "b", domain.AllTime, domain.MaxTopN+1); domain.ErrorCode(err) != domain.EINVALID {
 		t.Errorf("Top(n=1001) = %v", err)
 	}
 }
 
-// A board written by another service (the articles' tie-break encoding leaves fractions) is
-// read as it is.
+// A board written by another service with the articles' tie-break encoding shows its real
+// points (floor).
 func TestReadsBoardsWrittenByOthers(t *testing.T) {
-	lb, rdb := newBoards(t)
+	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
-	rdb.ZAdd(ctx, "leaderboard:ext", redis.Z{Score: 120.5, Member: "ann"}, redis.Z{Score: 7, Member: "ben"})
-	top, err := lb.Top(ctx, "ext", 10)
-	if err != nil || len(top.Entries) != 2 || top.Entries[0].Score != 120.5 || top.Players != 2 {
+	// The article's addPointsWithTieBreak: points + 1 − ms/1e13.
+	ms := float64(testNow.UnixMilli())
+	rdb.ZAdd(ctx, "leaderboard:ext", redis.Z{Score: 120 + 1 - ms/1e13, Member: "ann"}, redis.Z{Score: 7, Member: "ben"})
+	top, err := lb.Top(ctx, "ext", domain.AllTime, 10)
+	if err != nil || len(top.Entries) != 2 || top.Entries[0].Score != 120 || top.Entries[0].Raw != 120+1-ms/1e13 || top.Players != 2 {
 		t.Errorf("Top(ext) = %+v, %v", top, err)
 	}
 }
 
 // ZINCRBY inside one script keeps concurrent adds exact.
 func TestConcurrentAddsAreExact(t *testing.T) {
-	lb, rdb := newBoards(t)
+	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	const writers, adds = 50, 40
 	var wg sync.WaitGroup
@@ -156,7 +152,7 @@ func TestConcurrentAddsAreExact(t *testing.T) {
 
 // After SCRIPT FLUSH (or a Redis restart) the script is loaded again.
 func TestAddPointsSurvivesScriptFlush(t *testing.T) {
-	lb, rdb := newBoards(t)
+	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	lb.AddPoints(ctx, "b", "a", 1)
 	rdb.ScriptFlush(ctx)
@@ -171,11 +167,11 @@ func TestUnreachableRedisIsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rdb.Close()
-	lb := NewLeaderboards(rdb, DefaultKeys)
+	lb := NewLeaderboards(rdb, DefaultKeys, domain.SystemClock{}, NewCatalog(rdb, DefaultKeys))
 	ctx := context.Background()
 	_, err1 := lb.AddPoints(ctx, "b", "a", 1)
-	_, err2 := lb.Top(ctx, "b", 10)
-	_, err3 := NewSnapshots(rdb, DefaultKeys).Read(ctx, nil)
+	_, err2 := lb.Top(ctx, "b", domain.AllTime, 10)
+	_, err3 := NewSnapshots(rdb, DefaultKeys, domain.SystemClock{}, NewCatalog(rdb, DefaultKeys)).Read(ctx, nil)
 	for _, err := range []error{err1, err2, err3} {
 		if domain.ErrorCode(err) != domain.EUNAVAILABLE {
 			t.Errorf("got %v, want EUNAVAILABLE", err)
@@ -183,7 +179,7 @@ func TestUnreachableRedisIsUnavailable(t *testing.T) {
 	}
 	ctxDone, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := lb.Top(ctxDone, "b", 10); !errors.Is(err, context.Canceled) {
+	if _, err := lb.Top(ctxDone, "b", domain.AllTime, 10); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: got %v", err)
 	}
 }

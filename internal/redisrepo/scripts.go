@@ -2,24 +2,56 @@ package redisrepo
 
 import (
 	"context"
+	"errors"
+	"slices"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// runPipelined runs script s by its SHA together with the commands that also queues, in one
-// round trip. When Redis does not know the script (after a restart or SCRIPT FLUSH) it sends
-// the whole script once more. The commands queued by also must be idempotent: they run twice then.
-func runPipelined(ctx context.Context, rdb redis.UniversalClient, s *redis.Script, keys []string, args []any, also func(redis.Pipeliner)) (*redis.Cmd, error) {
-	run := func(eval func(context.Context, redis.Scripter, []string, ...any) *redis.Cmd) (*redis.Cmd, error) {
-		pipe := rdb.Pipeline()
-		cmd := eval(ctx, pipe, keys, args...)
-		also(pipe)
-		_, err := pipe.Exec(ctx)
-		return cmd, err
+// scriptSources maps a script's SHA1 to its source, so exec can resend what Redis forgot.
+var scriptSources = map[string]string{}
+
+// newScript declares a Lua script; every script of the package is declared with it.
+func newScript(src string) *redis.Script {
+	s := redis.NewScript(src)
+	scriptSources[s.Hash()] = src
+	return s
+}
+
+// exec runs a pipeline in one round trip and returns its first failure other than a nil
+// reply (redis.Nil is an answer, read from each command). Script calls (EVALSHA) that Redis did not know,
+// after a restart, a SCRIPT FLUSH or on a cluster node that has not seen the script, are sent
+// once more with their source, each alone: nothing in the pipeline runs twice.
+func exec(ctx context.Context, rdb redis.UniversalClient, pipe redis.Pipeliner) error {
+	cmds, _ := pipe.Exec(ctx)
+	retry := rdb.Pipeline()
+	var forgotten, resent []*redis.Cmd
+	for _, c := range cmds {
+		cmd, ok := c.(*redis.Cmd)
+		if !ok || !redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+			continue
+		}
+		args := slices.Clone(cmd.Args())
+		sha, _ := args[1].(string)
+		src, known := scriptSources[sha]
+		if !known {
+			continue
+		}
+		args[0], args[1] = "eval", src
+		forgotten = append(forgotten, cmd)
+		resent = append(resent, retry.Do(ctx, args...))
 	}
-	cmd, err := run(s.EvalSha)
-	if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
-		cmd, err = run(s.Eval)
+	if len(forgotten) > 0 {
+		_, _ = retry.Exec(ctx)
+		for i, cmd := range forgotten {
+			cmd.SetVal(resent[i].Val())
+			cmd.SetErr(resent[i].Err())
+		}
 	}
-	return cmd, err
+	for _, c := range cmds {
+		if err := c.Err(); err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,40 +2,49 @@ package redisrepo
 
 import (
 	"context"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
+// boardsTopN is how many leaders the boards list shows per board.
+const boardsTopN = 3
+
 // Snapshots reads the state behind live topics for the watcher.
 type Snapshots struct {
-	rdb  redis.UniversalClient
-	keys Keys
+	rdb     redis.UniversalClient
+	keys    Keys
+	clock   domain.Clock
+	catalog *Catalog
 }
 
 // NewSnapshots returns a reader of live topics kept in rdb under keys.
-func NewSnapshots(rdb redis.UniversalClient, keys Keys) *Snapshots {
-	return &Snapshots{rdb: rdb, keys: keys}
+func NewSnapshots(rdb redis.UniversalClient, keys Keys, clock domain.Clock, catalog *Catalog) *Snapshots {
+	return &Snapshots{rdb: rdb, keys: keys, clock: clock, catalog: catalog}
 }
 
 // Read reads every topic it knows in one pipelined round trip and returns a snapshot per
-// topic (domain.BoardTop for board topics). Topics it does not know are left out. With no
-// known topic it still sends a PING, so the answer always says whether Redis is reachable.
-// Returns EUNAVAILABLE when Redis cannot be reached.
+// topic: a domain.BoardTop for a board topic, a []domain.BoardSummary for TopicBoards. Topics
+// it does not know are left out. With no known topic it still sends a PING, so the answer
+// always says whether Redis is reachable. Returns EUNAVAILABLE when Redis cannot be reached.
 func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, error) {
+	now := s.clock.Now()
 	pipe := s.rdb.Pipeline()
 	decoders := make(map[string]func() any, len(topics))
 	for _, topic := range topics {
-		if board, ok := domain.ParseBoardTopic(topic); ok {
-			read := queueTop(ctx, pipe, s.keys, board, domain.BoardTopN)
+		if board, period, n, ok := domain.ParseBoardTopic(topic); ok {
+			read := queueTop(ctx, pipe, s.keys, board, period, n, now)
 			decoders[topic] = func() any { return read() }
+		} else if topic == domain.TopicBoards {
+			decoders[topic] = s.queueSummaries(ctx, pipe, now)
 		}
 	}
 	if len(decoders) == 0 {
 		pipe.Ping(ctx)
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	if err := exec(ctx, s.rdb, pipe); err != nil {
 		return nil, wrap(err)
 	}
 	snaps := make(map[string]any, len(decoders))
@@ -43,4 +52,22 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 		snaps[topic] = decode()
 	}
 	return snaps, nil
+}
+
+// queueSummaries queues each known board's player count and leaders. The names come from the
+// catalog, which refreshes at its own slow cadence.
+func (s *Snapshots) queueSummaries(ctx context.Context, pipe redis.Pipeliner, now time.Time) func() any {
+	names := s.catalog.Known()
+	reads := make([]func() domain.BoardTop, len(names))
+	for i, b := range names {
+		reads[i] = queueTop(ctx, pipe, s.keys, b, domain.AllTime, boardsTopN, now)
+	}
+	return func() any {
+		out := make([]domain.BoardSummary, len(reads))
+		for i, read := range reads {
+			top := read()
+			out[i] = domain.BoardSummary{Board: top.Board, Players: top.Players, Top: top.Entries}
+		}
+		return out
+	}
 }

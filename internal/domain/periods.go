@@ -1,0 +1,81 @@
+package domain
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Period names a leaderboard kept beside the all-time board for the current day, ISO week or
+// month, in UTC.
+type Period string
+
+const (
+	AllTime Period = ""
+	Daily   Period = "daily"
+	Weekly  Period = "weekly"
+	Monthly Period = "monthly"
+)
+
+// Periods are the periods a board may keep, in display order.
+var Periods = []Period{Daily, Weekly, Monthly}
+
+// ParsePeriod reads a period name; "" and "all" are the all-time board. Returns EINVALID.
+func ParsePeriod(s string) (Period, error) {
+	switch p := Period(s); {
+	case s == "" || s == "all":
+		return AllTime, nil
+	case slices.Contains(Periods, p):
+		return p, nil
+	default:
+		return "", Errorf(EINVALID, "period must be daily, weekly or monthly (got %q)", clip(s))
+	}
+}
+
+// Suffix names the period that contains t, as the key suffix the articles use:
+// 2026-11-29 (daily), 2026-W48 (weekly, ISO 8601), 2026-11 (monthly). All in UTC.
+func (p Period) Suffix(t time.Time) string {
+	t = t.UTC()
+	switch p {
+	case Daily:
+		return t.Format("2006-01-02")
+	case Weekly:
+		y, w := t.ISOWeek()
+		return fmt.Sprintf("%04d-W%02d", y, w)
+	case Monthly:
+		return t.Format("2006-01")
+	default:
+		return ""
+	}
+}
+
+// End returns the first instant after the period that contains t.
+func (p Period) End(t time.Time) time.Time {
+	t = t.UTC()
+	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	switch p {
+	case Daily:
+		return day.AddDate(0, 0, 1)
+	case Weekly:
+		// ISO weeks start on Monday.
+		return day.AddDate(0, 0, 7-(int(t.Weekday())+6)%7)
+	case Monthly:
+		return time.Date(t.Year(), t.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+	default:
+		return time.Time{}
+	}
+}
+
+// Label is the period's name for people.
+func (p Period) Label() string {
+	switch p {
+	case Daily:
+		return "Today"
+	case Weekly:
+		return "This week"
+	case Monthly:
+		return "This month"
+	default:
+		return "All time"
+	}
+}

@@ -1,0 +1,104 @@
+package redisrepo
+
+// The leaderboard's Lua scripts. Each touches one key, so each is valid on Redis Cluster; an
+// add that updates several boards (all-time, daily, weekly, monthly) runs the add script once
+// per board in one pipelined round trip. Time comes from the caller's domain.Clock as ARGV:
+// the tie-break resolution is one second, far coarser than the skew between instances.
+
+// addScript adds points to (or sets) a player's score on one board, unless the result would
+// leave the board's exact range, and returns the new score with the player's rank, so the
+// answer describes the state right after this write even under concurrent writers.
+// On a tie-break board the score is re-encoded as points + (2^30 − 1 − slot) / 2^30 (see
+// domain.TieBreakScore), so the time is that of reaching the new total; ZINCRBY cannot do
+// that, as the article warns, because it would add the fractions up too.
+//
+// KEYS[1]  the board's ZSET (all-time or one period)
+// ARGV[1]  player id
+// ARGV[2]  points: an integer to add, or the new points with ARGV[6] = "set"
+// ARGV[3]  the largest allowed |points| on this board
+// ARGV[4]  tie-break time slot (seconds since domain.TieBreakEpoch), "" for a plain board
+// ARGV[5]  PEXPIREAT for the key in epoch ms (period boards), "" for none
+// ARGV[6]  "add" or "set"
+// Returns  {1, new score (string), 0-based rank from the top}
+//
+//	{0, current score (string)} when the result would leave ±ARGV[3]; nothing is written.
+var addScript = newScript(`
+local key, player = KEYS[1], ARGV[1]
+local n, max, slot = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local current = redis.call('ZSCORE', key, player)
+local points = n
+if ARGV[6] == 'add' then
+  points = (current and math.floor(tonumber(current)) or 0) + n
+end
+if points > max or points < -max then
+  return {0, current or '0'}
+end
+if slot ~= '' then
+  local slots = 1073741824
+  redis.call('ZADD', key, string.format('%.17g', points + (slots - 1 - tonumber(slot)) / slots), player)
+elseif ARGV[6] == 'add' then
+  redis.call('ZINCRBY', key, ARGV[2], player)
+else
+  redis.call('ZADD', key, ARGV[2], player)
+end
+if ARGV[5] ~= '' then
+  redis.call('PEXPIREAT', key, ARGV[5])
+end
+return {1, redis.call('ZSCORE', key, player), redis.call('ZREVRANK', key, player)}
+`)
+
+// aroundScript returns the players around one, as ZREVRANGE orders them, in one atomic read.
+//
+// KEYS[1]  the board's ZSET
+// ARGV[1]  player id
+// ARGV[2]  how many above and below
+// Returns  {0-based rank of the first entry, {member, score, member, score, ...}}, or false
+// when the player is not on the board.
+var aroundScript = newScript(`
+local rank = redis.call('ZREVRANK', KEYS[1], ARGV[1])
+if not rank then return false end
+local n = tonumber(ARGV[2])
+local first = math.max(0, rank - n)
+return {first, redis.call('ZREVRANGE', KEYS[1], first, rank + n, 'WITHSCORES')}
+`)
+
+// pageScript returns the page of a board that follows a cursor, in ZREVRANGE order: scores
+// descending, equal scores by member descending. The cursor is the last entry of the previous
+// page (its score and member), not an offset, so the page starts right after that entry even
+// when other scores changed: while the entry keeps its score, at its current rank; otherwise at
+// the place (score, member) would have, found by a binary search among the equal scores
+// (members compared byte by byte, as Redis orders them, whatever the server's locale).
+//
+// KEYS[1]  the board's ZSET
+// ARGV[1]  the cursor's score ("" for the first page)
+// ARGV[2]  the cursor's member
+// ARGV[3]  page size
+// Returns  {0-based rank of the first entry, {member, score, ...}}
+var pageScript = newScript(`
+local key, limit = KEYS[1], tonumber(ARGV[3])
+local start = 0
+if ARGV[1] ~= '' then
+  local score, member = tonumber(ARGV[1]), ARGV[2]
+  local current = redis.call('ZSCORE', key, member)
+  if current and tonumber(current) == score then
+    start = redis.call('ZREVRANK', key, member) + 1
+  else
+    local function before(a, b) -- a sorts before b in ZREVRANGE among equal scores: a > b bytewise
+      local la, lb = #a, #b
+      for i = 1, math.min(la, lb) do
+        local x, y = string.byte(a, i), string.byte(b, i)
+        if x ~= y then return x > y end
+      end
+      return la > lb
+    end
+    local lo = redis.call('ZCOUNT', key, '(' .. ARGV[1], '+inf')
+    local hi = lo + redis.call('ZCOUNT', key, ARGV[1], ARGV[1])
+    while lo < hi do
+      local mid = math.floor((lo + hi) / 2)
+      if before(redis.call('ZREVRANGE', key, mid, mid)[1], member) then lo = mid + 1 else hi = mid end
+    end
+    start = lo
+  end
+end
+return {start, redis.call('ZREVRANGE', key, start, start + limit - 1, 'WITHSCORES')}
+`)

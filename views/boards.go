@@ -1,0 +1,138 @@
+package views
+
+import (
+	"maps"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// BoardPageData is what a board's page shows.
+type BoardPageData struct {
+	Top      domain.BoardTop
+	Period   domain.Period
+	N        int
+	Settings domain.BoardSettings
+	BigKey   int64 // members above which a board counts as a big key
+	Lookup   *Lookup
+	Forms    map[string]Form // by form id (see BoardFormIDs)
+}
+
+// Lookup is the outcome of a player lookup: the player's entry (nil: not ranked) and the
+// entries around it.
+type Lookup struct {
+	Player string
+	Entry  *domain.Entry
+	Around []domain.Entry
+	Err    string
+}
+
+// BoardFormIDs are the board page's forms: add points, set a score, remove a player, trim,
+// reset, settings.
+var BoardFormIDs = []string{"add", "score", "remove", "trim", "reset", "settings"}
+
+// BoardFormSection is the id of the section that holds a board form.
+func BoardFormSection(id string) string {
+	switch id {
+	case "add":
+		return "add-points"
+	default:
+		return "board-" + id
+	}
+}
+
+func (d BoardPageData) form(id string) Form {
+	if f, ok := d.Forms[id]; ok {
+		return f
+	}
+	return NewForm()
+}
+
+// BoardPanelID is the id of a board's live panel for a period and size.
+func BoardPanelID(board string, period domain.Period, n int) string {
+	return domID("board-"+string(period)+"-"+strconv.Itoa(n), board)
+}
+
+func boardURL(board string) string { return "/boards/" + url.PathEscape(board) }
+
+// boardViewURL is a board page showing a period and a size.
+func boardViewURL(board string, period domain.Period, n int) string {
+	q := url.Values{}
+	if period != domain.AllTime {
+		q.Set("period", string(period))
+	}
+	if n != domain.BoardTopN {
+		q.Set("n", strconv.Itoa(n))
+	}
+	if len(q) == 0 {
+		return boardURL(board)
+	}
+	return boardURL(board) + "?" + q.Encode()
+}
+
+func entriesURL(board string, period domain.Period, cursor string) string {
+	q := url.Values{}
+	if period != domain.AllTime {
+		q.Set("period", string(period))
+	}
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
+	u := boardURL(board) + "/entries"
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	return u
+}
+
+func periodTabs(s domain.BoardSettings) []domain.Period {
+	return append([]domain.Period{domain.AllTime}, s.Periods...)
+}
+
+func tieBreakLabel(t domain.TieBreak) string {
+	if t == domain.TieBreakFirstReached {
+		return "First to reach ranks higher"
+	}
+	return "Equal points: by player id"
+}
+
+func pointsHint(s domain.BoardSettings) string {
+	return "A whole number from " + FormatCount(-s.MaxPoints()) + " to " + FormatCount(s.MaxPoints()) + "; negative takes points away"
+}
+
+// settingValue is what the form holds for a setting, or the saved value before a post.
+func settingValue(f Form, name, saved string) string {
+	if v, ok := f.Values[name]; ok {
+		return v
+	}
+	return saved
+}
+
+func periodChecked(f Form, s domain.BoardSettings, p domain.Period) bool {
+	if v, ok := f.Values["periods"]; ok {
+		return slices.Contains(strings.Split(v, ","), string(p))
+	}
+	return s.Keeps(p)
+}
+
+func withDefault(f Form, name, def string) Form {
+	if _, ok := f.Values[name]; ok {
+		return f
+	}
+	g := Form{Values: maps.Clone(f.Values), Errors: f.Errors, Success: f.Success}
+	if g.Values == nil {
+		g.Values = map[string]string{}
+	}
+	g.Values[name] = def
+	return g
+}
+
+func rawTitle(e domain.Entry) string {
+	if float64(e.Score) == e.Raw {
+		return ""
+	}
+	return "Redis score " + strconv.FormatFloat(e.Raw, 'f', -1, 64)
+}

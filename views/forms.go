@@ -1,0 +1,23 @@
+package views
+
+// Form is a form's state: what was typed, errors per field ("" for the whole form), and the
+// message after a success.
+type Form struct {
+	Values  map[string]string
+	Errors  map[string]string
+	Success string
+}
+
+// NewForm returns an empty form.
+func NewForm() Form { return Form{Values: map[string]string{}, Errors: map[string]string{}} }
+
+// Value is what was typed into a field.
+func (f Form) Value(name string) string { return f.Values[name] }
+
+// Err is a field's error, or the form's for "".
+func (f Form) Err(name string) string { return f.Errors[name] }
+
+// OK says whether the form has no error.
+func (f Form) OK() bool { return len(f.Errors) == 0 }
+
+func fieldID(form, name string) string { return "f-" + form + "-" + name }
