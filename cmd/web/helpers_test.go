@@ -36,7 +36,7 @@ type testServer struct {
 
 // newTestServer serves zpulse's handler over the package's real Redis (flushed), or over
 // rdb when one is given (e.g. a client of a Redis that is down).
-func newTestServer(t *testing.T, adminToken string, rdb redis.UniversalClient) *testServer {
+func newTestServer(t testing.TB, adminToken string, rdb redis.UniversalClient) *testServer {
 	t.Helper()
 	if rdb == nil {
 		rdb = redistest.Client(t)
@@ -120,4 +120,16 @@ func keys(t *testing.T, rdb redis.UniversalClient) []string {
 		}
 	}
 	return out
+}
+
+func redisZ(score float64, member string) redis.Z { return redis.Z{Score: score, Member: member} }
+
+// regexpFind returns the first group of pattern in s, failing the test when there is none.
+func regexpFind(t *testing.T, s, pattern string) string {
+	t.Helper()
+	m := regexp.MustCompile(pattern).FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("no match for %s", pattern)
+	}
+	return m[1]
 }
