@@ -22,3 +22,6 @@ func ParseBoardTopic(topic string) (board string, ok bool) {
 	board, ok = strings.CutPrefix(topic, boardTopicPrefix)
 	return board, ok && ValidateName("board", board) == nil
 }
+
+// TopicLocks carries the held locks (a HeldLocks) of the /locks page.
+const TopicLocks = "locks"

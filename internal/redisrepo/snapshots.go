@@ -2,6 +2,7 @@ package redisrepo
 
 import (
 	"context"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -10,13 +11,14 @@ import (
 
 // Snapshots reads the state behind live topics for the watcher.
 type Snapshots struct {
-	rdb  redis.UniversalClient
-	keys Keys
+	rdb   redis.UniversalClient
+	keys  Keys
+	locks *lockDirectory // names behind the locks topic, discovered across ticks
 }
 
 // NewSnapshots returns a reader of live topics kept in rdb under keys.
 func NewSnapshots(rdb redis.UniversalClient, keys Keys) *Snapshots {
-	return &Snapshots{rdb: rdb, keys: keys}
+	return &Snapshots{rdb: rdb, keys: keys, locks: newLockDirectory()}
 }
 
 // Read reads every topic it knows in one pipelined round trip and returns a snapshot per
@@ -31,6 +33,15 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 			read := queueTop(ctx, pipe, s.keys, board, domain.BoardTopN)
 			decoders[topic] = func() any { return read() }
 		}
+		if topic == domain.TopicLocks {
+			read := s.locks.queue(ctx, pipe, s.keys, time.Now())
+			decoders[topic] = func() any {
+				if held, ok := read(); ok {
+					return held
+				}
+				return nil // the names are not known yet: nothing to publish this tick
+			}
+		}
 	}
 	if len(decoders) == 0 {
 		pipe.Ping(ctx)
@@ -40,7 +51,9 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 	}
 	snaps := make(map[string]any, len(decoders))
 	for topic, decode := range decoders {
-		snaps[topic] = decode()
+		if snap := decode(); snap != nil {
+			snaps[topic] = snap
+		}
 	}
 	return snaps, nil
 }
