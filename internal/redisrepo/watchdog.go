@@ -189,7 +189,7 @@ func (w *Watchdog) untilNext() time.Duration {
 	next := time.Hour
 	now := w.clock.Now()
 	for _, e := range w.leases {
-		next = min(next, e.due.Sub(now))
+		next = min(next, e.due.Sub(now), e.validUntil.Sub(now))
 	}
 	return max(next, 0)
 }
@@ -206,6 +206,14 @@ func (w *Watchdog) RenewDue(ctx context.Context) (renewed, lost int) {
 	timeout := time.Duration(-1)
 	w.mu.Lock()
 	for k, e := range w.leases {
+		if !now.Before(e.validUntil) {
+			// Only leases whose renewals failed get here: tell the holder now, not after
+			// one more attempt, since another owner may take the lock from this moment.
+			delete(w.leases, k)
+			e.tell(fmt.Errorf("%w: lock %q: its lease ran out before it could be renewed (Redis did not answer)", domain.ErrLockLost, k.name))
+			lost++
+			continue
+		}
 		if !e.due.After(now.Add(e.ttl / 6)) {
 			batch = append(batch, item{k, e})
 			if left := e.validUntil.Sub(now); timeout < 0 || left < timeout {
@@ -215,7 +223,7 @@ func (w *Watchdog) RenewDue(ctx context.Context) (renewed, lost int) {
 	}
 	w.mu.Unlock()
 	if len(batch) == 0 {
-		return 0, 0
+		return 0, lost
 	}
 	keys := make([]watchKey, len(batch))
 	ttls := make([]time.Duration, len(batch))
@@ -226,7 +234,7 @@ func (w *Watchdog) RenewDue(ctx context.Context) (renewed, lost int) {
 	held, err := w.extendAll(rctx, keys, ttls)
 	cancel()
 	if ctx.Err() != nil {
-		return 0, 0 // shutting down: stop() decides
+		return 0, lost // shutting down: stop() decides
 	}
 	after := w.clock.Now()
 	w.mu.Lock()
