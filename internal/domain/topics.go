@@ -52,3 +52,6 @@ type BoardSummary struct {
 	Players int64   `json:"players"`
 	Top     []Entry `json:"top"`
 }
+
+// TopicLocks carries the held locks (a HeldLocks) of the /locks page.
+const TopicLocks = "locks"

@@ -18,11 +18,12 @@ type Snapshots struct {
 	keys    Keys
 	clock   domain.Clock
 	catalog *Catalog
+	locks   *lockDirectory // names behind the locks topic, discovered across ticks
 }
 
 // NewSnapshots returns a reader of live topics kept in rdb under keys.
 func NewSnapshots(rdb redis.UniversalClient, keys Keys, clock domain.Clock, catalog *Catalog) *Snapshots {
-	return &Snapshots{rdb: rdb, keys: keys, clock: clock, catalog: catalog}
+	return &Snapshots{rdb: rdb, keys: keys, clock: clock, catalog: catalog, locks: newLockDirectory()}
 }
 
 // Read reads every topic it knows in one pipelined round trip and returns a snapshot per
@@ -39,6 +40,14 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicBoards {
 			decoders[topic] = s.queueSummaries(ctx, pipe, now)
+		} else if topic == domain.TopicLocks {
+			read := s.locks.queue(ctx, pipe, s.keys, now)
+			decoders[topic] = func() any {
+				if held, ok := read(); ok {
+					return held
+				}
+				return nil // the names are not known yet: nothing to publish this tick
+			}
 		}
 	}
 	if len(decoders) == 0 {
@@ -49,7 +58,9 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 	}
 	snaps := make(map[string]any, len(decoders))
 	for topic, decode := range decoders {
-		snaps[topic] = decode()
+		if snap := decode(); snap != nil {
+			snaps[topic] = snap
+		}
 	}
 	return snaps, nil
 }

@@ -1,0 +1,63 @@
+package redisrepo
+
+import (
+	"testing"
+	"time"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// The locks topic: zpulse's locks (index) and other services' locks (SCAN) in the watcher's
+// one pipeline, shown from the tick after they were found; gone locks leave the index.
+func TestSnapshotsReadLocksTopic(t *testing.T) {
+	locks, rdb := newLocks(t)
+	snaps := NewSnapshots(rdb, DefaultKeys, domain.SystemClock{}, NewCatalog(rdb, DefaultKeys))
+	mine, _ := locks.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Minute, Owner: "w-1"})
+	locks.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Minute, Owner: "w-1"})
+	rdb.Set(ctx, "lock:article", "article-uuid", time.Minute)
+	rdb.Set(ctx, "lock:bad name", "x", time.Minute) // not a valid name: never shown
+
+	topics := []string{domain.TopicLocks, domain.BoardTopic("b", domain.AllTime, domain.BoardTopN)}
+	got, err := snaps.Read(ctx, topics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got[domain.TopicLocks]; ok {
+		t.Fatal("the first read published locks before any name was known")
+	}
+	hook := &countingHook{}
+	rdb.AddHook(hook)
+	got, err = snaps.Read(ctx, topics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hook.pipelines != 1 || hook.single != 0 {
+		t.Errorf("Read made %d pipelines and %d single calls, want 1 pipeline", hook.pipelines, hook.single)
+	}
+	held := got[domain.TopicLocks].(domain.HeldLocks)
+	if len(held.Locks) != 2 || held.More != 0 {
+		t.Fatalf("locks = %+v, want article and order:1001", held)
+	}
+	art, ord := held.Locks[0], held.Locks[1]
+	if art.Lock != "article" || art.Token != "article-uuid" || !art.Foreign() || art.Type != "string" || art.RemainingMs < 59000 || art.RemainingMs%100 != 0 {
+		t.Errorf("article = %+v", art)
+	}
+	if ord.Lock != "order:1001" || ord.Token != "w-1" || ord.Holds != 2 || !ord.Reentrant || ord.Fence != mine.Fence || ord.LeaseMs != 60000 || ord.Watchdog {
+		t.Errorf("order:1001 = %+v", ord)
+	}
+
+	// Gone locks disappear, and an expired lock's name leaves the index a tick later.
+	locks.ForceRelease(ctx, "order:1001", "")
+	rdb.Del(ctx, "lock:article")
+	gone, _ := locks.Acquire(ctx, "short", domain.LockOptions{TTL: domain.MinLockTTL})
+	snaps.Read(ctx, topics) // learns the name "short"
+	waitGone(t, rdb, "lock:short", time.Second)
+	got, _ = snaps.Read(ctx, topics)
+	if held := got[domain.TopicLocks].(domain.HeldLocks); len(held.Locks) != 0 {
+		t.Errorf("locks = %+v, want none", held)
+	}
+	snaps.Read(ctx, topics)
+	if rdb.SIsMember(ctx, DefaultKeys.LockIndex(), gone.Lock).Val() {
+		t.Error("an expired lock's name stayed in the index")
+	}
+}

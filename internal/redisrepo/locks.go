@@ -1,0 +1,550 @@
+package redisrepo
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// Every lock script uses the same three keys, all in the lock's Cluster slot (see keys.go):
+//
+// KEYS[1]  lock:<name>            STRING, the holder's token, PX lease (the article's key)
+// KEYS[2]  {lock:<name>}:meta     HASH owner, holds, ttl_ms, watchdog, reentrant, fence; same PX
+// KEYS[3]  {lock:<name>}:fence    STRING fencing counter, no expiry
+//
+// Clock: Redis's own. Leases are PX expiries that Redis counts down, so every instance
+// agrees on when a lock ends whatever its machine's clock says; the only TIME read seeds the
+// fencing counter. GET on a lock key of another type (a Redisson hash) would abort a script,
+// hence redis.pcall where a foreign key may sit: a pcall error never equals a token.
+
+// acquireLockScript takes a lock: the article's SET NX PX, plus, in the same atomic step,
+// the next fencing token and zpulse's meta hash. A reentrant owner that already holds the
+// lock takes it once more (holds + 1, lease renewed, same fence).
+//
+// The fencing counter starts, when absent, at Redis's TIME in microseconds (about 1.8e15,
+// exact in a double and in JavaScript) rather than 0: if Redis loses its data (a restart
+// without persistence, a failover to a replica that missed the INCR), the counter restarts
+// above every token it gave before, as long as Redis's clock moved forward and fewer than
+// one acquisition per microsecond happened, which Redis cannot serve anyway. A plain INCR
+// from 0 would hand out token 1 again and a protected resource would refuse every new
+// holder, or worse, accept two holders with equal tokens.
+//
+// ARGV[1]  token (the owner for a reentrant lock)
+// ARGV[2]  lease, ms
+// ARGV[3]  "1" reentrant, "0" plain
+// ARGV[4]  "1" renewed by a watchdog, "0" not (shown on the page)
+// Returns  {1, fence, holds} when taken; {0, PTTL of the holder's lock} when held by another
+var acquireLockScript = newScript(`
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  if redis.call('EXISTS', KEYS[3]) == 0 then
+    local t = redis.call('TIME')
+    redis.call('SET', KEYS[3], t[1] .. string.format('%06d', tonumber(t[2])))
+  end
+  local fence = redis.call('INCR', KEYS[3])
+  redis.call('DEL', KEYS[2])
+  redis.call('HSET', KEYS[2], 'owner', ARGV[1], 'holds', 1, 'ttl_ms', ARGV[2], 'watchdog', ARGV[4], 'reentrant', ARGV[3], 'fence', fence)
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+  return {1, fence, 1}
+end
+if ARGV[3] == '1' and redis.pcall('GET', KEYS[1]) == ARGV[1]
+   and redis.call('HGET', KEYS[2], 'owner') == ARGV[1] and redis.call('HGET', KEYS[2], 'reentrant') == '1' then
+  local holds = redis.call('HINCRBY', KEYS[2], 'holds', 1)
+  redis.call('HSET', KEYS[2], 'ttl_ms', ARGV[2])
+  if ARGV[4] == '1' then redis.call('HSET', KEYS[2], 'watchdog', '1') end
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+  return {1, tonumber(redis.call('HGET', KEYS[2], 'fence')), holds}
+end
+return {0, redis.call('PTTL', KEYS[1])}
+`)
+
+// releaseLockScript is the article's compare-and-delete: only the holder's token frees the
+// lock. A reentrant owner holding it more than once gives one hold back instead.
+//
+// ARGV[1]  token
+// Returns  the holds left (0: the lock is free); -1 when ARGV[1] is not the holder's token
+// (nothing changes).
+var releaseLockScript = newScript(`
+if redis.pcall('GET', KEYS[1]) ~= ARGV[1] then
+  return -1
+end
+if redis.call('HGET', KEYS[2], 'owner') == ARGV[1] then
+  local holds = tonumber(redis.call('HGET', KEYS[2], 'holds')) or 1
+  if holds > 1 then
+    return redis.call('HINCRBY', KEYS[2], 'holds', -1)
+  end
+end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 0
+`)
+
+// extendLockScript renews the holder's lease: compare-and-PEXPIRE, so a holder whose lease
+// ran out can never extend the lock of the owner who took it next. The watchdog sends one
+// per held lock, many in one pipeline.
+//
+// ARGV[1]  token
+// ARGV[2]  new lease, ms from now
+// Returns  {1, fence, holds} (0 and 1 for a lock taken by another service); {0} when
+// ARGV[1] is not the holder's token (nothing changes)
+var extendLockScript = newScript(`
+if redis.pcall('GET', KEYS[1]) ~= ARGV[1] then
+  return {0}
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if redis.call('HGET', KEYS[2], 'owner') == ARGV[1] then
+  redis.call('HSET', KEYS[2], 'ttl_ms', ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+  return {1, tonumber(redis.call('HGET', KEYS[2], 'fence')), tonumber(redis.call('HGET', KEYS[2], 'holds'))}
+end
+return {1, 0, 1}
+`)
+
+// forceReleaseLockScript deletes a lock whoever holds it (an admin's act), or only when
+// ARGV[1] is still the holder's token. The fencing counter stays: the next holder's token is
+// still higher than the one whose lock was taken away.
+//
+// ARGV[1]  the token the admin saw, or "" for any holder
+// Returns  1 deleted; 0 not held; -1 held by another token than ARGV[1]
+var forceReleaseLockScript = newScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+if ARGV[1] ~= '' and redis.pcall('GET', KEYS[1]) ~= ARGV[1] then
+  return -1
+end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1
+`)
+
+// Backoff of a waiter polling for a lock held by another (see acquire).
+const (
+	lockBackoffBase = 2 * time.Millisecond
+	lockBackoffMax  = 30 * time.Millisecond
+)
+
+// Locks is the Redis implementation of domain.LockService. Locks taken with a watchdog are
+// renewed by Watchdog(), which must run (run.go starts it).
+type Locks struct {
+	rdb      redis.UniversalClient
+	keys     Keys
+	watchdog *Watchdog
+	gates    gates
+}
+
+var _ domain.LockService = (*Locks)(nil)
+
+// NewLocks returns locks kept in rdb under keys, with a watchdog on the system clock.
+func NewLocks(rdb redis.UniversalClient, keys Keys) *Locks {
+	return NewLocksWithClock(rdb, keys, domain.SystemClock{})
+}
+
+// NewLocksWithClock returns locks whose watchdog schedules renewals by clock (tests).
+func NewLocksWithClock(rdb redis.UniversalClient, keys Keys, clock domain.Clock) *Locks {
+	l := &Locks{rdb: rdb, keys: keys}
+	l.watchdog = newWatchdog(l, clock)
+	return l
+}
+
+// Watchdog returns the watchdog that renews this Locks' watched leases.
+func (l *Locks) Watchdog() *Watchdog { return l.watchdog }
+
+func (l *Locks) lockKeys(name string) []string {
+	return []string{l.keys.Lock(name), l.keys.LockMeta(name), l.keys.LockFence(name)}
+}
+
+// NewToken returns a random lock token: 128 bits, as hex.
+func NewToken() string {
+	var b [16]byte
+	_, _ = crand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
+}
+
+func (l *Locks) Acquire(ctx context.Context, name string, opt domain.LockOptions) (domain.Lease, error) {
+	lease, sent, err := l.acquire(ctx, name, opt, "")
+	if err == nil && opt.Watchdog {
+		l.watchdog.watch(lease, sent, nil)
+	}
+	return lease, err
+}
+
+// Hold takes a lock with a watchdog for code in this process: the lease is renewed every
+// TTL/3 until Release, and the returned Held's Context ends, with a cause wrapping
+// domain.ErrLockLost, as soon as the lock is lost. Errors as Acquire.
+func (l *Locks) Hold(ctx context.Context, name string, opt domain.LockOptions) (*Held, error) {
+	return l.hold(ctx, name, opt, "")
+}
+
+// hold is Hold with a given token for a non-reentrant lock ("" for a random one).
+func (l *Locks) hold(ctx context.Context, name string, opt domain.LockOptions, token string) (*Held, error) {
+	opt.Watchdog = true
+	lease, sent, err := l.acquire(ctx, name, opt, token)
+	if err != nil {
+		return nil, err
+	}
+	h := &Held{lease: lease, locks: l}
+	h.ctx, h.cancel = context.WithCancelCause(ctx)
+	l.watchdog.watch(lease, sent, h)
+	return h, nil
+}
+
+// acquire takes the lock and returns, besides the lease, when the successful attempt was
+// sent by the watchdog's clock: the lease is known to last a TTL from then. token, when not
+// empty, is used for a non-reentrant lock instead of a random one.
+func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions, token string) (domain.Lease, time.Time, error) {
+	if err := domain.ValidateName("lock", name); err != nil {
+		return domain.Lease{}, time.Time{}, err
+	}
+	if err := domain.ValidateLockOptions(opt); err != nil {
+		return domain.Lease{}, time.Time{}, err
+	}
+	reentrant := "0"
+	switch {
+	case opt.Owner != "":
+		token, reentrant = opt.Owner, "1"
+	case token == "":
+		token = NewToken()
+	}
+	args := []any{token, opt.TTL.Milliseconds(), reentrant, boolArg(opt.Watchdog)}
+	try := func() (domain.Lease, time.Time, int64, error) {
+		sent := l.watchdog.clock.Now()
+		// The index is not part of the lock's atomic step: SADD is idempotent and keeps the
+		// script in the lock's slot; it only helps the /locks page find the lock at once.
+		pipe := l.rdb.Pipeline()
+		cmd := acquireLockScript.EvalSha(ctx, pipe, l.lockKeys(name), args...)
+		pipe.SAdd(ctx, l.keys.LockIndex(), name)
+		if err := exec(ctx, l.rdb, pipe); err != nil {
+			return domain.Lease{}, time.Time{}, 0, wrap(err)
+		}
+		vals, err := cmd.Int64Slice()
+		if err != nil || len(vals) < 2 || (vals[0] == 1 && len(vals) != 3) {
+			return domain.Lease{}, time.Time{}, 0, fmt.Errorf("acquire lock: unexpected reply %v", cmd.Val())
+		}
+		if vals[0] == 1 {
+			return domain.Lease{Lock: name, Token: token, Fence: vals[1], TTLms: opt.TTL.Milliseconds(), Holds: vals[2], Watchdog: opt.Watchdog}, sent, 0, nil
+		}
+		return domain.Lease{}, time.Time{}, vals[1], nil
+	}
+	lease, sent, pttl, err := try()
+	if err != nil || lease.Token != "" || opt.Wait == 0 {
+		if err == nil && lease.Token == "" {
+			err = heldError(name, pttl, 0)
+		}
+		return lease, sent, err
+	}
+
+	// Waiting. In this process, one waiter per lock polls Redis and the others queue behind
+	// it (the gate), so a hundred goroutines waiting for one lock cost one poller's traffic,
+	// and a release made here wakes the poller at once. The poller backs off with full
+	// jitter (a random sleep up to an exponentially growing cap), so pollers of several
+	// instances spread out instead of hammering Redis in step.
+	deadline := time.NewTimer(opt.Wait)
+	defer deadline.Stop()
+	g := l.gates.enter(name)
+	defer l.gates.leave(name, g)
+	select {
+	case g.poller <- struct{}{}:
+		defer func() { <-g.poller }()
+	case <-ctx.Done():
+		return domain.Lease{}, time.Time{}, ctx.Err()
+	case <-deadline.C:
+		return domain.Lease{}, time.Time{}, heldError(name, pttl, opt.Wait)
+	}
+	for attempt := 0; ; attempt++ {
+		lease, sent, pttl, err = try()
+		if err != nil || lease.Token != "" {
+			return lease, sent, err
+		}
+		t := time.NewTimer(rand.N(min(lockBackoffMax, lockBackoffBase<<min(attempt, 10))) + time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return domain.Lease{}, time.Time{}, ctx.Err()
+		case <-deadline.C:
+			t.Stop()
+			// One last try: the lock may have been freed while we slept.
+			if lease, sent, pttl, err = try(); err == nil && lease.Token == "" {
+				err = heldError(name, pttl, opt.Wait)
+			}
+			return lease, sent, err
+		case <-g.freed:
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// gates queue the waiters of this process per lock name (see acquire).
+type gates struct {
+	mu sync.Mutex
+	m  map[string]*gate
+}
+
+type gate struct {
+	poller chan struct{} // capacity 1: held by the waiter that polls Redis
+	freed  chan struct{} // capacity 1: a release in this process wakes the poller
+	refs   int
+}
+
+func (gs *gates) enter(name string) *gate {
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	if gs.m == nil {
+		gs.m = map[string]*gate{}
+	}
+	g := gs.m[name]
+	if g == nil {
+		g = &gate{poller: make(chan struct{}, 1), freed: make(chan struct{}, 1)}
+		gs.m[name] = g
+	}
+	g.refs++
+	return g
+}
+
+func (gs *gates) leave(name string, g *gate) {
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	if g.refs--; g.refs == 0 {
+		delete(gs.m, name)
+	}
+}
+
+// freed wakes the poller of name, if this process has one.
+func (gs *gates) freed(name string) {
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	if g := gs.m[name]; g != nil {
+		select {
+		case g.freed <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func heldError(name string, pttl int64, waited time.Duration) error {
+	expires := "never expires (it was set without a TTL)"
+	if pttl >= 0 {
+		expires = "expires in " + formatMs(pttl) + " unless its holder extends it"
+	}
+	if waited > 0 {
+		return domain.Errorf(domain.ECONFLICT, "lock %q is still held by another owner after waiting %s; it %s", name, formatMs(waited.Milliseconds()), expires)
+	}
+	return domain.Errorf(domain.ECONFLICT, "lock %q is held by another owner; it %s", name, expires)
+}
+
+// formatMs shows milliseconds as people read them: "850 ms", "12.3 s".
+func formatMs(ms int64) string {
+	if ms < 1000 {
+		return strconv.FormatInt(ms, 10) + " ms"
+	}
+	return strconv.FormatFloat(float64(ms/100)/10, 'f', -1, 64) + " s"
+}
+
+func (l *Locks) Release(ctx context.Context, name, token string) (int64, error) {
+	if err := validateNameToken(name, token); err != nil {
+		return 0, err
+	}
+	holds, err := l.release(ctx, name, token)
+	if err != nil {
+		return 0, err
+	}
+	if holds == 0 {
+		l.watchdog.released(name, token)
+	}
+	return holds, nil
+}
+
+func (l *Locks) release(ctx context.Context, name, token string) (int64, error) {
+	holds, err := releaseLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], token).Int64()
+	switch {
+	case err != nil:
+		return 0, wrap(err)
+	case holds < 0:
+		return 0, domain.Errorf(domain.ECONFLICT, "that token does not hold lock %q (it expired, was released, or another owner holds it now); nothing was changed", name)
+	case holds == 0:
+		l.gates.freed(name)
+		// The name leaves the page's index; a lock taken meanwhile is found by the SCAN.
+		if err := l.rdb.SRem(ctx, l.keys.LockIndex(), name).Err(); err != nil {
+			return 0, wrap(err)
+		}
+	}
+	return holds, nil
+}
+
+func (l *Locks) Extend(ctx context.Context, name, token string, ttl time.Duration) (domain.Lease, error) {
+	if err := validateNameToken(name, token); err != nil {
+		return domain.Lease{}, err
+	}
+	if err := domain.ValidateLockOptions(domain.LockOptions{TTL: ttl}); err != nil {
+		return domain.Lease{}, err
+	}
+	vals, err := extendLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], token, ttl.Milliseconds()).Int64Slice()
+	switch {
+	case err != nil:
+		return domain.Lease{}, wrap(err)
+	case len(vals) == 0 || vals[0] != 1:
+		return domain.Lease{}, domain.Errorf(domain.ECONFLICT, "that token does not hold lock %q (it expired, was released, or another owner holds it now); nothing was changed", name)
+	case len(vals) != 3:
+		return domain.Lease{}, fmt.Errorf("extend lock: unexpected reply %v", vals)
+	}
+	return domain.Lease{Lock: name, Token: token, Fence: vals[1], TTLms: ttl.Milliseconds(), Holds: vals[2], Watchdog: l.watchdog.watching(name, token)}, nil
+}
+
+func (l *Locks) ForceRelease(ctx context.Context, name, expectToken string) error {
+	if err := domain.ValidateName("lock", name); err != nil {
+		return err
+	}
+	if expectToken != "" {
+		if err := domain.ValidateToken("token", expectToken); err != nil {
+			return err
+		}
+	}
+	res, err := forceReleaseLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], expectToken).Int64()
+	switch {
+	case err != nil:
+		return wrap(err)
+	case res == 0:
+		return domain.Errorf(domain.ENOTFOUND, "lock %q is not held", name)
+	case res < 0:
+		return domain.Errorf(domain.ECONFLICT, "lock %q changed hands since you looked; nothing was released: look again", name)
+	}
+	if err := l.rdb.SRem(ctx, l.keys.LockIndex(), name).Err(); err != nil {
+		return wrap(err)
+	}
+	return nil
+}
+
+func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, error) {
+	if err := domain.ValidateName("lock", name); err != nil {
+		return domain.LockInfo{}, err
+	}
+	pipe := l.rdb.Pipeline()
+	read := queueLockInfo(ctx, pipe, l.keys, name)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return domain.LockInfo{}, wrap(err)
+	}
+	info, held := read()
+	if !held {
+		return domain.LockInfo{}, domain.Errorf(domain.ENOTFOUND, "lock %q is not held", name)
+	}
+	return info, nil
+}
+
+// listScanSteps bounds the SCAN of one List call: at most listScanSteps*lockScanCount keys
+// are looked at; the live page goes on scanning from where it is.
+const listScanSteps = 20
+
+func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
+	members, err := l.rdb.SMembers(ctx, l.keys.LockIndex()).Result()
+	if err != nil {
+		return domain.HeldLocks{}, wrap(err)
+	}
+	names := map[string]bool{}
+	for _, n := range members {
+		names[n] = true
+	}
+	var cursor uint64
+	for range listScanSteps {
+		var found []string
+		found, cursor, err = l.rdb.Scan(ctx, cursor, l.keys.Lock("*"), lockScanCount).Result()
+		if err != nil {
+			return domain.HeldLocks{}, wrap(err)
+		}
+		for _, key := range found {
+			names[strings.TrimPrefix(key, l.keys.LockPrefix)] = true
+		}
+		if cursor == 0 {
+			break
+		}
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		if domain.ValidateName("lock", n) == nil {
+			sorted = append(sorted, n)
+		}
+	}
+	slices.Sort(sorted)
+	out := domain.HeldLocks{Locks: []domain.LockInfo{}, More: max(len(sorted)-lockReadMax, 0)}
+	sorted = sorted[:len(sorted)-out.More]
+	pipe := l.rdb.Pipeline()
+	reads := make([]func() (domain.LockInfo, bool), len(sorted))
+	for i, n := range sorted {
+		reads[i] = queueLockInfo(ctx, pipe, l.keys, n)
+	}
+	if len(reads) > 0 {
+		if _, err := pipe.Exec(ctx); err != nil {
+			return domain.HeldLocks{}, wrap(err)
+		}
+	}
+	for _, read := range reads {
+		if info, held := read(); held && len(out.Locks) < domain.MaxLocksShown {
+			out.Locks = append(out.Locks, info)
+		} else if held {
+			out.More++
+		}
+	}
+	return out, nil
+}
+
+// queueLockInfo queues the reads of one lock on pipe. None of them fails whatever type the
+// lock key has (MGET answers nil for a non-string), so a foreign lock never breaks the
+// pipeline it shares with other topics. The decoder reports whether the lock is held.
+func queueLockInfo(ctx context.Context, pipe redis.Pipeliner, keys Keys, name string) func() (domain.LockInfo, bool) {
+	key := keys.Lock(name)
+	val := pipe.MGet(ctx, key)
+	typ := pipe.Type(ctx, key)
+	pttl := pipe.PTTL(ctx, key)
+	meta := pipe.HMGet(ctx, keys.LockMeta(name), "owner", "holds", "ttl_ms", "watchdog", "reentrant", "fence")
+	return func() (domain.LockInfo, bool) {
+		if typ.Val() == "none" || typ.Val() == "" {
+			return domain.LockInfo{}, false
+		}
+		info := domain.LockInfo{Lock: name, Type: typ.Val(), Holds: 1, RemainingMs: -1}
+		if v := val.Val(); len(v) == 1 {
+			info.Token, _ = v[0].(string)
+		}
+		// PTTL answers a duration in ms; go-redis turns -1 (no expiry) into -1ns.
+		if d := pttl.Val(); d >= 0 {
+			info.RemainingMs = d.Milliseconds() / 100 * 100
+		}
+		m := meta.Val()
+		if len(m) == 6 && info.Token != "" && m[0] == info.Token {
+			info.Holds = max(parseInt(m[1]), 1)
+			info.LeaseMs = parseInt(m[2])
+			info.Watchdog = m[3] == "1"
+			info.Reentrant = m[4] == "1"
+			info.Fence = parseInt(m[5])
+		}
+		return info, true
+	}
+}
+
+func parseInt(v any) int64 {
+	s, _ := v.(string)
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
+}
+
+func boolArg(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+func validateNameToken(name, token string) error {
+	if err := domain.ValidateName("lock", name); err != nil {
+		return err
+	}
+	return domain.ValidateToken("token", token)
+}

@@ -1,0 +1,347 @@
+package redisrepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
+)
+
+var epoch = time.Date(2026, 7, 25, 12, 0, 0, 0, time.UTC)
+
+// newManualLocks returns locks whose watchdog schedules by a manual clock; tests call
+// RenewDue themselves instead of running the watchdog.
+func newManualLocks(t *testing.T) (*Locks, *redis.Client, *domain.ManualClock) {
+	rdb := redistest.Client(t)
+	clock := domain.NewManualClock(epoch)
+	return NewLocksWithClock(rdb, DefaultKeys, clock), rdb, clock
+}
+
+// With the watchdog, a holder keeps its lock across several TTLs of work: every TTL/3 the
+// lease is back to a full TTL. Redis's own countdown is stood in for by cutting the key's
+// PTTL to 1 s before each renewal. At release the renewals stop.
+func TestWatchdogKeepsTheLockAcrossSeveralTTLs(t *testing.T) {
+	locks, rdb, clock := newManualLocks(t)
+	h, err := locks.Hold(ctx, "job", domain.LockOptions{TTL: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(4 * time.Second) // due at 10 s; not even within a sixth of the TTL of it
+	if renewed, _ := locks.Watchdog().RenewDue(ctx); renewed != 0 {
+		t.Errorf("renewed %d leases 4 s into a 30 s lease, want 0", renewed)
+	}
+	clock.Advance(6 * time.Second)
+	for step := range 10 { // 100 s of work: more than three TTLs
+		rdb.PExpire(ctx, "lock:job", time.Second)
+		if renewed, lost := locks.Watchdog().RenewDue(ctx); renewed != 1 || lost != 0 {
+			t.Fatalf("step %d: renewed %d, lost %d; want 1, 0", step, renewed, lost)
+		}
+		if pttl := rdb.PTTL(ctx, "lock:job").Val(); pttl < 29*time.Second {
+			t.Fatalf("step %d: PTTL %v after the renewal, want about 30s", step, pttl)
+		}
+		clock.Advance(10 * time.Second)
+	}
+	if rdb.Get(ctx, "lock:job").Val() != h.Lease().Token || h.Context().Err() != nil {
+		t.Fatal("the holder lost its lock during its work")
+	}
+	if info, _ := locks.Inspect(ctx, "job"); !info.Watchdog || info.LeaseMs != 30000 {
+		t.Errorf("Inspect = %+v, want the watchdog shown", info)
+	}
+	if err := h.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(context.Cause(h.Context()), domain.ErrLockReleased) {
+		t.Errorf("cause after release = %v", context.Cause(h.Context()))
+	}
+	hook := &countingHook{}
+	rdb.AddHook(hook)
+	clock.Advance(time.Minute)
+	if renewed, _ := locks.Watchdog().RenewDue(ctx); renewed != 0 || hook.pipelines+hook.single != 0 || locks.Watchdog().Watched() != 0 {
+		t.Errorf("after release: renewed %d with %d round trips, watching %d; want nothing", renewed, hook.pipelines+hook.single, locks.Watchdog().Watched())
+	}
+}
+
+// When the renewal finds the lock gone or taken by another token, the holder is told at
+// once (its context ends with ErrLockLost) and the other owner's lease is left alone.
+func TestWatchdogTellsTheHolderWhenTheLockIsLost(t *testing.T) {
+	locks, rdb, clock := newManualLocks(t)
+	h, _ := locks.Hold(ctx, "job", domain.LockOptions{TTL: 30 * time.Second})
+	rdb.Set(ctx, "lock:job", "somebody-else", 5*time.Second) // expired and taken meanwhile
+	clock.Advance(10 * time.Second)
+	if _, lost := locks.Watchdog().RenewDue(ctx); lost != 1 {
+		t.Fatalf("lost = %d, want 1", lost)
+	}
+	select {
+	case <-h.Context().Done():
+	default:
+		t.Fatal("the holder's context did not end")
+	}
+	cause := context.Cause(h.Context())
+	if !errors.Is(cause, domain.ErrLockLost) || !strings.Contains(cause.Error(), "no longer held by this owner") {
+		t.Errorf("cause = %v", cause)
+	}
+	if pttl := rdb.PTTL(ctx, "lock:job").Val(); pttl > 5*time.Second {
+		t.Errorf("the other owner's lease was extended to %v", pttl)
+	}
+	if err := h.Release(ctx); domain.ErrorCode(err) != domain.ECONFLICT || rdb.Get(ctx, "lock:job").Val() != "somebody-else" {
+		t.Errorf("releasing a lost lock = %v, want ECONFLICT, nothing deleted", err)
+	}
+}
+
+// Many held locks renew in few round trips: 90 leases taken at times spread over 10 s of a
+// 30 s TTL, driven for 60 s the way Run drives them (sleep until the next is due, renew),
+// take about two pipelines per TTL/3 instead of one round trip per lease.
+func TestWatchdogBatchesRenewals(t *testing.T) {
+	locks, rdb, clock := newManualLocks(t)
+	const n = 90
+	held := make([]*Held, n)
+	for i := range held {
+		h, err := locks.Hold(ctx, fmt.Sprintf("job:%d", i), domain.LockOptions{TTL: 30 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		held[i] = h
+		clock.Advance(10 * time.Second / n)
+	}
+	hook := &countingHook{}
+	rdb.AddHook(hook)
+	wd := locks.Watchdog()
+	end := clock.Now().Add(time.Minute)
+	renewals := 0
+	for clock.Now().Before(end) {
+		clock.Advance(wd.untilNext())
+		renewed, lost := wd.RenewDue(ctx)
+		if lost != 0 {
+			t.Fatalf("lost %d leases", lost)
+		}
+		renewals += renewed
+	}
+	t.Logf("%d renewals in %d pipelines over 60 s", renewals, hook.pipelines)
+	if renewals < n*5 || hook.pipelines > 14 || hook.single != 0 {
+		t.Errorf("%d renewals in %d pipelines and %d single calls; want at least %d renewals in at most 14 pipelines",
+			renewals, hook.pipelines, hook.single, n*5)
+	}
+	for i, h := range held {
+		if h.Context().Err() != nil {
+			t.Errorf("lease %d lost", i)
+		}
+	}
+}
+
+// The same on real time, with Run: a holder keeps a 200 ms lock for 700 ms of work, and no
+// renewal is sent after the release.
+func TestWatchdogRunsOnRealTime(t *testing.T) {
+	locks, rdb := newLocks(t)
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { locks.Watchdog().Run(runCtx); close(done) }()
+	defer func() { stop(); <-done }()
+
+	h, err := locks.Hold(ctx, "job", domain.LockOptions{TTL: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond) // the work: 3.5 TTLs
+	if rdb.Get(ctx, "lock:job").Val() != h.Lease().Token || h.Context().Err() != nil {
+		t.Fatalf("the lock was lost during the work: %v", context.Cause(h.Context()))
+	}
+	if err := h.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int64
+	rdb.AddHook(hookFunc(func() { calls.Add(1) }))
+	time.Sleep(300 * time.Millisecond)
+	if calls.Load() != 0 {
+		t.Errorf("%d calls to Redis after the release, want none", calls.Load())
+	}
+}
+
+// A Redis restart while the watchdog runs. Defined behaviour (see Watchdog):
+//   - Redis comes back empty before the lease ran out: the next renewal finds the lock gone
+//     and the holder is told at once;
+//   - Redis stays down: the holder is told when the lease it last confirmed runs out,
+//     because from then on another owner may hold the lock.
+func TestWatchdogAcrossARedisRestart(t *testing.T) {
+	redis.SetLogger(quietLogger{}) // go-redis logs every refused dial
+	srv, err := redistest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rdb, err := Connect("redis://" + srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdb.Close()
+	locks := NewLocks(rdb, DefaultKeys)
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { locks.Watchdog().Run(runCtx); close(done) }()
+	defer func() { stop(); <-done }()
+
+	const ttl = 300 * time.Millisecond
+	t.Run("back empty", func(t *testing.T) {
+		h, err := locks.Hold(ctx, "job", domain.LockOptions{TTL: ttl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Stop()
+		if err := srv.Restart(); err != nil {
+			t.Fatal(err)
+		}
+		cause := waitDone(t, h, 2*time.Second)
+		if !errors.Is(cause, domain.ErrLockLost) || !strings.Contains(cause.Error(), "Redis lost it") {
+			t.Errorf("cause = %v, want ErrLockLost saying the lock is gone", cause)
+		}
+	})
+	t.Run("stays down", func(t *testing.T) {
+		h, err := locks.Hold(ctx, "job", domain.LockOptions{TTL: ttl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Stop()
+		stopped := time.Now()
+		cause := waitDone(t, h, 2*time.Second)
+		elapsed := time.Since(stopped)
+		t.Logf("told %v after Redis stopped (TTL %v)", elapsed.Round(time.Millisecond), ttl)
+		if !errors.Is(cause, domain.ErrLockLost) || !strings.Contains(cause.Error(), "lease ran out before it could be renewed") {
+			t.Errorf("cause = %v, want ErrLockLost saying the lease ran out", cause)
+		}
+		// It is told when the last confirmed lease runs out, at most a TTL less the drift
+		// allowance after the stop; the margin is for timers on a busy machine.
+		if elapsed > ttl+50*time.Millisecond {
+			t.Errorf("told %v after Redis stopped: later than a TTL (%v), when another owner may hold the lock", elapsed, ttl)
+		}
+		if err := srv.Restart(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func waitDone(t *testing.T, h *Held, within time.Duration) error {
+	t.Helper()
+	select {
+	case <-h.Context().Done():
+		return context.Cause(h.Context())
+	case <-time.After(within):
+		t.Fatalf("the holder was not told within %v", within)
+		return nil
+	}
+}
+
+// One loop runs in one instance at a time: two instances (two Locks on one Redis) run the
+// same singleton; when the leader stops, the other takes over; when an admin force-releases
+// the lock, the loop's context ends and it campaigns again.
+func TestSingletonRunsInOneInstance(t *testing.T) {
+	rdb := redistest.Client(t)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var running, maxRunning, terms atomic.Int64
+	loop := func(ctx context.Context) error {
+		if n := running.Add(1); n > maxRunning.Load() {
+			maxRunning.Store(n)
+		}
+		terms.Add(1)
+		<-ctx.Done()
+		running.Add(-1)
+		return nil
+	}
+	type instance struct {
+		locks *Locks
+		stop  context.CancelFunc
+		done  chan error
+	}
+	start := func() *instance {
+		locks := NewLocks(rdb, DefaultKeys)
+		s := NewSingletons(locks, log)
+		s.TTL, s.Retry = 300*time.Millisecond, 30*time.Millisecond
+		ictx, stop := context.WithCancel(ctx)
+		in := &instance{locks: locks, stop: stop, done: make(chan error, 1)}
+		var wg sync.WaitGroup
+		wg.Go(func() { locks.Watchdog().Run(ictx) })
+		go func() { err := s.Run(ictx, "reaper", loop); wg.Wait(); in.done <- err }()
+		return in
+	}
+	a, b := start(), start()
+	waitFor(t, "a first term", func() bool { return terms.Load() == 1 })
+	leader, other := a, b
+	if b.locks.Watchdog().Watched() == 1 {
+		leader, other = b, a
+	}
+	info, err := leader.locks.Inspect(ctx, "zpulse:reaper")
+	if err != nil || !info.Watchdog || !strings.Contains(info.Token, ":") {
+		t.Errorf("the singleton's lock = %+v, %v; want a watchdog and a token naming the instance", info, err)
+	}
+
+	leader.stop()
+	if err := <-leader.done; !errors.Is(err, context.Canceled) {
+		t.Errorf("the stopped instance's Run = %v, want context.Canceled", err)
+	}
+	waitFor(t, "the other instance to take over", func() bool { return terms.Load() == 2 && running.Load() == 1 })
+
+	if err := other.locks.ForceRelease(ctx, "zpulse:reaper", ""); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a third term after the force-release", func() bool { return terms.Load() == 3 && running.Load() == 1 })
+	other.stop()
+	<-other.done
+	if maxRunning.Load() != 1 {
+		t.Errorf("%d instances ran the loop at once, want 1", maxRunning.Load())
+	}
+
+	// A loop that returns on its own ends Run with its result.
+	s := NewSingletons(NewLocks(rdb, DefaultKeys), log)
+	boom := errors.New("boom")
+	if err := s.Run(ctx, "once", func(context.Context) error { return boom }); err != boom {
+		t.Errorf("Run = %v, want the loop's error", err)
+	}
+	if rdb.Exists(ctx, "lock:zpulse:once").Val() != 0 {
+		t.Error("the lock outlived the loop")
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 5s for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// hookFunc calls f for every command or pipeline sent, except connection handshakes.
+type hookFunc func()
+
+func (f hookFunc) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (f hookFunc) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if !handshake(cmd) {
+			f()
+		}
+		return next(ctx, cmd)
+	}
+}
+func (f hookFunc) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if !handshake(cmds[0]) {
+			f()
+		}
+		return next(ctx, cmds)
+	}
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
