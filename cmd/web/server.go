@@ -17,6 +17,7 @@ import (
 // deps are what the HTTP layer needs; run builds them, tests may build their own.
 type deps struct {
 	Leaderboards domain.LeaderboardService
+	Locks        domain.LockService
 	Hub          *live.Hub
 	Watcher      *live.Watcher
 	Ping         func(context.Context) error // answers whether Redis is reachable
