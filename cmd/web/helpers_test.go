@@ -45,7 +45,7 @@ func newTestServer(t *testing.T, adminToken string, rdb redis.UniversalClient) *
 	watcher := live.NewWatcher(redisrepo.NewSnapshots(rdb, redisrepo.DefaultKeys).Read, renderTopic, hub, 50*time.Millisecond, log, metrics)
 	h := newServer(deps{
 		Leaderboards: redisrepo.NewLeaderboards(rdb, redisrepo.DefaultKeys), Hub: hub, Watcher: watcher,
-		Locks: redisrepo.NewLocks(rdb, redisrepo.DefaultKeys),
+		Locks:    redisrepo.NewLocks(rdb, redisrepo.DefaultKeys),
 		Registry: reg, Log: log, Clock: domain.SystemClock{}, AdminToken: adminToken,
 		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 	})
