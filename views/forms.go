@@ -20,4 +20,10 @@ func (f Form) Err(name string) string { return f.Errors[name] }
 // OK says whether the form has no error.
 func (f Form) OK() bool { return len(f.Errors) == 0 }
 
-func fieldID(form, name string) string { return "f-" + form + "-" + name }
+// fieldID is an input's id: f-<form>-<name>, or f-<name> for a form without an id.
+func fieldID(form, name string) string {
+	if form == "" {
+		return "f-" + name
+	}
+	return "f-" + form + "-" + name
+}

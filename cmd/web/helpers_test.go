@@ -52,6 +52,7 @@ func newTestServer(t testing.TB, adminToken string, rdb redis.UniversalClient) *
 	h := newServer(deps{
 		Leaderboards: redisrepo.NewLeaderboards(rdb, redisrepo.DefaultKeys, clock, catalog), Read: snapshots.Read,
 		Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, AdminToken: adminToken, BigKey: bigKey,
+		Locks: redisrepo.NewLocks(rdb, redisrepo.DefaultKeys),
 		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 	})
 	srv := httptest.NewServer(h)

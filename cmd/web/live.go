@@ -24,6 +24,8 @@ func topicRenderer(bigKey int64) live.RenderFunc {
 			comp = views.BoardPanel(v, n, bigKey, true)
 		case []domain.BoardSummary:
 			comp = views.BoardsPanel(v)
+		case domain.HeldLocks:
+			comp = views.LocksPanel(v, true)
 		default:
 			return nil, fmt.Errorf("topic %q: no fragment for a %T", topic, snapshot)
 		}

@@ -45,13 +45,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	defer wg.Wait() // after cancel: background loops end before Redis closes
 
 	rdb, closeRedis, err := openRedis(ctx, cfg, log, &wg)
 	if err != nil {
 		return err
 	}
-	defer closeRedis()
+	// In this order: background loops are told to stop, end (the lock watchdog releases its
+	// locks on the way out), and only then Redis closes. Deferred one by one they would run
+	// the other way round, and an early return would wait forever for loops never cancelled.
+	defer func() {
+		cancel()
+		wg.Wait()
+		closeRedis()
+	}()
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -59,6 +65,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	keys, clock := redisrepo.DefaultKeys, domain.SystemClock{}
 	catalog := redisrepo.NewCatalog(rdb, keys)
 	leaderboards := redisrepo.NewLeaderboards(rdb, keys, clock, catalog)
+	locks := redisrepo.NewLocks(rdb, keys)
+	wg.Go(func() { locks.Watchdog().Run(ctx) })
+	singletons := redisrepo.NewSingletons(locks, log)
 	hub := live.NewHub(metrics)
 	snapshots := redisrepo.NewSnapshots(rdb, keys, clock, catalog)
 	watcher := live.NewWatcher(snapshots.Read, topicRenderer(cfg.BigKey), hub, cfg.PollInterval, log, metrics)
@@ -70,13 +79,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		if err := demo.Seed(ctx, leaderboards); err != nil {
 			log.Warn("cannot seed demo data", "err", err)
 		}
-		wg.Go(func() { demo.Run(ctx, leaderboards, demoEvery, watcher.Nudge, log) })
+		// One instance makes the demo traffic, however many share the Redis.
+		wg.Go(func() {
+			_ = singletons.Run(ctx, "demo-traffic", func(ctx context.Context) error {
+				demo.Run(ctx, leaderboards, demoEvery, watcher.Nudge, log)
+				return nil
+			})
+		})
 	}
 	wg.Go(func() { watcher.Run(ctx) })
 	wg.Go(func() { catalog.Run(ctx, discoveryEvery) })
 
 	handler := newServer(deps{
-		Leaderboards: leaderboards, Read: snapshots.Read, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
+		Leaderboards: leaderboards, Read: snapshots.Read, Locks: locks, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
 		Clock: clock, AdminToken: cfg.AdminToken, Embedded: cfg.RedisURL == "", BigKey: cfg.BigKey,
 		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 	})

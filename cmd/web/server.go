@@ -18,6 +18,7 @@ import (
 type deps struct {
 	Leaderboards domain.LeaderboardService
 	Read         live.PollFunc // reads live topics as the watcher does, for pages to start from
+	Locks        domain.LockService
 	Hub          *live.Hub
 	Watcher      *live.Watcher
 	Ping         func(context.Context) error // answers whether Redis is reachable

@@ -53,16 +53,16 @@ type Lease struct {
 // LockInfo is a held lock as Redis shows it to anybody: what the /locks page lists.
 // It is a plain value (no pointers, no clock) so live snapshots compare with ==.
 type LockInfo struct {
-	Lock  string
-	Token string // the holder's token; "" when the key is not a string (another lock library)
-	Type  string // Redis type of the lock key: "string" for zpulse's and the article's locks
-	Fence int64  // 0 when the lock was not taken through zpulse
+	Lock  string `json:"lock"`
+	Token string `json:"token"`         // the holder's token; "" when the key is not a string (another lock library)
+	Type  string `json:"type"`          // Redis type of the lock key: "string" for zpulse's and the article's locks
+	Fence int64  `json:"fencing_token"` // 0 when the lock was not taken through zpulse
 	// RemainingMs is the key's PTTL rounded down to 100 ms; -1 when it never expires.
-	RemainingMs int64
-	LeaseMs     int64 // the TTL it was taken or last extended with; 0 when unknown (foreign lock)
-	Holds       int64 // reentrancy count; 1 for a plain or foreign lock
-	Watchdog    bool  // a zpulse process renews it every TTL/3
-	Reentrant   bool
+	RemainingMs int64 `json:"remaining_ms"`
+	LeaseMs     int64 `json:"lease_ms"`  // the TTL it was taken or last extended with; 0 when unknown (foreign lock)
+	Holds       int64 `json:"holds"`     // reentrancy count; 1 for a plain or foreign lock
+	Watchdog    bool  `json:"watchdog"`  // a zpulse process renews it every TTL/3
+	Reentrant   bool  `json:"reentrant"` // taken with an owner, who may take it again
 }
 
 // Foreign says whether the lock was taken by another service rather than through zpulse.
@@ -70,8 +70,8 @@ func (l LockInfo) Foreign() bool { return l.LeaseMs == 0 }
 
 // HeldLocks is the live content of the /locks page (topic TopicLocks).
 type HeldLocks struct {
-	Locks []LockInfo // sorted by name
-	More  int        // held locks found but not shown (beyond MaxLocksShown)
+	Locks []LockInfo `json:"locks"` // sorted by name
+	More  int        `json:"more"`  // held locks found but not shown (beyond MaxLocksShown)
 }
 
 // MaxLocksShown bounds the locks one live read shows.
