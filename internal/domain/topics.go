@@ -22,3 +22,15 @@ func ParseBoardTopic(topic string) (board string, ok bool) {
 	board, ok = strings.CutPrefix(topic, boardTopicPrefix)
 	return board, ok && ValidateName("board", board) == nil
 }
+
+// limiterTopicPrefix + limiter: a limiter's live view (a LimiterView).
+const limiterTopicPrefix = "limiter:"
+
+// LimiterTopic is the topic of a limiter's live view.
+func LimiterTopic(limiter string) string { return limiterTopicPrefix + limiter }
+
+// ParseLimiterTopic returns the limiter a limiter topic is about.
+func ParseLimiterTopic(topic string) (limiter string, ok bool) {
+	limiter, ok = strings.CutPrefix(topic, limiterTopicPrefix)
+	return limiter, ok && ValidateLimiterName(limiter) == nil
+}
