@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/zpulse/zpulse/internal/domain"
 )
 
 // config is DESIGN.md's configuration table: every flag has an environment variable of the
@@ -16,6 +18,7 @@ type config struct {
 	PollInterval time.Duration
 	AdminToken   string
 	Demo         optionalBool // unset: on with the embedded Redis, off otherwise
+	APIRateLimit string       // limiter policy protecting the JSON API per client; "" is off
 }
 
 const (
@@ -37,6 +40,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		}
 	}
 	fs.Var(&cfg.Demo, "demo", "run the traffic simulator (true or false); default on with the embedded Redis (ZPULSE_DEMO)")
+	fs.StringVar(&cfg.APIRateLimit, "api-rate-limit", getenv("ZPULSE_API_RATE_LIMIT"), "limiter policy that limits the JSON API per client (API token or IP); none: off (ZPULSE_API_RATE_LIMIT)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -48,6 +52,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return cfg, fmt.Errorf("poll interval must be a duration from %v to %v, e.g. 250ms (got %q)", minPollInterval, maxPollInterval, *interval)
 	}
 	cfg.PollInterval = d
+	if cfg.APIRateLimit != "" {
+		if err := domain.ValidateLimiterName(cfg.APIRateLimit); err != nil {
+			return cfg, fmt.Errorf("api rate limit: %s", domain.ErrorMessage(err))
+		}
+	}
 	return cfg, nil
 }
 

@@ -20,6 +20,8 @@ func renderTopic(topic string, snapshot any) ([]byte, error) {
 		comp = views.StatusBanner(views.Status{Available: v.Available, Detail: v.Detail})
 	case domain.BoardTop:
 		comp = views.BoardPanel(v, true)
+	case domain.LimiterView:
+		comp = views.LimiterPanel(v, true)
 	default:
 		return nil, fmt.Errorf("topic %q: no fragment for a %T", topic, snapshot)
 	}

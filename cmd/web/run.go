@@ -54,6 +54,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	metrics := live.NewMetrics(reg)
 	keys := redisrepo.DefaultKeys
 	leaderboards := redisrepo.NewLeaderboards(rdb, keys)
+	limiters := redisrepo.NewLimiters(rdb, keys, nil) // the time from Redis TIME
+	wg.Go(func() { limiters.Run(ctx) })
 	hub := live.NewHub(metrics)
 	watcher := live.NewWatcher(redisrepo.NewSnapshots(rdb, keys).Read, renderTopic, hub, cfg.PollInterval, log, metrics)
 
@@ -71,7 +73,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	handler := newServer(deps{
 		Leaderboards: leaderboards, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
 		Clock: domain.SystemClock{}, AdminToken: cfg.AdminToken, Embedded: cfg.RedisURL == "",
-		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+		Ping:     func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+		Limiters: limiters, APIRateLimit: cfg.APIRateLimit,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -85,6 +88,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	log.Info("zpulse is serving", "url", "http://"+displayAddr(ln.Addr()), "access", access,
 		"poll_interval", cfg.PollInterval, "demo", cfg.demoEnabled())
 
+	if cfg.APIRateLimit != "" {
+		log.Info("the JSON API is rate limited per client (API token or IP)", "policy", cfg.APIRateLimit)
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

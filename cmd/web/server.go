@@ -25,6 +25,8 @@ type deps struct {
 	Clock        domain.Clock
 	AdminToken   string
 	Embedded     bool // data lives in an in-memory Redis
+	Limiters     domain.LimiterService
+	APIRateLimit string // limiter policy protecting the JSON API; "" is off
 }
 
 type server struct {

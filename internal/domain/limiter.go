@@ -154,6 +154,8 @@ type LimitResult struct {
 	// AtMs is the epoch ms the decision was made at, by the limiter's clock (Redis TIME
 	// unless a clock was injected).
 	AtMs int64 `json:"-"`
+	// Policy is the policy the decision was made under.
+	Policy LimitPolicy `json:"-"`
 }
 
 // LimiterService limits the rate of clients' requests under named policies kept in Redis and

@@ -109,7 +109,7 @@ func (l *Limiters) run(ctx context.Context, p domain.LimitPolicy, client string,
 	}
 	return domain.LimitResult{
 		Allowed: vals[0] == 1, Limit: p.Quota(), Remaining: vals[1],
-		RetryAfterMs: vals[2], ResetMs: vals[3], AtMs: vals[4],
+		RetryAfterMs: vals[2], ResetMs: vals[3], AtMs: vals[4], Policy: p,
 	}, nil
 }
 
