@@ -182,8 +182,8 @@ func secondBars(v domain.LimiterView) (bars []secondBar, allowed, rejected int64
 		rh := float64(s.Rejected) / float64(top) * chartHeight
 		f := func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 		bars = append(bars, secondBar{
-			X:         strconv.FormatInt(i*(chartBarW+1), 10),
-			AllowedY:  f(chartHeight - ah), AllowedH: f(ah),
+			X:        strconv.FormatInt(i*(chartBarW+1), 10),
+			AllowedY: f(chartHeight - ah), AllowedH: f(ah),
 			RejectedY: f(chartHeight - ah - rh), RejectedH: f(rh),
 			Label:   time.Unix(s.Sec, 0).UTC().Format("15:04:05") + " UTC: " + FormatCount(s.Allowed) + " allowed, " + FormatCount(s.Rejected) + " rejected",
 			Allowed: s.Allowed, Rejected: s.Rejected, Sec: s.Sec,
