@@ -782,7 +782,7 @@ func secondsChart(v domain.LimiterView) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		bars, allowed, rejected := secondBars(v)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "<div class=\"card\"><div class=\"card-head\"><h2 class=\"text-base font-semibold\">Checks per second</h2><span class=\"flex gap-3 text-sm\" data-testid=\"minute-totals\"><span class=\"text-emerald-700 dark:text-emerald-400\"><span class=\"font-semibold\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "<div class=\"card\"><div class=\"card-head\"><h2 class=\"text-base font-semibold\">Checks per second</h2><span class=\"flex shrink-0 gap-3 whitespace-nowrap text-sm\" data-testid=\"minute-totals\"><span class=\"text-emerald-700 dark:text-emerald-400\"><span class=\"font-semibold\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
