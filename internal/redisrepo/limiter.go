@@ -236,16 +236,15 @@ type check struct {
 	allowed bool
 }
 
-// maxPending bounds the memory of checks waiting to be written; beyond it the oldest are
-// dropped (only the pages' history loses them, never a limit).
+// maxPending bounds the memory of checks waiting to be written; beyond it new ones are
+// dropped until the next flush (only the pages' history loses them, never a limit).
 const maxPending = 100_000
 
 func (r *recorder) add(p domain.LimitPolicy, client string, res domain.LimitResult) {
 	r.mu.Lock()
-	if len(r.pending) >= maxPending {
-		r.pending = r.pending[1:]
+	if len(r.pending) < maxPending {
+		r.pending = append(r.pending, check{policy: p, client: client, at: res.AtMs, allowed: res.Allowed})
 	}
-	r.pending = append(r.pending, check{policy: p, client: client, at: res.AtMs, allowed: res.Allowed})
 	r.mu.Unlock()
 }
 
