@@ -107,7 +107,7 @@ func LimitersPage(c Chrome, policies []domain.LimitPolicy) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</ul><form method=\"get\" action=\"/limiters/open\" class=\"flex gap-2 border-t border-slate-200 px-4 py-3 dark:border-slate-800\"><label for=\"open-limiter\" class=\"sr-only\">Limiter name</label> <input id=\"open-limiter\" name=\"limiter\" class=\"field\" placeholder=\"limiter name, e.g. api\" required> <button class=\"btn-ghost\" type=\"submit\">Open</button></form></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</ul><form method=\"get\" action=\"/limiters\" class=\"flex gap-2 border-t border-slate-200 px-4 py-3 dark:border-slate-800\"><label for=\"open-limiter\" class=\"sr-only\">Limiter name</label> <input id=\"open-limiter\" name=\"limiter\" class=\"field\" placeholder=\"limiter name, e.g. api\" required> <button class=\"btn-ghost\" type=\"submit\">Open</button></form></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -128,7 +128,12 @@ func (s *server) apiPeek(c echo.Context) error {
 
 // ---- pages ----
 
+// limitersPage lists the policies; with ?limiter=<name> (the page's "open" form) it sends
+// the browser to that limiter's page.
 func (s *server) limitersPage(c echo.Context) error {
+	if c.QueryParams().Has("limiter") {
+		return s.openLimiter(c)
+	}
 	ps, err := s.Limiters.Policies(c.Request().Context())
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err
@@ -136,7 +141,8 @@ func (s *server) limitersPage(c echo.Context) error {
 	return s.render(c, http.StatusOK, views.LimitersPage(unavailable(s.chrome(c, "Rate limiters"), err), ps))
 }
 
-// openLimiter sends the "open a limiter" form to the limiter's page.
+// openLimiter sends the "open a limiter" form to the limiter's page. (Not a route of its own:
+// any name under /limiters/ is a limiter, "open" included.)
 func (s *server) openLimiter(c echo.Context) error {
 	name := strings.TrimSpace(c.QueryParam("limiter"))
 	if err := domain.ValidateLimiterName(name); err != nil {

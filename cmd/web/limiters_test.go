@@ -179,9 +179,12 @@ func TestLimiterPage(t *testing.T) {
 	if status, _ = s.get(t, "/limiters/bad%20name"); status != http.StatusBadRequest {
 		t.Errorf("bad name: %d", status)
 	}
-	status, _, h := s.do(t, http.MethodGet, "/limiters/open?limiter=api", "", "")
+	status, _, h := s.do(t, http.MethodGet, "/limiters?limiter=api", "", "")
 	if status != http.StatusSeeOther || h.Get("Location") != "/limiters/api" {
 		t.Errorf("open: %d %q", status, h.Get("Location"))
+	}
+	if status, body = s.get(t, "/limiters/open"); status != http.StatusOK || !strings.Contains(body, "There is no policy named open") {
+		t.Errorf("a limiter named open: %d", status)
 	}
 }
 

@@ -26,7 +26,6 @@ func (s *server) routes(e *echo.Echo) {
 	pages.GET("/boards/:board", s.boardPage)
 	pages.POST("/boards/:board/points", s.addPointsForm, s.requireAdminPage)
 	pages.GET("/limiters", s.limitersPage)
-	pages.GET("/limiters/open", s.openLimiter)
 	pages.GET("/limiters/:limiter", s.limiterPage)
 	pages.POST("/limiters/:limiter/policy", s.limiterPolicyForm, s.requireAdminPage)
 	pages.POST("/limiters/:limiter/try", s.limiterTryForm, s.requireAdminPage)
