@@ -221,6 +221,10 @@ func (s *server) limiterPolicyForm(c echo.Context) error {
 			if !isHTMX(c) {
 				return seeOther(c, limiterPath(name)+"?saved=1")
 			}
+			if c.FormValue("new") == "1" {
+				// A new policy: reload so the page shows the try form beside the live panel.
+				c.Response().Header().Set("HX-Refresh", "true")
+			}
 			f = views.PolicyFormFrom(saved, true)
 			f.Saved = true
 			status = http.StatusOK

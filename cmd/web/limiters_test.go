@@ -219,6 +219,10 @@ func TestTryForm(t *testing.T) {
 
 func TestPolicyForm(t *testing.T) {
 	s := newTestServer(t, "", nil)
+	_, page := s.get(t, "/limiters/api")
+	if !strings.Contains(page, `name="new" value="1"`) || !strings.Contains(page, "Create policy") {
+		t.Error("the page of a new limiter does not offer to create it")
+	}
 	status, _, h := s.postForm(t, "/limiters/api", "/limiters/api/policy", url.Values{"algorithm": {"fixed_window"}, "limit": {"100"}, "window": {"1m"}, "rate": {""}, "burst": {""}})
 	if status != http.StatusSeeOther || h.Get("Location") != "/limiters/api?saved=1" {
 		t.Fatalf("create: %d %q", status, h.Get("Location"))
@@ -226,9 +230,12 @@ func TestPolicyForm(t *testing.T) {
 	if _, body := s.get(t, "/limiters/api?saved=1"); !strings.Contains(body, "100 requests per 1 min · fixed window") || !strings.Contains(body, `data-testid="saved"`) {
 		t.Error("the page does not show the saved policy")
 	}
-	status, body, _ := s.postForm(t, "/limiters/api", "/limiters/api/policy", url.Values{"algorithm": {"token_bucket"}, "rate": {"0.5"}, "burst": {"4"}}, "HX-Request", "true")
-	if status != http.StatusOK || !strings.Contains(body, "Saved.") {
+	status, body, h := s.postForm(t, "/limiters/api", "/limiters/api/policy", url.Values{"algorithm": {"token_bucket"}, "rate": {"0.5"}, "burst": {"4"}}, "HX-Request", "true")
+	if status != http.StatusOK || !strings.Contains(body, "Saved.") || h.Get("HX-Refresh") != "" {
 		t.Errorf("htmx save: %d %.300s", status, body)
+	}
+	if _, _, h := s.postForm(t, "/limiters/fresh", "/limiters/fresh/policy", url.Values{"algorithm": {"sliding_log"}, "limit": {"5"}, "window": {"1s"}, "new": {"1"}}, "HX-Request", "true"); h.Get("HX-Refresh") != "true" {
+		t.Error("creating a policy with htmx does not reload the page to show the try form")
 	}
 	for _, c := range []struct {
 		form url.Values
