@@ -26,8 +26,8 @@ func NewLockForms() LockForms { return LockForms{TTL: "30", Wait: "0"} }
 
 func lockURL(name string) string { return "/locks/" + url.PathEscape(name) }
 
-// formatMs shows milliseconds as a countdown: "850 ms", "12.3 s", "4 min 05 s", "2 h 03 min".
-func formatMs(ms int64) string {
+// formatCountdown shows milliseconds as a countdown: "850 ms", "12.3 s", "4 min 05 s", "2 h 03 min".
+func formatCountdown(ms int64) string {
 	switch {
 	case ms < 0:
 		return "never"

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/zpulse/zpulse/internal/domain"
 )
 
 // config is DESIGN.md's configuration table: every flag has an environment variable of the
@@ -17,6 +19,7 @@ type config struct {
 	AdminToken   string
 	Demo         optionalBool // unset: on with the embedded Redis, off otherwise
 	BigKey       int64        // members above which a board page warns of a big key
+	APIRateLimit string       // limiter policy protecting the JSON API per client; "" is off
 }
 
 const (
@@ -39,6 +42,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	fs.Var(&cfg.Demo, "demo", "run the traffic simulator (true or false); default on with the embedded Redis (ZPULSE_DEMO)")
 	bigKey := fs.String("big-key-members", envOr(getenv, "ZPULSE_BIG_KEY_MEMBERS", "1000000"), "members above which a board page warns of a big key, 1 or more (ZPULSE_BIG_KEY_MEMBERS)")
+	fs.StringVar(&cfg.APIRateLimit, "api-rate-limit", getenv("ZPULSE_API_RATE_LIMIT"), "limiter policy that limits the JSON API per client (API token or IP); none: off (ZPULSE_API_RATE_LIMIT)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -52,6 +56,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	cfg.PollInterval = d
 	if cfg.BigKey, err = strconv.ParseInt(*bigKey, 10, 64); err != nil || cfg.BigKey < 1 {
 		return cfg, fmt.Errorf("big-key-members must be a whole number of 1 or more (got %q)", *bigKey)
+	}
+	if cfg.APIRateLimit != "" {
+		if err := domain.ValidateLimiterName(cfg.APIRateLimit); err != nil {
+			return cfg, fmt.Errorf("api rate limit: %s", domain.ErrorMessage(err))
+		}
 	}
 	return cfg, nil
 }

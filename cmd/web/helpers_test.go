@@ -38,6 +38,12 @@ type testServer struct {
 // rdb when one is given (e.g. a client of a Redis that is down).
 func newTestServer(t testing.TB, adminToken string, rdb redis.UniversalClient) *testServer {
 	t.Helper()
+	return newTestServerWith(t, adminToken, rdb, nil)
+}
+
+// newTestServerWith is newTestServer with deps adjusted by tweak (e.g. an API rate limit).
+func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClient, tweak func(*deps)) *testServer {
+	t.Helper()
 	if rdb == nil {
 		rdb = redistest.Client(t)
 	}
@@ -49,12 +55,22 @@ func newTestServer(t testing.TB, adminToken string, rdb redis.UniversalClient) *
 	catalog := redisrepo.NewCatalog(rdb, redisrepo.DefaultKeys)
 	snapshots := redisrepo.NewSnapshots(rdb, redisrepo.DefaultKeys, clock, catalog)
 	watcher := live.NewWatcher(snapshots.Read, topicRenderer(bigKey), hub, 50*time.Millisecond, log, metrics)
-	h := newServer(deps{
+	limiters := redisrepo.NewLimiters(rdb, redisrepo.DefaultKeys, nil)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { limiters.Run(ctx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
+	d := deps{
 		Leaderboards: redisrepo.NewLeaderboards(rdb, redisrepo.DefaultKeys, clock, catalog), Read: snapshots.Read,
 		Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, AdminToken: adminToken, BigKey: bigKey,
-		Locks: redisrepo.NewLocks(rdb, redisrepo.DefaultKeys),
-		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
-	})
+		Locks:    redisrepo.NewLocks(rdb, redisrepo.DefaultKeys),
+		Ping:     func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+		Limiters: limiters,
+	}
+	if tweak != nil {
+		tweak(&d)
+	}
+	h := newServer(d)
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() { hub.Close(); srv.Close() })
 	jar, _ := cookiejar.New(nil)

@@ -26,6 +26,8 @@ func topicRenderer(bigKey int64) live.RenderFunc {
 			comp = views.BoardsPanel(v)
 		case domain.HeldLocks:
 			comp = views.LocksPanel(v, true)
+		case domain.LimiterView:
+			comp = views.LimiterPanel(v, true)
 		default:
 			return nil, fmt.Errorf("topic %q: no fragment for a %T", topic, snapshot)
 		}

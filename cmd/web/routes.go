@@ -37,12 +37,16 @@ func (s *server) routes(e *echo.Echo) {
 	pages.POST("/locks/release", s.releaseLockForm, admin)
 	pages.GET("/locks/:lock/force-release", s.forceReleasePage)
 	pages.POST("/locks/:lock/force-release", s.forceReleaseForm, admin)
+	pages.GET("/limiters", s.limitersPage)
+	pages.GET("/limiters/:limiter", s.limiterPage)
+	pages.POST("/limiters/:limiter/policy", s.limiterPolicyForm, admin)
+	pages.POST("/limiters/:limiter/try", s.limiterTryForm, admin)
 	pages.GET("/login", s.loginPage)
 	pages.POST("/login", s.login)
 	pages.POST("/logout", s.logout)
 
 	// JSON API. Changes need "Authorization: Bearer <admin token>" when one is configured.
-	api := e.Group("/api/v1", requireJSON)
+	api := e.Group("/api/v1", requireJSON, s.rateLimitAPI())
 	write := s.requireAdminAPI
 	api.GET("/boards", s.apiBoards)
 	api.GET("/boards/:board", s.apiSettings)
@@ -62,5 +66,10 @@ func (s *server) routes(e *echo.Echo) {
 	api.POST("/locks/:lock/release", s.apiReleaseLock, write)
 	api.POST("/locks/:lock/extend", s.apiExtendLock, write)
 	api.POST("/locks/:lock/force-release", s.apiForceReleaseLock, write)
+	api.GET("/limiters", s.apiLimiters)
+	api.GET("/limiters/:limiter", s.apiLimiter)
+	api.PUT("/limiters/:limiter", s.apiSetLimiter, write)
+	api.POST("/limiters/:limiter/check", s.apiCheck, write)
+	api.GET("/limiters/:limiter/clients/:client", s.apiPeek)
 	api.Any("/*", func(c echo.Context) error { return echo.ErrNotFound })
 }

@@ -68,6 +68,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	locks := redisrepo.NewLocks(rdb, keys)
 	wg.Go(func() { locks.Watchdog().Run(ctx) })
 	singletons := redisrepo.NewSingletons(locks, log)
+	limiters := redisrepo.NewLimiters(rdb, keys, nil) // the time from Redis TIME
+	wg.Go(func() { limiters.Run(ctx) })
 	hub := live.NewHub(metrics)
 	snapshots := redisrepo.NewSnapshots(rdb, keys, clock, catalog)
 	watcher := live.NewWatcher(snapshots.Read, topicRenderer(cfg.BigKey), hub, cfg.PollInterval, log, metrics)
@@ -93,7 +95,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	handler := newServer(deps{
 		Leaderboards: leaderboards, Read: snapshots.Read, Locks: locks, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
 		Clock: clock, AdminToken: cfg.AdminToken, Embedded: cfg.RedisURL == "", BigKey: cfg.BigKey,
-		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+		Ping:     func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+		Limiters: limiters, APIRateLimit: cfg.APIRateLimit,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -107,6 +110,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	log.Info("zpulse is serving", "url", "http://"+displayAddr(ln.Addr()), "access", access,
 		"poll_interval", cfg.PollInterval, "demo", cfg.demoEnabled())
 
+	if cfg.APIRateLimit != "" {
+		log.Info("the JSON API is rate limited per client (API token or IP)", "policy", cfg.APIRateLimit)
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

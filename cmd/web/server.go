@@ -28,6 +28,8 @@ type deps struct {
 	AdminToken   string
 	Embedded     bool  // data lives in an in-memory Redis
 	BigKey       int64 // members above which a board page warns of a big key
+	Limiters     domain.LimiterService
+	APIRateLimit string // limiter policy protecting the JSON API; "" is off
 }
 
 type server struct {

@@ -55,3 +55,15 @@ type BoardSummary struct {
 
 // TopicLocks carries the held locks (a HeldLocks) of the /locks page.
 const TopicLocks = "locks"
+
+// limiterTopicPrefix + limiter: a limiter's live view (a LimiterView).
+const limiterTopicPrefix = "limiter:"
+
+// LimiterTopic is the topic of a limiter's live view.
+func LimiterTopic(limiter string) string { return limiterTopicPrefix + limiter }
+
+// ParseLimiterTopic returns the limiter a limiter topic is about.
+func ParseLimiterTopic(topic string) (limiter string, ok bool) {
+	limiter, ok = strings.CutPrefix(topic, limiterTopicPrefix)
+	return limiter, ok && ValidateLimiterName(limiter) == nil
+}

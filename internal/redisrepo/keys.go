@@ -3,6 +3,8 @@ package redisrepo
 
 import (
 	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -14,14 +16,18 @@ import (
 type Keys struct {
 	// LeaderboardPrefix precedes a board's name: "leaderboard:" gives leaderboard:game:2048.
 	LeaderboardPrefix string
-	// OwnPrefix precedes zpulse's own keys: indexes, settings, unique-player counts.
+	// OwnPrefix precedes zpulse's own keys: indexes, settings, unique-player counts, limiter
+	// policies and history.
 	OwnPrefix string
 	// LockPrefix precedes a lock's name: "lock:" gives lock:order:1001, the article's key.
 	LockPrefix string
+	// RatePrefix precedes every limiter's per-client state: "rate:" gives the articles'
+	// rate:c-42.
+	RatePrefix string
 }
 
 // DefaultKeys are the articles' key names.
-var DefaultKeys = Keys{LeaderboardPrefix: "leaderboard:", OwnPrefix: "zpulse:", LockPrefix: "lock:"}
+var DefaultKeys = Keys{LeaderboardPrefix: "leaderboard:", OwnPrefix: "zpulse:", LockPrefix: "lock:", RatePrefix: "rate:"}
 
 // Leaderboard is the ZSET of a board: member = player id, score = points.
 func (k Keys) Leaderboard(board string) string { return k.LeaderboardPrefix + board }
@@ -80,3 +86,110 @@ func (k Keys) LockFence(name string) string { return "{" + k.Lock(name) + "}:fen
 // LockIndex is the SET of lock names zpulse has taken, so the /locks page finds them at once;
 // locks taken by other services are found by a slow, bounded SCAN of lock:*.
 func (k Keys) LockIndex() string { return k.OwnPrefix + "index:locks" }
+
+// ---- rate limiters ----
+//
+// Per-client state lives under RatePrefix, one key per client, so that clients spread over a
+// Cluster's slots and each script touches one key:
+//
+//	rate:<client>                  ZSET  sliding_log of the policy "default" (the articles' key):
+//	                                     score = request epoch ms, member = random UUID
+//	rate:<policy>:<client>         ZSET  sliding_log of any other policy, same encoding
+//	rate:fw:<policy>:<client>      HASH  fixed_window: w = window start epoch ms, n = count
+//	rate:swc:<policy>:<client>     HASH  sliding_counter: w = current window start epoch ms,
+//	                                     c = its count, p = the previous window's count
+//	rate:tb:<policy>:<client>      HASH  token_bucket: tokens (a decimal string), ts = last
+//	                                     refill epoch ms
+//
+// fw, swc and tb cannot start a policy name (domain.ValidateLimiterName), so a sliding log's
+// key never looks like another algorithm's. Names and clients may contain ":", so
+// rate:a:b:c is policy a's client b:c or policy a:b's client c; zpulse reads a key as
+// belonging to the longest saved sliding-log policy it starts with.
+//
+// zpulse's own keys put the policy in braces, which a name cannot contain, so they never
+// collide; a policy's own keys also share a Cluster slot:
+//
+//	zpulse:limiter:{<policy>}                  HASH  the policy (algorithm, limit, window_ms, rate_per_s, burst)
+//	zpulse:limiter:{<policy>}:clients          ZSET  clients seen lately: member = client, score = last seen epoch ms
+//	zpulse:limiter:{<policy>}:events:<client>  LIST  the client's latest checks, newest first: "<epoch ms>:1" admitted, ":0" rejected
+//	zpulse:limiter:{<policy>}:stats:<minute>   HASH  "<unix second>:a" / ":r" -> checks admitted / rejected in that second
+//	zpulse:index:limiters                      SET   names of saved policies
+
+// SlidingLog is a client's sliding-window log under a policy.
+func (k Keys) SlidingLog(policy, client string) string {
+	if policy == domain.DefaultLimiter {
+		return k.RatePrefix + client
+	}
+	return k.RatePrefix + policy + ":" + client
+}
+
+// FixedWindow is a client's fixed-window counter under a policy.
+func (k Keys) FixedWindow(policy, client string) string {
+	return k.RatePrefix + "fw:" + policy + ":" + client
+}
+
+// SlidingCounter is a client's two-window counter under a policy.
+func (k Keys) SlidingCounter(policy, client string) string {
+	return k.RatePrefix + "swc:" + policy + ":" + client
+}
+
+// TokenBucket is a client's token bucket under a policy.
+func (k Keys) TokenBucket(policy, client string) string {
+	return k.RatePrefix + "tb:" + policy + ":" + client
+}
+
+// LimiterState is a client's state key for the policy's algorithm.
+func (k Keys) LimiterState(p domain.LimitPolicy, client string) string {
+	switch p.Algorithm {
+	case domain.FixedWindow:
+		return k.FixedWindow(p.Name, client)
+	case domain.SlidingCounter:
+		return k.SlidingCounter(p.Name, client)
+	case domain.TokenBucket:
+		return k.TokenBucket(p.Name, client)
+	default:
+		return k.SlidingLog(p.Name, client)
+	}
+}
+
+// LimiterPolicy is the HASH holding a policy.
+func (k Keys) LimiterPolicy(policy string) string { return k.OwnPrefix + "limiter:{" + policy + "}" }
+
+// LimiterClients is the ZSET of a policy's clients seen lately.
+func (k Keys) LimiterClients(policy string) string { return k.LimiterPolicy(policy) + ":clients" }
+
+// LimiterEvents is the LIST of a client's latest checks under a policy.
+func (k Keys) LimiterEvents(policy, client string) string {
+	return k.LimiterPolicy(policy) + ":events:" + client
+}
+
+// LimiterStats is the HASH of a policy's per-second counts during one minute (unix minute).
+func (k Keys) LimiterStats(policy string, minute int64) string {
+	return k.LimiterPolicy(policy) + ":stats:" + strconv.FormatInt(minute, 10)
+}
+
+// LimiterIndex is the SET of saved policy names.
+func (k Keys) LimiterIndex() string { return k.OwnPrefix + "index:limiters" }
+
+// parseSlidingLog reads a key under RatePrefix as a sliding log of one of the given
+// sliding-log policies: the longest policy name (other than "default") the rest starts with
+// followed by ":", or else the policy "default" with the rest as the client.
+func (k Keys) parseSlidingLog(key string, logs map[string]domain.LimitPolicy) (policy, client string, ok bool) {
+	rest, ok := strings.CutPrefix(key, k.RatePrefix)
+	if !ok {
+		return "", "", false
+	}
+	best := ""
+	for name := range logs {
+		if name != domain.DefaultLimiter && len(name) > len(best) && len(rest) > len(name)+1 && strings.HasPrefix(rest, name+":") {
+			best = name
+		}
+	}
+	if best != "" {
+		return best, rest[len(best)+1:], true
+	}
+	if _, ok := logs[domain.DefaultLimiter]; !ok || domain.ValidateMember("client", rest) != nil {
+		return "", "", false
+	}
+	return domain.DefaultLimiter, rest, true
+}

@@ -14,26 +14,38 @@ const boardsTopN = 3
 
 // Snapshots reads the state behind live topics for the watcher.
 type Snapshots struct {
-	rdb     redis.UniversalClient
-	keys    Keys
-	clock   domain.Clock
-	catalog *Catalog
-	locks   *lockDirectory // names behind the locks topic, discovered across ticks
+	rdb      redis.UniversalClient
+	keys     Keys
+	clock    domain.Clock
+	catalog  *Catalog
+	locks    *lockDirectory // names behind the locks topic, discovered across ticks
+	limiters *limiterViews
 }
 
 // NewSnapshots returns a reader of live topics kept in rdb under keys.
 func NewSnapshots(rdb redis.UniversalClient, keys Keys, clock domain.Clock, catalog *Catalog) *Snapshots {
-	return &Snapshots{rdb: rdb, keys: keys, clock: clock, catalog: catalog, locks: newLockDirectory()}
+	return &Snapshots{rdb: rdb, keys: keys, clock: clock, catalog: catalog, locks: newLockDirectory(), limiters: newLimiterViews(keys, nil)}
+}
+
+// WithLimiterClock makes limiter views use clock, as the Limiters given the same clock do
+// (tests); by default they use Redis TIME.
+func (s *Snapshots) WithLimiterClock(clock domain.Clock) *Snapshots {
+	s.limiters = newLimiterViews(s.keys, clock)
+	return s
 }
 
 // Read reads every topic it knows in one pipelined round trip and returns a snapshot per
-// topic: a domain.BoardTop for a board topic, a []domain.BoardSummary for TopicBoards. Topics
-// it does not know are left out. With no known topic it still sends a PING, so the answer
-// always says whether Redis is reachable. Returns EUNAVAILABLE when Redis cannot be reached.
+// topic: a domain.BoardTop for a board topic, a []domain.BoardSummary for TopicBoards, a
+// domain.HeldLocks for TopicLocks, a domain.LimiterView for a limiter topic. Topics it does
+// not know are left out, and so are those whose first read only learns what to read (the
+// locks' names, a limiter's policy and clients). With no known topic it still sends a PING,
+// so the answer always says whether Redis is reachable. Returns EUNAVAILABLE when Redis
+// cannot be reached.
 func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, error) {
 	now := s.clock.Now()
 	pipe := s.rdb.Pipeline()
 	decoders := make(map[string]func() any, len(topics))
+	watchedLimiters := map[string]bool{}
 	for _, topic := range topics {
 		if board, period, n, ok := domain.ParseBoardTopic(topic); ok {
 			read := queueTop(ctx, pipe, s.keys, board, period, n, now)
@@ -49,7 +61,18 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 				return nil // the names are not known yet: nothing to publish this tick
 			}
 		}
+		if limiter, ok := domain.ParseLimiterTopic(topic); ok {
+			read := s.limiters.queueLive(ctx, pipe, limiter)
+			decoders[topic] = func() any {
+				if view, ok := read(); ok {
+					return view
+				}
+				return nil
+			}
+			watchedLimiters[limiter] = true
+		}
 	}
+	s.limiters.forget(watchedLimiters)
 	if len(decoders) == 0 {
 		pipe.Ping(ctx)
 	}

@@ -1,0 +1,415 @@
+package redisrepo
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// policyCacheTTL is how long an instance keeps a policy it read. Every check needs its
+// policy; reading it from Redis each time would double the round trips, and a script cannot
+// read it (another key, another Cluster slot). An edit made through this instance applies at
+// once; one made elsewhere within this long.
+const policyCacheTTL = time.Second
+
+// Limiters is the Redis implementation of domain.LimiterService.
+type Limiters struct {
+	rdb   redis.UniversalClient
+	keys  Keys
+	clock domain.Clock // nil: Redis TIME inside each script
+
+	mu       sync.Mutex
+	policies map[string]cachedPolicy
+
+	rec recorder
+}
+
+type cachedPolicy struct {
+	policy  domain.LimitPolicy
+	fetched time.Time
+}
+
+var _ domain.LimiterService = (*Limiters)(nil)
+
+// NewLimiters returns limiters kept in rdb under keys. clock nil (production) takes the time
+// from Redis TIME inside every script; tests pass a domain.ManualClock.
+func NewLimiters(rdb redis.UniversalClient, keys Keys, clock domain.Clock) *Limiters {
+	return &Limiters{rdb: rdb, keys: keys, clock: clock, policies: map[string]cachedPolicy{}}
+}
+
+func (l *Limiters) Allow(ctx context.Context, limiter, client string) (domain.LimitResult, error) {
+	p, err := l.checkArgs(ctx, limiter, client)
+	if err != nil {
+		return domain.LimitResult{}, err
+	}
+	res, err := l.run(ctx, p, client, true)
+	if err == nil {
+		l.rec.add(p, client, res)
+	}
+	return res, err
+}
+
+func (l *Limiters) Peek(ctx context.Context, limiter, client string) (domain.LimitResult, error) {
+	p, err := l.checkArgs(ctx, limiter, client)
+	if err != nil {
+		return domain.LimitResult{}, err
+	}
+	return l.run(ctx, p, client, false)
+}
+
+func (l *Limiters) checkArgs(ctx context.Context, limiter, client string) (domain.LimitPolicy, error) {
+	if err := domain.ValidateLimiterName(limiter); err != nil {
+		return domain.LimitPolicy{}, err
+	}
+	if err := domain.ValidateMember("client", client); err != nil {
+		return domain.LimitPolicy{}, err
+	}
+	return l.cachedPolicy(ctx, limiter)
+}
+
+// run runs the policy's script for one client.
+func (l *Limiters) run(ctx context.Context, p domain.LimitPolicy, client string, consume bool) (domain.LimitResult, error) {
+	now := ""
+	if l.clock != nil {
+		now = strconv.FormatInt(l.clock.Now().UnixMilli(), 10)
+	}
+	flag := "0"
+	if consume {
+		flag = "1"
+	}
+	key := l.keys.LimiterState(p, client)
+	var cmd *redis.Cmd
+	switch p.Algorithm {
+	case domain.SlidingLog:
+		cmd = slidingLogScript.Run(ctx, l.rdb, []string{key}, now, flag, p.WindowMs, p.Limit, newUUID())
+	case domain.FixedWindow:
+		cmd = fixedWindowScript.Run(ctx, l.rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
+	case domain.SlidingCounter:
+		cmd = slidingCounterScript.Run(ctx, l.rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
+	case domain.TokenBucket:
+		cmd = tokenBucketScript.Run(ctx, l.rdb, []string{key}, now, flag, strconv.FormatFloat(p.RatePerS/1000, 'g', -1, 64), p.Burst)
+	default:
+		return domain.LimitResult{}, fmt.Errorf("limiter %q: unknown algorithm %q", p.Name, p.Algorithm)
+	}
+	vals, err := cmd.Int64Slice()
+	if err != nil {
+		return domain.LimitResult{}, wrap(err)
+	}
+	if len(vals) != 5 {
+		return domain.LimitResult{}, fmt.Errorf("limiter %q: unexpected reply %v", p.Name, vals)
+	}
+	return domain.LimitResult{
+		Allowed: vals[0] == 1, Limit: p.Quota(), Remaining: vals[1],
+		RetryAfterMs: vals[2], ResetMs: vals[3], AtMs: vals[4], Policy: p,
+	}, nil
+}
+
+// newUUID returns a random (version 4) UUID, the member the articles' script adds per request.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// ---- policies ----
+
+func (l *Limiters) cachedPolicy(ctx context.Context, name string) (domain.LimitPolicy, error) {
+	l.mu.Lock()
+	c, ok := l.policies[name]
+	l.mu.Unlock()
+	if ok && time.Since(c.fetched) < policyCacheTTL {
+		return c.policy, nil
+	}
+	p, err := l.Policy(ctx, name)
+	if err != nil {
+		return p, err
+	}
+	l.mu.Lock()
+	l.policies[name] = cachedPolicy{policy: p, fetched: time.Now()}
+	l.mu.Unlock()
+	return p, nil
+}
+
+func (l *Limiters) Policy(ctx context.Context, name string) (domain.LimitPolicy, error) {
+	if err := domain.ValidateLimiterName(name); err != nil {
+		return domain.LimitPolicy{}, err
+	}
+	fields, err := l.rdb.HGetAll(ctx, l.keys.LimiterPolicy(name)).Result()
+	if err != nil {
+		return domain.LimitPolicy{}, wrap(err)
+	}
+	p, ok := decodePolicy(name, fields)
+	if !ok {
+		return domain.LimitPolicy{}, domain.Errorf(domain.ENOTFOUND, "there is no limiter policy %q: create it with PUT /api/v1/limiters/%s or on its page", name, name)
+	}
+	return p, nil
+}
+
+// decodePolicy reads a policy hash; a missing (or unreadable) hash is no policy, except for
+// "default", which is then domain.DefaultPolicy.
+func decodePolicy(name string, f map[string]string) (domain.LimitPolicy, bool) {
+	p := domain.LimitPolicy{Name: name, Algorithm: domain.Algorithm(f["algorithm"])}
+	p.Limit, _ = strconv.ParseInt(f["limit"], 10, 64)
+	p.WindowMs, _ = strconv.ParseInt(f["window_ms"], 10, 64)
+	p.RatePerS, _ = strconv.ParseFloat(f["rate_per_s"], 64)
+	p.Burst, _ = strconv.ParseInt(f["burst"], 10, 64)
+	if len(f) == 0 || p.Validate() != nil {
+		if name == domain.DefaultLimiter {
+			return domain.DefaultPolicy, true
+		}
+		return domain.LimitPolicy{}, false
+	}
+	return p, true
+}
+
+func (l *Limiters) SetPolicy(ctx context.Context, p domain.LimitPolicy) (domain.LimitPolicy, error) {
+	if err := p.Validate(); err != nil {
+		return domain.LimitPolicy{}, err
+	}
+	key := l.keys.LimiterPolicy(p.Name)
+	pipe := l.rdb.TxPipeline() // readers never see half a policy
+	pipe.Del(ctx, key)
+	pipe.HSet(ctx, key, "algorithm", string(p.Algorithm), "limit", p.Limit, "window_ms", p.WindowMs,
+		"rate_per_s", strconv.FormatFloat(p.RatePerS, 'g', -1, 64), "burst", p.Burst)
+	pipe.SAdd(ctx, l.keys.LimiterIndex(), p.Name)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return domain.LimitPolicy{}, wrap(err)
+	}
+	l.mu.Lock()
+	l.policies[p.Name] = cachedPolicy{policy: p, fetched: time.Now()}
+	l.mu.Unlock()
+	return p, nil
+}
+
+func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
+	names, err := l.rdb.SMembers(ctx, l.keys.LimiterIndex()).Result()
+	if err != nil {
+		return nil, wrap(err)
+	}
+	if !slices.Contains(names, domain.DefaultLimiter) {
+		names = append(names, domain.DefaultLimiter)
+	}
+	slices.Sort(names)
+	pipe := l.rdb.Pipeline()
+	cmds := make([]*redis.MapStringStringCmd, len(names))
+	for i, n := range names {
+		cmds[i] = pipe.HGetAll(ctx, l.keys.LimiterPolicy(n))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, wrap(err)
+	}
+	out := make([]domain.LimitPolicy, 0, len(names))
+	for i, n := range names {
+		if p, ok := decodePolicy(n, cmds[i].Val()); ok {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// ---- what happened: events, per-second counts, client lists ----
+
+// recorder keeps the outcome of the checks made through this instance until Flush writes
+// them, in one pipeline, for the limiters' pages: each client's latest checks, the counts
+// per second and the list of clients. Keeping this off the check itself keeps a check at one
+// round trip (one script); the pages learn of it within a flush interval.
+type recorder struct {
+	mu      sync.Mutex
+	pending []check
+}
+
+type check struct {
+	policy  domain.LimitPolicy
+	client  string
+	at      int64
+	allowed bool
+}
+
+// maxPending bounds the memory of checks waiting to be written; beyond it new ones are
+// dropped until the next flush (only the pages' history loses them, never a limit).
+const maxPending = 100_000
+
+func (r *recorder) add(p domain.LimitPolicy, client string, res domain.LimitResult) {
+	r.mu.Lock()
+	if len(r.pending) < maxPending {
+		r.pending = append(r.pending, check{policy: p, client: client, at: res.AtMs, allowed: res.Allowed})
+	}
+	r.mu.Unlock()
+}
+
+func (r *recorder) take() []check {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.pending
+	r.pending = nil
+	return out
+}
+
+// Client lists and events are kept this long after a client's last check, at least.
+const (
+	minKeepMs     = 10 * 60 * 1000
+	maxListed     = 1000 // clients per policy in the list
+	statsTTL      = 3 * time.Minute
+	flushEvery    = 200 * time.Millisecond
+	discoverEvery = 5 * time.Second
+)
+
+func keepMs(p domain.LimitPolicy) int64 { return max(2*p.QuotaWindowMs(), minKeepMs) }
+
+// Flush writes the checks recorded since the last flush. Run calls it every 200 ms.
+// Returns EUNAVAILABLE (the checks are then lost: they are history, not limits).
+func (l *Limiters) Flush(ctx context.Context) error {
+	checks := l.rec.take()
+	if len(checks) == 0 {
+		return nil
+	}
+	type clientKey struct{ policy, client string }
+	events := map[clientKey][]any{}
+	lastSeen := map[clientKey]int64{}
+	policies := map[string]domain.LimitPolicy{}
+	stats := map[string]map[string]int64{} // stats key -> field -> count
+	for _, c := range checks {
+		k := clientKey{c.policy.Name, c.client}
+		mark := "0"
+		if c.allowed {
+			mark = "1"
+		}
+		events[k] = append(events[k], strconv.FormatInt(c.at, 10)+":"+mark)
+		lastSeen[k] = max(lastSeen[k], c.at)
+		policies[c.policy.Name] = c.policy
+		sk := l.keys.LimiterStats(c.policy.Name, c.at/60_000)
+		if stats[sk] == nil {
+			stats[sk] = map[string]int64{}
+		}
+		field := strconv.FormatInt(c.at/1000, 10) + ":r"
+		if c.allowed {
+			field = strconv.FormatInt(c.at/1000, 10) + ":a"
+		}
+		stats[sk][field]++
+	}
+	pipe := l.rdb.Pipeline()
+	newest := map[string]int64{}
+	for k, evs := range events {
+		p := policies[k.policy]
+		key := l.keys.LimiterEvents(k.policy, k.client)
+		if len(evs) > domain.MaxViewEvents {
+			evs = evs[len(evs)-domain.MaxViewEvents:]
+		}
+		pipe.LPush(ctx, key, evs...) // the last pushed, the newest, ends up first
+		pipe.LTrim(ctx, key, 0, domain.MaxViewEvents-1)
+		pipe.PExpire(ctx, key, time.Duration(keepMs(p))*time.Millisecond)
+		pipe.ZAddGT(ctx, l.keys.LimiterClients(k.policy), redis.Z{Score: float64(lastSeen[k]), Member: k.client})
+		newest[k.policy] = max(newest[k.policy], lastSeen[k])
+	}
+	for name, at := range newest {
+		l.trimClients(ctx, pipe, policies[name], at)
+	}
+	for sk, fields := range stats {
+		for f, n := range fields {
+			pipe.HIncrBy(ctx, sk, f, n)
+		}
+		pipe.Expire(ctx, sk, statsTTL)
+	}
+	_, err := pipe.Exec(ctx)
+	return wrap(err)
+}
+
+// trimClients keeps a policy's client list small: clients seen lately, at most maxListed.
+func (l *Limiters) trimClients(ctx context.Context, pipe redis.Pipeliner, p domain.LimitPolicy, nowMs int64) {
+	key := l.keys.LimiterClients(p.Name)
+	keep := keepMs(p)
+	pipe.ZRemRangeByScore(ctx, key, "-inf", "("+strconv.FormatInt(nowMs-keep, 10))
+	pipe.ZRemRangeByRank(ctx, key, 0, -maxListed-1)
+	pipe.PExpire(ctx, key, time.Duration(keep)*time.Millisecond)
+}
+
+// Run flushes the recorded checks every 200 ms and looks for clients other services wrote
+// under rate: every 5 s, until ctx ends; then it flushes one last time.
+func (l *Limiters) Run(ctx context.Context) {
+	flush := time.NewTicker(flushEvery)
+	defer flush.Stop()
+	discover := time.NewTicker(discoverEvery)
+	defer discover.Stop()
+	var cursor uint64
+	for {
+		select {
+		case <-ctx.Done():
+			final, cancel := context.WithTimeout(context.Background(), time.Second)
+			_ = l.Flush(final)
+			cancel()
+			return
+		case <-flush.C:
+			_ = l.Flush(ctx) // Redis down: the watcher reports it; history is best effort
+		case <-discover.C:
+			cursor, _ = l.Discover(ctx, cursor)
+		}
+	}
+}
+
+// Discover looks at up to scanCount keys under rate: from cursor (one SCAN call: a slow
+// cadence and a bound per call, never KEYS) and lists every sliding-log client it finds
+// under its policy, with the time of its latest request, so that clients written by other
+// services (the articles' own, on rate:<client>) show on the limiters' pages. It returns the
+// cursor to continue from (0 when the keyspace was covered).
+// Returns EUNAVAILABLE.
+func (l *Limiters) Discover(ctx context.Context, cursor uint64) (uint64, error) {
+	keys, next, err := l.rdb.ScanType(ctx, cursor, l.keys.RatePrefix+"*", scanCount, "zset").Result()
+	if err != nil || len(keys) == 0 {
+		return next, wrap(err)
+	}
+	policies, err := l.Policies(ctx)
+	if err != nil {
+		return cursor, err
+	}
+	logs := map[string]domain.LimitPolicy{}
+	for _, p := range policies {
+		if p.Algorithm == domain.SlidingLog {
+			logs[p.Name] = p
+		}
+	}
+	pipe := l.rdb.Pipeline()
+	type found struct {
+		policy domain.LimitPolicy
+		client string
+		newest *redis.ZSliceCmd
+	}
+	var all []found
+	for _, key := range keys {
+		policy, client, ok := l.keys.parseSlidingLog(key, logs)
+		if !ok {
+			continue
+		}
+		all = append(all, found{logs[policy], client, pipe.ZRangeWithScores(ctx, key, -1, -1)})
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return cursor, wrap(err)
+	}
+	pipe = l.rdb.Pipeline()
+	newest := map[string]int64{}
+	for _, f := range all {
+		if z := f.newest.Val(); len(z) == 1 {
+			pipe.ZAddGT(ctx, l.keys.LimiterClients(f.policy.Name), redis.Z{Score: z[0].Score, Member: f.client})
+			newest[f.policy.Name] = max(newest[f.policy.Name], int64(z[0].Score))
+		}
+	}
+	for name, at := range newest {
+		l.trimClients(ctx, pipe, logs[name], at)
+	}
+	if len(newest) > 0 {
+		if _, err := pipe.Exec(ctx); err != nil {
+			return cursor, wrap(err)
+		}
+	}
+	return next, nil
+}

@@ -1,0 +1,214 @@
+package views
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// PolicyForm is the policy form's state: what was typed and the errors per field
+// ("" for the whole form).
+type PolicyForm struct {
+	Algorithm, Limit, Window, Rate, Burst string
+	Exists                                bool // a policy is saved under this name
+	Saved                                 bool // it was just saved
+	Errors                                map[string]string
+}
+
+// PolicyFormFrom fills the form with a policy; for a name with no policy, with a suggestion.
+func PolicyFormFrom(p domain.LimitPolicy, exists bool) PolicyForm {
+	if !exists {
+		return PolicyForm{Algorithm: string(domain.SlidingLog), Limit: "100", Window: "1m", Rate: "10", Burst: "20"}
+	}
+	f := PolicyForm{Algorithm: string(p.Algorithm), Exists: true, Limit: "100", Window: "1m", Rate: "10", Burst: "20"}
+	if p.Algorithm == domain.TokenBucket {
+		f.Rate, f.Burst = strconv.FormatFloat(p.RatePerS, 'f', -1, 64), strconv.FormatInt(p.Burst, 10)
+	} else {
+		f.Limit, f.Window = strconv.FormatInt(p.Limit, 10), (time.Duration(p.WindowMs) * time.Millisecond).String()
+	}
+	return f
+}
+
+// TryForm is the "try" form's state and the answers to the requests it fired.
+type TryForm struct {
+	Client, N string
+	Errors    map[string]string
+	Results   []domain.LimitResult
+}
+
+// Counts returns how many of the fired requests were admitted and rejected.
+func (f TryForm) Counts() (allowed, rejected int) {
+	for _, r := range f.Results {
+		if r.Allowed {
+			allowed++
+		} else {
+			rejected++
+		}
+	}
+	return allowed, rejected
+}
+
+// LimiterPanelID is the id of a limiter's live panel.
+func LimiterPanelID(limiter string) string { return domID("limiter", limiter) }
+
+func limiterURL(limiter string) string { return "/limiters/" + url.PathEscape(limiter) }
+
+// describePolicy says a policy in words: "3 requests per 10 s · sliding-window log".
+func describePolicy(p domain.LimitPolicy) string {
+	switch p.Algorithm {
+	case domain.TokenBucket:
+		return formatRate(p.RatePerS) + " tokens/s, burst " + FormatCount(p.Burst) + " · token bucket"
+	case domain.FixedWindow:
+		return FormatCount(p.Limit) + " " + Plural(p.Limit, "request", "requests") + " per " + formatMs(p.WindowMs) + " · fixed window"
+	case domain.SlidingCounter:
+		return FormatCount(p.Limit) + " " + Plural(p.Limit, "request", "requests") + " per " + formatMs(p.WindowMs) + " · sliding-window counter"
+	case domain.SlidingLog:
+		return FormatCount(p.Limit) + " " + Plural(p.Limit, "request", "requests") + " per " + formatMs(p.WindowMs) + " · sliding-window log"
+	default:
+		return "no policy"
+	}
+}
+
+// stateKey shows the Redis key pattern of a policy's clients.
+func stateKey(p domain.LimitPolicy) string {
+	switch p.Algorithm {
+	case domain.FixedWindow:
+		return "HASH rate:fw:" + p.Name + ":<client>"
+	case domain.SlidingCounter:
+		return "HASH rate:swc:" + p.Name + ":<client>"
+	case domain.TokenBucket:
+		return "HASH rate:tb:" + p.Name + ":<client>"
+	case domain.SlidingLog:
+		if p.Name == domain.DefaultLimiter {
+			return "ZSET rate:<client>"
+		}
+		return "ZSET rate:" + p.Name + ":<client>"
+	default:
+		return ""
+	}
+}
+
+func formatRate(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
+
+// formatMs shows a duration the way people say it: "250 ms", "10 s", "1.5 s", "2 min", "1 h 5 min".
+func formatMs(ms int64) string {
+	switch {
+	case ms < 1000:
+		return strconv.FormatInt(ms, 10) + " ms"
+	case ms < 60_000:
+		return strings.TrimSuffix(strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64), ".0") + " s"
+	case ms < 3_600_000:
+		m, s := ms/60_000, (ms%60_000)/1000
+		if s == 0 {
+			return strconv.FormatInt(m, 10) + " min"
+		}
+		return strconv.FormatInt(m, 10) + " min " + strconv.FormatInt(s, 10) + " s"
+	default:
+		h, m := ms/3_600_000, (ms%3_600_000)/60_000
+		if m == 0 {
+			return strconv.FormatInt(h, 10) + " h"
+		}
+		return strconv.FormatInt(h, 10) + " h " + strconv.FormatInt(m, 10) + " min"
+	}
+}
+
+// ---- the server-drawn SVGs ----
+
+// timelineWidth is the width of a client's timeline in SVG units.
+const timelineWidth = 300
+
+// timelineSpan is the time a client's timeline covers: the window (a bucket's time to refill
+// from empty), at least a second.
+func timelineSpan(p domain.LimitPolicy) int64 { return max(p.QuotaWindowMs(), 1000) }
+
+// eventX places a request on a client's timeline: the window ending at now, left to right.
+func eventX(p domain.LimitPolicy, now, at int64) string {
+	span := timelineSpan(p)
+	x := float64(at-(now-span)) / float64(span) * timelineWidth
+	return strconv.FormatFloat(min(max(x, 1), timelineWidth-1), 'f', 1, 64)
+}
+
+// usedPercent is the width of a client's used/limit bar, 0..100.
+func usedPercent(u domain.ClientUsage) string {
+	if u.Limit <= 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(min(float64(u.Used)/float64(u.Limit)*100, 100), 'f', 1, 64)
+}
+
+func barClass(u domain.ClientUsage) string {
+	switch {
+	case u.Full():
+		return "fill-rose-500"
+	case u.Used*4 >= u.Limit*3:
+		return "fill-amber-500"
+	default:
+		return "fill-emerald-500"
+	}
+}
+
+// secondBar is one second of the allowed/rejected chart.
+type secondBar struct {
+	X                      string
+	AllowedY, AllowedH     string
+	RejectedY, RejectedH   string
+	Label                  string
+	Allowed, Rejected, Sec int64
+}
+
+const (
+	chartHeight = 60
+	chartBarW   = 5
+)
+
+// secondBars lays out the last ViewSeconds seconds ending at now, tallest second full height.
+func secondBars(v domain.LimiterView) (bars []secondBar, allowed, rejected int64) {
+	var top int64 = 1
+	for _, s := range v.Seconds {
+		top = max(top, s.Allowed+s.Rejected)
+		allowed += s.Allowed
+		rejected += s.Rejected
+	}
+	nowSec := v.NowMs / 1000
+	for _, s := range v.Seconds {
+		i := domain.ViewSeconds - 1 - (nowSec - s.Sec) // 0 = oldest
+		if i < 0 || i >= domain.ViewSeconds {
+			continue
+		}
+		ah := float64(s.Allowed) / float64(top) * chartHeight
+		rh := float64(s.Rejected) / float64(top) * chartHeight
+		f := func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+		bars = append(bars, secondBar{
+			X:        strconv.FormatInt(i*(chartBarW+1), 10),
+			AllowedY: f(chartHeight - ah), AllowedH: f(ah),
+			RejectedY: f(chartHeight - ah - rh), RejectedH: f(rh),
+			Label:   time.Unix(s.Sec, 0).UTC().Format("15:04:05") + " UTC: " + FormatCount(s.Allowed) + " allowed, " + FormatCount(s.Rejected) + " rejected",
+			Allowed: s.Allowed, Rejected: s.Rejected, Sec: s.Sec,
+		})
+	}
+	return bars, allowed, rejected
+}
+
+func chartViewBox() string {
+	return "0 0 " + strconv.Itoa(domain.ViewSeconds*(chartBarW+1)) + " " + strconv.Itoa(chartHeight)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func algorithmLabel(a domain.Algorithm) string {
+	switch a {
+	case domain.SlidingLog:
+		return "Sliding-window log (exact, ZSET)"
+	case domain.FixedWindow:
+		return "Fixed window (counter)"
+	case domain.SlidingCounter:
+		return "Sliding-window counter (two windows)"
+	case domain.TokenBucket:
+		return "Token bucket (rate and burst)"
+	default:
+		return string(a)
+	}
+}
