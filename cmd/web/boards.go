@@ -15,11 +15,6 @@ import (
 	"github.com/zpulse/zpulse/views"
 )
 
-func (s *server) overviewPage(c echo.Context) error {
-	boards, err := s.boardSummaries(c.Request().Context())
-	return s.render(c, http.StatusOK, views.OverviewPage(unavailable(s.chrome(c, "Overview", domain.TopicBoards), err), boards))
-}
-
 // boardsPage lists every board; with ?board=NAME (the "open a board" box) it goes to that board.
 func (s *server) boardsPage(c echo.Context) error {
 	if board, asked := c.QueryParams()["board"]; asked {

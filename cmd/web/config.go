@@ -17,9 +17,10 @@ type config struct {
 	RedisURL     string
 	PollInterval time.Duration
 	AdminToken   string
-	Demo         optionalBool // unset: on with the embedded Redis, off otherwise
-	BigKey       int64        // members above which a board page warns of a big key
-	APIRateLimit string       // limiter policy protecting the JSON API per client; "" is off
+	Demo         optionalBool  // unset: on with the embedded Redis, off otherwise
+	DemoEvery    time.Duration // how often the demo makes a round of traffic
+	BigKey       int64         // members above which a board page warns of a big key
+	APIRateLimit string        // limiter policy protecting the JSON API per client; "" is off
 }
 
 const (
@@ -41,6 +42,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		}
 	}
 	fs.Var(&cfg.Demo, "demo", "run the traffic simulator (true or false); default on with the embedded Redis (ZPULSE_DEMO)")
+	demoEvery := fs.String("demo-every", envOr(getenv, "ZPULSE_DEMO_EVERY", "400ms"), "how often the demo makes a round of traffic, 50ms to 1m (ZPULSE_DEMO_EVERY)")
 	bigKey := fs.String("big-key-members", envOr(getenv, "ZPULSE_BIG_KEY_MEMBERS", "1000000"), "members above which a board page warns of a big key, 1 or more (ZPULSE_BIG_KEY_MEMBERS)")
 	fs.StringVar(&cfg.APIRateLimit, "api-rate-limit", getenv("ZPULSE_API_RATE_LIMIT"), "limiter policy that limits the JSON API per client (API token or IP); none: off (ZPULSE_API_RATE_LIMIT)")
 	if err := fs.Parse(args); err != nil {
@@ -54,6 +56,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return cfg, fmt.Errorf("poll interval must be a duration from %v to %v, e.g. 250ms (got %q)", minPollInterval, maxPollInterval, *interval)
 	}
 	cfg.PollInterval = d
+	if cfg.DemoEvery, err = time.ParseDuration(*demoEvery); err != nil || cfg.DemoEvery < 50*time.Millisecond || cfg.DemoEvery > time.Minute {
+		return cfg, fmt.Errorf("demo-every must be a duration from 50ms to 1m, e.g. 400ms (got %q)", *demoEvery)
+	}
 	if cfg.BigKey, err = strconv.ParseInt(*bigKey, 10, 64); err != nil || cfg.BigKey < 1 {
 		return cfg, fmt.Errorf("big-key-members must be a whole number of 1 or more (got %q)", *bigKey)
 	}

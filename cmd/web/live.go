@@ -28,6 +28,8 @@ func topicRenderer(bigKey int64) live.RenderFunc {
 			comp = views.LocksPanel(v, true)
 		case domain.LimiterView:
 			comp = views.LimiterPanel(v, true)
+		case []domain.LimiterView:
+			comp = views.LimitersOverview(v)
 		default:
 			return nil, fmt.Errorf("topic %q: no fragment for a %T", topic, snapshot)
 		}

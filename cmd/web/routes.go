@@ -23,6 +23,7 @@ func (s *server) routes(e *echo.Echo) {
 	pages := e.Group("", csrf())
 	admin := s.requireAdminPage
 	pages.GET("/", s.overviewPage)
+	pages.POST("/demo", s.demoSwitch, admin)
 	pages.GET("/boards", s.boardsPage)
 	pages.GET("/boards/:board", s.boardPage)
 	pages.GET("/boards/:board/entries", s.entriesPage)

@@ -27,9 +27,6 @@ import (
 // flight get this long to finish.
 const shutdownGrace = 8 * time.Second
 
-// demoEvery is how often the demo adds points.
-const demoEvery = 700 * time.Millisecond
-
 // discoveryEvery is the slow cadence at which boards written by other services are looked
 // for with SCAN.
 const discoveryEvery = 10 * time.Second
@@ -77,14 +74,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if !static.Built() {
 		log.Warn("static assets are not built: pages render unstyled and without live updates; run `make generate`")
 	}
+	var demoSwitch domain.DemoSwitch
 	if cfg.demoEnabled() {
-		if err := demo.Seed(ctx, leaderboards); err != nil {
-			log.Warn("cannot seed demo data", "err", err)
-		}
-		// One instance makes the demo traffic, however many share the Redis.
+		demoSwitch = redisrepo.NewDemoSwitch(rdb, keys)
+		services := demo.Services{Leaderboards: leaderboards, Limiters: limiters, Locks: locks, Switch: demoSwitch}
+		// One instance seeds and makes the demo traffic, however many share the Redis.
 		wg.Go(func() {
 			_ = singletons.Run(ctx, "demo-traffic", func(ctx context.Context) error {
-				demo.Run(ctx, leaderboards, demoEvery, watcher.Nudge, log)
+				if err := demo.Seed(ctx, services); err != nil {
+					log.Warn("cannot seed demo data", "err", err)
+				}
+				demo.Run(ctx, services, cfg.DemoEvery, watcher.Nudge, log)
 				return nil
 			})
 		})
@@ -96,7 +96,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		Leaderboards: leaderboards, Read: snapshots.Read, Locks: locks, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
 		Clock: clock, AdminToken: cfg.AdminToken, Embedded: cfg.RedisURL == "", BigKey: cfg.BigKey,
 		Ping:     func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
-		Limiters: limiters, APIRateLimit: cfg.APIRateLimit,
+		Limiters: limiters, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

@@ -148,7 +148,7 @@ func TestRunShutsDownGracefully(t *testing.T) {
 // With no REDIS_URL, zpulse serves from an embedded in-memory Redis with demo data, and says so.
 func TestRunEmbeddedWithDemoData(t *testing.T) {
 	addr, _, logs := startRun(t, nil, nil)
-	resp, err := http.Get("http://" + addr + "/api/v1/boards/game:2048/top?n=3")
+	resp, err := http.Get("http://" + addr + "/api/v1/boards/demo:2048/top?n=3")
 	if err != nil {
 		t.Fatal(err)
 	}

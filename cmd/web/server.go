@@ -29,7 +29,8 @@ type deps struct {
 	Embedded     bool  // data lives in an in-memory Redis
 	BigKey       int64 // members above which a board page warns of a big key
 	Limiters     domain.LimiterService
-	APIRateLimit string // limiter policy protecting the JSON API; "" is off
+	APIRateLimit string            // limiter policy protecting the JSON API; "" is off
+	Demo         domain.DemoSwitch // nil when the demo does not run
 }
 
 type server struct {

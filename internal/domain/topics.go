@@ -67,3 +67,6 @@ func ParseLimiterTopic(topic string) (limiter string, ok bool) {
 	limiter, ok = strings.CutPrefix(topic, limiterTopicPrefix)
 	return limiter, ok && ValidateLimiterName(limiter) == nil
 }
+
+// TopicLimiters is every limiter's live view (a []LimiterView), for the overview.
+const TopicLimiters = "limiters"

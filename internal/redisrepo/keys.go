@@ -193,3 +193,6 @@ func (k Keys) parseSlidingLog(key string, logs map[string]domain.LimitPolicy) (p
 	}
 	return domain.DefaultLimiter, rest, true
 }
+
+// DemoPaused is a STRING that exists while the demo traffic is paused.
+func (k Keys) DemoPaused() string { return k.OwnPrefix + "demo:paused" }

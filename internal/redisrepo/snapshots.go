@@ -2,6 +2,8 @@ package redisrepo
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -20,6 +22,9 @@ type Snapshots struct {
 	catalog  *Catalog
 	locks    *lockDirectory // names behind the locks topic, discovered across ticks
 	limiters *limiterViews
+
+	mu           sync.Mutex
+	limiterNames []string // the saved policies at the last read of TopicLimiters
 }
 
 // NewSnapshots returns a reader of live topics kept in rdb under keys.
@@ -60,6 +65,9 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 				}
 				return nil // the names are not known yet: nothing to publish this tick
 			}
+		}
+		if topic == domain.TopicLimiters {
+			decoders[topic] = s.queueLimiters(ctx, pipe, watchedLimiters)
 		}
 		if limiter, ok := domain.ParseLimiterTopic(topic); ok {
 			read := s.limiters.queueLive(ctx, pipe, limiter)
@@ -103,5 +111,43 @@ func (s *Snapshots) queueSummaries(ctx context.Context, pipe redis.Pipeliner, no
 			out[i] = domain.BoardSummary{Board: top.Board, Players: top.Players, Top: top.Entries}
 		}
 		return out
+	}
+}
+
+// queueLimiters queues the view of every limiter, for the overview. The names are those the
+// index held at the previous read (read again on this pipeline), so a new policy shows one
+// tick after it was saved; DefaultLimiter is always there.
+func (s *Snapshots) queueLimiters(ctx context.Context, pipe redis.Pipeliner, watched map[string]bool) func() any {
+	s.mu.Lock()
+	names := s.limiterNames
+	s.mu.Unlock()
+	index := pipe.SMembers(ctx, s.keys.LimiterIndex())
+	reads := make([]func() (domain.LimiterView, bool), len(names))
+	for i, name := range names {
+		reads[i] = s.limiters.queueLive(ctx, pipe, name)
+		watched[name] = true
+	}
+	return func() any {
+		next := append(index.Val(), domain.DefaultLimiter)
+		slices.Sort(next)
+		s.mu.Lock()
+		s.limiterNames = slices.Compact(next)
+		s.mu.Unlock()
+		if len(names) == 0 {
+			return nil // the names are not known yet: nothing to publish this tick
+		}
+		views := make([]domain.LimiterView, 0, len(reads))
+		complete := true
+		for _, read := range reads {
+			v, ok := read()
+			complete = complete && ok
+			if v.Exists {
+				views = append(views, v)
+			}
+		}
+		if !complete {
+			return nil // a limiter's first read only learns its policy: publish the next one
+		}
+		return views
 	}
 }

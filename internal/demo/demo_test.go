@@ -1,0 +1,93 @@
+package demo
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/internal/redistest"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+// The demo writes only under its own names, follows its switch, and stops cleanly, giving
+// back its locks.
+func TestDemoTraffic(t *testing.T) {
+	rdb := redistest.Client(t)
+	keys := redisrepo.DefaultKeys
+	locks := redisrepo.NewLocks(rdb, keys)
+	limiters := redisrepo.NewLimiters(rdb, keys, nil)
+	s := Services{
+		Leaderboards: redisrepo.NewLeaderboards(rdb, keys, domain.SystemClock{}, redisrepo.NewCatalog(rdb, keys)),
+		Limiters:     limiters, Locks: locks, Switch: redisrepo.NewDemoSwitch(rdb, keys),
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go limiters.Run(ctx)
+	if err := Seed(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	nudges := make(chan struct{}, 1000)
+	done := make(chan struct{})
+	go func() {
+		Run(ctx, s, 5*time.Millisecond, func() { nudges <- struct{}{} }, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		close(done)
+	}()
+	for range 100 {
+		<-nudges
+	}
+	// Paused: no more rounds.
+	if err := s.Switch.SetPaused(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // let a round under way finish
+	drain(nudges)
+	time.Sleep(50 * time.Millisecond) // ten rounds' time
+	if len(nudges) != 0 {
+		t.Errorf("%d rounds ran while paused", len(nudges))
+	}
+	s.Switch.SetPaused(ctx, false)
+	<-nudges // running again
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the demo did not stop within 5s of its context ending")
+	}
+	for _, k := range rdb.Keys(context.Background(), "*").Val() {
+		if !demoKey(k) {
+			t.Errorf("the demo wrote %s, outside its own names", k)
+		}
+	}
+	if n := len(rdb.Keys(context.Background(), "lock:demo:*").Val()); n != 0 {
+		t.Errorf("%d demo locks still held after the demo stopped", n)
+	}
+	for _, b := range Boards {
+		if n := rdb.ZCard(context.Background(), "leaderboard:"+b).Val(); n != int64(len(players)) {
+			t.Errorf("%s has %d players, want %d", b, n, len(players))
+		}
+	}
+}
+
+func drain(c chan struct{}) {
+	for len(c) > 0 {
+		<-c
+	}
+}
+
+// demoKey says whether a key belongs to the demo's boards, limiters or locks (with their
+// zpulse bookkeeping).
+func demoKey(k string) bool {
+	for _, prefix := range []string{"leaderboard:demo:", "rate:fw:demo-", "rate:swc:demo-", "rate:tb:demo-", "rate:demo-", "lock:demo:", "{lock:demo:",
+		"zpulse:board:demo:", "zpulse:limiter:{demo-", "zpulse:index:", "{lock:zpulse:"} {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
