@@ -19,6 +19,13 @@ type Snapshots struct {
 	clock   domain.Clock
 	catalog *Catalog
 	locks   *lockDirectory // names behind the locks topic, discovered across ticks
+	queues  *QueueCatalog  // names behind the queues topic; set with WithQueues
+}
+
+// WithQueues makes the reader serve queue topics, listing the queues of catalog.
+func (s *Snapshots) WithQueues(catalog *QueueCatalog) *Snapshots {
+	s.queues = catalog
+	return s
 }
 
 // NewSnapshots returns a reader of live topics kept in rdb under keys.
@@ -48,6 +55,11 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 				}
 				return nil // the names are not known yet: nothing to publish this tick
 			}
+		} else if queue, ok := domain.ParseQueueTopic(topic); ok && s.queues != nil {
+			read := queueView(ctx, pipe, s.keys, queue, now)
+			decoders[topic] = func() any { return read() }
+		} else if topic == domain.TopicQueues && s.queues != nil {
+			decoders[topic] = s.queueDepths(ctx, pipe, now)
 		}
 	}
 	if len(decoders) == 0 {
@@ -78,6 +90,22 @@ func (s *Snapshots) queueSummaries(ctx context.Context, pipe redis.Pipeliner, no
 		for i, read := range reads {
 			top := read()
 			out[i] = domain.BoardSummary{Board: top.Board, Players: top.Players, Top: top.Entries}
+		}
+		return out
+	}
+}
+
+// queueDepths queues each known queue's depth, for the overview.
+func (s *Snapshots) queueDepths(ctx context.Context, pipe redis.Pipeliner, now time.Time) func() any {
+	names := s.queues.Known()
+	reads := make([]func() domain.QueueSummary, len(names))
+	for i, q := range names {
+		reads[i] = queueSummary(ctx, pipe, s.keys, q, now)
+	}
+	return func() any {
+		out := make([]domain.QueueSummary, len(reads))
+		for i, read := range reads {
+			out[i] = read()
 		}
 		return out
 	}
