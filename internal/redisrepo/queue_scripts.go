@@ -114,9 +114,7 @@ return {r[1], r[2], payload}
 // KEYS[3]  {queue:<name>}:jobs      KEYS[4]  {queue:<name>}:attempts
 // KEYS[5]  {queue:<name>}:scores
 // ARGV[1]  "" for a priority queue (the lowest score, as ZPOPMIN); for a delayed queue, now
-//
-//	in epoch ms (caller's clock): the earliest job due by then, as POP_DUE
-//
+// in epoch ms (caller's clock): the earliest job due by then, as POP_DUE
 // ARGV[2]  lease now, epoch ms, or "" for Redis TIME
 // ARGV[3]  lease, ms
 // Returns  {id, score, deadline ms, attempt, payload or nil}, or nil when no job is there or due
