@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -17,7 +18,9 @@ import (
 
 func (s *server) overviewPage(c echo.Context) error {
 	boards, err := s.boardSummaries(c.Request().Context())
-	return s.render(c, http.StatusOK, views.OverviewPage(unavailable(s.chrome(c, "Overview", domain.TopicBoards), err), boards))
+	queues, qerr := s.queueSummaries(c.Request().Context())
+	err = errors.Join(err, qerr)
+	return s.render(c, http.StatusOK, views.OverviewPage(unavailable(s.chrome(c, "Overview", domain.TopicBoards, domain.TopicQueues), err), boards, queues))
 }
 
 // boardsPage lists every board; with ?board=NAME (the "open a board" box) it goes to that board.

@@ -24,6 +24,10 @@ func topicRenderer(bigKey int64) live.RenderFunc {
 			comp = views.BoardPanel(v, n, bigKey, true)
 		case []domain.BoardSummary:
 			comp = views.BoardsPanel(v)
+		case domain.QueueView:
+			comp = views.QueuePanel(v, "", true)
+		case []domain.QueueSummary:
+			comp = views.QueuesPanel(v)
 		default:
 			return nil, fmt.Errorf("topic %q: no fragment for a %T", topic, snapshot)
 		}
