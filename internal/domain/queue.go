@@ -152,9 +152,11 @@ type Enqueued struct {
 
 // Delivery is a job handed to a consumer by a poll or a take.
 type Delivery struct {
-	ID       string          `json:"id"`
-	Queue    string          `json:"queue"`
-	Score    float64         `json:"score"`
+	ID    string `json:"id"`
+	Queue string `json:"queue"`
+	// Score is the job's score in its queue; 0 (left out) after a plain poll of a delayed
+	// queue, whose POP_DUE answers the id only.
+	Score    float64         `json:"score,omitempty"`
 	Priority *int            `json:"priority,omitempty"` // a priority queue's job in the article's encoding
 	Payload  json.RawMessage `json:"payload,omitempty"`
 	// Attempt counts the deliveries with a lease, this one included; 0 without a lease.
