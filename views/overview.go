@@ -9,6 +9,7 @@ import (
 // OverviewData is what the overview shows besides the live panels' own data.
 type OverviewData struct {
 	Boards   []domain.BoardSummary
+	Queues   []domain.QueueSummary
 	Limiters []domain.LimiterView
 	Locks    domain.HeldLocks
 	Demo     *DemoState // nil when the demo does not run

@@ -31,6 +31,7 @@ type testServer struct {
 	*httptest.Server
 	rdb     redis.UniversalClient
 	watcher *live.Watcher
+	queues  *redisrepo.Queues
 	client  *http.Client // keeps cookies, does not follow redirects
 }
 
@@ -54,6 +55,10 @@ func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClien
 	clock := domain.SystemClock{}
 	catalog := redisrepo.NewCatalog(rdb, redisrepo.DefaultKeys)
 	snapshots := redisrepo.NewSnapshots(rdb, redisrepo.DefaultKeys, clock, catalog)
+	queueCatalog := redisrepo.NewQueueCatalog(rdb, redisrepo.DefaultKeys)
+	snapshots.WithQueues(queueCatalog)
+	blocking := redisrepo.NewBlockingClient(rdb, 4)
+	queues := redisrepo.NewQueues(rdb, blocking, redisrepo.DefaultKeys, queueCatalog)
 	watcher := live.NewWatcher(snapshots.Read, topicRenderer(bigKey), hub, 50*time.Millisecond, log, metrics)
 	limiters := redisrepo.NewLimiters(rdb, redisrepo.DefaultKeys, nil)
 	ctx, stop := context.WithCancel(context.Background())
@@ -61,7 +66,7 @@ func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClien
 	go func() { limiters.Run(ctx); close(done) }()
 	t.Cleanup(func() { stop(); <-done })
 	d := deps{
-		Leaderboards: redisrepo.NewLeaderboards(rdb, redisrepo.DefaultKeys, clock, catalog), Read: snapshots.Read,
+		Leaderboards: redisrepo.NewLeaderboards(rdb, redisrepo.DefaultKeys, clock, catalog), Queues: queues, Read: snapshots.Read,
 		Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, AdminToken: adminToken, BigKey: bigKey,
 		Locks:    redisrepo.NewLocks(rdb, redisrepo.DefaultKeys),
 		Ping:     func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
@@ -72,11 +77,11 @@ func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClien
 	}
 	h := newServer(d)
 	srv := httptest.NewServer(h)
-	t.Cleanup(func() { hub.Close(); srv.Close() })
+	t.Cleanup(func() { hub.Close(); srv.Close(); blocking.Close() })
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return &testServer{Server: srv, rdb: rdb, watcher: watcher, client: client}
+	return &testServer{Server: srv, rdb: rdb, watcher: watcher, queues: queues, client: client}
 }
 
 // do sends a request and returns the status and body.

@@ -30,6 +30,10 @@ func topicRenderer(bigKey int64) live.RenderFunc {
 			comp = views.LimiterPanel(v, true)
 		case []domain.LimiterView:
 			comp = views.LimitersOverview(v)
+		case domain.QueueView:
+			comp = views.QueuePanel(v, "", true)
+		case []domain.QueueSummary:
+			comp = views.QueuesPanel(v)
 		default:
 			return nil, fmt.Errorf("topic %q: no fragment for a %T", topic, snapshot)
 		}

@@ -11,12 +11,16 @@ import (
 	"github.com/zpulse/zpulse/views"
 )
 
-// overviewPage shows every board, limiter and lock on one screen, each panel live on its topic.
+// overviewPage shows every board, queue, limiter and lock on one screen, each panel live on its
+// topic.
 func (s *server) overviewPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	var d views.OverviewData
 	boards, err := s.boardSummaries(ctx)
 	d.Boards = boards
+	if err == nil {
+		d.Queues, err = s.queueSummaries(ctx)
+	}
 	if err == nil {
 		d.Limiters, err = s.limiterViews(ctx)
 	}
@@ -29,7 +33,7 @@ func (s *server) overviewPage(c echo.Context) error {
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err
 	}
-	ch := unavailable(s.chrome(c, "Overview", domain.TopicBoards, domain.TopicLimiters, domain.TopicLocks), err)
+	ch := unavailable(s.chrome(c, "Overview", domain.TopicBoards, domain.TopicQueues, domain.TopicLimiters, domain.TopicLocks), err)
 	return s.render(c, http.StatusOK, views.OverviewPage(ch, d))
 }
 

@@ -31,6 +31,13 @@ const shutdownGrace = 8 * time.Second
 // for with SCAN.
 const discoveryEvery = 10 * time.Second
 
+// queueTakePool bounds the connections of blocking takes (BZPOPMIN): that many takes can
+// wait at once; more wait for a connection (go-redis's pool timeout), never the dashboard.
+const queueTakePool = 64
+
+// reapEvery is how often the reaper returns jobs whose lease ended (MinLease is 1 s).
+const reapEvery = time.Second
+
 // run is the whole program: it serves until ctx ends, then shuts down gracefully.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	cfg, err := parseConfig(args, getenv, stdout)
@@ -69,6 +76,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	wg.Go(func() { limiters.Run(ctx) })
 	hub := live.NewHub(metrics)
 	snapshots := redisrepo.NewSnapshots(rdb, keys, clock, catalog)
+	// Queues: blocking takes on a pool of their own; one instance reaps expired leases.
+	queueCatalog := redisrepo.NewQueueCatalog(rdb, keys)
+	blocking := redisrepo.NewBlockingClient(rdb, queueTakePool)
+	defer blocking.Close()
+	queues := redisrepo.NewQueues(rdb, blocking, keys, queueCatalog)
+	snapshots.WithQueues(queueCatalog)
 	watcher := live.NewWatcher(snapshots.Read, topicRenderer(cfg.BigKey), hub, cfg.PollInterval, log, metrics)
 
 	if !static.Built() {
@@ -91,9 +104,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	wg.Go(func() { watcher.Run(ctx) })
 	wg.Go(func() { catalog.Run(ctx, discoveryEvery) })
+	wg.Go(func() { queueCatalog.Run(ctx, discoveryEvery) })
+	wg.Go(func() {
+		_ = singletons.Run(ctx, "queue-reaper", func(ctx context.Context) error {
+			return queues.RunReaper(ctx, reapEvery, func(returned, died int64) {
+				log.Info("reaped expired leases", "returned", returned, "dead", died)
+				watcher.Nudge()
+			})
+		})
+	})
 
 	handler := newServer(deps{
-		Leaderboards: leaderboards, Read: snapshots.Read, Locks: locks, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
+		Leaderboards: leaderboards, Queues: queues, Read: snapshots.Read, Locks: locks, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
 		Clock: clock, AdminToken: cfg.AdminToken, Embedded: cfg.RedisURL == "", BigKey: cfg.BigKey,
 		Ping:     func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 		Limiters: limiters, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,

@@ -17,6 +17,7 @@ import (
 // deps are what the HTTP layer needs; run builds them, tests may build their own.
 type deps struct {
 	Leaderboards domain.LeaderboardService
+	Queues       domain.QueueService
 	Read         live.PollFunc // reads live topics as the watcher does, for pages to start from
 	Locks        domain.LockService
 	Hub          *live.Hub

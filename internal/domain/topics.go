@@ -70,3 +70,18 @@ func ParseLimiterTopic(topic string) (limiter string, ok bool) {
 
 // TopicLimiters is every limiter's live view (a []LimiterView), for the overview.
 const TopicLimiters = "limiters"
+
+// TopicQueues is every queue with its depth (a []QueueSummary), for the overview.
+const TopicQueues = "queues"
+
+// QueueTopic is the topic of a queue's page: a QueueView, e.g. "queue:email-jobs".
+func QueueTopic(queue string) string { return "queue:" + queue }
+
+// ParseQueueTopic reads a QueueTopic.
+func ParseQueueTopic(topic string) (queue string, ok bool) {
+	queue, found := strings.CutPrefix(topic, "queue:")
+	if !found || ValidateName("queue", queue) != nil {
+		return "", false
+	}
+	return queue, true
+}

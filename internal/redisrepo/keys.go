@@ -24,10 +24,12 @@ type Keys struct {
 	// RatePrefix precedes every limiter's per-client state: "rate:" gives the articles'
 	// rate:c-42.
 	RatePrefix string
+	// QueuePrefix precedes a queue's name: "queue:" gives queue:email-jobs, the article's key.
+	QueuePrefix string
 }
 
 // DefaultKeys are the articles' key names.
-var DefaultKeys = Keys{LeaderboardPrefix: "leaderboard:", OwnPrefix: "zpulse:", LockPrefix: "lock:", RatePrefix: "rate:"}
+var DefaultKeys = Keys{LeaderboardPrefix: "leaderboard:", OwnPrefix: "zpulse:", LockPrefix: "lock:", RatePrefix: "rate:", QueuePrefix: "queue:"}
 
 // Leaderboard is the ZSET of a board: member = player id, score = points.
 func (k Keys) Leaderboard(board string) string { return k.LeaderboardPrefix + board }
@@ -196,3 +198,49 @@ func (k Keys) parseSlidingLog(key string, logs map[string]domain.LimitPolicy) (p
 
 // DemoPaused is a STRING that exists while the demo traffic is paused.
 func (k Keys) DemoPaused() string { return k.OwnPrefix + "demo:paused" }
+
+// Queue is the ZSET of a queue, the article's key: member = job id, score = priority*1e13 +
+// enqueue ms (priority queue) or run-at ms (delayed queue).
+func (k Keys) Queue(name string) string { return k.QueuePrefix + name }
+
+// The keys beside a queue carry its name in braces: {queue:x}:processing hashes like the
+// brace-less queue:x (Redis Cluster hashes the whole name of a key without braces, and only
+// the part in braces of one with them), so every queue script stays on one slot while the
+// queue keeps the article's name. The braces also keep them out of SCAN MATCH queue:*.
+func (k Keys) queueTag(name string) string { return "{" + k.Queue(name) + "}" }
+
+// QueueProcessing is the ZSET of a queue's jobs in flight (DESIGN.md): member = job id,
+// score = lease deadline, epoch ms. The reaper returns what is past its deadline.
+func (k Keys) QueueProcessing(name string) string { return k.queueTag(name) + ":processing" }
+
+// QueueJobs is the HASH of a queue's payloads (DESIGN.md): job id -> JSON. A payload leaves
+// with the ack (or with a poll without lease, or a delete).
+func (k Keys) QueueJobs(name string) string { return k.queueTag(name) + ":jobs" }
+
+// QueueDead is zpulse's ZSET of a queue's dead jobs, leased MaxAttempts times without an
+// ack: member = job id, score = when it died, epoch ms.
+func (k Keys) QueueDead(name string) string { return k.queueTag(name) + ":dead" }
+
+// QueueAttempts is zpulse's HASH of deliveries with a lease per job: job id -> count. It
+// lives while the job is waiting for a retry, in flight or dead.
+func (k Keys) QueueAttempts(name string) string { return k.queueTag(name) + ":attempts" }
+
+// QueueScores is zpulse's HASH of the score a leased job had in its queue: job id -> score,
+// so the reaper returns it to its place and a requeue keeps its priority. It lives while the
+// job is in flight or dead.
+func (k Keys) QueueScores(name string) string { return k.queueTag(name) + ":scores" }
+
+// QueueSettings is zpulse's HASH of a queue's settings: kind ("priority" or "delayed"),
+// max_attempts. Scripts read it in the queue's slot.
+func (k Keys) QueueSettings(name string) string { return k.queueTag(name) + ":settings" }
+
+// QueueThroughput is zpulse's HASH of a queue's counts in one minute (the minute of t, UTC):
+// "e<second>" jobs enqueued and "c<second>" jobs completed in that second. It expires
+// queueThroughputTTL after it was last written.
+func (k Keys) QueueThroughput(name string, t time.Time) string {
+	return k.queueTag(name) + ":tput:" + strconv.FormatInt(t.Unix()/60, 10)
+}
+
+// QueueIndex is the SET of queue names zpulse has written to; queues other services wrote
+// are found by a slow, bounded SCAN of queue:*.
+func (k Keys) QueueIndex() string { return k.OwnPrefix + "index:queues" }

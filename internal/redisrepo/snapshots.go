@@ -22,9 +22,16 @@ type Snapshots struct {
 	catalog  *Catalog
 	locks    *lockDirectory // names behind the locks topic, discovered across ticks
 	limiters *limiterViews
+	queues   *QueueCatalog // names behind the queues topic; set with WithQueues
 
 	mu           sync.Mutex
 	limiterNames []string // the saved policies at the last read of TopicLimiters
+}
+
+// WithQueues makes the reader serve queue topics, listing the queues of catalog.
+func (s *Snapshots) WithQueues(catalog *QueueCatalog) *Snapshots {
+	s.queues = catalog
+	return s
 }
 
 // NewSnapshots returns a reader of live topics kept in rdb under keys.
@@ -65,11 +72,14 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 				}
 				return nil // the names are not known yet: nothing to publish this tick
 			}
-		}
-		if topic == domain.TopicLimiters {
+		} else if queue, ok := domain.ParseQueueTopic(topic); ok && s.queues != nil {
+			read := queueView(ctx, pipe, s.keys, queue, now)
+			decoders[topic] = func() any { return read() }
+		} else if topic == domain.TopicQueues && s.queues != nil {
+			decoders[topic] = s.queueDepths(ctx, pipe, now)
+		} else if topic == domain.TopicLimiters {
 			decoders[topic] = s.queueLimiters(ctx, pipe, watchedLimiters)
-		}
-		if limiter, ok := domain.ParseLimiterTopic(topic); ok {
+		} else if limiter, ok := domain.ParseLimiterTopic(topic); ok {
 			read := s.limiters.queueLive(ctx, pipe, limiter)
 			decoders[topic] = func() any {
 				if view, ok := read(); ok {
@@ -149,5 +159,21 @@ func (s *Snapshots) queueLimiters(ctx context.Context, pipe redis.Pipeliner, wat
 			return nil // a limiter's first read only learns its policy: publish the next one
 		}
 		return views
+	}
+}
+
+// queueDepths queues each known queue's depth, for the overview.
+func (s *Snapshots) queueDepths(ctx context.Context, pipe redis.Pipeliner, now time.Time) func() any {
+	names := s.queues.Known()
+	reads := make([]func() domain.QueueSummary, len(names))
+	for i, q := range names {
+		reads[i] = queueSummary(ctx, pipe, s.keys, q, now)
+	}
+	return func() any {
+		out := make([]domain.QueueSummary, len(reads))
+		for i, read := range reads {
+			out[i] = read()
+		}
+		return out
 	}
 }

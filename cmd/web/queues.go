@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/views"
+)
+
+// queueSummaries reads what the queues topic shows; an unavailable Redis gives none and the error.
+func (s *server) queueSummaries(ctx context.Context) ([]domain.QueueSummary, error) {
+	if _, err := s.Queues.Queues(ctx); err != nil { // the first call discovers the queues
+		return nil, err
+	}
+	snaps, err := s.Read(ctx, []string{domain.TopicQueues})
+	if err != nil {
+		return nil, err
+	}
+	queues, _ := snaps[domain.TopicQueues].([]domain.QueueSummary)
+	return queues, nil
+}
+
+// queuesPage lists every queue; with ?queue=NAME (the "open a queue" box) it goes to that queue.
+func (s *server) queuesPage(c echo.Context) error {
+	if q, asked := c.QueryParams()["queue"]; asked {
+		name := strings.TrimSpace(q[0])
+		if err := domain.ValidateName("queue", name); err != nil {
+			return err
+		}
+		return seeOther(c, "/queues/"+url.PathEscape(name))
+	}
+	queues, err := s.queueSummaries(c.Request().Context())
+	return s.render(c, http.StatusOK, views.QueuesPage(unavailable(s.chrome(c, "Queues", domain.TopicQueues), err), queues))
+}
+
+func (s *server) queuePage(c echo.Context) error {
+	queue := pathParam(c, "queue")
+	if err := domain.ValidateName("queue", queue); err != nil {
+		return err
+	}
+	forms := map[string]views.Form{}
+	if id, msg, ok := takeFlash(c); ok && (id == "enqueue" || id == "settings" || id == "job") {
+		f := views.NewForm()
+		f.Success = msg
+		if id == "job" {
+			id = "enqueue"
+		}
+		forms[id] = f
+	}
+	return s.queuePageWith(c, http.StatusOK, queue, forms)
+}
+
+// queuePageWith renders a queue's page with the given forms' states.
+func (s *server) queuePageWith(c echo.Context, status int, queue string, forms map[string]views.Form) error {
+	ctx := c.Request().Context()
+	topic := domain.QueueTopic(queue)
+	snaps, err := s.Read(ctx, []string{topic})
+	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
+		return err
+	}
+	v, ok := snaps[topic].(domain.QueueView)
+	if !ok {
+		v = domain.QueueView{Queue: queue, Key: "queue:" + queue, Settings: domain.DefaultQueueSettings(queue), OldestAgeMs: -1,
+			Enqueued: make([]int64, domain.ThroughputSeconds), Completed: make([]int64, domain.ThroughputSeconds)}
+	}
+	d := views.QueuePageData{View: v, Settings: v.Settings, Forms: forms}
+	return s.render(c, status, views.QueuePage(unavailable(s.chrome(c, queue, topic), err), d))
+}
+
+// queueFormAction does what a queue form asks; see formAction.
+type queueFormAction func(ctx context.Context, queue string, f views.Form) (done, field string, err error)
+
+// queueForm handles a queue page's form as boardForm does a board's: with htmx the answer is
+// the form's section; without JavaScript a success redirects back, a failure is the page with
+// the errors. Bad input is a 400 and nothing is written.
+func (s *server) queueForm(id string, fields []string, act queueFormAction) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		queue := pathParam(c, "queue")
+		if err := domain.ValidateName("queue", queue); err != nil {
+			return err
+		}
+		ctx := c.Request().Context()
+		f := views.NewForm()
+		values, _ := c.FormParams()
+		for _, name := range fields {
+			f.Values[name] = strings.TrimSpace(strings.Join(values[name], ","))
+		}
+		status := http.StatusOK
+		done, field, err := act(ctx, queue, f)
+		switch code := domain.ErrorCode(err); {
+		case !f.OK():
+			status = http.StatusBadRequest
+		case code == domain.EINVALID || code == domain.ENOTFOUND:
+			f.Errors[field], status = domain.ErrorMessage(err), http.StatusBadRequest
+		case code == domain.ECONFLICT:
+			f.Errors[field], status = domain.ErrorMessage(err), http.StatusConflict
+		case code == domain.EUNAVAILABLE:
+			f.Errors[""], status = "Redis is unavailable, so nothing was changed. Try again when the banner is gone.", http.StatusServiceUnavailable
+		case err != nil:
+			return err
+		default:
+			s.Watcher.Nudge()
+			if !isHTMX(c) || id == "settings" { // settings change the whole page
+				setFlash(c, id, done)
+				back := queueURL(queue)
+				if isHTMX(c) {
+					c.Response().Header().Set("HX-Redirect", back)
+					return c.NoContent(http.StatusOK)
+				}
+				return seeOther(c, back)
+			}
+			f = views.NewForm()
+			f.Success = done
+		}
+		if status == http.StatusConflict && isHTMX(c) {
+			status = http.StatusBadRequest // htmx swaps 400s (see the layout's responseHandling): the form shows why
+		}
+		if !isHTMX(c) {
+			return s.queuePageWith(c, status, queue, map[string]views.Form{id: f})
+		}
+		set, _ := s.Queues.Settings(ctx, queue)
+		return s.render(c, status, views.QueueForm(s.chrome(c, queue), queue, id, f, set))
+	}
+}
+
+func queueURL(queue string) string { return "/queues/" + url.PathEscape(queue) }
+
+func (s *server) enqueueAction(ctx context.Context, queue string, f views.Form) (string, string, error) {
+	set, err := s.Queues.Settings(ctx, queue)
+	if err != nil {
+		return "", "", err
+	}
+	job := domain.NewJob{ID: f.Value("id"), Payload: []byte(f.Value("payload"))}
+	if job.ID != "" {
+		if err := domain.ValidateJobID(job.ID); err != nil {
+			f.Errors["id"] = domain.ErrorMessage(err)
+		}
+	}
+	if err := domain.ValidatePayload(job.Payload); err != nil {
+		f.Errors["payload"] = domain.ErrorMessage(err)
+	}
+	if set.Kind == domain.DelayedQueue {
+		if v := f.Value("delay"); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 || d > domain.MaxDelay {
+				f.Errors["delay"] = "Give a delay such as 30s, 5m or 1h30m, from 0 to a year"
+			}
+			job.Delay = d.Truncate(time.Millisecond)
+		}
+		if v := f.Value("run_at"); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				f.Errors["run_at"] = "Give an RFC 3339 time such as 2026-11-29T12:30:00Z"
+			}
+			job.RunAt = t
+		}
+		if job.Delay != 0 && !job.RunAt.IsZero() {
+			f.Errors["run_at"] = "Give a delay or a run-at time, not both"
+		}
+	} else {
+		p, err := strconv.Atoi(f.Value("priority"))
+		if err != nil || domain.ValidatePriority(p) != nil {
+			f.Errors["priority"] = "Priority must be a whole number from 0 (first) to 9 (last)"
+		}
+		job.Priority, job.HasPriority = p, true
+	}
+	if !f.OK() {
+		return "", "", nil
+	}
+	e, err := s.Queues.Enqueue(ctx, queue, job)
+	field := "id"
+	if domain.ErrorCode(err) == domain.EINVALID {
+		field = "" // the queue changed kind meanwhile, or the clock: the form as a whole
+	}
+	if err != nil {
+		return "", field, err
+	}
+	if e.RunAt != nil {
+		return fmt.Sprintf("Scheduled %s for %s.", e.ID, e.RunAt.Format("2006-01-02 15:04:05Z")), "", nil
+	}
+	return fmt.Sprintf("Enqueued %s at priority %d.", e.ID, *e.Priority), "", nil
+}
+
+func (s *server) queueSettingsAction(ctx context.Context, queue string, f views.Form) (string, string, error) {
+	set := domain.QueueSettings{Kind: domain.QueueKind(f.Value("kind"))}
+	n, err := strconv.Atoi(f.Value("max_attempts"))
+	if err != nil || n < 1 || n > domain.MaxMaxAttempts {
+		f.Errors["max_attempts"] = fmt.Sprintf("A whole number from 1 to %d", domain.MaxMaxAttempts)
+		return "", "", nil
+	}
+	set.MaxAttempts = n
+	_, err = s.Queues.UpdateSettings(ctx, queue, set)
+	return "Settings saved.", "kind", err
+}
+
+// jobAction handles a job's button (requeue, delete): with htmx a 204 (the live panel shows
+// the change); without JavaScript a redirect back with the outcome in a flash.
+func (s *server) jobAction(act func(ctx context.Context, queue, id string) (string, error)) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		queue, id := pathParam(c, "queue"), pathParam(c, "id")
+		done, err := act(c.Request().Context(), queue, id)
+		if err != nil {
+			return err
+		}
+		s.Watcher.Nudge()
+		if isHTMX(c) {
+			return c.NoContent(http.StatusNoContent)
+		}
+		setFlash(c, "job", done)
+		return seeOther(c, queueURL(queue))
+	}
+}
+
+func (s *server) requeueJob(ctx context.Context, queue, id string) (string, error) {
+	return fmt.Sprintf("Requeued %s.", id), s.Queues.Requeue(ctx, queue, id)
+}
+
+func (s *server) deleteJob(ctx context.Context, queue, id string) (string, error) {
+	where, err := s.Queues.Delete(ctx, queue, id)
+	return fmt.Sprintf("Deleted %s (it was %s).", id, where), err
+}

@@ -1,0 +1,365 @@
+package domain
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"time"
+)
+
+// The priority queue's score, exactly the reference article's (section 4.1):
+//
+//	score = priority × PriorityFactor + enqueue time in epoch ms, priority 0..9
+//
+// A lower score leaves first, so priority 0 always leaves before priority 1 even when it was
+// added later, and jobs of one priority leave in the order they came (FIFO). Epoch ms stay
+// below PriorityFactor until the year 2286, and the largest score, about 9.2×10^13, is far
+// below 2^53, so every score is an exact integer in a double.
+//
+// A delayed queue's score is the job's run-at time in epoch ms (the article's 4.2).
+const (
+	MinPriority    = 0
+	MaxPriority    = 9
+	PriorityFactor = 10_000_000_000_000 // 1e13
+	// MaxEpochMs is the latest enqueue or run-at time a score can hold.
+	MaxEpochMs = PriorityFactor - 1
+)
+
+// Queue limits.
+const (
+	MaxPayloadBytes    = 64 << 10 // a job's JSON payload
+	MaxDelay           = 365 * 24 * time.Hour
+	MinLease           = time.Second // a lease shorter than a reaper round is returned before it can be acked
+	MaxLease           = 24 * time.Hour
+	DefaultLease       = 30 * time.Second
+	MaxTakeWait        = 30 * time.Second // one blocking take, so one HTTP request, waits at most this
+	DefaultMaxAttempts = 5                // deliveries with a lease before a job goes to the dead set
+	MaxMaxAttempts     = 1000
+)
+
+// DelayedQueueDefault is the queue that is a delayed queue without configuration: the
+// article's queue:delayed. Every other queue is a priority queue until configured otherwise.
+const DelayedQueueDefault = "delayed"
+
+// QueueKind says how a queue scores its jobs.
+type QueueKind string
+
+const (
+	PriorityQueue QueueKind = "priority" // score = priority*1e13 + enqueue ms; ZPOPMIN order
+	DelayedQueue  QueueKind = "delayed"  // score = run-at ms; a job leaves once it is due
+)
+
+// DefaultQueueKind is the kind of a queue nobody configured.
+func DefaultQueueKind(queue string) QueueKind {
+	if queue == DelayedQueueDefault {
+		return DelayedQueue
+	}
+	return PriorityQueue
+}
+
+// QueueSettings are a queue's options, kept in Redis so every zpulse instance agrees.
+type QueueSettings struct {
+	Kind        QueueKind `json:"kind"`
+	MaxAttempts int       `json:"max_attempts"` // deliveries with a lease before the dead set
+}
+
+// DefaultQueueSettings are the settings of a queue nobody configured.
+func DefaultQueueSettings(queue string) QueueSettings {
+	return QueueSettings{Kind: DefaultQueueKind(queue), MaxAttempts: DefaultMaxAttempts}
+}
+
+// Validate checks the settings. Returns EINVALID.
+func (s QueueSettings) Validate() error {
+	if s.Kind != PriorityQueue && s.Kind != DelayedQueue {
+		return Errorf(EINVALID, `kind must be "priority" or "delayed" (got %q)`, clip(string(s.Kind)))
+	}
+	if s.MaxAttempts < 1 || s.MaxAttempts > MaxMaxAttempts {
+		return Errorf(EINVALID, "max_attempts must be a whole number from 1 to %d (got %d)", MaxMaxAttempts, s.MaxAttempts)
+	}
+	return nil
+}
+
+// PriorityScore is the article's score of a job of priority p enqueued at t.
+// Returns EINVALID for a priority outside 0..9 or a time the encoding cannot hold.
+func PriorityScore(p int, t time.Time) (float64, error) {
+	if err := ValidatePriority(p); err != nil {
+		return 0, err
+	}
+	ms := t.UnixMilli()
+	if ms < 0 || ms > MaxEpochMs {
+		return 0, Errorf(EINVALID, "the enqueue time %s is outside what a score holds", t.UTC().Format(time.RFC3339))
+	}
+	return float64(int64(p)*PriorityFactor + ms), nil
+}
+
+// ValidatePriority checks a priority: 0 (first) to 9. Returns EINVALID.
+func ValidatePriority(p int) error {
+	if p < MinPriority || p > MaxPriority {
+		return Errorf(EINVALID, "priority must be a whole number from %d (first) to %d (last) (got %d)", MinPriority, MaxPriority, p)
+	}
+	return nil
+}
+
+// ScorePriority reads the priority and enqueue time back from a priority queue's score.
+// ok is false for a score the encoding does not produce (another service's convention).
+func ScorePriority(score float64) (priority int, enqueuedMs int64, ok bool) {
+	if score < 0 || score >= (MaxPriority+1)*PriorityFactor || score != math.Trunc(score) {
+		return 0, 0, false
+	}
+	s := int64(score)
+	return int(s / PriorityFactor), s % PriorityFactor, true
+}
+
+// ValidateJobID checks a job id: 1..64 bytes of printable UTF-8, like a player id.
+// Returns EINVALID.
+func ValidateJobID(id string) error { return ValidateMember("job id", id) }
+
+// ValidatePayload checks a job payload: empty, or one JSON value of at most MaxPayloadBytes.
+// Returns EINVALID.
+func ValidatePayload(p []byte) error {
+	switch {
+	case len(p) == 0:
+		return nil
+	case len(p) > MaxPayloadBytes:
+		return Errorf(EINVALID, "payload must be at most %d KiB of JSON (got %d bytes)", MaxPayloadBytes>>10, len(p))
+	case !json.Valid(p):
+		return Errorf(EINVALID, "payload must be valid JSON, e.g. {\"to\":\"ana@example.com\"}")
+	}
+	return nil
+}
+
+// NewJob is a job to enqueue. On a priority queue Priority is required and RunAt/Delay must
+// be zero; on a delayed queue the job runs at RunAt, or Delay after now, or now when both are
+// zero, and HasPriority must be false.
+type NewJob struct {
+	ID          string // "" for a generated id
+	Priority    int
+	HasPriority bool
+	RunAt       time.Time
+	Delay       time.Duration
+	Payload     json.RawMessage // optional JSON, at most MaxPayloadBytes
+}
+
+// Enqueued is a job as it was enqueued.
+type Enqueued struct {
+	ID       string     `json:"id"`
+	Queue    string     `json:"queue"`
+	Kind     QueueKind  `json:"kind"`
+	Priority *int       `json:"priority,omitempty"` // priority queues
+	RunAt    *time.Time `json:"run_at,omitempty"`   // delayed queues
+	Score    float64    `json:"score"`
+}
+
+// Delivery is a job handed to a consumer by a poll or a take.
+type Delivery struct {
+	ID    string `json:"id"`
+	Queue string `json:"queue"`
+	// Score is the job's score in its queue; 0 (left out) after a plain poll of a delayed
+	// queue, whose POP_DUE answers the id only.
+	Score    float64         `json:"score,omitempty"`
+	Priority *int            `json:"priority,omitempty"` // a priority queue's job in the article's encoding
+	Payload  json.RawMessage `json:"payload,omitempty"`
+	// Attempt counts the deliveries with a lease, this one included; 0 without a lease.
+	Attempt int `json:"attempt,omitempty"`
+	// LeaseDeadline is when the lease ends: ack before then, or the reaper returns the job
+	// to its queue. Nil without a lease.
+	LeaseDeadline *time.Time `json:"lease_deadline,omitempty"`
+}
+
+// PollOptions say how to take a job.
+type PollOptions struct {
+	// Lease, when not zero, asks for at-least-once delivery: the job moves atomically to the
+	// queue's processing set until it is acked or the lease (MinLease..MaxLease) ends.
+	Lease time.Duration
+	// Wait, when not zero, blocks up to Wait (whole seconds, at most MaxTakeWait) for a job: BZPOPMIN, on
+	// connections of its own. Priority queues only, and not with a lease.
+	Wait time.Duration
+}
+
+// Validate checks the options for a queue of kind. Returns EINVALID.
+func (o PollOptions) Validate(kind QueueKind) error {
+	if o.Lease != 0 && (o.Lease < MinLease || o.Lease > MaxLease || o.Lease%time.Millisecond != 0) {
+		return Errorf(EINVALID, "lease_ms must be a whole number of milliseconds from %d to %d (got %v)", MinLease.Milliseconds(), MaxLease.Milliseconds(), o.Lease)
+	}
+	if o.Wait < 0 || o.Wait > MaxTakeWait || o.Wait%time.Second != 0 {
+		return Errorf(EINVALID, "wait_ms must be whole seconds from 0 to %d: 1000, 2000, ... (BZPOPMIN waits whole seconds) (got %d)", MaxTakeWait.Milliseconds(), o.Wait.Milliseconds())
+	}
+	if o.Wait > 0 && o.Lease > 0 {
+		return Errorf(EINVALID, "wait_ms (a blocking take, BZPOPMIN) cannot be combined with lease_ms: poll with a lease instead")
+	}
+	if o.Wait > 0 && kind == DelayedQueue {
+		return Errorf(EINVALID, "wait_ms works on priority queues only: a delayed queue's jobs are polled when due")
+	}
+	return nil
+}
+
+// QueueJob is a job as a queue page lists it. Plain values, so snapshots compare.
+type QueueJob struct {
+	ID       string
+	Score    float64
+	Priority int   // -1 when the score is not the article's priority encoding, or on a delayed queue
+	AtMs     int64 // enqueued (priority), run-at (delayed), lease deadline (in flight), died (dead)
+	Attempts int64
+}
+
+// QueueView is a queue as its page shows it (topic QueueTopic). NowMs is the second the view
+// was read at, so the page shows ages and countdowns without a clock of its own.
+type QueueView struct {
+	Queue       string
+	Key         string
+	Settings    QueueSettings
+	NowMs       int64
+	Waiting     int64
+	ByPriority  [MaxPriority + 1]int64 // priority queues
+	Other       int64                  // waiting jobs whose score is outside the priority encoding
+	Due         int64                  // delayed queues: jobs whose run-at has come
+	Scheduled   int64                  // delayed queues: jobs still waiting for their run-at
+	NextDue     []QueueJob             // delayed queues: the next jobs to come due
+	Head        []QueueJob             // the next jobs a poll takes
+	OldestAgeMs int64                  // how long the oldest waiting job has waited (-1: none)
+	Processing  int64
+	InFlight    []QueueJob // by lease deadline, soonest first
+	Dead        int64
+	DeadJobs    []QueueJob // most recent first
+	// Enqueued and Completed are per-second counts of the last ThroughputSeconds, oldest
+	// first, ending with the second before NowMs: jobs enqueued, and jobs acked or taken
+	// without a lease, through zpulse (a foreign consumer's ZPOPMIN is not seen).
+	Enqueued  []int64
+	Completed []int64
+}
+
+// ThroughputSeconds is how far back a queue's sparkline goes.
+const ThroughputSeconds = 180
+
+// QueueShown bounds the jobs of each list a queue view shows.
+const QueueShown = 10
+
+// QueueSummary is a queue as the overview lists it.
+type QueueSummary struct {
+	Queue      string    `json:"queue"`
+	Kind       QueueKind `json:"kind"`
+	Waiting    int64     `json:"waiting"`
+	Due        int64     `json:"due"`
+	Processing int64     `json:"processing"`
+	Dead       int64     `json:"dead"`
+}
+
+// QueueStats are a queue's depth stats as the API gives them.
+type QueueStats struct {
+	Queue       string                 `json:"queue"`
+	Kind        QueueKind              `json:"kind"`
+	MaxAttempts int                    `json:"max_attempts"`
+	Total       int64                  `json:"total"`
+	ByPriority  map[string]int64       `json:"by_priority,omitempty"`
+	Due         int64                  `json:"due"`
+	Scheduled   int64                  `json:"scheduled"`
+	NextDue     []ScheduledJobResponse `json:"next_due,omitempty"`
+	Processing  int64                  `json:"processing"`
+	Dead        int64                  `json:"dead"`
+	OldestAgeMs *int64                 `json:"oldest_age_ms"`
+}
+
+// ScheduledJobResponse is a delayed job in the API's stats.
+type ScheduledJobResponse struct {
+	ID    string    `json:"id"`
+	RunAt time.Time `json:"run_at"`
+}
+
+// Where says which of a queue's sets a job is in.
+type Where string
+
+const (
+	Waiting    Where = "waiting"
+	InFlight   Where = "processing"
+	DeadLetter Where = "dead"
+)
+
+// QueueService keeps job queues in sorted sets with the reference article's keys and scores,
+// so the article's producers and consumers share them with zpulse.
+type QueueService interface {
+	// Enqueue adds a job. Priority queues score it priority*1e13 + now ms; delayed queues
+	// score it with its run-at ms. Returns ECONFLICT when that id is already waiting, in
+	// flight or dead (the waiting job is not moved); EINVALID for a bad name, id, priority,
+	// time or payload, or options that do not fit the queue's kind; EUNAVAILABLE.
+	Enqueue(ctx context.Context, queue string, job NewJob) (Enqueued, error)
+
+	// Poll takes the job that leaves first: the lowest score (ZPOPMIN) of a priority queue,
+	// the earliest due job (the article's POP_DUE) of a delayed queue. Two consumers never get
+	// one job. With a lease the job moves atomically into the processing set until Ack; with a
+	// wait it blocks (BZPOPMIN) without delaying any other command. ok is false when the queue
+	// is empty or nothing is due. Returns EINVALID, EUNAVAILABLE, or ctx's error.
+	Poll(ctx context.Context, queue string, opt PollOptions) (d Delivery, ok bool, err error)
+
+	// Ack ends a leased job: it leaves the processing set, its payload and its attempt count.
+	// Returns ENOTFOUND when the job is not in flight (never leased, already acked, or its
+	// lease ended and the reaper returned it); EINVALID; EUNAVAILABLE.
+	Ack(ctx context.Context, queue, id string) error
+
+	// Reap returns every job whose lease ended to its queue with its score, or moves it to the
+	// dead set once it was delivered MaxAttempts times, in every known queue. It returns how
+	// many jobs went back and how many died. Run it in one instance at a time (Singleton).
+	// Returns EUNAVAILABLE.
+	Reap(ctx context.Context) (returned, died int64, err error)
+
+	// Requeue puts a dead job back in its queue, due now (a priority queue keeps its
+	// priority), with its attempts reset. Returns ENOTFOUND when the job is not dead;
+	// ECONFLICT when that id is waiting again; EINVALID; EUNAVAILABLE.
+	Requeue(ctx context.Context, queue, id string) error
+
+	// Delete removes a job wherever it is (waiting, in flight or dead) with its payload, and
+	// says where it was. Returns ENOTFOUND when it is nowhere; EINVALID; EUNAVAILABLE.
+	Delete(ctx context.Context, queue, id string) (Where, error)
+
+	// Stats returns a queue's depth. Returns EINVALID, EUNAVAILABLE.
+	Stats(ctx context.Context, queue string) (QueueStats, error)
+
+	// Settings returns a queue's settings (the defaults when none were saved).
+	// Returns EINVALID, EUNAVAILABLE.
+	Settings(ctx context.Context, queue string) (QueueSettings, error)
+
+	// UpdateSettings validates and saves a queue's settings. Changing the kind of a queue that
+	// has waiting jobs is refused (their scores mean something else). Returns EINVALID;
+	// ECONFLICT; EUNAVAILABLE.
+	UpdateSettings(ctx context.Context, queue string, s QueueSettings) (QueueSettings, error)
+
+	// Queues lists every queue, those zpulse wrote to and the queue:* sorted sets other
+	// services wrote, as last discovered, sorted by name. Returns EUNAVAILABLE.
+	Queues(ctx context.Context) ([]string, error)
+}
+
+// DrainDue is the article's delayed-queue worker (its @Scheduled method): it polls a queue
+// until nothing is due, handing each job to handle, and returns how many it handled. With a
+// lease, a job is acked when handle returns nil and left to the reaper otherwise (it comes
+// back after the lease, until its attempts run out). It stops at the first Redis error or
+// when ctx ends.
+func DrainDue(ctx context.Context, q QueueService, queue string, lease time.Duration, handle func(context.Context, Delivery) error) (int, error) {
+	n := 0
+	for ctx.Err() == nil {
+		d, ok, err := q.Poll(ctx, queue, PollOptions{Lease: lease})
+		if err != nil || !ok {
+			return n, err
+		}
+		n++
+		if herr := handle(ctx, d); herr == nil && lease > 0 {
+			if err := q.Ack(ctx, queue, d.ID); err != nil && ErrorCode(err) != ENOTFOUND {
+				return n, err
+			}
+		}
+	}
+	return n, ctx.Err()
+}
+
+// RunWorker calls DrainDue every interval until ctx ends (the article's
+// @Scheduled(fixedDelay = 500)). Redis errors wait for the next round.
+func RunWorker(ctx context.Context, q QueueService, queue string, every, lease time.Duration, handle func(context.Context, Delivery) error) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		_, _ = DrainDue(ctx, q, queue, lease, handle)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,290 @@
+package redisrepo
+
+// The queue scripts. Every one touches a queue's keys only, all in the queue's Cluster slot
+// (see keys.go). Two clocks, as in the article:
+//
+//   - Scores and due times come from the caller's clock (domain.Clock, the system clock in
+//     production), passed as ARGV, exactly as the article's producers use
+//     System.currentTimeMillis() and its worker passes Instant now to POP_DUE: zpulse and the
+//     article's services then order and schedule jobs alike.
+//   - Lease deadlines and their expiry decide correctness across instances (the reaper of one
+//     instance returns the job another leased), so they come from one clock: Redis TIME,
+//     read inside the script when the "lease now" ARGV is "" (production), or the injected
+//     clock's ms in tests.
+
+// popDueScript is the article's POP_DUE (section 4.2), character for character: the earliest
+// job whose run-at is at or before now leaves the delayed queue in one atomic step, so two
+// workers never get one job.
+//
+// KEYS[1]  queue:<name>
+// ARGV[1]  now, epoch ms (caller's clock)
+// Returns  the job id, or nil when nothing is due
+var popDueScript = newScript(`
+local jobs = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1)
+if #jobs == 0 then return false end
+redis.call('ZREM', KEYS[1], jobs[1])
+return jobs[1]
+`)
+
+// enqueueScript adds a job with the score of its queue's kind, unless that id is already
+// waiting, in flight or dead (nothing moves then: a second enqueue never pushes a waiting job
+// back or forward). The kind is read here, in the same atomic step, from the settings hash,
+// so every instance scores a queue alike the moment its kind changes. The payload is stored
+// beside it, and the second's enqueue count grows.
+//
+// KEYS[1]  queue:<name>           KEYS[2]  {queue:<name>}:processing
+// KEYS[3]  {queue:<name>}:jobs    KEYS[4]  {queue:<name>}:dead
+// KEYS[5]  {queue:<name>}:settings
+// KEYS[6]  {queue:<name>}:tput:<minute>
+// ARGV[1]  job id
+// ARGV[2]  the queue's default kind, when its settings hold none
+// ARGV[3]  "1" when a priority was given, "0" when not
+// ARGV[4]  priority 0..9
+// ARGV[5]  run-at, epoch ms, or ""
+// ARGV[6]  delay, ms, or ""
+// ARGV[7]  now, epoch ms (caller's clock)
+// ARGV[8]  payload JSON, or ""
+// ARGV[9]  throughput field of this second ("e<second>")
+// ARGV[10] throughput hash's TTL, ms
+// Returns  {1, kind, score}; {code, kind} when refused: -1 the id is waiting, -2 in flight,
+// -3 dead, -4 a run-at or delay on a priority queue, -5 no priority on a priority queue,
+// -6 a priority on a delayed queue
+var enqueueScript = newScript(`
+local kind = redis.call('HGET', KEYS[5], 'kind')
+if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[2] end
+local score
+if kind == 'priority' then
+  if ARGV[5] ~= '' or ARGV[6] ~= '' then return {-4, kind} end
+  if ARGV[3] ~= '1' then return {-5, kind} end
+  score = tonumber(ARGV[4]) * 1e13 + tonumber(ARGV[7])
+else
+  if ARGV[3] == '1' then return {-6, kind} end
+  if ARGV[5] ~= '' then
+    score = tonumber(ARGV[5])
+  elseif ARGV[6] ~= '' then
+    score = tonumber(ARGV[7]) + tonumber(ARGV[6])
+  else
+    score = tonumber(ARGV[7])
+  end
+end
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return {-1, kind} end
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return {-2, kind} end
+if redis.call('ZSCORE', KEYS[4], ARGV[1]) then return {-3, kind} end
+redis.call('ZADD', KEYS[1], score, ARGV[1])
+if ARGV[8] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[1], ARGV[8])
+else
+  redis.call('HDEL', KEYS[3], ARGV[1])
+end
+redis.call('HINCRBY', KEYS[6], ARGV[9], 1)
+redis.call('PEXPIRE', KEYS[6], ARGV[10])
+return {1, kind, score}
+`)
+
+// pollScript is the article's poll (ZPOPMIN: two consumers never get one job) of a priority
+// queue, with, in the same step, what zpulse keeps beside the job: its payload leaves with it
+// (a job taken without a lease is done as far as the queue knows), and the second's
+// completed count grows. One round trip per job.
+//
+// KEYS[1]  queue:<name>            KEYS[2]  {queue:<name>}:jobs
+// KEYS[3]  {queue:<name>}:attempts KEYS[4]  {queue:<name>}:scores
+// KEYS[5]  {queue:<name>}:tput:<minute>
+// ARGV[1]  throughput field of this second ("c<second>")
+// ARGV[2]  throughput hash's TTL, ms
+// Returns  {id, score, payload or nil}, or nil when the queue is empty
+var pollScript = newScript(`
+local r = redis.call('ZPOPMIN', KEYS[1])
+if #r == 0 then return false end
+local payload = redis.call('HGET', KEYS[2], r[1])
+redis.call('HDEL', KEYS[2], r[1])
+redis.call('HDEL', KEYS[3], r[1])
+redis.call('HDEL', KEYS[4], r[1])
+redis.call('HINCRBY', KEYS[5], ARGV[1], 1)
+redis.call('PEXPIRE', KEYS[5], ARGV[2])
+return {r[1], r[2], payload}
+`)
+
+// leaseScript closes the gap the article warns about ("after the pop the job has left Redis;
+// if the worker dies half-way, the job is lost"): the job leaves the queue and enters the
+// processing set, scored by its lease deadline, in one atomic step, so at every instant it is
+// in one of the two. Its queue score is kept (to return it to its place), and its delivery
+// count grows.
+//
+// KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:processing
+// KEYS[3]  {queue:<name>}:jobs      KEYS[4]  {queue:<name>}:attempts
+// KEYS[5]  {queue:<name>}:scores
+// ARGV[1]  "" for a priority queue (the lowest score, as ZPOPMIN); for a delayed queue, now
+// in epoch ms (caller's clock): the earliest job due by then, as POP_DUE
+// ARGV[2]  lease now, epoch ms, or "" for Redis TIME
+// ARGV[3]  lease, ms
+// Returns  {id, score, deadline ms, attempt, payload or nil}, or nil when no job is there or due
+var leaseScript = newScript(`
+local id, score
+if ARGV[1] == '' then
+  local r = redis.call('ZPOPMIN', KEYS[1])
+  if #r == 0 then return false end
+  id, score = r[1], r[2]
+else
+  local r = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, 1)
+  if #r == 0 then return false end
+  redis.call('ZREM', KEYS[1], r[1])
+  id, score = r[1], r[2]
+end
+local now = tonumber(ARGV[2])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local deadline = now + tonumber(ARGV[3])
+redis.call('ZADD', KEYS[2], deadline, id)
+redis.call('HSET', KEYS[5], id, score)
+local attempt = redis.call('HINCRBY', KEYS[4], id, 1)
+return {id, score, deadline, attempt, redis.call('HGET', KEYS[3], id)}
+`)
+
+// ackScript ends a leased job: it leaves the processing set with its payload, attempts and
+// kept score, and the second's completed count grows.
+//
+// KEYS[1]  {queue:<name>}:processing KEYS[2]  {queue:<name>}:jobs
+// KEYS[3]  {queue:<name>}:attempts   KEYS[4]  {queue:<name>}:scores
+// KEYS[5]  {queue:<name>}:tput:<minute>
+// ARGV[1]  job id
+// ARGV[2]  throughput field of this second ("c<second>")
+// ARGV[3]  throughput hash's TTL, ms
+// Returns  1 acked; 0 the job is not in flight (nothing changes)
+var ackScript = newScript(`
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[4], ARGV[1])
+redis.call('HINCRBY', KEYS[5], ARGV[2], 1)
+redis.call('PEXPIRE', KEYS[5], ARGV[3])
+return 1
+`)
+
+// reapScript returns a queue's jobs whose lease ended: back into the queue with the score
+// they had (a job first in line is first again), or, once delivered max_attempts times, into
+// the dead set. A job that another service leased without keeping its score goes back due
+// now. At most ARGV[3] jobs per call, so one call never holds Redis for long.
+//
+// KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:processing
+// KEYS[3]  {queue:<name>}:attempts  KEYS[4]  {queue:<name>}:scores
+// KEYS[5]  {queue:<name>}:dead      KEYS[6]  {queue:<name>}:settings
+// ARGV[1]  now, epoch ms, or "" for Redis TIME (the lease clock)
+// ARGV[2]  max attempts when the settings hold none
+// ARGV[3]  the most jobs to handle
+// Returns  {returned, died, 1 when it stopped at the limit (call again) else 0}
+var reapScript = newScript(`
+local now = tonumber(ARGV[1])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local max = tonumber(redis.call('HGET', KEYS[6], 'max_attempts')) or tonumber(ARGV[2])
+local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
+local back, died = 0, 0
+for _, id in ipairs(ids) do
+  redis.call('ZREM', KEYS[2], id)
+  local attempts = tonumber(redis.call('HGET', KEYS[3], id)) or 0
+  if attempts >= max then
+    redis.call('ZADD', KEYS[5], now, id)
+    died = died + 1
+  else
+    local score = redis.call('HGET', KEYS[4], id) or now
+    redis.call('ZADD', KEYS[1], 'NX', score, id)
+    redis.call('HDEL', KEYS[4], id)
+    back = back + 1
+  end
+end
+local more = 0
+if #ids == tonumber(ARGV[3]) then more = 1 end
+return {back, died, more}
+`)
+
+// requeueScript puts a dead job back in its queue, due now: a priority queue's job keeps its
+// priority (from its kept score) and goes to the back of that priority's line. Its attempts
+// start again.
+//
+// KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:dead
+// KEYS[3]  {queue:<name>}:attempts  KEYS[4]  {queue:<name>}:scores
+// KEYS[5]  {queue:<name>}:settings
+// ARGV[1]  now, epoch ms (caller's clock)
+// ARGV[2]  the queue's default kind
+// ARGV[3]  job id
+// Returns  {1, score} requeued; {0} the job is not dead; {-1} that id is waiting already
+var requeueScript = newScript(`
+if not redis.call('ZSCORE', KEYS[2], ARGV[3]) then return {0} end
+if redis.call('ZSCORE', KEYS[1], ARGV[3]) then return {-1} end
+local kind = redis.call('HGET', KEYS[5], 'kind')
+if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[2] end
+local score = tonumber(ARGV[1])
+if kind == 'priority' then
+  local old = tonumber(redis.call('HGET', KEYS[4], ARGV[3]))
+  if old and old >= 0 and old < 1e14 then score = math.floor(old / 1e13) * 1e13 + score end
+end
+redis.call('ZREM', KEYS[2], ARGV[3])
+redis.call('ZADD', KEYS[1], score, ARGV[3])
+redis.call('HDEL', KEYS[3], ARGV[3])
+redis.call('HDEL', KEYS[4], ARGV[3])
+return {1, score}
+`)
+
+// deleteJobScript removes a job from wherever it is, with everything kept beside it.
+//
+// KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:processing
+// KEYS[3]  {queue:<name>}:dead      KEYS[4]  {queue:<name>}:jobs
+// KEYS[5]  {queue:<name>}:attempts  KEYS[6]  {queue:<name>}:scores
+// ARGV[1]  job id
+// Returns  "waiting", "processing" or "dead": where it was; nil when nowhere
+var deleteJobScript = newScript(`
+local where = false
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then where = 'waiting'
+elseif redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then where = 'processing'
+elseif redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then where = 'dead' end
+if not where then return false end
+redis.call('HDEL', KEYS[4], ARGV[1])
+redis.call('HDEL', KEYS[5], ARGV[1])
+redis.call('HDEL', KEYS[6], ARGV[1])
+return where
+`)
+
+// queueSettingsScript saves a queue's settings. The kind may change only while the queue has
+// no waiting and no leased job: their scores would mean something else under the other kind.
+//
+// KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:processing  KEYS[3]  {queue:<name>}:settings
+// ARGV[1]  kind  ARGV[2]  max attempts  ARGV[3]  the queue's default kind
+// Returns  1 saved; {-1, jobs} the kind would change under that many jobs
+var queueSettingsScript = newScript(`
+local kind = redis.call('HGET', KEYS[3], 'kind')
+if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[3] end
+if kind ~= ARGV[1] then
+  local n = redis.call('ZCARD', KEYS[1]) + redis.call('ZCARD', KEYS[2])
+  if n > 0 then return {-1, n} end
+end
+redis.call('HSET', KEYS[3], 'kind', ARGV[1], 'max_attempts', ARGV[2])
+return {1}
+`)
+
+// inFlightScript reads the first jobs of a queue's processing and dead sets with their
+// delivery counts, for the queue's page: a read-only script, so it rides the watcher's one
+// pipeline (plain commands could not read the counts of ids not known yet).
+//
+// KEYS[1]  {queue:<name>}:processing  KEYS[2]  {queue:<name>}:dead
+// KEYS[3]  {queue:<name>}:attempts
+// ARGV[1]  how many of each
+// Returns  {{id, deadline ms, attempts, ...}, {id, died ms, attempts, ...}} (soonest deadline
+// first; latest death first)
+var inFlightScript = newScript(`
+local n = tonumber(ARGV[1]) - 1
+local out = {}
+for i, r in ipairs({redis.call('ZRANGE', KEYS[1], 0, n, 'WITHSCORES'), redis.call('ZREVRANGE', KEYS[2], 0, n, 'WITHSCORES')}) do
+  local list = {}
+  for j = 1, #r, 2 do
+    list[#list + 1] = r[j]
+    list[#list + 1] = r[j + 1]
+    list[#list + 1] = redis.call('HGET', KEYS[3], r[j]) or '0'
+  end
+  out[i] = list
+end
+return out
+`)

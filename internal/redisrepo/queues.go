@@ -1,0 +1,566 @@
+package redisrepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// queueThroughputTTL keeps a minute's counts for the sparkline and a little more.
+const queueThroughputTTL = 10 * time.Minute
+
+// reapBatch bounds the jobs one reap script handles (see reapScript).
+const reapBatch = 500
+
+// queueSettingsTTL is how long an instance uses a queue's kind it read before reading it
+// again, for polls (enqueue reads it inside its script). The kind of a queue with jobs cannot
+// change, so a stale kind only ever meets an empty queue.
+const queueSettingsTTL = time.Second
+
+// Queues is the Redis implementation of domain.QueueService.
+type Queues struct {
+	rdb      redis.UniversalClient
+	blocking redis.UniversalClient // BZPOPMIN only: a blocked take holds one of these connections
+	keys     Keys
+	clock    domain.Clock // scores, due times, throughput (the caller's clock, as the article)
+	lease    domain.Clock // lease deadlines; nil: Redis TIME
+	catalog  *QueueCatalog
+
+	mu       sync.Mutex
+	settings map[string]cachedQueueSettings
+}
+
+type cachedQueueSettings struct {
+	s    domain.QueueSettings
+	read time.Time
+}
+
+var _ domain.QueueService = (*Queues)(nil)
+
+// NewQueues returns queues kept in rdb under keys, listing those of catalog. Blocking takes
+// (BZPOPMIN) run on blocking, a client with connections of its own (NewBlockingClient), so a
+// take that waits never delays another command. Scores use the system clock, leases Redis
+// TIME.
+func NewQueues(rdb, blocking redis.UniversalClient, keys Keys, catalog *QueueCatalog) *Queues {
+	return &Queues{rdb: rdb, blocking: blocking, keys: keys, clock: domain.SystemClock{}, catalog: catalog,
+		settings: map[string]cachedQueueSettings{}}
+}
+
+// NewQueuesWithClock is NewQueues with clock for scores and leases alike (tests).
+func NewQueuesWithClock(rdb, blocking redis.UniversalClient, keys Keys, catalog *QueueCatalog, clock domain.Clock) *Queues {
+	q := NewQueues(rdb, blocking, keys, catalog)
+	q.clock, q.lease = clock, clock
+	return q
+}
+
+// NewBlockingClient returns a client of the same Redis as rdb with a pool of its own, for
+// blocking commands: Lettuce's shared connection, which the article warns about, has no Go
+// equivalent, but a take that waits 30 s on a connection of the main pool would still keep
+// that connection from everyone else, and enough of them would starve the dashboard.
+// Cancelling a take's context closes its connection (the wait ends at once).
+func NewBlockingClient(rdb redis.UniversalClient, poolSize int) redis.UniversalClient {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		opt := *c.Options()
+		opt.PoolSize, opt.MinIdleConns, opt.ContextTimeoutEnabled = poolSize, 0, true
+		// Not shared with rdb's (its handlers are registered once per config); maintenance
+		// notifications (Redis Enterprise's) matter little to a take that waits 30 s at most.
+		opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+		return redis.NewClient(&opt)
+	case *redis.ClusterClient:
+		opt := *c.Options()
+		opt.PoolSize, opt.MinIdleConns, opt.ContextTimeoutEnabled = poolSize, 0, true
+		return redis.NewClusterClient(&opt)
+	default:
+		return rdb
+	}
+}
+
+func (q *Queues) now() time.Time { return q.clock.Now() }
+
+// leaseNow is the lease clock's ARGV: "" lets the script read Redis TIME.
+func (q *Queues) leaseNow() string {
+	if q.lease == nil {
+		return ""
+	}
+	return strconv.FormatInt(q.lease.Now().UnixMilli(), 10)
+}
+
+// tputField is the throughput hash's field of t's second: "e12" enqueued, "c12" completed.
+func tputField(t time.Time, kind byte) string { return string(kind) + strconv.Itoa(t.UTC().Second()) }
+
+func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (domain.Enqueued, error) {
+	if err := domain.ValidateName("queue", queue); err != nil {
+		return domain.Enqueued{}, err
+	}
+	if job.ID == "" {
+		job.ID = NewToken()[:20]
+	}
+	if err := domain.ValidateJobID(job.ID); err != nil {
+		return domain.Enqueued{}, err
+	}
+	if job.HasPriority {
+		if err := domain.ValidatePriority(job.Priority); err != nil {
+			return domain.Enqueued{}, err
+		}
+	}
+	if err := domain.ValidatePayload(job.Payload); err != nil {
+		return domain.Enqueued{}, err
+	}
+	now := q.now()
+	if now.UnixMilli() < 0 || now.UnixMilli()+domain.MaxDelay.Milliseconds() > domain.MaxEpochMs {
+		return domain.Enqueued{}, domain.Errorf(domain.EINVALID, "the clock says %s, which scores cannot hold", now.UTC().Format(time.RFC3339))
+	}
+	runAt, delay := "", ""
+	switch {
+	case !job.RunAt.IsZero() && job.Delay != 0:
+		return domain.Enqueued{}, domain.Errorf(domain.EINVALID, "give run_at or delay_ms, not both")
+	case !job.RunAt.IsZero():
+		ms := job.RunAt.UnixMilli()
+		if ms < 0 || ms > now.Add(domain.MaxDelay).UnixMilli() {
+			return domain.Enqueued{}, domain.Errorf(domain.EINVALID, "run_at must be between 1970 and %s, a year from now (got %s)",
+				now.Add(domain.MaxDelay).UTC().Format(time.RFC3339), job.RunAt.UTC().Format(time.RFC3339))
+		}
+		runAt = strconv.FormatInt(ms, 10)
+	case job.Delay != 0:
+		if job.Delay < 0 || job.Delay > domain.MaxDelay || job.Delay%time.Millisecond != 0 {
+			return domain.Enqueued{}, domain.Errorf(domain.EINVALID, "delay_ms must be a whole number of milliseconds from 0 to %d (a year) (got %v)", domain.MaxDelay.Milliseconds(), job.Delay)
+		}
+		delay = strconv.FormatInt(job.Delay.Milliseconds(), 10)
+	}
+	field := tputField(now, 'e')
+	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueDead(queue),
+		q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now)}
+	pipe := q.rdb.Pipeline()
+	cmd := enqueueScript.EvalSha(ctx, pipe, keys, job.ID, string(domain.DefaultQueueKind(queue)), boolArg(job.HasPriority),
+		job.Priority, runAt, delay, now.UnixMilli(), string(job.Payload), field, queueThroughputTTL.Milliseconds())
+	// The index is not part of the job's atomic step: SADD is idempotent and keeps the
+	// script in the queue's slot.
+	pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
+	if err := exec(ctx, q.rdb, pipe); err != nil {
+		return domain.Enqueued{}, wrap(err)
+	}
+	q.catalog.Add(queue)
+	vals, _ := cmd.Val().([]any)
+	if len(vals) < 2 {
+		return domain.Enqueued{}, fmt.Errorf("enqueue: unexpected reply %v", cmd.Val())
+	}
+	code, _ := vals[0].(int64)
+	kind := domain.QueueKind(fmt.Sprint(vals[1]))
+	switch code {
+	case 1:
+	case -1:
+		return domain.Enqueued{}, domain.Errorf(domain.ECONFLICT, "job %q is already waiting in queue %q; it was not moved", job.ID, queue)
+	case -2:
+		return domain.Enqueued{}, domain.Errorf(domain.ECONFLICT, "job %q is in flight in queue %q (leased, not acked yet); ack or delete it first", job.ID, queue)
+	case -3:
+		return domain.Enqueued{}, domain.Errorf(domain.ECONFLICT, "job %q is in queue %q's dead set; requeue or delete it", job.ID, queue)
+	case -4:
+		return domain.Enqueued{}, domain.Errorf(domain.EINVALID, "queue %q is a priority queue: give a priority from 0 to 9, not run_at or delay_ms", queue)
+	case -5:
+		return domain.Enqueued{}, domain.Errorf(domain.EINVALID, "priority is required on priority queue %q: a whole number from 0 (first) to 9 (last)", queue)
+	case -6:
+		return domain.Enqueued{}, domain.Errorf(domain.EINVALID, "queue %q is a delayed queue: give run_at or delay_ms (or neither: due now), not a priority", queue)
+	default:
+		return domain.Enqueued{}, fmt.Errorf("enqueue: unexpected reply %v", cmd.Val())
+	}
+	score, ok := vals[2].(int64)
+	if !ok || len(vals) != 3 {
+		return domain.Enqueued{}, fmt.Errorf("enqueue: unexpected reply %v", cmd.Val())
+	}
+	out := domain.Enqueued{ID: job.ID, Queue: queue, Kind: kind, Score: float64(score)}
+	if kind == domain.PriorityQueue {
+		p := job.Priority
+		out.Priority = &p
+	} else {
+		t := time.UnixMilli(score).UTC()
+		out.RunAt = &t
+	}
+	q.remember(queue, kind)
+	return out, nil
+}
+
+// remember updates the cached kind of a queue from a script's answer.
+func (q *Queues) remember(queue string, kind domain.QueueKind) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if c, ok := q.settings[queue]; ok && c.s.Kind == kind {
+		return
+	}
+	delete(q.settings, queue)
+}
+
+// cachedSettings returns a queue's settings, read at most queueSettingsTTL ago.
+func (q *Queues) cachedSettings(ctx context.Context, queue string) (domain.QueueSettings, error) {
+	now := time.Now()
+	q.mu.Lock()
+	c, ok := q.settings[queue]
+	q.mu.Unlock()
+	if ok && now.Sub(c.read) < queueSettingsTTL {
+		return c.s, nil
+	}
+	h, err := q.rdb.HGetAll(ctx, q.keys.QueueSettings(queue)).Result()
+	if err != nil {
+		return domain.QueueSettings{}, wrap(err)
+	}
+	s := decodeQueueSettings(queue, h)
+	q.mu.Lock()
+	q.settings[queue] = cachedQueueSettings{s: s, read: now}
+	q.mu.Unlock()
+	return s, nil
+}
+
+// decodeQueueSettings reads the settings HASH; missing or damaged fields take their defaults.
+func decodeQueueSettings(queue string, h map[string]string) domain.QueueSettings {
+	s := domain.DefaultQueueSettings(queue)
+	if k := domain.QueueKind(h["kind"]); k == domain.PriorityQueue || k == domain.DelayedQueue {
+		s.Kind = k
+	}
+	if n, err := strconv.Atoi(h["max_attempts"]); err == nil && n >= 1 && n <= domain.MaxMaxAttempts {
+		s.MaxAttempts = n
+	}
+	return s
+}
+
+func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions) (domain.Delivery, bool, error) {
+	if err := domain.ValidateName("queue", queue); err != nil {
+		return domain.Delivery{}, false, err
+	}
+	set, err := q.cachedSettings(ctx, queue)
+	if err != nil {
+		return domain.Delivery{}, false, err
+	}
+	if err := opt.Validate(set.Kind); err != nil {
+		return domain.Delivery{}, false, err
+	}
+	switch {
+	case opt.Lease > 0:
+		return q.pollLeased(ctx, queue, set.Kind, opt.Lease)
+	case opt.Wait > 0:
+		return q.take(ctx, queue, opt.Wait)
+	case set.Kind == domain.DelayedQueue:
+		id, err := popDueScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue)}, q.now().UnixMilli()).Text()
+		if errors.Is(err, redis.Nil) {
+			return domain.Delivery{}, false, nil
+		} else if err != nil {
+			return domain.Delivery{}, false, wrap(err)
+		}
+		return q.finishTaken(ctx, queue, id, 0)
+	default:
+		now := q.now()
+		field := tputField(now, 'c')
+		keys := []string{q.keys.Queue(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue), q.keys.QueueThroughput(queue, now)}
+		vals, err := pollScript.Run(ctx, q.rdb, keys, field, queueThroughputTTL.Milliseconds()).Slice()
+		if errors.Is(err, redis.Nil) {
+			return domain.Delivery{}, false, nil
+		} else if err != nil {
+			return domain.Delivery{}, false, wrap(err)
+		}
+		if len(vals) != 3 {
+			return domain.Delivery{}, false, fmt.Errorf("poll: unexpected reply %v", vals)
+		}
+		return delivery(queue, set.Kind, vals[0], vals[1], vals[2]), true, nil
+	}
+}
+
+// take is the article's blocking take: BZPOPMIN on a connection of the blocking client.
+func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (domain.Delivery, bool, error) {
+	z, err := q.blocking.BZPopMin(ctx, wait, q.keys.Queue(queue)).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return domain.Delivery{}, false, nil
+	case ctx.Err() != nil:
+		return domain.Delivery{}, false, ctx.Err()
+	case err != nil:
+		return domain.Delivery{}, false, wrap(err)
+	}
+	id, _ := z.Member.(string)
+	return q.finishTaken(ctx, queue, id, z.Score)
+}
+
+// finishTaken does, after a plain ZPOPMIN-like take (POP_DUE, BZPOPMIN), what pollScript does
+// in its step: the payload leaves with the job and the second's completed count grows. The
+// job is ours alone already, so a second round trip changes nothing for anyone else.
+func (q *Queues) finishTaken(ctx context.Context, queue, id string, score float64) (domain.Delivery, bool, error) {
+	now := q.now()
+	key, field := q.keys.QueueThroughput(queue, now), tputField(now, 'c')
+	pipe := q.rdb.Pipeline()
+	payload := pipe.HGet(ctx, q.keys.QueueJobs(queue), id)
+	pipe.HDel(ctx, q.keys.QueueJobs(queue), id)
+	pipe.HDel(ctx, q.keys.QueueAttempts(queue), id)
+	pipe.HDel(ctx, q.keys.QueueScores(queue), id)
+	pipe.HIncrBy(ctx, key, field, 1)
+	pipe.PExpire(ctx, key, queueThroughputTTL)
+	if err := exec(ctx, q.rdb, pipe); err != nil {
+		// The job is taken; only its bookkeeping failed. Hand it over without its payload
+		// rather than lose it.
+		return domain.Delivery{ID: id, Queue: queue, Score: score}, true, nil
+	}
+	set, _ := q.cachedSettings(ctx, queue)
+	var p any
+	if v, err := payload.Result(); err == nil {
+		p = v
+	}
+	return delivery(queue, set.Kind, id, score, p), true, nil
+}
+
+func (q *Queues) pollLeased(ctx context.Context, queue string, kind domain.QueueKind, lease time.Duration) (domain.Delivery, bool, error) {
+	due := ""
+	if kind == domain.DelayedQueue {
+		due = strconv.FormatInt(q.now().UnixMilli(), 10)
+	}
+	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue)}
+	pipe := q.rdb.Pipeline()
+	cmd := leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds())
+	pipe.SAdd(ctx, q.keys.QueueIndex(), queue) // the reaper must know this queue
+	if err := exec(ctx, q.rdb, pipe); err != nil {
+		return domain.Delivery{}, false, wrap(err)
+	}
+	if errors.Is(cmd.Err(), redis.Nil) {
+		return domain.Delivery{}, false, nil
+	}
+	q.catalog.Add(queue)
+	vals, _ := cmd.Val().([]any)
+	if len(vals) != 5 {
+		return domain.Delivery{}, false, fmt.Errorf("lease: unexpected reply %v", cmd.Val())
+	}
+	d := delivery(queue, kind, vals[0], vals[1], vals[4])
+	deadline, _ := vals[2].(int64)
+	attempt, _ := vals[3].(int64)
+	t := time.UnixMilli(deadline).UTC()
+	d.LeaseDeadline, d.Attempt = &t, int(attempt)
+	return d, true, nil
+}
+
+// delivery builds a Delivery from a script's id, score (string or float) and payload (nil
+// when none).
+func delivery(queue string, kind domain.QueueKind, id, score, payload any) domain.Delivery {
+	d := domain.Delivery{Queue: queue}
+	d.ID, _ = id.(string)
+	switch s := score.(type) {
+	case string:
+		d.Score, _ = strconv.ParseFloat(s, 64)
+	case float64:
+		d.Score = s
+	case int64:
+		d.Score = float64(s)
+	}
+	if kind == domain.PriorityQueue {
+		if p, _, ok := domain.ScorePriority(d.Score); ok {
+			d.Priority = &p
+		}
+	}
+	if s, ok := payload.(string); ok && s != "" {
+		d.Payload = []byte(s)
+	}
+	return d
+}
+
+func (q *Queues) Ack(ctx context.Context, queue, id string) error {
+	if err := validateQueueJob(queue, id); err != nil {
+		return err
+	}
+	now := q.now()
+	field := tputField(now, 'c')
+	keys := []string{q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue), q.keys.QueueThroughput(queue, now)}
+	n, err := ackScript.Run(ctx, q.rdb, keys, id, field, queueThroughputTTL.Milliseconds()).Int64()
+	switch {
+	case err != nil:
+		return wrap(err)
+	case n == 0:
+		return domain.Errorf(domain.ENOTFOUND, "job %q is not in flight in queue %q: it was never leased, was acked already, or its lease ended and it went back to the queue", id, queue)
+	}
+	return nil
+}
+
+func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
+	names, err := q.catalog.Queues(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	for len(names) > 0 {
+		pipe := q.rdb.Pipeline()
+		cmds := make([]*redis.Cmd, len(names))
+		for i, name := range names {
+			keys := []string{q.keys.Queue(name), q.keys.QueueProcessing(name), q.keys.QueueAttempts(name), q.keys.QueueScores(name),
+				q.keys.QueueDead(name), q.keys.QueueSettings(name)}
+			cmds[i] = reapScript.EvalSha(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch)
+		}
+		if err := exec(ctx, q.rdb, pipe); err != nil {
+			return returned, died, wrap(err)
+		}
+		var again []string
+		for i, cmd := range cmds {
+			vals, err := cmd.Int64Slice()
+			if err != nil || len(vals) != 3 {
+				return returned, died, fmt.Errorf("reap: unexpected reply %v", cmd.Val())
+			}
+			returned, died = returned+vals[0], died+vals[1]
+			if vals[2] == 1 {
+				again = append(again, names[i])
+			}
+		}
+		names = again
+	}
+	return returned, died, nil
+}
+
+// RunReaper reaps every interval until ctx ends; run it inside a domain.Singleton so one
+// instance reaps at a time. after, when not nil, is told what each round did (the watcher's
+// nudge). Redis errors wait for the next round.
+func (q *Queues) RunReaper(ctx context.Context, every time.Duration, after func(returned, died int64)) error {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if r, d, err := q.Reap(ctx); err == nil && (r > 0 || d > 0) && after != nil {
+			after(r, d)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+func (q *Queues) Requeue(ctx context.Context, queue, id string) error {
+	if err := validateQueueJob(queue, id); err != nil {
+		return err
+	}
+	keys := []string{q.keys.Queue(queue), q.keys.QueueDead(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue), q.keys.QueueSettings(queue)}
+	vals, err := requeueScript.Run(ctx, q.rdb, keys, q.now().UnixMilli(), string(domain.DefaultQueueKind(queue)), id).Int64Slice()
+	switch {
+	case err != nil:
+		return wrap(err)
+	case len(vals) == 0:
+		return fmt.Errorf("requeue: empty reply")
+	case vals[0] == 0:
+		return domain.Errorf(domain.ENOTFOUND, "job %q is not in queue %q's dead set", id, queue)
+	case vals[0] < 0:
+		return domain.Errorf(domain.ECONFLICT, "job %q is waiting in queue %q already; delete the dead one instead", id, queue)
+	}
+	return nil
+}
+
+func (q *Queues) Delete(ctx context.Context, queue, id string) (domain.Where, error) {
+	if err := validateQueueJob(queue, id); err != nil {
+		return "", err
+	}
+	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue), q.keys.QueueJobs(queue),
+		q.keys.QueueAttempts(queue), q.keys.QueueScores(queue)}
+	where, err := deleteJobScript.Run(ctx, q.rdb, keys, id).Text()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return "", domain.Errorf(domain.ENOTFOUND, "job %q is not in queue %q: not waiting, not in flight, not dead", id, queue)
+	case err != nil:
+		return "", wrap(err)
+	}
+	return domain.Where(where), nil
+}
+
+func (q *Queues) Stats(ctx context.Context, queue string) (domain.QueueStats, error) {
+	v, err := q.View(ctx, queue)
+	if err != nil {
+		return domain.QueueStats{}, err
+	}
+	return StatsOf(v), nil
+}
+
+// View reads a queue as its page shows it, in one round trip.
+func (q *Queues) View(ctx context.Context, queue string) (domain.QueueView, error) {
+	if err := domain.ValidateName("queue", queue); err != nil {
+		return domain.QueueView{}, err
+	}
+	pipe := q.rdb.Pipeline()
+	read := queueView(ctx, pipe, q.keys, queue, q.now())
+	if err := exec(ctx, q.rdb, pipe); err != nil {
+		return domain.QueueView{}, wrap(err)
+	}
+	return read(), nil
+}
+
+// StatsOf turns a queue's view into the API's stats.
+func StatsOf(v domain.QueueView) domain.QueueStats {
+	s := domain.QueueStats{Queue: v.Queue, Kind: v.Settings.Kind, MaxAttempts: v.Settings.MaxAttempts, Total: v.Waiting,
+		Due: v.Due, Scheduled: v.Scheduled, Processing: v.Processing, Dead: v.Dead}
+	if v.Settings.Kind == domain.PriorityQueue {
+		s.ByPriority = map[string]int64{}
+		for p, n := range v.ByPriority {
+			s.ByPriority[strconv.Itoa(p)] = n
+		}
+		if v.Other > 0 {
+			s.ByPriority["other"] = v.Other
+		}
+	}
+	for _, j := range v.NextDue {
+		s.NextDue = append(s.NextDue, domain.ScheduledJobResponse{ID: j.ID, RunAt: time.UnixMilli(j.AtMs).UTC()})
+	}
+	if v.OldestAgeMs >= 0 {
+		age := v.OldestAgeMs
+		s.OldestAgeMs = &age
+	}
+	return s
+}
+
+func (q *Queues) Settings(ctx context.Context, queue string) (domain.QueueSettings, error) {
+	if err := domain.ValidateName("queue", queue); err != nil {
+		return domain.QueueSettings{}, err
+	}
+	h, err := q.rdb.HGetAll(ctx, q.keys.QueueSettings(queue)).Result()
+	if err != nil {
+		return domain.QueueSettings{}, wrap(err)
+	}
+	return decodeQueueSettings(queue, h), nil
+}
+
+func (q *Queues) UpdateSettings(ctx context.Context, queue string, s domain.QueueSettings) (domain.QueueSettings, error) {
+	if err := domain.ValidateName("queue", queue); err != nil {
+		return domain.QueueSettings{}, err
+	}
+	if err := s.Validate(); err != nil {
+		return domain.QueueSettings{}, err
+	}
+	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueSettings(queue)}
+	pipe := q.rdb.Pipeline()
+	cmd := queueSettingsScript.EvalSha(ctx, pipe, keys, string(s.Kind), s.MaxAttempts, string(domain.DefaultQueueKind(queue)))
+	pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
+	if err := exec(ctx, q.rdb, pipe); err != nil {
+		return domain.QueueSettings{}, wrap(err)
+	}
+	vals, err := cmd.Int64Slice()
+	switch {
+	case err != nil || len(vals) == 0:
+		return domain.QueueSettings{}, fmt.Errorf("queue settings: unexpected reply %v", cmd.Val())
+	case vals[0] < 0:
+		return domain.QueueSettings{}, domain.Errorf(domain.ECONFLICT, "queue %q holds %d waiting or leased jobs scored as a %s queue; empty it before changing its kind", queue, vals[1], otherKind(s.Kind))
+	}
+	q.catalog.Add(queue)
+	q.mu.Lock()
+	q.settings[queue] = cachedQueueSettings{s: s, read: time.Now()}
+	q.mu.Unlock()
+	return s, nil
+}
+
+func otherKind(k domain.QueueKind) domain.QueueKind {
+	if k == domain.PriorityQueue {
+		return domain.DelayedQueue
+	}
+	return domain.PriorityQueue
+}
+
+func (q *Queues) Queues(ctx context.Context) ([]string, error) { return q.catalog.Queues(ctx) }
+
+func validateQueueJob(queue, id string) error {
+	if err := domain.ValidateName("queue", queue); err != nil {
+		return err
+	}
+	return domain.ValidateJobID(id)
+}

@@ -1,0 +1,158 @@
+package views
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// QueuePageData is what a queue's page shows.
+type QueuePageData struct {
+	View     domain.QueueView
+	Settings domain.QueueSettings
+	Forms    map[string]Form // by form id: "enqueue", "queue-settings"
+}
+
+func (d QueuePageData) form(id string) Form {
+	if f, ok := d.Forms[id]; ok {
+		return f
+	}
+	return NewForm()
+}
+
+// QueuePanelID is the id of a queue's live panel.
+func QueuePanelID(queue string) string { return domID("queue", queue) }
+
+// QueueFormSection is the id of the section that holds a queue form.
+func QueueFormSection(id string) string { return "queue-" + id }
+
+func queueURL(queue string) string { return "/queues/" + url.PathEscape(queue) }
+
+func jobURL(queue, id, action string) string {
+	return queueURL(queue) + "/jobs/" + url.PathEscape(id) + "/" + action
+}
+
+// laneWidth is a priority bar's width in percent of the longest lane (at least a sliver for
+// a lane that has jobs).
+func laneWidth(v domain.QueueView, n int64) string {
+	var top int64
+	for _, c := range v.ByPriority {
+		top = max(top, c)
+	}
+	if n == 0 || top == 0 {
+		return "width:0%"
+	}
+	return "width:" + strconv.FormatFloat(max(float64(n)*100/float64(top), 1.5), 'f', 1, 64) + "%"
+}
+
+// dueWidth is the due part of a delayed queue's bar, in percent.
+func dueWidth(v domain.QueueView) string {
+	if v.Waiting == 0 {
+		return "width:0%"
+	}
+	return "width:" + strconv.FormatFloat(float64(v.Due)*100/float64(v.Waiting), 'f', 1, 64) + "%"
+}
+
+// sparkline draws per-second counts as an SVG polyline's points in a w×h box.
+func sparkline(series []int64, w, h float64) string {
+	var top int64 = 1
+	for _, n := range series {
+		top = max(top, n)
+	}
+	var b strings.Builder
+	for i, n := range series {
+		x := w * float64(i) / float64(max(len(series)-1, 1))
+		y := h - 1 - (h-2)*float64(n)/float64(top)
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.FormatFloat(x, 'f', 1, 64) + "," + strconv.FormatFloat(y, 'f', 1, 64))
+	}
+	return b.String()
+}
+
+// ratePerSec is the mean of the last 10 seconds of a series, as "12.3/s".
+func ratePerSec(series []int64) string {
+	const last = 10
+	var sum int64
+	for _, n := range series[max(len(series)-last, 0):] {
+		sum += n
+	}
+	return strconv.FormatFloat(float64(sum)/last, 'f', 1, 64) + "/s"
+}
+
+func seriesTotal(series []int64) int64 {
+	var sum int64
+	for _, n := range series {
+		sum += n
+	}
+	return sum
+}
+
+// relTime says when at is, seen from now: "in 12 s", "3 min ago", "now".
+func relTime(atMs, nowMs int64) string {
+	d := time.Duration(atMs-nowMs) * time.Millisecond
+	switch {
+	case d > -time.Second && d < time.Second:
+		return "now"
+	case d > 0:
+		return "in " + FormatDuration(d)
+	default:
+		return FormatDuration(-d) + " ago"
+	}
+}
+
+// FormatDuration shows a duration as people read it: "850 ms", "12 s", "3 min 5 s", "2 h 10 min", "3 d".
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
+	case d < time.Minute:
+		return strconv.FormatInt(int64(d/time.Second), 10) + " s"
+	case d < time.Hour:
+		s := strconv.FormatInt(int64(d/time.Minute), 10) + " min"
+		if sec := int64(d%time.Minute) / int64(time.Second); sec > 0 {
+			s += " " + strconv.FormatInt(sec, 10) + " s"
+		}
+		return s
+	case d < 48*time.Hour:
+		s := strconv.FormatInt(int64(d/time.Hour), 10) + " h"
+		if m := int64(d%time.Hour) / int64(time.Minute); m > 0 {
+			s += " " + strconv.FormatInt(m, 10) + " min"
+		}
+		return s
+	default:
+		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + " d"
+	}
+}
+
+func utcTime(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05.000Z") }
+
+func oldestAge(v domain.QueueView) string {
+	if v.OldestAgeMs < 0 {
+		return "–"
+	}
+	return FormatDuration(time.Duration(v.OldestAgeMs) * time.Millisecond)
+}
+
+func kindLabel(k domain.QueueKind) string {
+	if k == domain.DelayedQueue {
+		return "Delayed queue"
+	}
+	return "Priority queue"
+}
+
+func priorityLabel(j domain.QueueJob) string {
+	if j.Priority < 0 {
+		return "–"
+	}
+	return strconv.Itoa(j.Priority)
+}
+
+func scoreText(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// priorities are a priority queue's lanes, first to last.
+var priorities = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
