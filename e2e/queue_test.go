@@ -39,7 +39,7 @@ func TestQueueFormAndLiveDepth(t *testing.T) {
 	enqueueForm("password-reset", "2")
 	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="queue-enqueue-ok"]') !== null`, 5*time.Second)
 	waitJS(t, ctx, "priority 2's bar to grow to 1", laneJS("2")+` === 1`, 5*time.Second)
-	if w := eval[string](t, ctx, `document.querySelector('[data-priority="2"] .lane-bar').style.width`); w != "100%" {
+	if w := eval[string](t, ctx, `document.querySelector('[data-priority="2"] .lane-bar').getAttribute('width')`); w != "100" {
 		t.Errorf("the only lane's bar is %q wide, want 100%%", w)
 	}
 	if got := text(t, ctx, `[data-testid="stat-waiting"]`); got != "1" {

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -43,17 +44,18 @@ func laneWidth(v domain.QueueView, n int64) string {
 		top = max(top, c)
 	}
 	if n == 0 || top == 0 {
-		return "width:0%"
+		return "0"
 	}
-	return "width:" + strconv.FormatFloat(max(float64(n)*100/float64(top), 1.5), 'f', 1, 64) + "%"
+	return percent(max(float64(n)*100/float64(top), 1.5))
 }
 
-// dueWidth is the due part of a delayed queue's bar, in percent.
+// dueWidth is the due part of a delayed queue's bar, in percent. (Bars are SVG: the page's
+// security policy refuses inline styles.)
 func dueWidth(v domain.QueueView) string {
 	if v.Waiting == 0 {
-		return "width:0%"
+		return "0"
 	}
-	return "width:" + strconv.FormatFloat(float64(v.Due)*100/float64(v.Waiting), 'f', 1, 64) + "%"
+	return percent(float64(v.Due) * 100 / float64(v.Waiting))
 }
 
 // sparkline draws per-second counts as an SVG polyline's points in a w×h box.
@@ -156,3 +158,6 @@ func scoreText(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // priorities are a priority queue's lanes, first to last.
 var priorities = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+
+// percent is a width in percent, to a tenth, for an SVG attribute.
+func percent(p float64) string { return strconv.FormatFloat(math.Round(p*10)/10, 'f', -1, 64) }

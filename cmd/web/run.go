@@ -90,7 +90,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	var demoSwitch domain.DemoSwitch
 	if cfg.demoEnabled() {
 		demoSwitch = redisrepo.NewDemoSwitch(rdb, keys)
-		services := demo.Services{Leaderboards: leaderboards, Limiters: limiters, Locks: locks, Switch: demoSwitch}
+		services := demo.Services{Leaderboards: leaderboards, Limiters: limiters, Locks: locks, Queues: queues, Switch: demoSwitch}
 		// One instance seeds and makes the demo traffic, however many share the Redis.
 		wg.Go(func() {
 			_ = singletons.Run(ctx, "demo-traffic", func(ctx context.Context) error {

@@ -1,7 +1,9 @@
 // Package demo makes a dashboard look alive in a demo environment: players score on boards,
-// clients hit limiters of every algorithm (some over their limit), and locks are taken and
-// released, all through the same domain services the HTTP API uses and only under the demo's
-// own names (Boards, Limiters, Locks), so --demo against a real Redis touches nothing else.
+// producers enqueue jobs that workers take with leases (some slow, some failing and retried,
+// a few ending dead), clients hit limiters of every algorithm (some over their limit), and
+// locks are taken and released, all through the same domain services the HTTP API uses and
+// only under the demo's own names (Boards, Queues, Limiters, Locks), so --demo against a real
+// Redis touches nothing else.
 package demo
 
 import (
@@ -23,7 +25,15 @@ var (
 		{Name: "demo-bucket", Algorithm: domain.TokenBucket, RatePerS: 0.5, Burst: 4},
 	}
 	Locks = []string{"demo:report", "demo:invoice:1", "demo:invoice:2", "demo:cache-rebuild"}
+	// Queues: a priority queue of emails and a delayed queue of reminders.
+	Queues = map[string]domain.QueueSettings{
+		"demo:emails":    {Kind: domain.PriorityQueue, MaxAttempts: 3},
+		"demo:reminders": {Kind: domain.DelayedQueue, MaxAttempts: 3},
+	}
 )
+
+// demoLease is how long a demo worker may take a job before the reaper returns it.
+const demoLease = 4 * time.Second
 
 var players = []string{"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "mallory", "niaj", "olivia", "peggy", "rupert", "sybil", "trent", "victor", "walter", "zed"}
 
@@ -35,6 +45,7 @@ type Services struct {
 	Leaderboards domain.LeaderboardService
 	Limiters     domain.LimiterService
 	Locks        domain.LockService
+	Queues       domain.QueueService
 	Switch       domain.DemoSwitch
 }
 
@@ -70,6 +81,11 @@ func Seed(ctx context.Context, s Services) error {
 			return err
 		}
 	}
+	for q, set := range Queues {
+		if _, err := s.Queues.UpdateSettings(ctx, q, set); err != nil && domain.ErrorCode(err) != domain.ECONFLICT {
+			return err // a conflict: the queue holds jobs from an earlier run, and keeps its kind
+		}
+	}
 	return nil
 }
 
@@ -79,9 +95,9 @@ func Seed(ctx context.Context, s Services) error {
 func Run(ctx context.Context, s Services, every time.Duration, nudge func(), log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
-	held := map[string]heldLock{}
+	st := &state{held: map[string]heldLock{}, acks: map[pendingAck]time.Time{}}
 	defer func() {
-		for name, h := range held { // a fresh context: ctx has ended
+		for name, h := range st.held { // a fresh context: ctx has ended
 			release, cancel := context.WithTimeout(context.Background(), time.Second)
 			_, _ = s.Locks.Release(release, name, h.token)
 			cancel()
@@ -94,7 +110,7 @@ func Run(ctx context.Context, s Services, every time.Duration, nudge func(), log
 			return
 		case <-t.C:
 		}
-		acted, err := round(ctx, s, held)
+		acted, err := round(ctx, s, st)
 		switch {
 		case err != nil && ctx.Err() == nil && !failing:
 			log.Warn("demo traffic paused: Redis does not answer", "err", err)
@@ -108,14 +124,22 @@ func Run(ctx context.Context, s Services, every time.Duration, nudge func(), log
 	}
 }
 
+// state is what the demo's workers hold between rounds.
+type state struct {
+	held map[string]heldLock      // locks taken, and when their work is done
+	acks map[pendingAck]time.Time // jobs taken by slow workers, and when they ack
+}
+
 type heldLock struct {
 	token string
 	until time.Time
 }
 
+type pendingAck struct{ queue, id string }
+
 // round makes one round of traffic, unless the demo is paused: points on a board, a few
 // limiter checks, and a lock taken or given back. It reports whether it made any.
-func round(ctx context.Context, s Services, held map[string]heldLock) (bool, error) {
+func round(ctx context.Context, s Services, st *state) (bool, error) {
 	if paused, err := s.Switch.Paused(ctx); err != nil || paused {
 		return false, err
 	}
@@ -132,7 +156,54 @@ func round(ctx context.Context, s Services, held map[string]heldLock) (bool, err
 			return false, err
 		}
 	}
-	return true, lockTraffic(ctx, s.Locks, held)
+	if err := queueTraffic(ctx, s.Queues, st.acks); err != nil {
+		return false, err
+	}
+	return true, lockTraffic(ctx, s.Locks, st.held)
+}
+
+// queueTraffic enqueues a job (mixed priorities; now and then a reminder due in a few
+// seconds) and has the workers take jobs with a lease: most finish at once, some are slow and
+// ack later, and some fail without an ack, so the reaper retries them and a few end dead.
+func queueTraffic(ctx context.Context, queues domain.QueueService, acks map[pendingAck]time.Time) error {
+	now := time.Now()
+	for a, at := range acks {
+		if now.After(at) {
+			delete(acks, a)
+			if err := queues.Ack(ctx, a.queue, a.id); err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+				return err // not found: the lease ran out first and the job went back
+			}
+		}
+	}
+	job := domain.NewJob{Priority: []int{0, 1, 3, 5, 5, 7, 9}[rand.IntN(7)], HasPriority: true}
+	if _, err := queues.Enqueue(ctx, "demo:emails", job); err != nil {
+		return err
+	}
+	if rand.IntN(3) == 0 {
+		reminder := domain.NewJob{Delay: time.Duration(2+rand.IntN(20)) * time.Second}
+		if _, err := queues.Enqueue(ctx, "demo:reminders", reminder); err != nil {
+			return err
+		}
+	}
+	for _, q := range []string{"demo:emails", "demo:emails", "demo:reminders"} {
+		if rand.IntN(2) == 0 {
+			continue
+		}
+		d, ok, err := queues.Poll(ctx, q, domain.PollOptions{Lease: demoLease})
+		if err != nil || !ok {
+			return err
+		}
+		switch r := rand.IntN(20); {
+		case r < 2: // the worker dies: no ack; the reaper returns the job after its lease
+		case r < 6: // a slow worker
+			acks[pendingAck{q, d.ID}] = now.Add(time.Duration(1+rand.IntN(3)) * time.Second)
+		default:
+			if err := queues.Ack(ctx, q, d.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // lockTraffic releases the demo locks whose work is done and, now and then, takes another

@@ -25,6 +25,7 @@ func TestDemoTraffic(t *testing.T) {
 	s := Services{
 		Leaderboards: redisrepo.NewLeaderboards(rdb, keys, domain.SystemClock{}, redisrepo.NewCatalog(rdb, keys)),
 		Limiters:     limiters, Locks: locks, Switch: redisrepo.NewDemoSwitch(rdb, keys),
+		Queues: redisrepo.NewQueues(rdb, rdb, keys, redisrepo.NewQueueCatalog(rdb, keys)),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -72,6 +73,9 @@ func TestDemoTraffic(t *testing.T) {
 			t.Errorf("%s has %d players, want %d", b, n, len(players))
 		}
 	}
+	if n := rdb.ZCard(context.Background(), "{queue:demo:emails}:processing").Val() + rdb.ZCard(context.Background(), "queue:demo:emails").Val(); n == 0 {
+		t.Error("the demo enqueued no emails")
+	}
 }
 
 func drain(c chan struct{}) {
@@ -83,7 +87,7 @@ func drain(c chan struct{}) {
 // demoKey says whether a key belongs to the demo's boards, limiters or locks (with their
 // zpulse bookkeeping).
 func demoKey(k string) bool {
-	for _, prefix := range []string{"leaderboard:demo:", "rate:fw:demo-", "rate:swc:demo-", "rate:tb:demo-", "rate:demo-", "lock:demo:", "{lock:demo:",
+	for _, prefix := range []string{"leaderboard:demo:", "queue:demo:", "{queue:demo:", "rate:fw:demo-", "rate:swc:demo-", "rate:tb:demo-", "rate:demo-", "lock:demo:", "{lock:demo:",
 		"zpulse:board:demo:", "zpulse:limiter:{demo-", "zpulse:index:", "{lock:zpulse:"} {
 		if strings.HasPrefix(k, prefix) {
 			return true
