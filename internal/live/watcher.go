@@ -2,6 +2,8 @@ package live
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"reflect"
 	"sync"
@@ -90,12 +92,17 @@ func (w *Watcher) Tick(ctx context.Context) int {
 		return 0
 	}
 	start := time.Now()
-	pollCtx, cancel := context.WithTimeout(ctx, max(w.interval, time.Second))
+	timeout := max(w.interval, time.Second)
+	pollCtx, cancel := context.WithTimeout(ctx, timeout)
 	snaps, err := w.poll(pollCtx, topics)
 	cancel()
 	if err != nil {
 		if ctx.Err() == nil {
-			w.setStatus(Status{Available: false, Detail: domain.ErrorMessage(err)}, err)
+			detail := domain.ErrorMessage(err)
+			if errors.Is(err, context.DeadlineExceeded) {
+				detail = fmt.Sprintf("Redis did not answer within %v", timeout)
+			}
+			w.setStatus(Status{Available: false, Detail: detail}, err)
 		}
 		w.metrics.ticked(time.Since(start).Seconds(), true, 0)
 		return 0

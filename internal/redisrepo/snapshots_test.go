@@ -48,3 +48,22 @@ func TestSnapshotsReadIsOneRoundTrip(t *testing.T) {
 		t.Errorf("Read made %d pipelines and %d single calls, want 1 pipeline", hook.pipelines, hook.single)
 	}
 }
+
+// A key of another type where a board should be spoils that board's panel only.
+func TestSnapshotsSurviveAKeyOfAnotherType(t *testing.T) {
+	lb, rdb, clock := newBoards(t)
+	ctx := context.Background()
+	rdb.Set(ctx, "leaderboard:oops", "not a sorted set", 0)
+	lb.AddPoints(ctx, "fine", "a", 1)
+	oops, fine := domain.BoardTopic("oops", domain.AllTime, 10), domain.BoardTopic("fine", domain.AllTime, 10)
+	snaps, err := NewSnapshots(rdb, DefaultKeys, clock, lb.catalog).Read(ctx, []string{oops, fine})
+	if err != nil {
+		t.Fatalf("one WRONGTYPE failed the whole read: %v", err)
+	}
+	if got := snaps[fine].(domain.BoardTop); got.Players != 1 {
+		t.Errorf("the good board: %+v", got)
+	}
+	if got := snaps[oops].(domain.BoardTop); len(got.Entries) != 0 {
+		t.Errorf("the bad board: %+v", got)
+	}
+}
