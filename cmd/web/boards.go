@@ -117,56 +117,18 @@ func (s *server) lookup(ctx context.Context, board string, period domain.Period,
 	return l
 }
 
-// formAction does what a board form asks. It returns the success message, or an error and
-// the field it concerns ("" for the whole form).
-type formAction func(ctx context.Context, board string, f views.Form) (done, field string, err error)
-
-// boardForm handles one of a board page's forms: with htmx the answer is the form's section;
-// without JavaScript a success redirects back to the page (the message travels in a flash)
-// and a failure is the page with the form's errors. Bad input is a 400, nothing written.
+// boardForm handles one of a board page's forms (see handleForm).
 func (s *server) boardForm(id string, fields []string, act formAction) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		board := pathParam(c, "board")
-		if err := domain.ValidateName("board", board); err != nil {
-			return err
-		}
-		ctx := c.Request().Context()
-		f := views.NewForm()
-		values, _ := c.FormParams()
-		for _, name := range fields {
-			f.Values[name] = strings.TrimSpace(strings.Join(values[name], ","))
-		}
-		status := http.StatusOK
-		done, field, err := act(ctx, board, f)
-		switch code := domain.ErrorCode(err); {
-		case !f.OK():
-			status = http.StatusBadRequest
-		case code == domain.EINVALID || code == domain.ENOTFOUND:
-			f.Errors[field], status = domain.ErrorMessage(err), http.StatusBadRequest
-		case code == domain.EUNAVAILABLE:
-			f.Errors[""], status = "Redis is unavailable, so nothing was changed. Try again when the banner is gone.", http.StatusServiceUnavailable
-		case err != nil:
-			return err
-		default:
-			s.Watcher.Nudge()
-			if !isHTMX(c) || id == "settings" || id == "reset" { // these change the whole page
-				setFlash(c, id, done)
-				back := backToBoard(c)
-				if isHTMX(c) {
-					c.Response().Header().Set("HX-Redirect", back)
-					return c.NoContent(http.StatusOK)
-				}
-				return seeOther(c, back)
-			}
-			f = views.NewForm()
-			f.Success = done
-		}
-		if !isHTMX(c) {
-			return s.boardPageWith(c, status, board, map[string]views.Form{id: f})
-		}
-		settings, _ := s.Leaderboards.Settings(ctx, board)
-		return s.render(c, status, views.BoardForm(s.chrome(c, board), board, id, f, settings))
-	}
+	return s.handleForm(pageForms{
+		param:     "board",
+		wholePage: []string{"settings", "reset"},
+		back:      func(c echo.Context, _ string) string { return backToBoard(c) },
+		page:      s.boardPageWith,
+		section: func(c echo.Context, status int, board, id string, f views.Form) error {
+			settings, _ := s.Leaderboards.Settings(c.Request().Context(), board)
+			return s.render(c, status, views.BoardForm(s.chrome(c, board), board, id, f, settings))
+		},
+	}, id, fields, act)
 }
 
 // backToBoard is the board page a form was posted from (its period and size kept), or the

@@ -75,60 +75,18 @@ func (s *server) queuePageWith(c echo.Context, status int, queue string, forms m
 	return s.render(c, status, views.QueuePage(unavailable(s.chrome(c, queue, topic), err), d))
 }
 
-// queueFormAction does what a queue form asks; see formAction.
-type queueFormAction func(ctx context.Context, queue string, f views.Form) (done, field string, err error)
-
-// queueForm handles a queue page's form as boardForm does a board's: with htmx the answer is
-// the form's section; without JavaScript a success redirects back, a failure is the page with
-// the errors. Bad input is a 400 and nothing is written.
-func (s *server) queueForm(id string, fields []string, act queueFormAction) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		queue := pathParam(c, "queue")
-		if err := domain.ValidateName("queue", queue); err != nil {
-			return err
-		}
-		ctx := c.Request().Context()
-		f := views.NewForm()
-		values, _ := c.FormParams()
-		for _, name := range fields {
-			f.Values[name] = strings.TrimSpace(strings.Join(values[name], ","))
-		}
-		status := http.StatusOK
-		done, field, err := act(ctx, queue, f)
-		switch code := domain.ErrorCode(err); {
-		case !f.OK():
-			status = http.StatusBadRequest
-		case code == domain.EINVALID || code == domain.ENOTFOUND:
-			f.Errors[field], status = domain.ErrorMessage(err), http.StatusBadRequest
-		case code == domain.ECONFLICT:
-			f.Errors[field], status = domain.ErrorMessage(err), http.StatusConflict
-		case code == domain.EUNAVAILABLE:
-			f.Errors[""], status = "Redis is unavailable, so nothing was changed. Try again when the banner is gone.", http.StatusServiceUnavailable
-		case err != nil:
-			return err
-		default:
-			s.Watcher.Nudge()
-			if !isHTMX(c) || id == "settings" { // settings change the whole page
-				setFlash(c, id, done)
-				back := queueURL(queue)
-				if isHTMX(c) {
-					c.Response().Header().Set("HX-Redirect", back)
-					return c.NoContent(http.StatusOK)
-				}
-				return seeOther(c, back)
-			}
-			f = views.NewForm()
-			f.Success = done
-		}
-		if status == http.StatusConflict && isHTMX(c) {
-			status = http.StatusBadRequest // htmx swaps 400s (see the layout's responseHandling): the form shows why
-		}
-		if !isHTMX(c) {
-			return s.queuePageWith(c, status, queue, map[string]views.Form{id: f})
-		}
-		set, _ := s.Queues.Settings(ctx, queue)
-		return s.render(c, status, views.QueueForm(s.chrome(c, queue), queue, id, f, set))
-	}
+// queueForm handles one of a queue page's forms (see handleForm).
+func (s *server) queueForm(id string, fields []string, act formAction) echo.HandlerFunc {
+	return s.handleForm(pageForms{
+		param:     "queue",
+		wholePage: []string{"settings"},
+		back:      func(_ echo.Context, queue string) string { return queueURL(queue) },
+		page:      s.queuePageWith,
+		section: func(c echo.Context, status int, queue, id string, f views.Form) error {
+			set, _ := s.Queues.Settings(c.Request().Context(), queue)
+			return s.render(c, status, views.QueueForm(s.chrome(c, queue), queue, id, f, set))
+		},
+	}, id, fields, act)
 }
 
 func queueURL(queue string) string { return "/queues/" + url.PathEscape(queue) }

@@ -20,50 +20,73 @@ const (
 	scanCalls = 100
 )
 
-// Catalog knows the names of every board: those in zpulse's index (boards it wrote to) and
-// the leaderboard:* sorted sets other services wrote, found with SCAN (never KEYS) at a slow
-// cadence. Period boards (leaderboard:<board>:2026-11-29 ...) of a known board are not boards
-// of their own.
+// Catalog knows the names of every thing of one kind (boards, queues): those in zpulse's index
+// SET (the ones it wrote to) and the sorted sets other services wrote under the kind's prefix,
+// found with SCAN (never KEYS) at a slow cadence. A name whose key is gone leaves the catalog
+// when a SCAN sweep that did not see it ends; indexed names stay.
 type Catalog struct {
-	rdb  redis.UniversalClient
-	keys Keys
+	rdb    redis.UniversalClient
+	kind   string // "board", "queue": names are validated as such
+	index  string // the SET of names zpulse wrote to
+	prefix string // the things' keys are prefix + name
+	// prune removes, from the names found, those that are not things of their own.
+	prune func(names map[string]struct{})
 
 	mu        sync.Mutex
-	names     map[string]struct{} // the boards known now
-	sweep     map[string]struct{} // boards seen by the SCAN sweep under way
+	names     map[string]struct{} // known now
+	sweep     map[string]struct{} // seen by the SCAN sweep under way
 	cursor    uint64              // where the sweep goes on at the next refresh
 	refreshed bool
 }
 
-// NewCatalog returns an empty catalog; Refresh or Run fills it.
+// NewCatalog returns the catalog of boards, empty until Refresh or Run. Period boards
+// (leaderboard:<board>:2026-11-29 ...) of a known board are not boards of their own.
 func NewCatalog(rdb redis.UniversalClient, keys Keys) *Catalog {
-	return &Catalog{rdb: rdb, keys: keys, names: map[string]struct{}{}, sweep: map[string]struct{}{}}
+	return newCatalog(rdb, "board", keys.BoardIndex(), keys.LeaderboardPrefix, func(names map[string]struct{}) {
+		for b := range names {
+			if i := strings.LastIndexByte(b, ':'); i > 0 && IsPeriodSuffix(b[i+1:]) {
+				if _, known := names[b[:i]]; known {
+					delete(names, b)
+				}
+			}
+		}
+	})
 }
 
-// Add records a board zpulse wrote to.
-func (c *Catalog) Add(board string) {
+// NewQueueCatalog returns the catalog of queues, empty until Refresh or Run.
+func NewQueueCatalog(rdb redis.UniversalClient, keys Keys) *Catalog {
+	return newCatalog(rdb, "queue", keys.QueueIndex(), keys.QueuePrefix, func(map[string]struct{}) {})
+}
+
+func newCatalog(rdb redis.UniversalClient, kind, index, prefix string, prune func(map[string]struct{})) *Catalog {
+	return &Catalog{rdb: rdb, kind: kind, index: index, prefix: prefix, prune: prune,
+		names: map[string]struct{}{}, sweep: map[string]struct{}{}}
+}
+
+// Add records a name zpulse wrote to.
+func (c *Catalog) Add(name string) {
 	c.mu.Lock()
-	c.names[board] = struct{}{}
+	c.names[name] = struct{}{}
 	c.mu.Unlock()
 }
 
-// Remove forgets a board that was reset.
-func (c *Catalog) Remove(board string) {
+// Remove forgets a name whose thing was deleted (a board reset).
+func (c *Catalog) Remove(name string) {
 	c.mu.Lock()
-	delete(c.names, board)
+	delete(c.names, name)
 	c.mu.Unlock()
 }
 
-// Known returns the boards known now, sorted, without reading Redis.
+// Known returns the names known now, sorted, without reading Redis.
 func (c *Catalog) Known() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Sorted(maps.Keys(c.names))
 }
 
-// Boards returns the known boards, sorted; the first call refreshes the catalog.
+// Names returns the known names, sorted; the first call refreshes the catalog.
 // Returns EUNAVAILABLE when that first refresh cannot reach Redis.
-func (c *Catalog) Boards(ctx context.Context) ([]string, error) {
+func (c *Catalog) Names(ctx context.Context) ([]string, error) {
 	c.mu.Lock()
 	refreshed := c.refreshed
 	c.mu.Unlock()
@@ -75,11 +98,9 @@ func (c *Catalog) Boards(ctx context.Context) ([]string, error) {
 	return c.Known(), nil
 }
 
-// Refresh reads the index and goes on with the SCAN sweep for other services' boards, at most
-// scanCalls calls per refresh. A board whose key is gone is dropped when a sweep that did not
-// see it ends.
+// Refresh reads the index and goes on with the SCAN sweep, at most scanCalls calls.
 func (c *Catalog) Refresh(ctx context.Context) error {
-	own, err := c.rdb.SMembers(ctx, c.keys.BoardIndex()).Result()
+	own, err := c.rdb.SMembers(ctx, c.index).Result()
 	if err != nil {
 		return wrap(err)
 	}
@@ -93,38 +114,33 @@ func (c *Catalog) Refresh(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, k := range found {
-		if name := strings.TrimPrefix(k, c.keys.LeaderboardPrefix); domain.ValidateName("board", name) == nil {
+		if name := strings.TrimPrefix(k, c.prefix); domain.ValidateName(c.kind, name) == nil {
 			c.sweep[name] = struct{}{}
 		}
 	}
-	boards := maps.Clone(c.sweep)
-	for _, b := range own {
-		boards[b] = struct{}{}
+	names := maps.Clone(c.sweep)
+	for _, n := range own {
+		if domain.ValidateName(c.kind, n) == nil {
+			names[n] = struct{}{}
+		}
 	}
 	if complete {
 		c.sweep = map[string]struct{}{}
 	} else { // until the sweep ends, what earlier sweeps found stays
-		maps.Copy(boards, c.names)
+		maps.Copy(names, c.names)
 	}
-	for b := range boards { // a period board of a known board is not a board of its own
-		if i := strings.LastIndexByte(b, ':'); i > 0 && IsPeriodSuffix(b[i+1:]) {
-			if _, known := boards[b[:i]]; known {
-				delete(boards, b)
-			}
-		}
-	}
-	c.names, c.cursor, c.refreshed = boards, cursor, true
+	c.prune(names)
+	c.names, c.cursor, c.refreshed = names, cursor, true
 	return nil
 }
 
-// scan goes on with the sweep of leaderboard:* sorted sets from cursor, for at most scanCalls
+// scan goes on with the sweep of the kind's sorted sets from cursor, for at most scanCalls
 // calls. On Redis Cluster every master is swept from its start within the bound.
 func (c *Catalog) scan(ctx context.Context, cursor uint64) (keys []string, next uint64, complete bool, err error) {
-	pattern := c.keys.LeaderboardPrefix + "*"
 	sweep := func(ctx context.Context, node redis.Cmdable, cursor uint64) ([]string, uint64, error) {
 		var keys []string
 		for range scanCalls {
-			page, next, err := node.ScanType(ctx, cursor, pattern, scanCount, "zset").Result()
+			page, next, err := node.ScanType(ctx, cursor, c.prefix+"*", scanCount, "zset").Result()
 			if err != nil {
 				return nil, 0, err
 			}

@@ -367,7 +367,7 @@ func (l *Leaderboards) UpdateSettings(ctx context.Context, board string, s domai
 }
 
 func (l *Leaderboards) Boards(ctx context.Context) ([]string, error) {
-	return l.catalog.Boards(ctx)
+	return l.catalog.Names(ctx)
 }
 
 func validateBoardPlayer(board, player string) error {

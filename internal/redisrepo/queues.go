@@ -32,7 +32,7 @@ type Queues struct {
 	keys     Keys
 	clock    domain.Clock // scores, due times, throughput (the caller's clock, as the article)
 	lease    domain.Clock // lease deadlines; nil: Redis TIME
-	catalog  *QueueCatalog
+	catalog  *Catalog
 
 	mu       sync.Mutex
 	settings map[string]cachedQueueSettings
@@ -49,13 +49,13 @@ var _ domain.QueueService = (*Queues)(nil)
 // (BZPOPMIN) run on blocking, a client with connections of its own (NewBlockingClient), so a
 // take that waits never delays another command. Scores use the system clock, leases Redis
 // TIME.
-func NewQueues(rdb, blocking redis.UniversalClient, keys Keys, catalog *QueueCatalog) *Queues {
+func NewQueues(rdb, blocking redis.UniversalClient, keys Keys, catalog *Catalog) *Queues {
 	return &Queues{rdb: rdb, blocking: blocking, keys: keys, clock: domain.SystemClock{}, catalog: catalog,
 		settings: map[string]cachedQueueSettings{}}
 }
 
 // NewQueuesWithClock is NewQueues with clock for scores and leases alike (tests).
-func NewQueuesWithClock(rdb, blocking redis.UniversalClient, keys Keys, catalog *QueueCatalog, clock domain.Clock) *Queues {
+func NewQueuesWithClock(rdb, blocking redis.UniversalClient, keys Keys, catalog *Catalog, clock domain.Clock) *Queues {
 	q := NewQueues(rdb, blocking, keys, catalog)
 	q.clock, q.lease = clock, clock
 	return q
@@ -382,7 +382,7 @@ func (q *Queues) Ack(ctx context.Context, queue, id string) error {
 }
 
 func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
-	names, err := q.catalog.Queues(ctx)
+	names, err := q.catalog.Names(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -556,7 +556,7 @@ func otherKind(k domain.QueueKind) domain.QueueKind {
 	return domain.PriorityQueue
 }
 
-func (q *Queues) Queues(ctx context.Context) ([]string, error) { return q.catalog.Queues(ctx) }
+func (q *Queues) Queues(ctx context.Context) ([]string, error) { return q.catalog.Names(ctx) }
 
 func validateQueueJob(queue, id string) error {
 	if err := domain.ValidateName("queue", queue); err != nil {

@@ -22,14 +22,14 @@ type Snapshots struct {
 	catalog  *Catalog
 	locks    *lockDirectory // names behind the locks topic, discovered across ticks
 	limiters *limiterViews
-	queues   *QueueCatalog // names behind the queues topic; set with WithQueues
+	queues   *Catalog // names behind the queues topic; set with WithQueues
 
 	mu           sync.Mutex
 	limiterNames []string // the saved policies at the last read of TopicLimiters
 }
 
 // WithQueues makes the reader serve queue topics, listing the queues of catalog.
-func (s *Snapshots) WithQueues(catalog *QueueCatalog) *Snapshots {
+func (s *Snapshots) WithQueues(catalog *Catalog) *Snapshots {
 	s.queues = catalog
 	return s
 }
