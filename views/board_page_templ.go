@@ -304,7 +304,7 @@ func BoardPage(c Chrome, d BoardPageData) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "><summary class=\"card-head cursor-pointer list-none\"><h2 class=\"text-base font-semibold\">Admin</h2><span class=\"text-sm text-slate-500 group-open:hidden dark:text-slate-400\">Settings, set, remove, trim, reset</span></summary><div class=\"divide-y divide-slate-200 dark:divide-slate-800\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "><summary class=\"card-head cursor-pointer list-none border-b-0 group-open:border-b\"><h2 class=\"text-base font-semibold\">Admin</h2><span class=\"text-sm text-slate-500 group-open:hidden dark:text-slate-400\">Settings, set, remove, trim, reset</span></summary><div class=\"divide-y divide-slate-200 dark:divide-slate-800\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
