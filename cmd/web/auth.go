@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -99,10 +100,23 @@ func (s *server) loginPage(c echo.Context) error {
 	return s.render(c, http.StatusOK, views.LoginPage(s.chrome(c, "Sign in"), localPath(c.QueryParam("next")), ""))
 }
 
+// loginPolicy limits sign-in attempts per address, so the admin token cannot be guessed at
+// speed. zpulse saves it at start when an admin token is configured; while it is missing or
+// Redis is down, sign-in is not limited (failing open keeps operators able to sign in).
+var loginPolicy = domain.LimitPolicy{Name: "zpulse-login", Algorithm: domain.FixedWindow, Limit: 10, WindowMs: 5 * 60 * 1000}
+
 func (s *server) login(c echo.Context) error {
 	next := localPath(c.FormValue("next"))
 	if s.AdminToken == "" {
 		return seeOther(c, next) // access is open: nothing to sign in to
+	}
+	if s.Limiters != nil {
+		res, err := s.Limiters.Allow(c.Request().Context(), loginPolicy.Name, apiClient(c.Request()))
+		if err == nil && !res.Allowed {
+			c.Response().Header().Set(echo.HeaderRetryAfter, strconv.FormatInt(seconds(res.RetryAfterMs), 10))
+			msg := fmt.Sprintf("Too many sign-in attempts from your address: try again in %d s.", seconds(res.RetryAfterMs))
+			return s.render(c, http.StatusTooManyRequests, views.LoginPage(s.chrome(c, "Sign in"), next, msg))
+		}
 	}
 	if !s.tokenMatches(c.FormValue("token")) {
 		return s.render(c, http.StatusUnauthorized, views.LoginPage(s.chrome(c, "Sign in"), next, "That is not the admin token."))

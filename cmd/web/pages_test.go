@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -201,5 +202,23 @@ func TestOperationsEndpoints(t *testing.T) {
 	}
 	if status, body := s.get(t, "/no/such/page"); status != http.StatusNotFound || !strings.Contains(body, "<html") {
 		t.Errorf("unknown page: %d, want a 404 page", status)
+	}
+}
+
+// Guessing the admin token is limited per address.
+func TestSignInIsRateLimited(t *testing.T) {
+	s := newTestServer(t, "s3cret", nil)
+	body := fmt.Sprintf(`{"algorithm":%q,"limit":%d,"window_ms":%d}`, loginPolicy.Algorithm, loginPolicy.Limit, loginPolicy.WindowMs)
+	if status, b, _ := s.do(t, http.MethodPut, "/api/v1/limiters/"+loginPolicy.Name, "application/json", body, "Authorization", "Bearer s3cret"); status != http.StatusOK {
+		t.Fatalf("save the policy: %d %s", status, b)
+	}
+	for i := range loginPolicy.Limit {
+		if status, _, _ := s.postForm(t, "/login", "/login", url.Values{"token": {"guess"}}); status != http.StatusUnauthorized {
+			t.Fatalf("attempt %d: %d, want 401", i+1, status)
+		}
+	}
+	status, page, h := s.postForm(t, "/login", "/login", url.Values{"token": {"s3cret"}})
+	if status != http.StatusTooManyRequests || h.Get("Retry-After") == "" || !strings.Contains(page, "Too many sign-in attempts") {
+		t.Errorf("attempt past the limit: %d Retry-After %q", status, h.Get("Retry-After"))
 	}
 }

@@ -74,6 +74,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	singletons := redisrepo.NewSingletons(locks, log)
 	limiters := redisrepo.NewLimiters(rdb, keys, nil) // the time from Redis TIME
 	wg.Go(func() { limiters.Run(ctx) })
+	if cfg.AdminToken != "" {
+		if _, err := limiters.SetPolicy(ctx, loginPolicy); err != nil {
+			log.Warn("cannot save the sign-in limit; sign-in is not limited until it is saved", "err", err)
+		}
+	}
 	hub := live.NewHub(metrics)
 	snapshots := redisrepo.NewSnapshots(rdb, keys, clock, catalog)
 	// Queues: blocking takes on a pool of their own; one instance reaps expired leases.
