@@ -133,6 +133,7 @@ func (s *Server) start() error {
 	}
 	args = append(args, s.args...)
 	s.cmd = exec.Command("redis-server", args...)
+	dieWithParent(s.cmd)
 	logFile, err := os.OpenFile(filepath.Join(s.dir, "redis.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err

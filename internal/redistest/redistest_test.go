@@ -106,3 +106,15 @@ func TestSentinelFailover(t *testing.T) {
 		t.Fatalf("write after the failover: %v", err)
 	}
 }
+
+// Benchmarks get both topologies too: one SET per iteration.
+func BenchmarkForEachTopologySet(b *testing.B) {
+	ForEachTopologyB(b, func(b *testing.B, rdb redis.UniversalClient) {
+		ctx := context.Background()
+		for i := 0; b.Loop(); i++ {
+			if err := rdb.Set(ctx, fmt.Sprintf("k%d", i%1000), i, 0).Err(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -18,3 +18,10 @@ func ForEachTopology(t *testing.T, f func(t *testing.T, rdb redis.UniversalClien
 	t.Run("single", func(t *testing.T) { f(t, Client(t)) })
 	t.Run("cluster", func(t *testing.T) { f(t, ClusterClient(t)) })
 }
+
+// ForEachTopologyB is ForEachTopology for benchmarks, so figures exist for both topologies.
+func ForEachTopologyB(b *testing.B, f func(b *testing.B, rdb redis.UniversalClient)) {
+	b.Helper()
+	b.Run("single", func(b *testing.B) { f(b, Client(b)) })
+	b.Run("cluster", func(b *testing.B) { f(b, ClusterClient(b)) })
+}
