@@ -51,9 +51,9 @@ const (
 // reads the user info as the sentinels' instead; a REDIS_URL names the data's credentials in
 // every form). A missing port is 6379, or 26379 for a sentinel. The other options are
 // go-redis's URL options (dial_timeout, read_timeout, pool_size…) except max_retries: zpulse
-// never resends, and makes one dial attempt. The failover client asks the sentinels for the master and
-// follows a failover without a restart. The client is not checked here: call Ping to find out
-// whether Redis answers.
+// never resends, and makes one dial attempt. The Sentinel client asks the sentinels for the
+// master and follows a failover without a restart. The client is not checked here: call Ping
+// to find out whether Redis answers.
 func Connect(rawURL string) (redis.UniversalClient, error) {
 	cfg, err := parseRedisURL(rawURL)
 	if err != nil {
@@ -97,6 +97,10 @@ func parseRedisURL(rawURL string) (*redis.UniversalOptions, error) {
 	userinfo, hosts := "", authority
 	if i := strings.LastIndex(authority, "@"); i >= 0 {
 		userinfo, hosts = authority[:i+1], authority[i+1:]
+	}
+	if strings.Contains(userinfo, ",") {
+		// Either credentials on a later address or a comma in a password: ambiguous, so refused.
+		return nil, errors.New("redis url: credentials go once, before the first address (write a ',' in a password as %2C)")
 	}
 	path, rawQuery, _ := strings.Cut(tail, "?")
 	query, err := url.ParseQuery(rawQuery)

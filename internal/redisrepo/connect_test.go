@@ -34,7 +34,7 @@ func TestConnectParseURL(t *testing.T) {
 		{name: "sentinel pair", url: "redis://s1:26379,s2:26380?master_name=mymaster", addrs: []string{"s1:26379", "s2:26380"}, master: "mymaster"},
 		{name: "sentinel one address default port", url: "redis://s1?master_name=m", addrs: []string{"s1:26379"}, master: "m"},
 		{name: "sentinel credentials", url: "redis://app:dbpw@s1:26379,s2:26379/2?master_name=m&sentinel_password=spw&sentinel_username=sen", addrs: []string{"s1:26379", "s2:26379"}, master: "m", user: "app", pass: "dbpw", sUser: "sen", sPass: "spw", db: 2},
-		{name: "sentinel escaped password", url: "redis://:p%40ss@s1:1?master_name=m&sentinel_password=a%26b", addrs: []string{"s1:1"}, master: "m", pass: "p@ss", sPass: "a&b"},
+		{name: "sentinel escaped password", url: "redis://:p%40s%2Cs@s1:1?master_name=m&sentinel_password=a%26b", addrs: []string{"s1:1"}, master: "m", pass: "p@s,s", sPass: "a&b"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,6 +112,9 @@ func TestConnectBadURL(t *testing.T) {
 		{"cluster database", "redis://a:1,b:2/3", "a Cluster has only database 0"},
 		{"bad database", "redis://a:1/x", "invalid database number"},
 		{"bad query", "redis://a:1?master_name=%zz", "options"},
+		{"credentials on a later address", "redis://a:1,redis://u:p@b:2", "credentials go once"},
+		{"credentials twice", "redis://u:p@a:1,v:q@b:2", "credentials go once"},
+		{"comma in a password", "redis://:a,b@h:1", "%2C"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rdb, err := Connect(tc.url)
