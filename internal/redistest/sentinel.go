@@ -23,6 +23,8 @@ type Sentinel struct {
 	MasterName string
 	Data       []*Server // the master and the replica, in start order
 	Sentinels  []*Server
+
+	failoverMu sync.Mutex // one failover at a time, whichever tests ask
 }
 
 // Sentinel timings: a replica that stops answering is down after downAfter, and a failover
@@ -146,6 +148,8 @@ func (s *Sentinel) MasterAddr(ctx context.Context) (string, error) {
 // every sentinel. It returns the new master's address.
 func (s *Sentinel) Failover(t testing.TB) string {
 	t.Helper()
+	s.failoverMu.Lock()
+	defer s.failoverMu.Unlock()
 	ctx := context.Background()
 	old, err := s.MasterAddr(ctx)
 	if err != nil {
