@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"context"
@@ -101,7 +101,7 @@ func TestPlayerNamesAreEscaped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frag, err := topicRenderer(bigKey)(domain.BoardTopic("xss", domain.AllTime, 10), top)
+	frag, err := TopicRenderer(bigKey)(domain.BoardTopic("xss", domain.AllTime, 10), top)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestRedisDown(t *testing.T) {
 }
 
 func TestStatusFragment(t *testing.T) {
-	render := topicRenderer(bigKey)
+	render := TopicRenderer(bigKey)
 	down, _ := render(domain.TopicStatus, live.Status{Available: false, Detail: "refused"})
 	up, _ := render(domain.TopicStatus, live.Status{Available: true})
 	if !strings.Contains(string(down), `id="redis-status"`) || !strings.Contains(string(down), "Redis unavailable") {
@@ -208,11 +208,11 @@ func TestOperationsEndpoints(t *testing.T) {
 // Guessing the admin token is limited per address.
 func TestSignInIsRateLimited(t *testing.T) {
 	s := newTestServer(t, "s3cret", nil)
-	body := fmt.Sprintf(`{"algorithm":%q,"limit":%d,"window_ms":%d}`, loginPolicy.Algorithm, loginPolicy.Limit, loginPolicy.WindowMs)
-	if status, b, _ := s.do(t, http.MethodPut, "/api/v1/limiters/"+loginPolicy.Name, "application/json", body, "Authorization", "Bearer s3cret"); status != http.StatusOK {
+	body := fmt.Sprintf(`{"algorithm":%q,"limit":%d,"window_ms":%d}`, LoginPolicy.Algorithm, LoginPolicy.Limit, LoginPolicy.WindowMs)
+	if status, b, _ := s.do(t, http.MethodPut, "/api/v1/limiters/"+LoginPolicy.Name, "application/json", body, "Authorization", "Bearer s3cret"); status != http.StatusOK {
 		t.Fatalf("save the policy: %d %s", status, b)
 	}
-	for i := range loginPolicy.Limit {
+	for i := range LoginPolicy.Limit {
 		if status, _, _ := s.postForm(t, "/login", "/login", url.Values{"token": {"guess"}}); status != http.StatusUnauthorized {
 			t.Fatalf("attempt %d: %d, want 401", i+1, status)
 		}

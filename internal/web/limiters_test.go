@@ -1,9 +1,8 @@
-package main
+package web
 
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -109,7 +108,7 @@ func TestAPILimiterNeedsTheAdminToken(t *testing.T) {
 // --api-rate-limit protects the JSON API per client with a policy, with the usual and the
 // IETF draft's headers.
 func TestAPIRateLimitMiddleware(t *testing.T) {
-	s := newTestServerWith(t, "", nil, func(d *deps) { d.APIRateLimit = "api" })
+	s := newTestServerWith(t, "", nil, func(d *Deps) { d.APIRateLimit = "api" })
 	// No policy yet: the API is not limited (and the call that creates it passes).
 	status, _, h := s.do(t, http.MethodGet, "/api/v1/boards/b/top", "", "")
 	if status != http.StatusOK || h.Get("X-RateLimit-Limit") != "" {
@@ -200,7 +199,7 @@ func TestTryForm(t *testing.T) {
 	if err != nil || len(view.Clients) != 1 || !view.Clients[0].Full() {
 		t.Errorf("view after the try: %+v %v", view, err)
 	}
-	frag, err := topicRenderer(bigKey)(domain.LimiterTopic("default"), view)
+	frag, err := TopicRenderer(bigKey)(domain.LimiterTopic("default"), view)
 	if err != nil || !strings.Contains(string(frag), `data-client="c-42"`) || !strings.Contains(string(frag), `data-full="true"`) {
 		t.Errorf("fragment: %v %.300s", err, frag)
 	}
@@ -254,22 +253,6 @@ func TestPolicyForm(t *testing.T) {
 	}
 	if p, _ := s.limiters(t).Policy(context.Background(), "api"); p.Algorithm != domain.TokenBucket || p.RatePerS != 0.5 {
 		t.Errorf("bad input changed the policy: %+v", p)
-	}
-}
-
-func TestParseAPIRateLimitConfig(t *testing.T) {
-	cfg, err := parseConfig([]string{"--api-rate-limit", "api"}, env(nil), io.Discard)
-	if err != nil || cfg.APIRateLimit != "api" {
-		t.Errorf("flag: %+v %v", cfg, err)
-	}
-	if cfg, _ = parseConfig(nil, env(map[string]string{"ZPULSE_API_RATE_LIMIT": "x"}), io.Discard); cfg.APIRateLimit != "x" {
-		t.Error("env not read")
-	}
-	if cfg, _ = parseConfig(nil, env(nil), io.Discard); cfg.APIRateLimit != "" {
-		t.Error("on by default")
-	}
-	if _, err := parseConfig([]string{"--api-rate-limit", "a b"}, env(nil), io.Discard); err == nil {
-		t.Error("a bad policy name was accepted")
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"context"
@@ -24,21 +24,8 @@ func (s *server) boardsPage(c echo.Context) error {
 		}
 		return seeOther(c, "/boards/"+url.PathEscape(name))
 	}
-	boards, err := s.boardSummaries(c.Request().Context())
+	boards, err := s.PageReads.BoardSummaries(c.Request().Context())
 	return s.render(c, http.StatusOK, views.BoardsPage(unavailable(s.chrome(c, "Leaderboards", domain.TopicBoards), err), boards))
-}
-
-// boardSummaries reads what the boards topic shows; an unavailable Redis gives none and the error.
-func (s *server) boardSummaries(ctx context.Context) ([]domain.BoardSummary, error) {
-	if _, err := s.Leaderboards.Boards(ctx); err != nil { // the first call discovers the boards
-		return nil, err
-	}
-	snaps, err := s.Read(ctx, []string{domain.TopicBoards})
-	if err != nil {
-		return nil, err
-	}
-	boards, _ := snaps[domain.TopicBoards].([]domain.BoardSummary)
-	return boards, nil
 }
 
 // boardView is the period and size a board page shows, from its query.

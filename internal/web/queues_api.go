@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 )
 
 func (s *server) apiQueues(c echo.Context) error {
-	queues, err := s.queueSummaries(c.Request().Context())
+	queues, err := s.PageReads.QueueSummaries(c.Request().Context())
 	if err != nil {
 		return err
 	}

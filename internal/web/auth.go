@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"crypto/hmac"
@@ -100,10 +100,10 @@ func (s *server) loginPage(c echo.Context) error {
 	return s.render(c, http.StatusOK, views.LoginPage(s.chrome(c, "Sign in"), localPath(c.QueryParam("next")), ""))
 }
 
-// loginPolicy limits sign-in attempts per address, so the admin token cannot be guessed at
+// LoginPolicy limits sign-in attempts per address, so the admin token cannot be guessed at
 // speed. zpulse saves it at start when an admin token is configured; while it is missing or
 // Redis is down, sign-in is not limited (failing open keeps operators able to sign in).
-var loginPolicy = domain.LimitPolicy{Name: "zpulse-login", Algorithm: domain.FixedWindow, Limit: 10, WindowMs: 5 * 60 * 1000}
+var LoginPolicy = domain.LimitPolicy{Name: "zpulse-login", Algorithm: domain.FixedWindow, Limit: 10, WindowMs: 5 * 60 * 1000}
 
 func (s *server) login(c echo.Context) error {
 	next := localPath(c.FormValue("next"))
@@ -111,7 +111,7 @@ func (s *server) login(c echo.Context) error {
 		return seeOther(c, next) // access is open: nothing to sign in to
 	}
 	if s.Limiters != nil {
-		res, err := s.Limiters.Allow(c.Request().Context(), loginPolicy.Name, apiClient(c.Request()))
+		res, err := s.Limiters.Allow(c.Request().Context(), LoginPolicy.Name, apiClient(c.Request()))
 		if err == nil && !res.Allowed {
 			c.Response().Header().Set(echo.HeaderRetryAfter, strconv.FormatInt(seconds(res.RetryAfterMs), 10))
 			msg := fmt.Sprintf("Too many sign-in attempts from your address: try again in %d s.", seconds(res.RetryAfterMs))

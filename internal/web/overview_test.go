@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"net/http"
@@ -34,7 +34,7 @@ func TestOverviewShowsEveryArea(t *testing.T) {
 
 func TestDemoSwitch(t *testing.T) {
 	rdb := redistest.Client(t)
-	s := newTestServerWith(t, "", rdb, func(d *deps) { d.Demo = redisrepo.NewDemoSwitch(rdb, redisrepo.DefaultKeys) })
+	s := newTestServerWith(t, "", rdb, func(d *Deps) { d.Demo = redisrepo.NewDemoSwitch(rdb, redisrepo.DefaultKeys) })
 	if _, page := s.get(t, "/"); !strings.Contains(page, "Demo traffic running") {
 		t.Error("no running demo on the overview")
 	}

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"github.com/zpulse/zpulse/views"
 )
 
-// topicRenderer renders a live topic's snapshot into the fragment pushed to its subscribers.
+// TopicRenderer renders a live topic's snapshot into the fragment pushed to its subscribers.
 // Each fragment's root carries the id of the element it replaces on the page.
-func topicRenderer(bigKey int64) live.RenderFunc {
+func TopicRenderer(bigKey int64) live.RenderFunc {
 	return func(topic string, snapshot any) ([]byte, error) {
 		var comp templ.Component
 		switch v := snapshot.(type) {

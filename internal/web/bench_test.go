@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"context"
@@ -34,7 +34,7 @@ func BenchmarkWatcherTick(b *testing.B) {
 	for _, topics := range []int{1, 10, 100} {
 		hub := live.NewHub(nil)
 		srv := httptest.NewServer(http.HandlerFunc(hub.ServeWS))
-		w := live.NewWatcher(redisrepo.NewSnapshots(rdb, redisrepo.DefaultKeys, clock, catalog).Read, topicRenderer(0), hub, time.Second,
+		w := live.NewWatcher(redisrepo.NewSnapshots(rdb, redisrepo.DefaultKeys, clock, catalog).Read, TopicRenderer(0), hub, time.Second,
 			slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 		var received atomic.Int64
 		boards := make([]string, topics)
@@ -89,7 +89,7 @@ func BenchmarkRenderTop100(b *testing.B) {
 		top.Entries = append(top.Entries, domain.NewEntry(int64(i+1), fmt.Sprintf("player-%d", i), float64(1e6-i)))
 	}
 	for b.Loop() {
-		if _, err := topicRenderer(0)(domain.BoardTopic(top.Board, domain.AllTime, 100), top); err != nil {
+		if _, err := TopicRenderer(0)(domain.BoardTopic(top.Board, domain.AllTime, 100), top); err != nil {
 			b.Fatal(err)
 		}
 	}

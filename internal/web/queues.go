@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"context"
@@ -15,19 +15,6 @@ import (
 	"github.com/zpulse/zpulse/views"
 )
 
-// queueSummaries reads what the queues topic shows; an unavailable Redis gives none and the error.
-func (s *server) queueSummaries(ctx context.Context) ([]domain.QueueSummary, error) {
-	if _, err := s.Queues.Queues(ctx); err != nil { // the first call discovers the queues
-		return nil, err
-	}
-	snaps, err := s.Read(ctx, []string{domain.TopicQueues})
-	if err != nil {
-		return nil, err
-	}
-	queues, _ := snaps[domain.TopicQueues].([]domain.QueueSummary)
-	return queues, nil
-}
-
 // queuesPage lists every queue; with ?queue=NAME (the "open a queue" box) it goes to that queue.
 func (s *server) queuesPage(c echo.Context) error {
 	if q, asked := c.QueryParams()["queue"]; asked {
@@ -37,7 +24,7 @@ func (s *server) queuesPage(c echo.Context) error {
 		}
 		return seeOther(c, "/queues/"+url.PathEscape(name))
 	}
-	queues, err := s.queueSummaries(c.Request().Context())
+	queues, err := s.PageReads.QueueSummaries(c.Request().Context())
 	return s.render(c, http.StatusOK, views.QueuesPage(unavailable(s.chrome(c, "Queues", domain.TopicQueues), err), queues))
 }
 
@@ -62,13 +49,12 @@ func (s *server) queuePage(c echo.Context) error {
 func (s *server) queuePageWith(c echo.Context, status int, queue string, forms map[string]views.Form) error {
 	ctx := c.Request().Context()
 	topic := domain.QueueTopic(queue)
-	snaps, err := s.Read(ctx, []string{topic})
+	v, err := s.PageReads.QueueView(ctx, queue)
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err
 	}
-	v, ok := snaps[topic].(domain.QueueView)
-	if !ok {
-		v = domain.QueueView{Queue: queue, Key: "queue:" + queue, Settings: domain.DefaultQueueSettings(queue), OldestAgeMs: -1,
+	if v.Queue == "" { // Redis is down: the page shows an empty queue and the banner
+		v = domain.QueueView{Queue: queue, Settings: domain.DefaultQueueSettings(queue), OldestAgeMs: -1,
 			Enqueued: make([]int64, domain.ThroughputSeconds), Completed: make([]int64, domain.ThroughputSeconds)}
 	}
 	d := views.QueuePageData{View: v, Settings: v.Settings, Forms: forms}

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"context"
@@ -14,12 +14,15 @@ import (
 	"github.com/zpulse/zpulse/internal/live"
 )
 
-// deps are what the HTTP layer needs; run builds them, tests may build their own.
-type deps struct {
+// Deps are what the HTTP layer needs: domain services and the live machinery. cmd/web's run
+// builds them; tests build them with the same services.
+type Deps struct {
 	Leaderboards domain.LeaderboardService
 	Queues       domain.QueueService
-	Read         live.PollFunc // reads live topics as the watcher does, for pages to start from
+	Limiters     domain.LimiterService
 	Locks        domain.LockService
+	Demo         domain.DemoSwitch // nil when the demo does not run
+	PageReads    PageReads         // what the list and queue pages start from
 	Hub          *live.Hub
 	Watcher      *live.Watcher
 	Ping         func(context.Context) error // answers whether Redis is reachable
@@ -27,15 +30,14 @@ type deps struct {
 	Log          *slog.Logger
 	Clock        domain.Clock
 	AdminToken   string
-	Embedded     bool  // data lives in an in-memory Redis
-	BigKey       int64 // members above which a board page warns of a big key
-	Limiters     domain.LimiterService
-	APIRateLimit string            // limiter policy protecting the JSON API; "" is off
-	Demo         domain.DemoSwitch // nil when the demo does not run
+	Embedded     bool   // data lives in an in-memory Redis
+	BigKey       int64  // members above which a board page warns of a big key
+	APIRateLimit string // limiter policy protecting the JSON API; "" is off
 }
 
+// server holds the handlers' shared state; its methods are the handlers of routes.go.
 type server struct {
-	deps
+	Deps
 	sessions sessions
 }
 
@@ -46,9 +48,9 @@ const maxBodyBytes = "1M"
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
 
-// newServer returns zpulse's HTTP handler: middleware, then the routes of routes.go.
-func newServer(d deps) *echo.Echo {
-	s := &server{deps: d, sessions: sessions{token: d.AdminToken, clock: d.Clock}}
+// NewServer returns zpulse's HTTP handler: middleware, then the routes of routes.go.
+func NewServer(d Deps) *echo.Echo {
+	s := &server{Deps: d, sessions: sessions{token: d.AdminToken, clock: d.Clock}}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError

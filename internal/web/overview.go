@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"context"
@@ -16,10 +16,10 @@ import (
 func (s *server) overviewPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	var d views.OverviewData
-	boards, err := s.boardSummaries(ctx)
+	boards, err := s.PageReads.BoardSummaries(ctx)
 	d.Boards = boards
 	if err == nil {
-		d.Queues, err = s.queueSummaries(ctx)
+		d.Queues, err = s.PageReads.QueueSummaries(ctx)
 	}
 	if err == nil {
 		d.Limiters, err = s.limiterViews(ctx)

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"context"
@@ -42,8 +42,8 @@ func newTestServer(t testing.TB, adminToken string, rdb redis.UniversalClient) *
 	return newTestServerWith(t, adminToken, rdb, nil)
 }
 
-// newTestServerWith is newTestServer with deps adjusted by tweak (e.g. an API rate limit).
-func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClient, tweak func(*deps)) *testServer {
+// newTestServerWith is newTestServer with Deps adjusted by tweak (e.g. an API rate limit).
+func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClient, tweak func(*Deps)) *testServer {
 	t.Helper()
 	if rdb == nil {
 		rdb = redistest.Client(t)
@@ -59,15 +59,17 @@ func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClien
 	snapshots.WithQueues(queueCatalog)
 	blocking := redisrepo.NewBlockingClient(rdb, 4)
 	queues := redisrepo.NewQueues(rdb, blocking, redisrepo.DefaultKeys, queueCatalog)
-	watcher := live.NewWatcher(snapshots.Read, topicRenderer(bigKey), hub, 50*time.Millisecond, log, metrics)
+	watcher := live.NewWatcher(snapshots.Read, TopicRenderer(bigKey), hub, 50*time.Millisecond, log, metrics)
 	limiters := redisrepo.NewLimiters(rdb, redisrepo.DefaultKeys, nil)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { limiters.Run(ctx); close(done) }()
 	t.Cleanup(func() { stop(); <-done })
-	d := deps{
-		Leaderboards: redisrepo.NewLeaderboards(rdb, redisrepo.DefaultKeys, clock, catalog), Queues: queues, Read: snapshots.Read,
-		Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, AdminToken: adminToken, BigKey: bigKey,
+	leaderboards := redisrepo.NewLeaderboards(rdb, redisrepo.DefaultKeys, clock, catalog)
+	d := Deps{
+		Leaderboards: leaderboards, Queues: queues,
+		PageReads: SnapshotPageReads{Read: snapshots.Read, Leaderboards: leaderboards, Queues: queues},
+		Hub:       hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, AdminToken: adminToken, BigKey: bigKey,
 		Locks:    redisrepo.NewLocks(rdb, redisrepo.DefaultKeys),
 		Ping:     func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 		Limiters: limiters,
@@ -75,7 +77,7 @@ func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClien
 	if tweak != nil {
 		tweak(&d)
 	}
-	h := newServer(d)
+	h := NewServer(d)
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() { hub.Close(); srv.Close(); blocking.Close() })
 	jar, _ := cookiejar.New(nil)

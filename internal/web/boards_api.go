@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 )
 
 func (s *server) apiBoards(c echo.Context) error {
-	boards, err := s.boardSummaries(c.Request().Context())
+	boards, err := s.PageReads.BoardSummaries(c.Request().Context())
 	if err != nil {
 		return err
 	}
