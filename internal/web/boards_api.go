@@ -7,7 +7,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
-	"github.com/zpulse/zpulse/views"
 )
 
 func (s *server) apiBoards(c echo.Context) error {
@@ -204,21 +203,3 @@ func (s *server) apiEntries(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, page)
 }
-
-// entriesPage browses a board in rank order, a page at a time.
-func (s *server) entriesPage(c echo.Context) error {
-	board := pathParam(c, "board")
-	period, err := domain.ParsePeriod(c.QueryParam("period"))
-	if err != nil {
-		return err
-	}
-	cursor := c.QueryParam("cursor")
-	page, err := s.Leaderboards.Entries(c.Request().Context(), board, period, cursor, entriesPerPage)
-	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
-		return err
-	}
-	return s.render(c, http.StatusOK, views.EntriesPage(unavailable(s.chrome(c, board), err), board, period, page, cursor))
-}
-
-// entriesPerPage is the size of a page when browsing a board.
-const entriesPerPage = 50

@@ -98,3 +98,14 @@ func (s *server) handleError(err error, c echo.Context) {
 		s.Log.Error("cannot write the error response", "err", err)
 	}
 }
+
+// formStatus is the status of a form's answer after a domain call.
+func formStatus(err error) int {
+	if err == nil {
+		return http.StatusOK
+	}
+	if status, ok := errorStatus[domain.ErrorCode(err)]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -41,13 +40,6 @@ type server struct {
 	sessions sessions
 }
 
-// maxBodyBytes bounds every request body; the largest legitimate one is a job payload (64 KiB).
-const maxBodyBytes = "1M"
-
-// contentSecurityPolicy allows only zpulse's own scripts, styles and connections.
-const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-	"connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
-
 // NewServer returns zpulse's HTTP handler: middleware, then the routes of routes.go.
 func NewServer(d Deps) *echo.Echo {
 	s := &server{Deps: d, sessions: sessions{token: d.AdminToken, clock: d.Clock}}
@@ -78,17 +70,4 @@ func NewServer(d Deps) *echo.Echo {
 	)
 	s.routes(e)
 	return e
-}
-
-// csrf protects the browser's forms; the JSON API needs no token because it only accepts
-// application/json, which a foreign page cannot send without a CORS preflight zpulse refuses.
-func csrf() echo.MiddlewareFunc {
-	return middleware.CSRFWithConfig(middleware.CSRFConfig{
-		TokenLookup:    "form:_csrf",
-		CookieName:     "zpulse_csrf",
-		CookiePath:     "/",
-		CookieHTTPOnly: true,
-		CookieSameSite: http.SameSiteLaxMode,
-		CookieMaxAge:   int((24 * time.Hour).Seconds()),
-	})
 }

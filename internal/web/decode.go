@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -28,21 +27,6 @@ func pathParam(c echo.Context, name string) string {
 		return u
 	}
 	return v
-}
-
-// requireJSON refuses API bodies that are not application/json with a 415.
-func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		r := c.Request()
-		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodDelete {
-			return next(c)
-		}
-		mt, _, err := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
-		if err != nil || mt != echo.MIMEApplicationJSON {
-			return echo.NewHTTPError(http.StatusUnsupportedMediaType, "send the body as JSON with \"Content-Type: application/json\"")
-		}
-		return next(c)
-	}
 }
 
 // decodeJSON reads one JSON object into v, refusing unknown fields and trailing data, and
