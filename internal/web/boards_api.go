@@ -34,7 +34,7 @@ func (s *server) apiAddPoints(c echo.Context) error {
 	if req.Player == nil {
 		return domain.Errorf(domain.EINVALID, "player is required: 1 to %d bytes of printable UTF-8", domain.MaxMemberBytes)
 	}
-	points, err := jsonInt(req.Points, "points", -domain.MaxSafeScore, domain.MaxSafeScore)
+	points, err := decodeInt(req.Points, "points", "", -domain.MaxSafeScore, domain.MaxSafeScore)
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (s *server) apiSetScore(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	score, err := jsonInt(req.Score, "score", -domain.MaxSafeScore, domain.MaxSafeScore)
+	score, err := decodeInt(req.Score, "score", "", -domain.MaxSafeScore, domain.MaxSafeScore)
 	if err != nil {
 		return err
 	}
@@ -73,6 +73,9 @@ func (s *server) apiRemovePlayer(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
+// maxTrimKeep is the most players a trim can be asked to keep.
+const maxTrimKeep = 1_000_000_000
+
 func (s *server) apiTrim(c echo.Context) error {
 	var req struct {
 		Keep json.RawMessage `json:"keep"`
@@ -80,7 +83,7 @@ func (s *server) apiTrim(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	keep, err := jsonInt(req.Keep, "keep", 1, 1_000_000_000)
+	keep, err := decodeInt(req.Keep, "keep", "", 1, maxTrimKeep)
 	if err != nil {
 		return err
 	}
@@ -131,7 +134,7 @@ func (s *server) apiPutSettings(c echo.Context) error {
 		set.Periods = *req.Periods
 	}
 	if len(req.RetentionDays) > 0 {
-		days, err := jsonInt(req.RetentionDays, "retention_days", domain.MinRetentionDays, domain.MaxRetentionDays)
+		days, err := decodeInt(req.RetentionDays, "retention_days", "", domain.MinRetentionDays, domain.MaxRetentionDays)
 		if err != nil {
 			return err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -94,8 +93,8 @@ func (s *server) removeAction(ctx context.Context, board string, f views.Form) (
 }
 
 func (s *server) trimAction(ctx context.Context, board string, f views.Form) (string, string, error) {
-	keep, err := strconv.ParseInt(f.Value("keep"), 10, 64)
-	if err != nil || keep < 1 {
+	keep, ok := parseWhole(f.Value("keep"), 1, maxTrimKeep)
+	if !ok {
 		f.Errors["keep"] = "keep must be a whole number of 1 or more"
 	}
 	if !confirmed(f) || !f.OK() {
@@ -120,12 +119,12 @@ func (s *server) settingsAction(ctx context.Context, board string, f views.Form)
 			set.Periods = append(set.Periods, domain.Period(p))
 		}
 	}
-	days, err := strconv.Atoi(f.Value("retention_days"))
-	if err != nil || days < domain.MinRetentionDays || days > domain.MaxRetentionDays {
+	days, ok := parseWhole(f.Value("retention_days"), domain.MinRetentionDays, domain.MaxRetentionDays)
+	if !ok {
 		f.Errors["retention_days"] = fmt.Sprintf("Keep period boards for a whole number of days from %d to %d", domain.MinRetentionDays, domain.MaxRetentionDays)
 		return "", "", nil
 	}
-	set.RetentionDays = days
-	_, err = s.Leaderboards.UpdateSettings(ctx, board, set)
+	set.RetentionDays = int(days)
+	_, err := s.Leaderboards.UpdateSettings(ctx, board, set)
 	return "Settings saved.", "", err
 }

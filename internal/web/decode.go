@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -29,9 +31,16 @@ func pathParam(c echo.Context, name string) string {
 	return v
 }
 
-// decodeJSON reads one JSON object into v, refusing unknown fields and trailing data, and
-// turns every failure into an EINVALID that says what is allowed.
-func decodeJSON(c echo.Context, v any) error {
+// decodeJSON reads the body, one JSON object, into v (see decodeBody).
+func decodeJSON(c echo.Context, v any) error { return decodeBody(c, v, false) }
+
+// decodeOptionalJSON is decodeJSON for the calls whose body may be left out: an empty body
+// leaves v as it is.
+func decodeOptionalJSON(c echo.Context, v any) error { return decodeBody(c, v, true) }
+
+// decodeBody is the one JSON decoder of the API: one object, unknown fields and trailing
+// data refused, and every failure an EINVALID that says what is allowed.
+func decodeBody(c echo.Context, v any, optional bool) error {
 	dec := json.NewDecoder(c.Request().Body)
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
@@ -50,6 +59,8 @@ func decodeJSON(c echo.Context, v any) error {
 		return nil
 	case errors.As(err, &maxBytes):
 		return echo.NewHTTPError(http.StatusRequestEntityTooLarge)
+	case errors.Is(err, io.EOF) && optional:
+		return nil
 	case errors.Is(err, io.EOF):
 		return domain.Errorf(domain.EINVALID, "the body is empty: send a JSON object")
 	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
@@ -81,21 +92,49 @@ func jsonKind(goKind string) string {
 	}
 }
 
+// integerLiteral is a whole number as JSON writes it: no sign +, leading zero, fraction or
+// exponent.
 var integerLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
 
-// jsonInt reads a whole number from a raw JSON value: a plain integer literal from min to max.
-// Fractions, exponents, strings and numbers out of range are refused, never rounded.
-func jsonInt(raw json.RawMessage, name string, min, max int64) (int64, error) {
+// parseWhole is the one parser of whole numbers, for JSON values, forms and queries alike:
+// an integer literal from lo to hi. Anything else (fractions, exponents, text, a number out
+// of range) is refused, never rounded or clamped.
+func parseWhole(lit string, lo, hi int64) (int64, bool) {
+	n, err := strconv.ParseInt(lit, 10, 64)
+	return n, err == nil && integerLiteral.MatchString(lit) && n >= lo && n <= hi
+}
+
+// decodeInt reads a required whole number from a field's raw JSON value, from lo to hi; unit
+// says what it counts ("" when it is a plain number).
+func decodeInt(raw json.RawMessage, field, unit string, lo, hi int64) (int64, error) {
+	what := "a whole number"
+	if unit != "" {
+		what += " of " + unit
+	}
 	lit := strings.TrimSpace(string(raw))
 	if lit == "" {
-		return 0, domain.Errorf(domain.EINVALID, "%s is required: a whole number from %d to %d", name, min, max)
+		return 0, domain.Errorf(domain.EINVALID, "%s is required: %s from %d to %d", field, what, lo, hi)
 	}
-	n, err := strconv.ParseInt(lit, 10, 64)
-	if !integerLiteral.MatchString(lit) || err != nil || n < min || n > max {
-		return 0, domain.Errorf(domain.EINVALID, "%s must be a JSON integer from %d to %d, without fraction or exponent (got %s)",
-			name, min, max, clipped(lit))
+	n, ok := parseWhole(lit, lo, hi)
+	if !ok {
+		return 0, domain.Errorf(domain.EINVALID, "%s must be %s from %d to %d: a JSON integer without fraction or exponent (got %s)",
+			field, what, lo, hi, clipped(lit))
 	}
 	return n, nil
+}
+
+// decodeMillis reads a required duration from a field's raw JSON value: whole milliseconds
+// from lo to hi.
+func decodeMillis(raw json.RawMessage, field string, lo, hi time.Duration) (time.Duration, error) {
+	ms, err := decodeInt(raw, field, "milliseconds", lo.Milliseconds(), hi.Milliseconds())
+	return time.Duration(ms) * time.Millisecond, err
+}
+
+// parseDuration is the one parser of durations typed by people (forms): Go's notation
+// ("30s", "1m30s", "500ms"), whole milliseconds from lo to hi.
+func parseDuration(text string, lo, hi time.Duration) (time.Duration, bool) {
+	d, err := time.ParseDuration(text)
+	return d, err == nil && d%time.Millisecond == 0 && d >= lo && d <= hi
 }
 
 // queryInt reads an optional whole-number query parameter.
@@ -104,11 +143,11 @@ func queryInt(c echo.Context, name string, def int) (int, error) {
 	if s == "" {
 		return def, nil
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
+	n, ok := parseWhole(s, math.MinInt32, math.MaxInt32)
+	if !ok {
 		return 0, domain.Errorf(domain.EINVALID, "%s must be a whole number (got %q)", name, clipped(s))
 	}
-	return n, nil
+	return int(n), nil
 }
 
 func clipped(s string) string {

@@ -3,8 +3,6 @@ package web
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -40,14 +38,14 @@ func (s *server) apiSetLimiter(c echo.Context) error {
 			return domain.Errorf(domain.EINVALID, "rate_per_s is required for token_bucket: tokens a second, from %g to %d", domain.MinRatePerS, domain.MaxRatePerS)
 		}
 		p.RatePerS = *req.RatePerS
-		if p.Burst, err = jsonWhole(req.Burst, "burst", "tokens the bucket holds", 1, domain.MaxBurst); err != nil {
+		if p.Burst, err = decodeInt(req.Burst, "burst", "tokens the bucket holds", 1, domain.MaxBurst); err != nil {
 			return err
 		}
 	} else {
-		if p.Limit, err = jsonWhole(req.Limit, "limit", "requests per window", 1, domain.MaxLimit); err != nil {
+		if p.Limit, err = decodeInt(req.Limit, "limit", "requests per window", 1, domain.MaxLimit); err != nil {
 			return err
 		}
-		if p.WindowMs, err = jsonWhole(req.WindowMs, "window_ms", "milliseconds", domain.MinWindowMs, domain.MaxWindowMs); err != nil {
+		if p.WindowMs, err = decodeInt(req.WindowMs, "window_ms", "milliseconds", domain.MinWindowMs, domain.MaxWindowMs); err != nil {
 			return err
 		}
 	}
@@ -57,19 +55,6 @@ func (s *server) apiSetLimiter(c echo.Context) error {
 	}
 	s.Watcher.Nudge()
 	return c.JSON(http.StatusOK, p)
-}
-
-// jsonWhole reads a required whole number from a raw JSON value, within [lo, hi].
-func jsonWhole(raw json.RawMessage, field, what string, lo, hi int64) (int64, error) {
-	lit := strings.TrimSpace(string(raw))
-	if lit == "" || lit == "null" {
-		return 0, domain.Errorf(domain.EINVALID, "%s is required: a whole number of %s from %d to %d", field, what, lo, hi)
-	}
-	n, err := strconv.ParseInt(lit, 10, 64)
-	if !integerLiteral.MatchString(lit) || err != nil || n < lo || n > hi {
-		return 0, domain.Errorf(domain.EINVALID, "%s must be a whole number of %s from %d to %d, without fraction or exponent (got %s)", field, what, lo, hi, clipped(lit))
-	}
-	return n, nil
 }
 
 func (s *server) apiLimiter(c echo.Context) error {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -39,7 +38,7 @@ func (s *server) limiterPolicyForm(c echo.Context) error {
 		p.Burst = formWhole(f, "burst", f.Burst, "tokens the bucket holds")
 	} else {
 		p.Limit = formWhole(f, "limit", f.Limit, "requests per window")
-		if d, err := time.ParseDuration(f.Window); err != nil || d%time.Millisecond != 0 {
+		if d, ok := parseDuration(f.Window, 0, math.MaxInt64); !ok {
 			f.Errors["window"] = "window must be a duration such as 10s, 1m or 500ms (whole milliseconds)"
 		} else {
 			p.WindowMs = d.Milliseconds()
@@ -90,8 +89,8 @@ func policyField(msg string) string {
 }
 
 func formWhole(f views.PolicyForm, field, value, what string) int64 {
-	n, err := strconv.ParseInt(value, 10, 64)
-	if err != nil || n < 1 {
+	n, ok := parseWhole(value, 1, math.MaxInt64)
+	if !ok {
 		f.Errors[field] = field + " must be a whole number of " + what + ", 1 or more"
 	}
 	return n
@@ -119,8 +118,8 @@ func (s *server) limiterTryForm(c echo.Context) error {
 	if err := domain.ValidateMember("client", f.Client); err != nil {
 		f.Errors["client"] = domain.ErrorMessage(err)
 	}
-	n, err := strconv.Atoi(f.N)
-	if err != nil || n < 1 || n > maxTry {
+	n, ok := parseWhole(f.N, 1, maxTry)
+	if !ok {
 		f.Errors["n"] = "requests must be a whole number from 1 to " + strconv.Itoa(maxTry)
 	}
 	status := http.StatusBadRequest

@@ -3,9 +3,6 @@ package web
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -28,15 +25,18 @@ func (s *server) apiAcquireLock(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	ttl, err := jsonMillis("ttl_ms", req.TTLms, domain.DefaultLockTTL, domain.MinLockTTL, domain.MaxLockTTL)
-	if err != nil {
-		return err
+	opt := domain.LockOptions{TTL: domain.DefaultLockTTL, Watchdog: req.Watchdog}
+	var err error
+	if req.TTLms != nil {
+		if opt.TTL, err = decodeMillis(req.TTLms, "ttl_ms", domain.MinLockTTL, domain.MaxLockTTL); err != nil {
+			return err
+		}
 	}
-	wait, err := jsonMillis("wait_ms", req.WaitMs, 0, 0, domain.MaxLockWait)
-	if err != nil {
-		return err
+	if req.WaitMs != nil {
+		if opt.Wait, err = decodeMillis(req.WaitMs, "wait_ms", 0, domain.MaxLockWait); err != nil {
+			return err
+		}
 	}
-	opt := domain.LockOptions{TTL: ttl, Wait: wait, Watchdog: req.Watchdog}
 	if req.Owner != nil {
 		if err := domain.ValidateToken("owner", *req.Owner); err != nil {
 			return err
@@ -51,40 +51,41 @@ func (s *server) apiAcquireLock(c echo.Context) error {
 	return c.JSON(http.StatusOK, lease)
 }
 
-type lockTokenRequest struct {
+// releaseLockRequest is the body of a release: the token the lock was acquired with.
+type releaseLockRequest struct {
+	Token *string `json:"token"`
+}
+
+// extendLockRequest is the body of an extend: the token, and the new TTL (default
+// domain.DefaultLockTTL).
+type extendLockRequest struct {
 	Token *string         `json:"token"`
 	TTLms json.RawMessage `json:"ttl_ms"`
 }
 
-// tokenRequest reads {"token": ...} (and ttl_ms for extend) for the lock in the path.
-func tokenRequest(c echo.Context, withTTL bool) (name, token string, ttl time.Duration, err error) {
-	name = pathParam(c, "lock")
-	if err = domain.ValidateName("lock", name); err != nil {
-		return
+// lockAndToken is the lock in the path and the token of a release or extend body.
+func lockAndToken(c echo.Context, token *string) (string, string, error) {
+	name := pathParam(c, "lock")
+	if err := domain.ValidateName("lock", name); err != nil {
+		return "", "", err
 	}
-	var req lockTokenRequest
-	if err = decodeJSON(c, &req); err != nil {
-		return
+	if token == nil {
+		return "", "", domain.Errorf(domain.EINVALID, "token is required: the token the lock was acquired with")
 	}
-	if !withTTL && req.TTLms != nil {
-		return "", "", 0, domain.Errorf(domain.EINVALID, `json: unknown field "ttl_ms" is not allowed here`)
+	if err := domain.ValidateToken("token", *token); err != nil {
+		return "", "", err
 	}
-	if req.Token == nil {
-		return "", "", 0, domain.Errorf(domain.EINVALID, "token is required: the token the lock was acquired with")
-	}
-	if err = domain.ValidateToken("token", *req.Token); err != nil {
-		return
-	}
-	if withTTL {
-		ttl, err = jsonMillis("ttl_ms", req.TTLms, domain.DefaultLockTTL, domain.MinLockTTL, domain.MaxLockTTL)
-	}
-	return name, *req.Token, ttl, err
+	return name, *token, nil
 }
 
 // apiReleaseLock answers 204 when the lock is free, and 200 with the holds left when a
 // reentrant owner still holds it.
 func (s *server) apiReleaseLock(c echo.Context) error {
-	name, token, _, err := tokenRequest(c, false)
+	var req releaseLockRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	name, token, err := lockAndToken(c, req.Token)
 	if err != nil {
 		return err
 	}
@@ -100,9 +101,19 @@ func (s *server) apiReleaseLock(c echo.Context) error {
 }
 
 func (s *server) apiExtendLock(c echo.Context) error {
-	name, token, ttl, err := tokenRequest(c, true)
+	var req extendLockRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	name, token, err := lockAndToken(c, req.Token)
 	if err != nil {
 		return err
+	}
+	ttl := domain.DefaultLockTTL
+	if req.TTLms != nil {
+		if ttl, err = decodeMillis(req.TTLms, "ttl_ms", domain.MinLockTTL, domain.MaxLockTTL); err != nil {
+			return err
+		}
 	}
 	lease, err := s.Locks.Extend(c.Request().Context(), name, token, ttl)
 	if err != nil {
@@ -124,10 +135,8 @@ func (s *server) apiForceReleaseLock(c echo.Context) error {
 		return err
 	}
 	var req forceReleaseRequest
-	if c.Request().ContentLength != 0 {
-		if err := decodeJSON(c, &req); err != nil {
-			return err
-		}
+	if err := decodeOptionalJSON(c, &req); err != nil {
+		return err
 	}
 	if err := s.Locks.ForceRelease(c.Request().Context(), name, req.Token); err != nil {
 		return err
@@ -151,19 +160,4 @@ func (s *server) apiLock(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, info)
-}
-
-// jsonMillis reads an optional whole number of milliseconds from min to max (def when
-// absent). Fractions, exponents, strings and null are refused, never rounded.
-func jsonMillis(field string, raw json.RawMessage, def, min, max time.Duration) (time.Duration, error) {
-	lit := strings.TrimSpace(string(raw))
-	if lit == "" {
-		return def, nil
-	}
-	n, err := strconv.ParseInt(lit, 10, 64)
-	if !integerLiteral.MatchString(lit) || err != nil || n < min.Milliseconds() || n > max.Milliseconds() {
-		return 0, domain.Errorf(domain.EINVALID, "%s must be a JSON integer from %d to %d (milliseconds; got %s)",
-			field, min.Milliseconds(), max.Milliseconds(), clipped(lit))
-	}
-	return time.Duration(n) * time.Millisecond, nil
 }

@@ -138,11 +138,8 @@ func formSeconds(label, s string, min, max time.Duration) (time.Duration, string
 	if !secondsLiteral.MatchString(s) {
 		return 0, bad
 	}
-	whole, frac, _ := strings.Cut(s, ".")
-	secs, _ := strconv.ParseInt(whole, 10, 64)
-	ms, _ := strconv.ParseInt((frac + "000")[:3], 10, 64)
-	d := time.Duration(secs)*time.Second + time.Duration(ms)*time.Millisecond
-	if d < min || d > max {
+	d, ok := parseDuration(s+"s", min, max)
+	if !ok {
 		return 0, bad
 	}
 	return d, ""

@@ -1,9 +1,8 @@
 package web
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
+	"math"
 	"net/http"
 	"time"
 
@@ -49,7 +48,7 @@ func (s *server) apiPutQueueSettings(c echo.Context) error {
 		set.Kind = *req.Kind
 	}
 	if req.MaxAttempts != nil {
-		n, err := jsonInt(req.MaxAttempts, "max_attempts", 1, domain.MaxMaxAttempts)
+		n, err := decodeInt(req.MaxAttempts, "max_attempts", "", 1, domain.MaxMaxAttempts)
 		if err != nil {
 			return err
 		}
@@ -84,7 +83,7 @@ func (s *server) apiEnqueue(c echo.Context) error {
 		job.ID = *req.ID
 	}
 	if req.Priority != nil {
-		p, err := jsonInt(req.Priority, "priority", domain.MinPriority, domain.MaxPriority)
+		p, err := decodeInt(req.Priority, "priority", "", math.MinInt32, math.MaxInt32)
 		if err != nil {
 			return err
 		}
@@ -98,14 +97,17 @@ func (s *server) apiEnqueue(c echo.Context) error {
 		job.RunAt = t
 	}
 	if req.DelayMs != nil {
-		ms, err := jsonInt(req.DelayMs, "delay_ms", 0, domain.MaxDelay.Milliseconds())
+		d, err := decodeMillis(req.DelayMs, "delay_ms", 0, domain.MaxDelay) // in the API's unit; the range again in Problems
 		if err != nil {
 			return err
 		}
-		job.Delay = time.Duration(ms) * time.Millisecond
+		job.Delay = d
 	}
 	if len(req.Payload) > 0 && string(req.Payload) != "null" {
 		job.Payload = req.Payload
+	}
+	if err := job.FirstProblem(); err != nil {
+		return err
 	}
 	e, err := s.Queues.Enqueue(c.Request().Context(), pathParam(c, "queue"), job)
 	if err != nil {
@@ -120,30 +122,22 @@ func (s *server) apiPoll(c echo.Context) error {
 		LeaseMs json.RawMessage `json:"lease_ms"`
 		WaitMs  json.RawMessage `json:"wait_ms"`
 	}
-	body, err := io.ReadAll(c.Request().Body)
-	if err != nil {
+	if err := decodeOptionalJSON(c, &req); err != nil { // no body is a plain poll
 		return err
 	}
-	if len(bytes.TrimSpace(body)) > 0 { // the body is optional: none is a plain poll
-		c.Request().Body = io.NopCloser(bytes.NewReader(body))
-		if err := decodeJSON(c, &req); err != nil {
-			return err
-		}
-	}
-	var opt domain.PollOptions
+	var (
+		opt domain.PollOptions
+		err error
+	)
 	if req.LeaseMs != nil {
-		ms, err := jsonInt(req.LeaseMs, "lease_ms", domain.MinLease.Milliseconds(), domain.MaxLease.Milliseconds())
-		if err != nil {
+		if opt.Lease, err = decodeMillis(req.LeaseMs, "lease_ms", domain.MinLease, domain.MaxLease); err != nil {
 			return err
 		}
-		opt.Lease = time.Duration(ms) * time.Millisecond
 	}
 	if req.WaitMs != nil {
-		ms, err := jsonInt(req.WaitMs, "wait_ms", 0, domain.MaxTakeWait.Milliseconds())
-		if err != nil {
+		if opt.Wait, err = decodeMillis(req.WaitMs, "wait_ms", 0, domain.MaxTakeWait); err != nil {
 			return err
 		}
-		opt.Wait = time.Duration(ms) * time.Millisecond
 	}
 	d, ok, err := s.Queues.Poll(c.Request().Context(), pathParam(c, "queue"), opt)
 	if err != nil {

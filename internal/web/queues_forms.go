@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -32,22 +31,16 @@ func (s *server) enqueueAction(ctx context.Context, queue string, f views.Form) 
 	if err != nil {
 		return "", "", err
 	}
+	// The form's text is parsed here; what the job says is checked by domain.NewJob, as
+	// for the API.
 	job := domain.NewJob{ID: f.Value("id"), Payload: []byte(f.Value("payload"))}
-	if job.ID != "" {
-		if err := domain.ValidateJobID(job.ID); err != nil {
-			f.Errors["id"] = domain.ErrorMessage(err)
-		}
-	}
-	if err := domain.ValidatePayload(job.Payload); err != nil {
-		f.Errors["payload"] = domain.ErrorMessage(err)
-	}
 	if set.Kind == domain.DelayedQueue {
 		if v := f.Value("delay"); v != "" {
-			d, err := time.ParseDuration(v)
-			if err != nil || d < 0 || d > domain.MaxDelay {
+			d, ok := parseDuration(v, 0, domain.MaxDelay)
+			if !ok {
 				f.Errors["delay"] = "Give a delay such as 30s, 5m or 1h30m, from 0 to a year"
 			}
-			job.Delay = d.Truncate(time.Millisecond)
+			job.Delay = d
 		}
 		if v := f.Value("run_at"); v != "" {
 			t, err := time.Parse(time.RFC3339, v)
@@ -56,15 +49,17 @@ func (s *server) enqueueAction(ctx context.Context, queue string, f views.Form) 
 			}
 			job.RunAt = t
 		}
-		if job.Delay != 0 && !job.RunAt.IsZero() {
-			f.Errors["run_at"] = "Give a delay or a run-at time, not both"
-		}
 	} else {
-		p, err := strconv.Atoi(f.Value("priority"))
-		if err != nil || domain.ValidatePriority(p) != nil {
+		p, ok := parseWhole(f.Value("priority"), domain.MinPriority, domain.MaxPriority)
+		if !ok {
 			f.Errors["priority"] = "Priority must be a whole number from 0 (first) to 9 (last)"
 		}
-		job.Priority, job.HasPriority = p, true
+		job.Priority, job.HasPriority = int(p), true
+	}
+	for field, err := range job.Problems() {
+		if f.Errors[field] == "" {
+			f.Errors[field] = domain.ErrorMessage(err)
+		}
 	}
 	if !f.OK() {
 		return "", "", nil
@@ -85,13 +80,13 @@ func (s *server) enqueueAction(ctx context.Context, queue string, f views.Form) 
 
 func (s *server) queueSettingsAction(ctx context.Context, queue string, f views.Form) (string, string, error) {
 	set := domain.QueueSettings{Kind: domain.QueueKind(f.Value("kind"))}
-	n, err := strconv.Atoi(f.Value("max_attempts"))
-	if err != nil || n < 1 || n > domain.MaxMaxAttempts {
+	n, ok := parseWhole(f.Value("max_attempts"), 1, domain.MaxMaxAttempts)
+	if !ok {
 		f.Errors["max_attempts"] = fmt.Sprintf("A whole number from 1 to %d", domain.MaxMaxAttempts)
 		return "", "", nil
 	}
-	set.MaxAttempts = n
-	_, err = s.Queues.UpdateSettings(ctx, queue, set)
+	set.MaxAttempts = int(n)
+	_, err := s.Queues.UpdateSettings(ctx, queue, set)
 	return "Settings saved.", "kind", err
 }
 
