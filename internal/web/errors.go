@@ -12,17 +12,6 @@ import (
 	"github.com/zpulse/zpulse/views"
 )
 
-// errorStatus maps each domain error code to its HTTP status; the one table of its kind.
-var errorStatus = map[string]int{
-	domain.EINVALID:      http.StatusBadRequest,
-	domain.EUNAUTHORIZED: http.StatusUnauthorized,
-	domain.ENOTFOUND:     http.StatusNotFound,
-	domain.ECONFLICT:     http.StatusConflict,
-	domain.ERATELIMITED:  http.StatusTooManyRequests,
-	domain.EUNAVAILABLE:  http.StatusServiceUnavailable,
-	domain.EINTERNAL:     http.StatusInternalServerError,
-}
-
 // Codes for errors raised by the HTTP layer itself rather than the domain.
 const (
 	codeForbidden        = "forbidden"
@@ -30,6 +19,66 @@ const (
 	codeUnsupportedType  = "unsupported_media_type"
 	codeTooLarge         = "too_large"
 )
+
+// errorStatuses is the one table between error codes and HTTP statuses, for the API's JSON
+// errors, the error pages and the forms alike. form is the status of a form that shows the
+// error beside its fields, 0 when the error is not a form's to show (the error page answers
+// instead). A form answers ENOTFOUND with 400, as any input that names what is not there,
+// and htmx swaps only 400, 409 and 503 answers into the page (views/layout.templ's
+// htmx-config).
+var errorStatuses = []struct {
+	code         string
+	status, form int
+}{
+	{domain.EINVALID, http.StatusBadRequest, http.StatusBadRequest},
+	{domain.EUNAUTHORIZED, http.StatusUnauthorized, 0},
+	{codeForbidden, http.StatusForbidden, 0},
+	{domain.ENOTFOUND, http.StatusNotFound, http.StatusBadRequest},
+	{codeMethodNotAllowed, http.StatusMethodNotAllowed, 0},
+	{domain.ECONFLICT, http.StatusConflict, http.StatusConflict},
+	{codeTooLarge, http.StatusRequestEntityTooLarge, 0},
+	{codeUnsupportedType, http.StatusUnsupportedMediaType, 0},
+	{domain.ERATELIMITED, http.StatusTooManyRequests, 0},
+	{domain.EINTERNAL, http.StatusInternalServerError, 0},
+	{domain.EUNAVAILABLE, http.StatusServiceUnavailable, http.StatusServiceUnavailable},
+}
+
+// statusOf is the HTTP status of an error code; 500 for a code the table does not know.
+func statusOf(code string) int {
+	for _, row := range errorStatuses {
+		if row.code == code {
+			return row.status
+		}
+	}
+	return http.StatusInternalServerError
+}
+
+// codeOf is the error code of an HTTP status; EINTERNAL for a status the table does not know.
+func codeOf(status int) string {
+	for _, row := range errorStatuses {
+		if row.status == status {
+			return row.code
+		}
+	}
+	return domain.EINTERNAL
+}
+
+// formFailure is how a form answers the error of its call: the status, and the message to
+// show above or beside its fields; shown is false when the error is not the form's to show
+// and the handler returns it. notDone says what did not happen when Redis is down ("nothing
+// was changed").
+func formFailure(err error, notDone string) (status int, message string, shown bool) {
+	code := domain.ErrorCode(err)
+	for _, row := range errorStatuses {
+		if row.code == code && row.form != 0 {
+			if code == domain.EUNAVAILABLE {
+				return row.form, "Redis is unavailable, so " + notDone + ". Try again when the banner is gone.", true
+			}
+			return row.form, domain.ErrorMessage(err), true
+		}
+	}
+	return http.StatusInternalServerError, "", false
+}
 
 type apiError struct {
 	Error struct {
@@ -42,34 +91,21 @@ type apiError struct {
 func describe(err error) (status int, code, message string) {
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
-		message = fmt.Sprint(he.Message)
-		switch he.Code {
-		case http.StatusBadRequest:
-			return he.Code, domain.EINVALID, message
-		case http.StatusUnauthorized:
-			return he.Code, domain.EUNAUTHORIZED, message
-		case http.StatusForbidden:
-			return he.Code, codeForbidden, message + ": reload the page and try again"
-		case http.StatusNotFound:
-			return he.Code, domain.ENOTFOUND, "no such page or API call"
-		case http.StatusMethodNotAllowed:
-			return he.Code, codeMethodNotAllowed, message
-		case http.StatusRequestEntityTooLarge:
-			return he.Code, codeTooLarge, "the request body is larger than the limit of " + maxBodyBytes + "B"
-		case http.StatusUnsupportedMediaType:
-			return he.Code, codeUnsupportedType, message
-		case http.StatusServiceUnavailable:
-			return he.Code, domain.EUNAVAILABLE, message
-		default:
-			return he.Code, domain.EINTERNAL, http.StatusText(he.Code)
+		code, message = codeOf(he.Code), fmt.Sprint(he.Message)
+		switch code {
+		case codeForbidden:
+			message += ": reload the page and try again"
+		case domain.ENOTFOUND:
+			message = "no such page or API call"
+		case codeTooLarge:
+			message = "the request body is larger than the limit of " + maxBodyBytes + "B"
+		case domain.EINTERNAL:
+			message = http.StatusText(he.Code)
 		}
+		return he.Code, code, message
 	}
 	code = domain.ErrorCode(err)
-	status, ok := errorStatus[code]
-	if !ok {
-		status = http.StatusInternalServerError
-	}
-	return status, code, domain.ErrorMessage(err)
+	return statusOf(code), code, domain.ErrorMessage(err)
 }
 
 // handleError answers every error a handler returns: JSON under /api, a page elsewhere.
@@ -97,15 +133,4 @@ func (s *server) handleError(err error, c echo.Context) {
 	if err != nil {
 		s.Log.Error("cannot write the error response", "err", err)
 	}
-}
-
-// formStatus is the status of a form's answer after a domain call.
-func formStatus(err error) int {
-	if err == nil {
-		return http.StatusOK
-	}
-	if status, ok := errorStatus[domain.ErrorCode(err)]; ok {
-		return status
-	}
-	return http.StatusInternalServerError
 }

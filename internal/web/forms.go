@@ -43,17 +43,19 @@ func (s *server) handleForm(p pageForms, id string, fields []string, act formAct
 		}
 		status := http.StatusOK
 		done, field, err := act(c.Request().Context(), name, f)
-		switch code := domain.ErrorCode(err); {
+		switch {
 		case !f.OK():
 			status = http.StatusBadRequest
-		case code == domain.EINVALID || code == domain.ENOTFOUND:
-			f.Errors[field], status = domain.ErrorMessage(err), http.StatusBadRequest
-		case code == domain.ECONFLICT:
-			f.Errors[field], status = domain.ErrorMessage(err), http.StatusConflict
-		case code == domain.EUNAVAILABLE:
-			f.Errors[""], status = "Redis is unavailable, so nothing was changed. Try again when the banner is gone.", http.StatusServiceUnavailable
 		case err != nil:
-			return err
+			var message string
+			var shown bool
+			if status, message, shown = formFailure(err, "nothing was changed"); !shown {
+				return err
+			}
+			if domain.ErrorCode(err) == domain.EUNAVAILABLE {
+				field = "" // about the whole form, not the field
+			}
+			f.Errors[field] = message
 		default:
 			s.Watcher.Nudge()
 			if !isHTMX(c) || slices.Contains(p.wholePage, id) {

@@ -52,8 +52,7 @@ func (s *server) limiterPolicyForm(c echo.Context) error {
 	status := http.StatusBadRequest
 	if len(f.Errors) == 0 {
 		saved, err := s.Limiters.SetPolicy(c.Request().Context(), p)
-		switch domain.ErrorCode(err) {
-		case "":
+		if err == nil {
 			s.Watcher.Nudge()
 			if !isHTMX(c) {
 				return seeOther(c, limiterPath(name)+"?saved=1")
@@ -65,11 +64,17 @@ func (s *server) limiterPolicyForm(c echo.Context) error {
 			f = views.PolicyFormFrom(saved, true)
 			f.Saved = true
 			status = http.StatusOK
-		case domain.EUNAVAILABLE:
-			f.Errors[""] = "Redis is unavailable, so the policy was not saved. Try again when the banner is gone."
-			status = http.StatusServiceUnavailable
-		default:
-			return err
+		} else {
+			var message string
+			var shown bool
+			if status, message, shown = formFailure(err, "the policy was not saved"); !shown {
+				return err
+			}
+			field := policyField(message)
+			if domain.ErrorCode(err) == domain.EUNAVAILABLE {
+				field = ""
+			}
+			f.Errors[field] = message
 		}
 	}
 	if isHTMX(c) {
@@ -128,15 +133,12 @@ func (s *server) limiterTryForm(c echo.Context) error {
 		for range n {
 			res, err := s.Limiters.Allow(c.Request().Context(), name, f.Client)
 			if err != nil {
-				switch domain.ErrorCode(err) {
-				case domain.ENOTFOUND:
-					f.Errors[""] = "There is no policy " + strconv.Quote(name) + " yet: save one with the form first."
-					status = http.StatusBadRequest
-				case domain.EUNAVAILABLE:
-					f.Errors[""] = "Redis is unavailable: the requests after the " + strconv.Itoa(len(f.Results)) + " shown were not sent."
-					status = http.StatusServiceUnavailable
-				default:
+				var shown bool
+				if status, f.Errors[""], shown = formFailure(err, "the requests after the "+strconv.Itoa(len(f.Results))+" shown were not sent"); !shown {
 					return err
+				}
+				if domain.ErrorCode(err) == domain.ENOTFOUND {
+					f.Errors[""] = "There is no policy " + strconv.Quote(name) + " yet: save one with the form first."
 				}
 				break
 			}

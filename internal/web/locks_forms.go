@@ -51,20 +51,18 @@ func (s *server) acquireLockForm(c echo.Context) error {
 		return s.lockForms(c, http.StatusBadRequest, f)
 	}
 	lease, err := s.Locks.Acquire(c.Request().Context(), f.Lock, domain.LockOptions{TTL: ttl, Wait: wait, Owner: f.Owner, Watchdog: f.Watchdog})
-	status := formStatus(err)
-	switch domain.ErrorCode(err) {
-	case "":
-		s.Watcher.Nudge()
-		f.Acquired = &lease
-		f.ReleaseLock, f.Token = lease.Lock, lease.Token
-	case domain.ECONFLICT, domain.EINVALID:
-		f.Errors["acquire"] = domain.ErrorMessage(err)
-	case domain.EUNAVAILABLE:
-		f.Errors["acquire"] = "Redis is unavailable, so no lock was taken. Try again when the banner is gone."
-	default:
-		return err
+	if err != nil {
+		status, message, shown := formFailure(err, "no lock was taken")
+		if !shown {
+			return err
+		}
+		f.Errors["acquire"] = message
+		return s.lockForms(c, status, f)
 	}
-	return s.lockForms(c, status, f)
+	s.Watcher.Nudge()
+	f.Acquired = &lease
+	f.ReleaseLock, f.Token = lease.Lock, lease.Token
+	return s.lockForms(c, http.StatusOK, f)
 }
 
 func (s *server) releaseLockForm(c echo.Context) error {
@@ -81,31 +79,22 @@ func (s *server) releaseLockForm(c echo.Context) error {
 		return s.lockForms(c, http.StatusBadRequest, f)
 	}
 	holds, err := s.Locks.Release(c.Request().Context(), f.ReleaseLock, f.Token)
-	status := formStatus(err)
-	switch domain.ErrorCode(err) {
-	case "":
-		s.Watcher.Nudge()
-		f.Released = "Released " + f.ReleaseLock + "."
-		if holds > 0 {
-			f.Released = "Released one hold of " + f.ReleaseLock + "; its owner still holds it " + strconv.FormatInt(holds, 10) + " more " + pluralWord(holds, "time", "times") + "."
-		} else {
-			f.Token = ""
+	if err != nil {
+		status, message, shown := formFailure(err, "nothing was released")
+		if !shown {
+			return err
 		}
-	case domain.ECONFLICT, domain.EINVALID:
-		f.Errors["release"] = domain.ErrorMessage(err)
-	case domain.EUNAVAILABLE:
-		f.Errors["release"] = "Redis is unavailable, so nothing was released. Try again when the banner is gone."
-	default:
-		return err
+		f.Errors["release"] = message
+		return s.lockForms(c, status, f)
 	}
-	return s.lockForms(c, status, f)
-}
-
-func pluralWord(n int64, one, many string) string {
-	if n == 1 {
-		return one
+	s.Watcher.Nudge()
+	f.Released = "Released " + f.ReleaseLock + "."
+	if holds > 0 {
+		f.Released = "Released one hold of " + f.ReleaseLock + "; its owner still holds it " + strconv.FormatInt(holds, 10) + " more " + views.Plural(holds, "time", "times") + "."
+	} else {
+		f.Token = ""
 	}
-	return many
+	return s.lockForms(c, http.StatusOK, f)
 }
 
 // forceReleaseForm releases the lock only if the holder the admin confirmed still holds it.
@@ -122,7 +111,7 @@ func (s *server) forceReleaseForm(c echo.Context) error {
 		s.Watcher.Nudge()
 		return seeOther(c, "/locks?"+url.Values{"force_released": {name}}.Encode())
 	case domain.ECONFLICT, domain.ENOTFOUND:
-		return s.forceReleasePageWith(c, formStatus(err), name, domain.ErrorMessage(err))
+		return s.forceReleasePageWith(c, statusOf(domain.ErrorCode(err)), name, domain.ErrorMessage(err))
 	default:
 		return err
 	}

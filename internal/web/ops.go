@@ -21,7 +21,7 @@ func (s *server) readyz(c echo.Context) error {
 	if err := s.Ping(ctx); err != nil {
 		var body apiError
 		body.Error.Code, body.Error.Message = domain.EUNAVAILABLE, "Redis does not answer: "+err.Error()
-		return c.JSON(http.StatusServiceUnavailable, body)
+		return c.JSON(statusOf(domain.EUNAVAILABLE), body)
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }
