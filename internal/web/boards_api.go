@@ -42,7 +42,6 @@ func (s *server) apiAddPoints(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	return c.JSON(http.StatusOK, entry)
 }
 
@@ -61,7 +60,6 @@ func (s *server) apiSetScore(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	return c.JSON(http.StatusOK, entry)
 }
 
@@ -69,7 +67,6 @@ func (s *server) apiRemovePlayer(c echo.Context) error {
 	if err := s.Leaderboards.RemovePlayer(c.Request().Context(), pathParam(c, "board"), pathParam(c, "player")); err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -91,7 +88,6 @@ func (s *server) apiTrim(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	return c.JSON(http.StatusOK, map[string]int64{"removed": removed})
 }
 
@@ -100,7 +96,6 @@ func (s *server) apiReset(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	return c.JSON(http.StatusOK, map[string]int64{"deleted_keys": n})
 }
 
@@ -143,7 +138,6 @@ func (s *server) apiPutSettings(c echo.Context) error {
 	if set, err = s.Leaderboards.UpdateSettings(ctx, board, set); err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	return c.JSON(http.StatusOK, set)
 }
 

@@ -57,7 +57,6 @@ func (s *server) handleForm(p pageForms, id string, fields []string, act formAct
 			}
 			f.Errors[field] = message
 		default:
-			s.Watcher.Nudge()
 			if !isHTMX(c) || slices.Contains(p.wholePage, id) {
 				setFlash(c, id, done)
 				back := p.back(c, name)

@@ -53,7 +53,6 @@ func (s *server) apiSetLimiter(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	return c.JSON(http.StatusOK, p)
 }
 
@@ -89,7 +88,6 @@ func (s *server) apiCheck(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	return c.JSON(http.StatusOK, res)
 }
 

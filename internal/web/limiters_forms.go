@@ -53,7 +53,6 @@ func (s *server) limiterPolicyForm(c echo.Context) error {
 	if len(f.Errors) == 0 {
 		saved, err := s.Limiters.SetPolicy(c.Request().Context(), p)
 		if err == nil {
-			s.Watcher.Nudge()
 			if !isHTMX(c) {
 				return seeOther(c, limiterPath(name)+"?saved=1")
 			}
@@ -148,7 +147,6 @@ func (s *server) limiterTryForm(c echo.Context) error {
 		if fl, ok := s.Limiters.(interface{ Flush(context.Context) error }); ok {
 			_ = fl.Flush(c.Request().Context())
 		}
-		s.Watcher.Nudge()
 	}
 	if isHTMX(c) {
 		return s.render(c, status, views.TryFormView(s.chrome(c, name), name, f))

@@ -47,7 +47,6 @@ func (s *server) apiAcquireLock(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	return c.JSON(http.StatusOK, lease)
 }
 
@@ -93,7 +92,6 @@ func (s *server) apiReleaseLock(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	if holds > 0 {
 		return c.JSON(http.StatusOK, map[string]any{"lock": name, "holds": holds})
 	}
@@ -119,7 +117,6 @@ func (s *server) apiExtendLock(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	return c.JSON(http.StatusOK, lease)
 }
 
@@ -142,7 +139,6 @@ func (s *server) apiForceReleaseLock(c echo.Context) error {
 		return err
 	}
 	s.Log.Warn("a lock was force-released through the API", "lock", name)
-	s.Watcher.Nudge()
 	return c.NoContent(http.StatusNoContent)
 }
 

@@ -59,7 +59,6 @@ func (s *server) acquireLockForm(c echo.Context) error {
 		f.Errors["acquire"] = message
 		return s.lockForms(c, status, f)
 	}
-	s.Watcher.Nudge()
 	f.Acquired = &lease
 	f.ReleaseLock, f.Token = lease.Lock, lease.Token
 	return s.lockForms(c, http.StatusOK, f)
@@ -87,7 +86,6 @@ func (s *server) releaseLockForm(c echo.Context) error {
 		f.Errors["release"] = message
 		return s.lockForms(c, status, f)
 	}
-	s.Watcher.Nudge()
 	f.Released = "Released " + f.ReleaseLock + "."
 	if holds > 0 {
 		f.Released = "Released one hold of " + f.ReleaseLock + "; its owner still holds it " + strconv.FormatInt(holds, 10) + " more " + views.Plural(holds, "time", "times") + "."
@@ -108,7 +106,6 @@ func (s *server) forceReleaseForm(c echo.Context) error {
 	switch domain.ErrorCode(err) {
 	case "":
 		s.Log.Warn("a lock was force-released by an admin", "lock", name, "holder", token)
-		s.Watcher.Nudge()
 		return seeOther(c, "/locks?"+url.Values{"force_released": {name}}.Encode())
 	case domain.ECONFLICT, domain.ENOTFOUND:
 		return s.forceReleasePageWith(c, statusOf(domain.ErrorCode(err)), name, domain.ErrorMessage(err))

@@ -58,7 +58,6 @@ func (s *server) apiPutQueueSettings(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	return c.JSON(http.StatusOK, set)
 }
 
@@ -113,7 +112,6 @@ func (s *server) apiEnqueue(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	return c.JSON(http.StatusCreated, e)
 }
 
@@ -144,9 +142,9 @@ func (s *server) apiPoll(c echo.Context) error {
 		return err
 	}
 	if !ok {
+		unchanged(c)
 		return c.NoContent(http.StatusNoContent)
 	}
-	s.Watcher.Nudge()
 	return c.JSON(http.StatusOK, d)
 }
 
@@ -154,7 +152,6 @@ func (s *server) apiAck(c echo.Context) error {
 	if err := s.Queues.Ack(c.Request().Context(), pathParam(c, "queue"), pathParam(c, "id")); err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -162,7 +159,6 @@ func (s *server) apiDeleteJob(c echo.Context) error {
 	if _, err := s.Queues.Delete(c.Request().Context(), pathParam(c, "queue"), pathParam(c, "id")); err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -170,6 +166,5 @@ func (s *server) apiRequeue(c echo.Context) error {
 	if err := s.Queues.Requeue(c.Request().Context(), pathParam(c, "queue"), pathParam(c, "id")); err != nil {
 		return err
 	}
-	s.Watcher.Nudge()
 	return c.NoContent(http.StatusNoContent)
 }

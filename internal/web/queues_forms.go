@@ -99,7 +99,6 @@ func (s *server) jobAction(act func(ctx context.Context, queue, id string) (stri
 		if err != nil {
 			return err
 		}
-		s.Watcher.Nudge()
 		if isHTMX(c) {
 			return c.NoContent(http.StatusNoContent)
 		}

@@ -23,7 +23,7 @@ type Deps struct {
 	Demo         domain.DemoSwitch // nil when the demo does not run
 	PageReads    PageReads         // what the list and queue pages start from
 	Hub          *live.Hub
-	Watcher      *live.Watcher
+	Watcher      Watcher
 	Ping         func(context.Context) error // answers whether Redis is reachable
 	Registry     *prometheus.Registry
 	Log          *slog.Logger
@@ -32,6 +32,13 @@ type Deps struct {
 	Embedded     bool   // data lives in an in-memory Redis
 	BigKey       int64  // members above which a board page warns of a big key
 	APIRateLimit string // limiter policy protecting the JSON API; "" is off
+}
+
+// Watcher is what the HTTP layer asks of the live watcher (*live.Watcher): what it knows of
+// Redis, for the banner, and a tick right after a change.
+type Watcher interface {
+	Status() live.Status
+	Nudge()
 }
 
 // server holds the handlers' shared state; its methods are the handlers of routes.go.
