@@ -252,7 +252,8 @@ type QueueJob struct {
 // was read at, so the page shows ages and countdowns without a clock of its own.
 type QueueView struct {
 	Queue       string
-	Key         string
+	Key         string // the queue's sorted set, as the page shows it ("" when it could not be read)
+	PayloadKey  string // where the jobs' payloads wait for their ack, as the page shows it ("" when unknown)
 	Settings    QueueSettings
 	NowMs       int64
 	Waiting     int64

@@ -37,16 +37,6 @@ func TopicRenderer(bigKey int64) live.RenderFunc {
 		default:
 			return nil, fmt.Errorf("topic %q: no fragment for a %T", topic, snapshot)
 		}
-		return renderBytes(comp)
+		return renderHTML(context.Background(), comp)
 	}
-}
-
-// renderBytes renders a component outside a request.
-func renderBytes(comp templ.Component) ([]byte, error) {
-	buf := templ.GetBuffer()
-	defer templ.ReleaseBuffer(buf)
-	if err := comp.Render(context.Background(), buf); err != nil {
-		return nil, err
-	}
-	return append([]byte(nil), buf.Bytes()...), nil
 }

@@ -20,8 +20,8 @@ func (s *server) queueForm(id string, fields []string, act formAction) echo.Hand
 		back:      func(_ echo.Context, queue string) string { return queueURL(queue) },
 		page:      s.queuePageWith,
 		section: func(c echo.Context, status int, queue, id string, f views.Form) error {
-			set, _ := s.Queues.Settings(c.Request().Context(), queue)
-			return s.render(c, status, views.QueueForm(s.chrome(c, queue), queue, id, f, set))
+			v, _ := s.queueView(c.Request().Context(), queue)
+			return s.render(c, status, views.QueueForm(s.chrome(c, queue), queue, id, f, v.Settings, v.PayloadKey))
 		},
 	}, id, fields, act)
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -45,16 +46,23 @@ func (s *server) queuePage(c echo.Context) error {
 func (s *server) queuePageWith(c echo.Context, status int, queue string, forms map[string]views.Form) error {
 	ctx := c.Request().Context()
 	topic := domain.QueueTopic(queue)
-	v, err := s.PageReads.QueueView(ctx, queue)
+	v, err := s.queueView(ctx, queue)
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err
-	}
-	if v.Queue == "" { // Redis is down: the page shows an empty queue and the banner
-		v = domain.QueueView{Queue: queue, Settings: domain.DefaultQueueSettings(queue), OldestAgeMs: -1,
-			Enqueued: make([]int64, domain.ThroughputSeconds), Completed: make([]int64, domain.ThroughputSeconds)}
 	}
 	d := views.QueuePageData{View: v, Settings: v.Settings, Forms: forms}
 	return s.render(c, status, views.QueuePage(unavailable(s.chrome(c, queue, topic), err), d))
 }
 
 func queueURL(queue string) string { return "/queues/" + url.PathEscape(queue) }
+
+// queueView is a queue as its page shows it, or, while Redis is down (err says so), an empty
+// queue with the default settings.
+func (s *server) queueView(ctx context.Context, queue string) (domain.QueueView, error) {
+	v, err := s.PageReads.QueueView(ctx, queue)
+	if v.Queue == "" {
+		v = domain.QueueView{Queue: queue, Settings: domain.DefaultQueueSettings(queue), OldestAgeMs: -1,
+			Enqueued: make([]int64, domain.ThroughputSeconds), Completed: make([]int64, domain.ThroughputSeconds)}
+	}
+	return v, err
+}

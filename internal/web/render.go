@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/a-h/templ"
@@ -12,14 +13,25 @@ import (
 )
 
 // render writes a templ component as the HTML response: the one way handlers answer with HTML.
+// A component that fails to render is answered by the error page, never half written.
 func (s *server) render(c echo.Context, status int, t templ.Component) error {
-	buf := templ.GetBuffer()
-	defer templ.ReleaseBuffer(buf)
-	if err := t.Render(c.Request().Context(), buf); err != nil {
+	html, err := renderHTML(c.Request().Context(), t)
+	if err != nil {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-	return c.HTMLBlob(status, buf.Bytes())
+	return c.HTMLBlob(status, html)
+}
+
+// renderHTML renders a component whole, for a response (render) or a live fragment
+// (TopicRenderer).
+func renderHTML(ctx context.Context, comp templ.Component) ([]byte, error) {
+	buf := templ.GetBuffer()
+	defer templ.ReleaseBuffer(buf)
+	if err := comp.Render(ctx, buf); err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), buf.Bytes()...), nil
 }
 
 // chrome is the frame of a page: title, live topics, badges, the CSRF token.
