@@ -65,11 +65,13 @@ func TestAPIRejectsBadInputAndWritesNothing(t *testing.T) {
 		{"truncated", "/api/v1/boards/b/scores", `{"player":"a","points":`, "not valid JSON"},
 	}
 	for _, c := range cases {
-		status, b := s.postJSON(t, c.path, c.body)
-		var e apiError
-		if err := json.Unmarshal([]byte(b), &e); err != nil || status != http.StatusBadRequest || e.Error.Code != "invalid" || !strings.Contains(e.Error.Message, c.want) {
-			t.Errorf("%s: %d %s; want 400 invalid mentioning %q", c.name, status, b, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			status, b := s.postJSON(t, c.path, c.body)
+			var e apiError
+			if err := json.Unmarshal([]byte(b), &e); err != nil || status != http.StatusBadRequest || e.Error.Code != "invalid" || !strings.Contains(e.Error.Message, c.want) {
+				t.Errorf("%s: %d %s; want 400 invalid mentioning %q", c.name, status, b, c.want)
+			}
+		})
 	}
 	for _, q := range []string{"n=0", "n=1001", "n=abc", "n=1.5"} {
 		if status, b := s.get(t, "/api/v1/boards/b/top?"+q); status != http.StatusBadRequest || !strings.Contains(b, `"invalid"`) {

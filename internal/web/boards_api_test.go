@@ -30,12 +30,14 @@ func TestAPIBoardSettings(t *testing.T) {
 		`{"retention_days":90,"x":1}`:   `unknown field "x"`,
 		`{"periods":["daily","daily"]}`: "listed twice",
 	} {
-		status, b, _ := s.do(t, http.MethodPut, "/api/v1/boards/b", "application/json", body)
-		var e apiError
-		json.Unmarshal([]byte(b), &e)
-		if status != http.StatusBadRequest || e.Error.Code != "invalid" || !strings.Contains(e.Error.Message, want) {
-			t.Errorf("%s: %d %s; want 400 mentioning %s", body, status, b, want)
-		}
+		t.Run(body, func(t *testing.T) {
+			status, b, _ := s.do(t, http.MethodPut, "/api/v1/boards/b", "application/json", body)
+			var e apiError
+			json.Unmarshal([]byte(b), &e)
+			if status != http.StatusBadRequest || e.Error.Code != "invalid" || !strings.Contains(e.Error.Message, want) {
+				t.Errorf("%s: %d %s; want 400 mentioning %s", body, status, b, want)
+			}
+		})
 	}
 }
 

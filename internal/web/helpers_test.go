@@ -48,42 +48,59 @@ func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClien
 	if rdb == nil {
 		rdb = redistest.Client(t)
 	}
+	w := newTestWiring(t, rdb, adminToken)
+	if tweak != nil {
+		tweak(&w.deps)
+	}
+	srv := httptest.NewServer(NewServer(w.deps))
+	t.Cleanup(func() { w.deps.Hub.Close(); srv.Close() }) // websockets first: Close waits for them
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &testServer{Server: srv, rdb: rdb, watcher: w.watcher, queues: w.queues, client: client}
+}
+
+// testWiring is the HTTP layer's dependencies over a test Redis, and the parts tests look at.
+type testWiring struct {
+	deps    Deps
+	watcher *live.Watcher
+	queues  *redisrepo.Queues
+}
+
+// newTestWiring builds the services over rdb as cmd/web's run does, with the test servers'
+// settings (a small big-key threshold, a fast watcher that does not run by itself). It is
+// the one place the tests wire services; it stops what it started when the test ends.
+func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string) testWiring {
+	t.Helper()
 	reg := prometheus.NewRegistry()
 	metrics := live.NewMetrics(reg)
 	hub := live.NewHub(metrics)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	clock := domain.SystemClock{}
-	catalog := redisrepo.NewCatalog(rdb, redisrepo.DefaultKeys)
-	snapshots := redisrepo.NewSnapshots(rdb, redisrepo.DefaultKeys, clock, catalog)
-	queueCatalog := redisrepo.NewQueueCatalog(rdb, redisrepo.DefaultKeys)
+	keys, clock := redisrepo.DefaultKeys, domain.SystemClock{}
+	catalog := redisrepo.NewCatalog(rdb, keys)
+	snapshots := redisrepo.NewSnapshots(rdb, keys, clock, catalog)
+	queueCatalog := redisrepo.NewQueueCatalog(rdb, keys)
 	snapshots.WithQueues(queueCatalog)
 	blocking := redisrepo.NewBlockingClient(rdb, 4)
-	queues := redisrepo.NewQueues(rdb, blocking, redisrepo.DefaultKeys, queueCatalog)
+	queues := redisrepo.NewQueues(rdb, blocking, keys, queueCatalog)
+	leaderboards := redisrepo.NewLeaderboards(rdb, keys, clock, catalog)
 	watcher := live.NewWatcher(snapshots.Read, TopicRenderer(bigKey), hub, 50*time.Millisecond, log, metrics)
-	limiters := redisrepo.NewLimiters(rdb, redisrepo.DefaultKeys, nil)
+	limiters := redisrepo.NewLimiters(rdb, keys, nil)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { limiters.Run(ctx); close(done) }()
-	t.Cleanup(func() { stop(); <-done })
-	leaderboards := redisrepo.NewLeaderboards(rdb, redisrepo.DefaultKeys, clock, catalog)
-	d := Deps{
-		Leaderboards: leaderboards, Queues: queues,
-		PageReads: SnapshotPageReads{Read: snapshots.Read, Leaderboards: leaderboards, Queues: queues},
-		Hub:       hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, AdminToken: adminToken, BigKey: bigKey,
-		Locks:    redisrepo.NewLocks(rdb, redisrepo.DefaultKeys),
-		Ping:     func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
-		Limiters: limiters,
+	t.Cleanup(func() { stop(); <-done; blocking.Close() })
+	return testWiring{
+		deps: Deps{
+			Leaderboards: leaderboards, Queues: queues, Limiters: limiters, Locks: redisrepo.NewLocks(rdb, keys),
+			PageReads: SnapshotPageReads{Read: snapshots.Read, Leaderboards: leaderboards, Queues: queues},
+			Hub:       hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock,
+			Ping:       func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+			AdminToken: adminToken, BigKey: bigKey,
+		},
+		watcher: watcher,
+		queues:  queues,
 	}
-	if tweak != nil {
-		tweak(&d)
-	}
-	h := NewServer(d)
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() { hub.Close(); srv.Close(); blocking.Close() })
-	jar, _ := cookiejar.New(nil)
-	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return &testServer{Server: srv, rdb: rdb, watcher: watcher, queues: queues, client: client}
 }
 
 // do sends a request and returns the status and body.

@@ -50,7 +50,7 @@ func TestAPILimiterArticleExample(t *testing.T) {
 
 func TestAPILimiterPolicies(t *testing.T) {
 	s := newTestServer(t, "", nil)
-	status, b := s.do3(t, http.MethodPut, "/api/v1/limiters/api", `{"algorithm":"token_bucket","rate_per_s":2.5,"burst":10}`)
+	status, b := s.doJSON(t, http.MethodPut, "/api/v1/limiters/api", `{"algorithm":"token_bucket","rate_per_s":2.5,"burst":10}`)
 	if status != http.StatusOK || strings.TrimSpace(b) != `{"name":"api","algorithm":"token_bucket","rate_per_s":2.5,"burst":10}` {
 		t.Fatalf("PUT: %d %s", status, b)
 	}
@@ -77,10 +77,12 @@ func TestAPILimiterPolicies(t *testing.T) {
 		{"/api/v1/limiters/tb", `{"algorithm":"sliding_log","limit":1,"window_ms":1000}`, "may not start with"},
 		{"/api/v1/limiters/x", `{"algorithm":"sliding_log","limit":1,"window_ms":1000,"name":"y"}`, "is not allowed here"},
 	} {
-		status, b := s.do3(t, http.MethodPut, c.path, c.body)
-		if status != http.StatusBadRequest || !strings.Contains(b, c.want) {
-			t.Errorf("PUT %s %s: %d %s; want 400 mentioning %q", c.path, c.body, status, b, c.want)
-		}
+		t.Run("PUT "+c.path+" "+c.body, func(t *testing.T) {
+			status, b := s.doJSON(t, http.MethodPut, c.path, c.body)
+			if status != http.StatusBadRequest || !strings.Contains(b, c.want) {
+				t.Errorf("PUT %s %s: %d %s; want 400 mentioning %q", c.path, c.body, status, b, c.want)
+			}
+		})
 	}
 	for _, body := range []string{`{}`, `{"client":""}`, `{"client":5}`, `{"client":"` + strings.Repeat("x", 65) + `"}`} {
 		if status, b := s.postJSON(t, "/api/v1/limiters/default/check", body); status != http.StatusBadRequest || !strings.Contains(b, `"invalid"`) {
@@ -94,7 +96,7 @@ func TestAPILimiterPolicies(t *testing.T) {
 
 func TestAPILimiterNeedsTheAdminToken(t *testing.T) {
 	s := newTestServer(t, "s3cret", nil)
-	if status, _ := s.do3(t, http.MethodPut, "/api/v1/limiters/x", `{"algorithm":"sliding_log","limit":1,"window_ms":1000}`); status != http.StatusUnauthorized {
+	if status, _ := s.doJSON(t, http.MethodPut, "/api/v1/limiters/x", `{"algorithm":"sliding_log","limit":1,"window_ms":1000}`); status != http.StatusUnauthorized {
 		t.Errorf("PUT without token: %d", status)
 	}
 	if status, _ := s.postJSON(t, "/api/v1/limiters/default/check", `{"client":"a"}`); status != http.StatusUnauthorized {
@@ -114,7 +116,7 @@ func TestAPIRateLimitMiddleware(t *testing.T) {
 	if status != http.StatusOK || h.Get("X-RateLimit-Limit") != "" {
 		t.Errorf("without the policy: %d, headers %v", status, h)
 	}
-	if status, b := s.do3(t, http.MethodPut, "/api/v1/limiters/api", `{"algorithm":"sliding_log","limit":3,"window_ms":60000}`); status != http.StatusOK {
+	if status, b := s.doJSON(t, http.MethodPut, "/api/v1/limiters/api", `{"algorithm":"sliding_log","limit":3,"window_ms":60000}`); status != http.StatusOK {
 		t.Fatalf("PUT: %d %s", status, b)
 	}
 	for i := range 3 {
@@ -246,18 +248,20 @@ func TestPolicyForm(t *testing.T) {
 		{url.Values{"algorithm": {"token_bucket"}, "rate": {"fast"}, "burst": {"4"}}, "rate must be a number"},
 		{url.Values{"algorithm": {"magic"}, "limit": {"5"}, "window": {"1s"}}, "algorithm must be one of"},
 	} {
-		status, body, _ := s.postForm(t, "/limiters/api", "/limiters/api/policy", c.form, "HX-Request", "true")
-		if status != http.StatusBadRequest || !strings.Contains(body, c.want) {
-			t.Errorf("%v: %d; want 400 with %q\n%.400s", c.form, status, c.want, body)
-		}
+		t.Run(c.form.Encode(), func(t *testing.T) {
+			status, body, _ := s.postForm(t, "/limiters/api", "/limiters/api/policy", c.form, "HX-Request", "true")
+			if status != http.StatusBadRequest || !strings.Contains(body, c.want) {
+				t.Errorf("%v: %d; want 400 with %q\n%.400s", c.form, status, c.want, body)
+			}
+		})
 	}
 	if p, _ := s.limiters(t).Policy(context.Background(), "api"); p.Algorithm != domain.TokenBucket || p.RatePerS != 0.5 {
 		t.Errorf("bad input changed the policy: %+v", p)
 	}
 }
 
-// do3 sends a JSON body with any method and returns the status and body.
-func (s *testServer) do3(t *testing.T, method, path, body string) (int, string) {
+// doJSON sends a JSON body with any method and returns the status and body.
+func (s *testServer) doJSON(t *testing.T, method, path, body string) (int, string) {
 	t.Helper()
 	status, b, _ := s.do(t, method, path, "application/json", body)
 	return status, b

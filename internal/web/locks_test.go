@@ -110,11 +110,13 @@ func TestAPILockRejectsBadInput(t *testing.T) {
 		{"not JSON", "/api/v1/locks/x/acquire", `ttl=5`, "not valid JSON"},
 	}
 	for _, c := range cases {
-		status, b := s.postJSON(t, c.path, c.body)
-		var e apiError
-		if err := json.Unmarshal([]byte(b), &e); err != nil || status != http.StatusBadRequest || e.Error.Code != "invalid" || !strings.Contains(e.Error.Message, c.want) {
-			t.Errorf("%s: %d %s; want 400 invalid mentioning %q", c.name, status, b, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			status, b := s.postJSON(t, c.path, c.body)
+			var e apiError
+			if err := json.Unmarshal([]byte(b), &e); err != nil || status != http.StatusBadRequest || e.Error.Code != "invalid" || !strings.Contains(e.Error.Message, c.want) {
+				t.Errorf("%s: %d %s; want 400 invalid mentioning %q", c.name, status, b, c.want)
+			}
+		})
 	}
 	if k := keys(t, s.rdb); len(k) != 0 {
 		t.Errorf("bad input wrote %v", k)

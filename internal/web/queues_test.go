@@ -32,11 +32,13 @@ func TestQueueAPI(t *testing.T) {
 		{`{"priority":1,"colour":"red"}`, 400},
 		{`{"priority":1,"payload":` + `"` + strings.Repeat("x", 64<<10) + `"}`, 400},
 	} {
-		if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/jobs", c.body); status != c.want {
-			t.Errorf("enqueue %.60s: %d %s, want %d", c.body, status, body, c.want)
-		} else if status == 400 && !strings.Contains(body, `"code":"invalid"`) {
-			t.Errorf("enqueue %.60s: %s, want an invalid error", c.body, body)
-		}
+		t.Run(c.body, func(t *testing.T) {
+			if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/jobs", c.body); status != c.want {
+				t.Errorf("enqueue %.60s: %d %s, want %d", c.body, status, body, c.want)
+			} else if status == 400 && !strings.Contains(body, `"code":"invalid"`) {
+				t.Errorf("enqueue %.60s: %s, want an invalid error", c.body, body)
+			}
+		})
 	}
 	if score := s.rdb.ZScore(ctx, "queue:email-jobs", "password-reset").Val(); score >= 1e13 {
 		t.Errorf("the refused enqueue moved password-reset to %v", score)
@@ -86,9 +88,11 @@ func TestQueueAPI(t *testing.T) {
 		{`{"wait_ms":1000,"lease_ms":5000}`, "cannot be combined"},
 		{`[1]`, "JSON object"},
 	} {
-		if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/poll", c.body); status != 400 || !strings.Contains(body, c.want) {
-			t.Errorf("poll %s: %d %s, want 400 saying %q", c.body, status, body, c.want)
-		}
+		t.Run(c.body, func(t *testing.T) {
+			if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/poll", c.body); status != 400 || !strings.Contains(body, c.want) {
+				t.Errorf("poll %s: %d %s, want 400 saying %q", c.body, status, body, c.want)
+			}
+		})
 	}
 
 	// The delayed queue, and settings.
