@@ -125,7 +125,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		PageReads: web.SnapshotPageReads{Read: snapshots.Read, Leaderboards: leaderboards, Queues: queues},
 		Clock:     clock, AdminToken: cfg.AdminToken, Embedded: cfg.RedisURL == "", BigKey: cfg.BigKey,
 		Ping:     func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
-		Limiters: limiters, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
+		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

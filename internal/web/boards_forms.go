@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -29,7 +28,7 @@ func (s *server) boardForm(id string, fields []string, act formAction) echo.Hand
 // backToBoard is the board page a form was posted from (its period and size kept), or the
 // board's page.
 func backToBoard(c echo.Context) string {
-	own := "/boards/" + url.PathEscape(pathParam(c, "board"))
+	own := boardPath(pathParam(c, "board"))
 	if back := localPath(c.Request().Referer()); strings.HasPrefix(back, own) && !strings.HasPrefix(back, own+"/") {
 		return back
 	}

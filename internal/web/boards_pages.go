@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -15,12 +14,8 @@ import (
 
 // boardsPage lists every board; with ?board=NAME (the "open a board" box) it goes to that board.
 func (s *server) boardsPage(c echo.Context) error {
-	if board, asked := c.QueryParams()["board"]; asked {
-		name := strings.TrimSpace(board[0])
-		if err := domain.ValidateName("board", name); err != nil {
-			return err
-		}
-		return seeOther(c, "/boards/"+url.PathEscape(name))
+	if asked, err := openByName(c, "board", boardPath); asked {
+		return err
 	}
 	boards, err := s.PageReads.BoardSummaries(c.Request().Context())
 	return s.render(c, http.StatusOK, views.BoardsPage(unavailable(s.chrome(c, "Leaderboards", domain.TopicBoards), err), boards))

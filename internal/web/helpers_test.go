@@ -92,7 +92,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string) t
 	t.Cleanup(func() { stop(); <-done; blocking.Close() })
 	return testWiring{
 		deps: Deps{
-			Leaderboards: leaderboards, Queues: queues, Limiters: limiters, Locks: redisrepo.NewLocks(rdb, keys),
+			Leaderboards: leaderboards, Queues: queues, Limiters: limiters, FlushLimiterChecks: limiters.Flush, Locks: redisrepo.NewLocks(rdb, keys),
 			PageReads: SnapshotPageReads{Read: snapshots.Read, Leaderboards: leaderboards, Queues: queues},
 			Hub:       hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock,
 			Ping:       func(ctx context.Context) error { return rdb.Ping(ctx).Err() },

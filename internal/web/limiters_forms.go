@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"math"
 	"net/http"
 	"strconv"
@@ -144,8 +143,8 @@ func (s *server) limiterTryForm(c echo.Context) error {
 			f.Results = append(f.Results, res)
 		}
 		// Show these checks at once rather than at the next periodic flush.
-		if fl, ok := s.Limiters.(interface{ Flush(context.Context) error }); ok {
-			_ = fl.Flush(c.Request().Context())
+		if s.FlushLimiterChecks != nil {
+			_ = s.FlushLimiterChecks(c.Request().Context())
 		}
 	}
 	if isHTMX(c) {

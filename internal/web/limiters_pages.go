@@ -2,8 +2,6 @@ package web
 
 import (
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -14,8 +12,8 @@ import (
 // limitersPage lists the policies; with ?limiter=<name> (the page's "open" form) it sends
 // the browser to that limiter's page.
 func (s *server) limitersPage(c echo.Context) error {
-	if c.QueryParams().Has("limiter") {
-		return s.openLimiter(c)
+	if asked, err := openByName(c, "limiter", limiterPath); asked {
+		return err
 	}
 	ps, err := s.Limiters.Policies(c.Request().Context())
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
@@ -23,18 +21,6 @@ func (s *server) limitersPage(c echo.Context) error {
 	}
 	return s.render(c, http.StatusOK, views.LimitersPage(unavailable(s.chrome(c, "Rate limiters"), err), ps))
 }
-
-// openLimiter sends the "open a limiter" form to the limiter's page. (Not a route of its own:
-// any name under /limiters/ is a limiter, "open" included.)
-func (s *server) openLimiter(c echo.Context) error {
-	name := strings.TrimSpace(c.QueryParam("limiter"))
-	if err := domain.ValidateLimiterName(name); err != nil {
-		return err
-	}
-	return seeOther(c, limiterPath(name))
-}
-
-func limiterPath(name string) string { return "/limiters/" + url.PathEscape(name) }
 
 func (s *server) limiterPage(c echo.Context) error {
 	name := pathParam(c, "limiter")

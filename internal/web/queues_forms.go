@@ -17,7 +17,7 @@ func (s *server) queueForm(id string, fields []string, act formAction) echo.Hand
 	return s.handleForm(pageForms{
 		param:     "queue",
 		wholePage: []string{"settings"},
-		back:      func(_ echo.Context, queue string) string { return queueURL(queue) },
+		back:      func(_ echo.Context, queue string) string { return queuePath(queue) },
 		page:      s.queuePageWith,
 		section: func(c echo.Context, status int, queue, id string, f views.Form) error {
 			v, _ := s.queueView(c.Request().Context(), queue)
@@ -103,7 +103,7 @@ func (s *server) jobAction(act func(ctx context.Context, queue, id string) (stri
 			return c.NoContent(http.StatusNoContent)
 		}
 		setFlash(c, "job", done)
-		return seeOther(c, queueURL(queue))
+		return seeOther(c, queuePath(queue))
 	}
 }
 

@@ -3,8 +3,6 @@ package web
 import (
 	"context"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -14,12 +12,8 @@ import (
 
 // queuesPage lists every queue; with ?queue=NAME (the "open a queue" box) it goes to that queue.
 func (s *server) queuesPage(c echo.Context) error {
-	if q, asked := c.QueryParams()["queue"]; asked {
-		name := strings.TrimSpace(q[0])
-		if err := domain.ValidateName("queue", name); err != nil {
-			return err
-		}
-		return seeOther(c, "/queues/"+url.PathEscape(name))
+	if asked, err := openByName(c, "queue", queuePath); asked {
+		return err
 	}
 	queues, err := s.PageReads.QueueSummaries(c.Request().Context())
 	return s.render(c, http.StatusOK, views.QueuesPage(unavailable(s.chrome(c, "Queues", domain.TopicQueues), err), queues))
@@ -53,8 +47,6 @@ func (s *server) queuePageWith(c echo.Context, status int, queue string, forms m
 	d := views.QueuePageData{View: v, Settings: v.Settings, Forms: forms}
 	return s.render(c, status, views.QueuePage(unavailable(s.chrome(c, queue, topic), err), d))
 }
-
-func queueURL(queue string) string { return "/queues/" + url.PathEscape(queue) }
 
 // queueView is a queue as its page shows it, or, while Redis is down (err says so), an empty
 // queue with the default settings.

@@ -19,19 +19,22 @@ type Deps struct {
 	Leaderboards domain.LeaderboardService
 	Queues       domain.QueueService
 	Limiters     domain.LimiterService
-	Locks        domain.LockService
-	Demo         domain.DemoSwitch // nil when the demo does not run
-	PageReads    PageReads         // what the list and queue pages start from
-	Hub          *live.Hub
-	Watcher      Watcher
-	Ping         func(context.Context) error // answers whether Redis is reachable
-	Registry     *prometheus.Registry
-	Log          *slog.Logger
-	Clock        domain.Clock
-	AdminToken   string
-	Embedded     bool   // data lives in an in-memory Redis
-	BigKey       int64  // members above which a board page warns of a big key
-	APIRateLimit string // limiter policy protecting the JSON API; "" is off
+	// FlushLimiterChecks writes the limiter checks recorded since the last periodic flush, so
+	// the try form's checks show at once; nil leaves them to the next flush.
+	FlushLimiterChecks func(context.Context) error
+	Locks              domain.LockService
+	Demo               domain.DemoSwitch // nil when the demo does not run
+	PageReads          PageReads         // what the list and queue pages start from
+	Hub                *live.Hub
+	Watcher            Watcher
+	Ping               func(context.Context) error // answers whether Redis is reachable
+	Registry           *prometheus.Registry
+	Log                *slog.Logger
+	Clock              domain.Clock
+	AdminToken         string
+	Embedded           bool   // data lives in an in-memory Redis
+	BigKey             int64  // members above which a board page warns of a big key
+	APIRateLimit       string // limiter policy protecting the JSON API; "" is off
 }
 
 // Watcher is what the HTTP layer asks of the live watcher (*live.Watcher): what it knows of
