@@ -61,7 +61,7 @@ func (s sessions) valid(r *http.Request) bool {
 	return hmac.Equal([]byte(ck.Value), []byte(s.sign(expiry)))
 }
 
-func (s *server) tokenMatches(given string) bool {
+func (s *server) isAdminToken(given string) bool {
 	return subtle.ConstantTimeCompare([]byte(given), []byte(s.AdminToken)) == 1
 }
 
@@ -73,7 +73,7 @@ func (s *server) requireAdminAPI(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		given, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
-		if !ok || !s.tokenMatches(given) {
+		if !ok || !s.isAdminToken(given) {
 			return domain.Errorf(domain.EUNAUTHORIZED, "this call changes data: send the admin token as \"Authorization: Bearer <token>\"")
 		}
 		return next(c)
@@ -118,7 +118,7 @@ func (s *server) login(c echo.Context) error {
 			return s.render(c, http.StatusTooManyRequests, views.LoginPage(s.chrome(c, "Sign in"), next, msg))
 		}
 	}
-	if !s.tokenMatches(c.FormValue("token")) {
+	if !s.isAdminToken(c.FormValue("token")) {
 		return s.render(c, http.StatusUnauthorized, views.LoginPage(s.chrome(c, "Sign in"), next, "That is not the admin token."))
 	}
 	c.SetCookie(s.sessions.cookie(c.Request()))

@@ -21,8 +21,8 @@ func (s *server) boardsPage(c echo.Context) error {
 	return s.render(c, http.StatusOK, views.BoardsPage(unavailable(s.chrome(c, "Leaderboards", domain.TopicBoards), err), boards))
 }
 
-// boardView is the period and size a board page shows, from its query.
-func boardView(c echo.Context) (domain.Period, int, error) {
+// boardPeriodAndSize is the period and size a board page shows, from its query.
+func boardPeriodAndSize(c echo.Context) (domain.Period, int, error) {
 	period, err := domain.ParsePeriod(c.QueryParam("period"))
 	if err != nil {
 		return "", 0, err
@@ -51,7 +51,7 @@ func (s *server) boardPage(c echo.Context) error {
 // boardPageWith renders a board's page with the given forms' states.
 func (s *server) boardPageWith(c echo.Context, status int, board string, forms map[string]views.Form) error {
 	ctx := c.Request().Context()
-	period, n, err := boardView(c)
+	period, n, err := boardPeriodAndSize(c)
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (s *server) boardPageWith(c echo.Context, status int, board string, forms m
 	top.Board, top.Period = board, period
 	d := views.BoardPageData{Top: top, Period: period, N: n, Settings: settings, BigKey: s.BigKey, Forms: forms}
 	if player := strings.TrimSpace(c.QueryParam("player")); player != "" {
-		d.Lookup = s.lookup(ctx, board, period, player)
+		d.Lookup = s.lookupPlayer(ctx, board, period, player)
 	}
 	ch := unavailable(s.chrome(c, board, domain.BoardTopic(board, period, n)), err)
 	return s.render(c, status, views.BoardPage(ch, d))
@@ -78,8 +78,8 @@ func (s *server) boardPageWith(c echo.Context, status int, board string, forms m
 // lookupAround is how many players the lookup shows above and below the one found.
 const lookupAround = 3
 
-// lookup finds a player's place and neighbours; an absent player is "not ranked", not an error.
-func (s *server) lookup(ctx context.Context, board string, period domain.Period, player string) *views.Lookup {
+// lookupPlayer finds a player's place and neighbours; an absent player is "not ranked", not an error.
+func (s *server) lookupPlayer(ctx context.Context, board string, period domain.Period, player string) *views.Lookup {
 	l := &views.Lookup{Player: player}
 	around, err := s.Leaderboards.Around(ctx, board, period, player, lookupAround)
 	switch domain.ErrorCode(err) {

@@ -87,8 +87,8 @@ type apiError struct {
 	} `json:"error"`
 }
 
-// describe turns any handler error into a status, a code and a message fit to show.
-func describe(err error) (status int, code, message string) {
+// describeError turns any handler error into a status, a code and a message fit to show.
+func describeError(err error) (status int, code, message string) {
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
 		code, message = codeOf(he.Code), fmt.Sprint(he.Message)
@@ -113,7 +113,7 @@ func (s *server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	status, code, message := describe(err)
+	status, code, message := describeError(err)
 	if status >= http.StatusInternalServerError && code != domain.EUNAVAILABLE {
 		s.Log.Error("request failed", "err", err, "uri", c.Request().RequestURI,
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID))

@@ -35,7 +35,7 @@ func TopicRenderer(bigKey int64) live.RenderFunc {
 		case []domain.QueueSummary:
 			comp = views.QueuesPanel(v)
 		default:
-			return nil, fmt.Errorf("topic %q: no fragment for a %T", topic, snapshot)
+			return nil, fmt.Errorf("web.TopicRenderer: no fragment for topic %q (a %T)", topic, snapshot)
 		}
 		return renderHTML(context.Background(), comp)
 	}

@@ -15,10 +15,10 @@ import (
 	"github.com/zpulse/zpulse/views"
 )
 
-// lockForms answers the acquire and release forms: with htmx the forms' section, without
+// answerLockForms answers the acquire and release forms: with htmx the forms' section, without
 // JavaScript the whole page. A success is not redirected (post/redirect/get) because the
 // answer shows the lock's token, which must not travel in a URL.
-func (s *server) lockForms(c echo.Context, status int, f views.LockForms) error {
+func (s *server) answerLockForms(c echo.Context, status int, f views.LockForms) error {
 	if isHTMX(c) {
 		return s.render(c, status, views.LockFormsView(s.chrome(c, "Locks"), f))
 	}
@@ -48,7 +48,7 @@ func (s *server) acquireLockForm(c echo.Context) error {
 		}
 	}
 	if len(f.Errors) > 0 {
-		return s.lockForms(c, http.StatusBadRequest, f)
+		return s.answerLockForms(c, http.StatusBadRequest, f)
 	}
 	lease, err := s.Locks.Acquire(c.Request().Context(), f.Lock, domain.LockOptions{TTL: ttl, Wait: wait, Owner: f.Owner, Watchdog: f.Watchdog})
 	if err != nil {
@@ -57,11 +57,11 @@ func (s *server) acquireLockForm(c echo.Context) error {
 			return err
 		}
 		f.Errors["acquire"] = message
-		return s.lockForms(c, status, f)
+		return s.answerLockForms(c, status, f)
 	}
 	f.Acquired = &lease
 	f.ReleaseLock, f.Token = lease.Lock, lease.Token
-	return s.lockForms(c, http.StatusOK, f)
+	return s.answerLockForms(c, http.StatusOK, f)
 }
 
 func (s *server) releaseLockForm(c echo.Context) error {
@@ -75,7 +75,7 @@ func (s *server) releaseLockForm(c echo.Context) error {
 		f.Errors["token"] = domain.ErrorMessage(err)
 	}
 	if len(f.Errors) > 0 {
-		return s.lockForms(c, http.StatusBadRequest, f)
+		return s.answerLockForms(c, http.StatusBadRequest, f)
 	}
 	holds, err := s.Locks.Release(c.Request().Context(), f.ReleaseLock, f.Token)
 	if err != nil {
@@ -84,7 +84,7 @@ func (s *server) releaseLockForm(c echo.Context) error {
 			return err
 		}
 		f.Errors["release"] = message
-		return s.lockForms(c, status, f)
+		return s.answerLockForms(c, status, f)
 	}
 	f.Released = "Released " + f.ReleaseLock + "."
 	if holds > 0 {
@@ -92,7 +92,7 @@ func (s *server) releaseLockForm(c echo.Context) error {
 	} else {
 		f.Token = ""
 	}
-	return s.lockForms(c, http.StatusOK, f)
+	return s.answerLockForms(c, http.StatusOK, f)
 }
 
 // forceReleaseForm releases the lock only if the holder the admin confirmed still holds it.

@@ -22,13 +22,13 @@ func (s *server) overviewPage(c echo.Context) error {
 		d.Queues, err = s.PageReads.QueueSummaries(ctx)
 	}
 	if err == nil {
-		d.Limiters, err = s.limiterViews(ctx)
+		d.Limiters, err = s.readLimiterViews(ctx)
 	}
 	if err == nil {
 		d.Locks, err = s.Locks.List(ctx)
 	}
 	if err == nil {
-		d.Demo, err = s.demoState(ctx)
+		d.Demo, err = s.readDemoState(ctx)
 	}
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err
@@ -37,8 +37,8 @@ func (s *server) overviewPage(c echo.Context) error {
 	return s.render(c, http.StatusOK, views.OverviewPage(ch, d))
 }
 
-// limiterViews reads every saved limiter's view, as TopicLimiters shows them.
-func (s *server) limiterViews(ctx context.Context) ([]domain.LimiterView, error) {
+// readLimiterViews reads every saved limiter's view, as TopicLimiters shows them.
+func (s *server) readLimiterViews(ctx context.Context) ([]domain.LimiterView, error) {
 	policies, err := s.Limiters.Policies(ctx)
 	if err != nil {
 		return nil, err
@@ -54,8 +54,8 @@ func (s *server) limiterViews(ctx context.Context) ([]domain.LimiterView, error)
 	return views, nil
 }
 
-// demoState is the demo switch as the overview shows it; nil when the demo does not run.
-func (s *server) demoState(ctx context.Context) (*views.DemoState, error) {
+// readDemoState is the demo switch as the overview shows it; nil when the demo does not run.
+func (s *server) readDemoState(ctx context.Context) (*views.DemoState, error) {
 	if s.Demo == nil {
 		return nil, nil
 	}

@@ -90,9 +90,9 @@ func (s *server) queueSettingsAction(ctx context.Context, queue string, f views.
 	return "Settings saved.", "kind", err
 }
 
-// jobAction handles a job's button (requeue, delete): with htmx a 204 (the live panel shows
+// jobButton handles a job's button (requeue, delete): with htmx a 204 (the live panel shows
 // the change); without JavaScript a redirect back with the outcome in a flash.
-func (s *server) jobAction(act func(ctx context.Context, queue, id string) (string, error)) echo.HandlerFunc {
+func (s *server) jobButton(act func(ctx context.Context, queue, id string) (string, error)) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		queue, id := pathParam(c, "queue"), pathParam(c, "id")
 		done, err := act(c.Request().Context(), queue, id)

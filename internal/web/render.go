@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/a-h/templ"
@@ -29,7 +30,7 @@ func renderHTML(ctx context.Context, comp templ.Component) ([]byte, error) {
 	buf := templ.GetBuffer()
 	defer templ.ReleaseBuffer(buf)
 	if err := comp.Render(ctx, buf); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("web.renderHTML: %w", err)
 	}
 	return append([]byte(nil), buf.Bytes()...), nil
 }
