@@ -14,7 +14,7 @@ import (
 
 // boardsPage lists every board; with ?board=NAME (the "open a board" box) it goes to that board.
 func (s *server) boardsPage(c echo.Context) error {
-	if asked, err := openByName(c, "board", boardPath); asked {
+	if asked, err := openByName(c, "board", validName("board"), boardPath); asked {
 		return err
 	}
 	boards, err := s.PageReads.BoardSummaries(c.Request().Context())

@@ -12,7 +12,7 @@ import (
 // limitersPage lists the policies; with ?limiter=<name> (the page's "open" form) it sends
 // the browser to that limiter's page.
 func (s *server) limitersPage(c echo.Context) error {
-	if asked, err := openByName(c, "limiter", limiterPath); asked {
+	if asked, err := openByName(c, "limiter", domain.ValidateLimiterName, limiterPath); asked {
 		return err
 	}
 	ps, err := s.Limiters.Policies(c.Request().Context())

@@ -12,7 +12,7 @@ import (
 
 // queuesPage lists every queue; with ?queue=NAME (the "open a queue" box) it goes to that queue.
 func (s *server) queuesPage(c echo.Context) error {
-	if asked, err := openByName(c, "queue", queuePath); asked {
+	if asked, err := openByName(c, "queue", validName("queue"), queuePath); asked {
 		return err
 	}
 	queues, err := s.PageReads.QueueSummaries(c.Request().Context())
