@@ -20,6 +20,7 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/internal/web"
 	"github.com/zpulse/zpulse/static"
 )
 
@@ -75,7 +76,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	limiters := redisrepo.NewLimiters(rdb, keys, nil) // the time from Redis TIME
 	wg.Go(func() { limiters.Run(ctx) })
 	if cfg.AdminToken != "" {
-		if _, err := limiters.SetPolicy(ctx, loginPolicy); err != nil {
+		if _, err := limiters.SetPolicy(ctx, web.LoginPolicy); err != nil {
 			log.Warn("cannot save the sign-in limit; sign-in is not limited until it is saved", "err", err)
 		}
 	}
@@ -87,7 +88,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	defer blocking.Close()
 	queues := redisrepo.NewQueues(rdb, blocking, keys, queueCatalog)
 	snapshots.WithQueues(queueCatalog)
-	watcher := live.NewWatcher(snapshots.Read, topicRenderer(cfg.BigKey), hub, cfg.PollInterval, log, metrics)
+	watcher := live.NewWatcher(snapshots.Read, web.TopicRenderer(cfg.BigKey), hub, cfg.PollInterval, log, metrics)
 
 	if !static.Built() {
 		log.Warn("static assets are not built: pages render unstyled and without live updates; run `make generate`")
@@ -119,11 +120,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		})
 	})
 
-	handler := newServer(deps{
-		Leaderboards: leaderboards, Queues: queues, Read: snapshots.Read, Locks: locks, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
-		Clock: clock, AdminToken: cfg.AdminToken, Embedded: cfg.RedisURL == "", BigKey: cfg.BigKey,
+	handler := web.NewServer(web.Deps{
+		Leaderboards: leaderboards, Queues: queues, Locks: locks, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
+		PageReads: web.SnapshotPageReads{Read: snapshots.Read, Leaderboards: leaderboards, Queues: queues},
+		Clock:     clock, AdminToken: cfg.AdminToken, Embedded: cfg.RedisURL == "", BigKey: cfg.BigKey,
 		Ping:     func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
-		Limiters: limiters, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
+		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

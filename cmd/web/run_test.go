@@ -213,3 +213,19 @@ func TestRunRefusesBadConfig(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+func TestParseAPIRateLimitConfig(t *testing.T) {
+	cfg, err := parseConfig([]string{"--api-rate-limit", "api"}, env(nil), io.Discard)
+	if err != nil || cfg.APIRateLimit != "api" {
+		t.Errorf("flag: %+v %v", cfg, err)
+	}
+	if cfg, _ = parseConfig(nil, env(map[string]string{"ZPULSE_API_RATE_LIMIT": "x"}), io.Discard); cfg.APIRateLimit != "x" {
+		t.Error("env not read")
+	}
+	if cfg, _ = parseConfig(nil, env(nil), io.Discard); cfg.APIRateLimit != "" {
+		t.Error("on by default")
+	}
+	if _, err := parseConfig([]string{"--api-rate-limit", "a b"}, env(nil), io.Discard); err == nil {
+		t.Error("a bad policy name was accepted")
+	}
+}

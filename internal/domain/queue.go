@@ -140,6 +140,52 @@ type NewJob struct {
 	Payload     json.RawMessage // optional JSON, at most MaxPayloadBytes
 }
 
+// NewJobFields are the fields of a job to enqueue, in the order their problems are reported.
+var NewJobFields = []string{"id", "priority", "delay", "run_at", "payload"}
+
+// Problems checks a job to enqueue as both the page's form and the API give it, before the
+// queue's kind is known: its id, priority, delay and payload, and that it does not have both a
+// delay and a run-at time. It returns each problem (an EINVALID) by the field of NewJobFields
+// it concerns, and nil when there is none. What depends on the queue (its kind) and on the
+// time (the run-at range) the queue checks when it enqueues.
+func (j NewJob) Problems() map[string]error {
+	problems := map[string]error{}
+	if j.ID != "" {
+		if err := ValidateJobID(j.ID); err != nil {
+			problems["id"] = err
+		}
+	}
+	if j.HasPriority {
+		if err := ValidatePriority(j.Priority); err != nil {
+			problems["priority"] = err
+		}
+	}
+	if j.Delay < 0 || j.Delay > MaxDelay || j.Delay%time.Millisecond != 0 {
+		problems["delay"] = Errorf(EINVALID, "delay must be a whole number of milliseconds from 0 to %d (a year) (got %v)", MaxDelay.Milliseconds(), j.Delay)
+	}
+	if j.Delay != 0 && !j.RunAt.IsZero() {
+		problems["run_at"] = Errorf(EINVALID, "give a delay or a run-at time, not both")
+	}
+	if err := ValidatePayload(j.Payload); err != nil {
+		problems["payload"] = err
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return problems
+}
+
+// FirstProblem is the first of Problems in the order of NewJobFields, or nil.
+func (j NewJob) FirstProblem() error {
+	problems := j.Problems()
+	for _, field := range NewJobFields {
+		if err := problems[field]; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Enqueued is a job as it was enqueued.
 type Enqueued struct {
 	ID       string     `json:"id"`
@@ -206,7 +252,8 @@ type QueueJob struct {
 // was read at, so the page shows ages and countdowns without a clock of its own.
 type QueueView struct {
 	Queue       string
-	Key         string
+	Key         string // the queue's sorted set, as the page shows it ("" when it could not be read)
+	PayloadKey  string // where the jobs' payloads wait for their ack, as the page shows it ("" when unknown)
 	Settings    QueueSettings
 	NowMs       int64
 	Waiting     int64

@@ -1,0 +1,170 @@
+package web
+
+import (
+	"encoding/json"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+func (s *server) apiQueues(c echo.Context) error {
+	queues, err := s.PageReads.QueueSummaries(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	if queues == nil {
+		queues = []domain.QueueSummary{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"queues": queues})
+}
+
+func (s *server) apiQueueStats(c echo.Context) error {
+	st, err := s.Queues.Stats(c.Request().Context(), pathParam(c, "queue"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, st)
+}
+
+// apiPutQueueSettings saves a queue's settings. Fields left out keep their current values.
+func (s *server) apiPutQueueSettings(c echo.Context) error {
+	ctx, queue := c.Request().Context(), pathParam(c, "queue")
+	var req struct {
+		Kind        *domain.QueueKind `json:"kind"`
+		MaxAttempts json.RawMessage   `json:"max_attempts"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	set, err := s.Queues.Settings(ctx, queue)
+	if err != nil {
+		return err
+	}
+	if req.Kind != nil {
+		set.Kind = *req.Kind
+	}
+	if req.MaxAttempts != nil {
+		n, err := decodeInt(req.MaxAttempts, "max_attempts", "", 1, domain.MaxMaxAttempts)
+		if err != nil {
+			return err
+		}
+		set.MaxAttempts = int(n)
+	}
+	set, err = s.Queues.UpdateSettings(ctx, queue, set)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, set)
+}
+
+type enqueueRequest struct {
+	ID       *string         `json:"id"`
+	Priority json.RawMessage `json:"priority"`
+	RunAt    *string         `json:"run_at"`
+	DelayMs  json.RawMessage `json:"delay_ms"`
+	Payload  json.RawMessage `json:"payload"`
+}
+
+func (s *server) apiEnqueue(c echo.Context) error {
+	var req enqueueRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	var job domain.NewJob
+	if req.ID != nil {
+		if *req.ID == "" {
+			return domain.Errorf(domain.EINVALID, "id must be 1 to %d bytes of printable UTF-8, or left out for a generated id", domain.MaxMemberBytes)
+		}
+		job.ID = *req.ID
+	}
+	if req.Priority != nil {
+		p, err := decodeInt(req.Priority, "priority", "", math.MinInt32, math.MaxInt32)
+		if err != nil {
+			return err
+		}
+		job.Priority, job.HasPriority = int(p), true
+	}
+	if req.RunAt != nil {
+		t, err := time.Parse(time.RFC3339, *req.RunAt)
+		if err != nil {
+			return domain.Errorf(domain.EINVALID, "run_at must be an RFC 3339 time such as \"2026-11-29T12:30:00Z\" (got %q)", clipped(*req.RunAt))
+		}
+		job.RunAt = t
+	}
+	if req.DelayMs != nil {
+		d, err := decodeMillis(req.DelayMs, "delay_ms", 0, domain.MaxDelay) // in the API's unit; the range again in Problems
+		if err != nil {
+			return err
+		}
+		job.Delay = d
+	}
+	if len(req.Payload) > 0 && string(req.Payload) != "null" {
+		job.Payload = req.Payload
+	}
+	if err := job.FirstProblem(); err != nil {
+		return err
+	}
+	e, err := s.Queues.Enqueue(c.Request().Context(), pathParam(c, "queue"), job)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, e)
+}
+
+func (s *server) apiPoll(c echo.Context) error {
+	var req struct {
+		LeaseMs json.RawMessage `json:"lease_ms"`
+		WaitMs  json.RawMessage `json:"wait_ms"`
+	}
+	if err := decodeOptionalJSON(c, &req); err != nil { // no body is a plain poll
+		return err
+	}
+	var (
+		opt domain.PollOptions
+		err error
+	)
+	if req.LeaseMs != nil {
+		if opt.Lease, err = decodeMillis(req.LeaseMs, "lease_ms", domain.MinLease, domain.MaxLease); err != nil {
+			return err
+		}
+	}
+	if req.WaitMs != nil {
+		if opt.Wait, err = decodeMillis(req.WaitMs, "wait_ms", 0, domain.MaxTakeWait); err != nil {
+			return err
+		}
+	}
+	d, ok, err := s.Queues.Poll(c.Request().Context(), pathParam(c, "queue"), opt)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		unchanged(c)
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.JSON(http.StatusOK, d)
+}
+
+func (s *server) apiAck(c echo.Context) error {
+	if err := s.Queues.Ack(c.Request().Context(), pathParam(c, "queue"), pathParam(c, "id")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *server) apiDeleteJob(c echo.Context) error {
+	if _, err := s.Queues.Delete(c.Request().Context(), pathParam(c, "queue"), pathParam(c, "id")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *server) apiRequeue(c echo.Context) error {
+	if err := s.Queues.Requeue(c.Request().Context(), pathParam(c, "queue"), pathParam(c, "id")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
