@@ -169,6 +169,11 @@ type LeaderboardService interface {
 	// Boards lists every board: those zpulse wrote to and those other services wrote, as last
 	// discovered, sorted by name. Returns EUNAVAILABLE.
 	Boards(ctx context.Context) ([]string, error)
+
+	// Summaries returns every board as the boards list shows it (player count and leaders),
+	// sorted by name, in one round trip after the first discovery. It reads Redis only: it
+	// never changes what the live watcher knows. Returns EUNAVAILABLE.
+	Summaries(ctx context.Context) ([]BoardSummary, error)
 }
 
 // ParsePoints parses a whole number of points as typed in a form: optional sign, digits,

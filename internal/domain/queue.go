@@ -205,8 +205,10 @@ type QueueJob struct {
 // QueueView is a queue as its page shows it (topic QueueTopic). NowMs is the second the view
 // was read at, so the page shows ages and countdowns without a clock of its own.
 type QueueView struct {
-	Queue       string
-	Key         string
+	Queue string
+	Key   string // the queue's own key, to show (ZSET)
+	// PayloadKey says where the payloads live, to show (HASH): views never spell keys.
+	PayloadKey  string
 	Settings    QueueSettings
 	NowMs       int64
 	Waiting     int64
@@ -325,6 +327,14 @@ type QueueService interface {
 	// Queues lists every queue, those zpulse wrote to and the queue:* sorted sets other
 	// services wrote, as last discovered, sorted by name. Returns EUNAVAILABLE.
 	Queues(ctx context.Context) ([]string, error)
+
+	// Summaries returns every queue as the queues list shows it (its depths), sorted by name.
+	// It reads Redis only: it never changes what the live watcher knows. Returns EUNAVAILABLE.
+	Summaries(ctx context.Context) ([]QueueSummary, error)
+
+	// View returns a queue as its page shows it, in one round trip; a queue that does not
+	// exist yet is its empty view with the default settings. Returns EINVALID, EUNAVAILABLE.
+	View(ctx context.Context, queue string) (QueueView, error)
 }
 
 // DrainDue is the article's delayed-queue worker (its @Scheduled method): it polls a queue

@@ -208,16 +208,16 @@ func (l *Leaderboards) Top(ctx context.Context, board string, period domain.Peri
 		return domain.BoardTop{}, err
 	}
 	pipe := l.rdb.Pipeline()
-	read := queueTop(ctx, pipe, l.keys, board, period, n, l.clock.Now())
+	read := planTop(ctx, pipe, l.keys, board, period, n, l.clock.Now())
 	if err := exec(ctx, l.rdb, pipe); err != nil {
 		return domain.BoardTop{}, wrap(err)
 	}
 	return read(), nil
 }
 
-// queueTop queues the reads of a board's head on pipe and returns the function that decodes
+// planTop adds the reads of a board's head on pipe and returns the function that decodes
 // them once the pipeline ran.
-func queueTop(ctx context.Context, pipe redis.Pipeliner, keys Keys, board string, period domain.Period, n int, now time.Time) func() domain.BoardTop {
+func planTop(ctx context.Context, pipe redis.Pipeliner, keys Keys, board string, period domain.Period, n int, now time.Time) func() domain.BoardTop {
 	key := keys.PeriodBoard(board, period, now)
 	rng := pipe.ZRevRangeWithScores(ctx, key, 0, int64(n-1))
 	card := pipe.ZCard(ctx, key)
@@ -368,6 +368,21 @@ func (l *Leaderboards) UpdateSettings(ctx context.Context, board string, s domai
 
 func (l *Leaderboards) Boards(ctx context.Context) ([]string, error) {
 	return l.catalog.Names(ctx)
+}
+
+func (l *Leaderboards) Summaries(ctx context.Context) ([]domain.BoardSummary, error) {
+	names, err := l.catalog.Names(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pipe := l.rdb.Pipeline()
+	read := planBoardSummaries(ctx, pipe, l.keys, names, l.clock.Now())
+	if len(names) > 0 {
+		if err := exec(ctx, l.rdb, pipe); err != nil {
+			return nil, wrap(err)
+		}
+	}
+	return read(), nil
 }
 
 func validateBoardPlayer(board, player string) error {

@@ -41,13 +41,13 @@ func newLimiterViews(keys Keys, clock domain.Clock) *limiterViews {
 	return &limiterViews{keys: keys, clock: clock, prev: map[string]limiterPrev{}}
 }
 
-// queueLive queues the reads of a limiter's view on the live path's pipeline. The decoder
+// planLive adds the reads of a limiter's view on the live path's pipeline. The decoder
 // reports ok false on a limiter's first read, which only learns its policy and clients.
-func (v *limiterViews) queueLive(ctx context.Context, pipe redis.Pipeliner, name string) func() (domain.LimiterView, bool) {
+func (v *limiterViews) planLive(ctx context.Context, pipe redis.Pipeliner, name string) func() (domain.LimiterView, bool) {
 	v.mu.Lock()
 	prev, seen := v.prev[name]
 	v.mu.Unlock()
-	decode := v.queue(ctx, pipe, name, prev, seen)
+	decode := v.plan(ctx, pipe, name, prev, seen)
 	return func() (domain.LimiterView, bool) {
 		view, next := decode()
 		v.mu.Lock()
@@ -92,7 +92,7 @@ type clientState struct {
 	events *redis.StringSliceCmd // zpulse's latest checks of the client
 }
 
-func (v *limiterViews) queue(ctx context.Context, pipe redis.Pipeliner, name string, prev limiterPrev, seen bool) func() (domain.LimiterView, limiterPrev) {
+func (v *limiterViews) plan(ctx context.Context, pipe redis.Pipeliner, name string, prev limiterPrev, seen bool) func() (domain.LimiterView, limiterPrev) {
 	var timeCmd *redis.TimeCmd
 	if v.clock == nil {
 		timeCmd = pipe.Time(ctx)
@@ -360,13 +360,13 @@ func (l *Limiters) View(ctx context.Context, name string) (domain.LimiterView, e
 	}
 	v := newLimiterViews(l.keys, l.clock)
 	pipe := l.rdb.Pipeline()
-	first := v.queue(ctx, pipe, name, limiterPrev{}, false)
+	first := v.plan(ctx, pipe, name, limiterPrev{}, false)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return domain.LimiterView{}, wrap(err)
 	}
 	_, prev := first()
 	pipe = l.rdb.Pipeline()
-	second := v.queue(ctx, pipe, name, prev, true)
+	second := v.plan(ctx, pipe, name, prev, true)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return domain.LimiterView{}, wrap(err)
 	}

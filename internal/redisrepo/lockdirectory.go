@@ -16,7 +16,7 @@ import (
 //   - zpulse's own locks are in the index SET (LockIndex), read on every tick;
 //   - locks taken by other services are found by SCAN MATCH lock:* COUNT lockScanCount, one
 //     step per tick while a pass is under way, and a new pass every lockScanEvery;
-//   - the locks found so far are read (queueLockInfo) on the same pipeline.
+//   - the locks found so far are read (planLockInfo) on the same pipeline.
 //
 // Names found on one tick are read on the next one, so a new lock shows one poll interval
 // after it was taken (a write through zpulse nudges the watcher, which takes two ticks).
@@ -49,10 +49,10 @@ func newLockDirectory() *lockDirectory {
 	return &lockDirectory{indexed: map[string]bool{}, scanned: map[string]bool{}}
 }
 
-// queue queues this tick's reads on pipe and returns the decoder of the snapshot, which
+// plan adds this tick's reads on pipe and returns the decoder of the snapshot, which
 // reports false on the first tick, when no name is known yet (a snapshot then would wrongly
 // say that no lock is held).
-func (d *lockDirectory) queue(ctx context.Context, pipe redis.Pipeliner, keys Keys, now time.Time) func() (domain.HeldLocks, bool) {
+func (d *lockDirectory) plan(ctx context.Context, pipe redis.Pipeliner, keys Keys, now time.Time) func() (domain.HeldLocks, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if len(d.prune) > 0 {
@@ -79,7 +79,7 @@ func (d *lockDirectory) queue(ctx context.Context, pipe redis.Pipeliner, keys Ke
 	names = names[:len(names)-more]
 	reads := make([]func() (domain.LockInfo, bool), len(names))
 	for i, n := range names {
-		reads[i] = queueLockInfo(ctx, pipe, keys, n)
+		reads[i] = planLockInfo(ctx, pipe, keys, n)
 	}
 	warm := d.warm
 	return func() (domain.HeldLocks, bool) {

@@ -429,7 +429,7 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 		return domain.LockInfo{}, err
 	}
 	pipe := l.rdb.Pipeline()
-	read := queueLockInfo(ctx, pipe, l.keys, name)
+	read := planLockInfo(ctx, pipe, l.keys, name)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return domain.LockInfo{}, wrap(err)
 	}
@@ -479,7 +479,7 @@ func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
 	pipe := l.rdb.Pipeline()
 	reads := make([]func() (domain.LockInfo, bool), len(sorted))
 	for i, n := range sorted {
-		reads[i] = queueLockInfo(ctx, pipe, l.keys, n)
+		reads[i] = planLockInfo(ctx, pipe, l.keys, n)
 	}
 	if len(reads) > 0 {
 		if _, err := pipe.Exec(ctx); err != nil {
@@ -496,10 +496,10 @@ func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
 	return out, nil
 }
 
-// queueLockInfo queues the reads of one lock on pipe. None of them fails whatever type the
+// planLockInfo adds the reads of one lock on pipe. None of them fails whatever type the
 // lock key has (MGET answers nil for a non-string), so a foreign lock never breaks the
 // pipeline it shares with other topics. The decoder reports whether the lock is held.
-func queueLockInfo(ctx context.Context, pipe redis.Pipeliner, keys Keys, name string) func() (domain.LockInfo, bool) {
+func planLockInfo(ctx context.Context, pipe redis.Pipeliner, keys Keys, name string) func() (domain.LockInfo, bool) {
 	key := keys.Lock(name)
 	val := pipe.MGet(ctx, key)
 	typ := pipe.Type(ctx, key)

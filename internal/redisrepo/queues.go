@@ -480,7 +480,7 @@ func (q *Queues) View(ctx context.Context, queue string) (domain.QueueView, erro
 		return domain.QueueView{}, err
 	}
 	pipe := q.rdb.Pipeline()
-	read := queueView(ctx, pipe, q.keys, queue, q.now())
+	read := planQueueView(ctx, pipe, q.keys, queue, q.now())
 	if err := exec(ctx, q.rdb, pipe); err != nil {
 		return domain.QueueView{}, wrap(err)
 	}
@@ -557,6 +557,21 @@ func otherKind(k domain.QueueKind) domain.QueueKind {
 }
 
 func (q *Queues) Queues(ctx context.Context) ([]string, error) { return q.catalog.Names(ctx) }
+
+func (q *Queues) Summaries(ctx context.Context) ([]domain.QueueSummary, error) {
+	names, err := q.catalog.Names(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pipe := q.rdb.Pipeline()
+	read := planQueueSummaries(ctx, pipe, q.keys, names, q.now())
+	if len(names) > 0 {
+		if err := exec(ctx, q.rdb, pipe); err != nil {
+			return nil, wrap(err)
+		}
+	}
+	return read(), nil
+}
 
 func validateQueueJob(queue, id string) error {
 	if err := domain.ValidateName("queue", queue); err != nil {

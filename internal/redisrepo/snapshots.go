@@ -60,12 +60,13 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 	watchedLimiters := map[string]bool{}
 	for _, topic := range topics {
 		if board, period, n, ok := domain.ParseBoardTopic(topic); ok {
-			read := queueTop(ctx, pipe, s.keys, board, period, n, now)
+			read := planTop(ctx, pipe, s.keys, board, period, n, now)
 			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicBoards {
-			decoders[topic] = s.queueSummaries(ctx, pipe, now)
+			read := planBoardSummaries(ctx, pipe, s.keys, s.catalog.Known(), now)
+			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicLocks {
-			read := s.locks.queue(ctx, pipe, s.keys, now)
+			read := s.locks.plan(ctx, pipe, s.keys, now)
 			decoders[topic] = func() any {
 				if held, ok := read(); ok {
 					return held
@@ -73,14 +74,15 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 				return nil // the names are not known yet: nothing to publish this tick
 			}
 		} else if queue, ok := domain.ParseQueueTopic(topic); ok && s.queues != nil {
-			read := queueView(ctx, pipe, s.keys, queue, now)
+			read := planQueueView(ctx, pipe, s.keys, queue, now)
 			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicQueues && s.queues != nil {
-			decoders[topic] = s.queueDepths(ctx, pipe, now)
+			read := planQueueSummaries(ctx, pipe, s.keys, s.queues.Known(), now)
+			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicLimiters {
-			decoders[topic] = s.queueLimiters(ctx, pipe, watchedLimiters)
+			decoders[topic] = s.planLimiters(ctx, pipe, watchedLimiters)
 		} else if limiter, ok := domain.ParseLimiterTopic(topic); ok {
-			read := s.limiters.queueLive(ctx, pipe, limiter)
+			read := s.limiters.planLive(ctx, pipe, limiter)
 			decoders[topic] = func() any {
 				if view, ok := read(); ok {
 					return view
@@ -108,35 +110,17 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 	return snaps, nil
 }
 
-// queueSummaries queues each known board's player count and leaders. The names come from the
-// catalog, which refreshes at its own slow cadence.
-func (s *Snapshots) queueSummaries(ctx context.Context, pipe redis.Pipeliner, now time.Time) func() any {
-	names := s.catalog.Known()
-	reads := make([]func() domain.BoardTop, len(names))
-	for i, b := range names {
-		reads[i] = queueTop(ctx, pipe, s.keys, b, domain.AllTime, boardsTopN, now)
-	}
-	return func() any {
-		out := make([]domain.BoardSummary, len(reads))
-		for i, read := range reads {
-			top := read()
-			out[i] = domain.BoardSummary{Board: top.Board, Players: top.Players, Top: top.Entries}
-		}
-		return out
-	}
-}
-
-// queueLimiters queues the view of every limiter, for the overview. The names are those the
+// planLimiters adds the view of every limiter, for the overview. The names are those the
 // index held at the previous read (read again on this pipeline), so a new policy shows one
 // tick after it was saved; DefaultLimiter is always there.
-func (s *Snapshots) queueLimiters(ctx context.Context, pipe redis.Pipeliner, watched map[string]bool) func() any {
+func (s *Snapshots) planLimiters(ctx context.Context, pipe redis.Pipeliner, watched map[string]bool) func() any {
 	s.mu.Lock()
 	names := s.limiterNames
 	s.mu.Unlock()
 	index := pipe.SMembers(ctx, s.keys.LimiterIndex())
 	reads := make([]func() (domain.LimiterView, bool), len(names))
 	for i, name := range names {
-		reads[i] = s.limiters.queueLive(ctx, pipe, name)
+		reads[i] = s.limiters.planLive(ctx, pipe, name)
 		watched[name] = true
 	}
 	return func() any {
@@ -164,14 +148,31 @@ func (s *Snapshots) queueLimiters(ctx context.Context, pipe redis.Pipeliner, wat
 	}
 }
 
-// queueDepths queues each known queue's depth, for the overview.
-func (s *Snapshots) queueDepths(ctx context.Context, pipe redis.Pipeliner, now time.Time) func() any {
-	names := s.queues.Known()
-	reads := make([]func() domain.QueueSummary, len(names))
-	for i, q := range names {
-		reads[i] = queueSummary(ctx, pipe, s.keys, q, now)
+// planBoardSummaries adds the reads of the boards list to pipe: each board's player count
+// and leaders. The boards topic and LeaderboardService.Summaries both use it.
+func planBoardSummaries(ctx context.Context, pipe redis.Pipeliner, keys Keys, boards []string, now time.Time) func() []domain.BoardSummary {
+	reads := make([]func() domain.BoardTop, len(boards))
+	for i, b := range boards {
+		reads[i] = planTop(ctx, pipe, keys, b, domain.AllTime, boardsTopN, now)
 	}
-	return func() any {
+	return func() []domain.BoardSummary {
+		out := make([]domain.BoardSummary, len(reads))
+		for i, read := range reads {
+			top := read()
+			out[i] = domain.BoardSummary{Board: top.Board, Players: top.Players, Top: top.Entries}
+		}
+		return out
+	}
+}
+
+// planQueueSummaries adds the reads of the queues list to pipe: each queue's depths. The
+// queues topic and QueueService.Summaries both use it.
+func planQueueSummaries(ctx context.Context, pipe redis.Pipeliner, keys Keys, queues []string, now time.Time) func() []domain.QueueSummary {
+	reads := make([]func() domain.QueueSummary, len(queues))
+	for i, q := range queues {
+		reads[i] = planQueueSummary(ctx, pipe, keys, q, now)
+	}
+	return func() []domain.QueueSummary {
 		out := make([]domain.QueueSummary, len(reads))
 		for i, read := range reads {
 			out[i] = read()
