@@ -53,35 +53,41 @@ func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClien
 	hub := live.NewHub(metrics)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	clock := domain.SystemClock{}
-	catalog := redisrepo.NewCatalog(rdb, redisrepo.DefaultKeys)
-	snapshots := redisrepo.NewSnapshots(rdb, redisrepo.DefaultKeys, clock, catalog)
-	queueCatalog := redisrepo.NewQueueCatalog(rdb, redisrepo.DefaultKeys)
-	snapshots.WithQueues(queueCatalog)
-	blocking := redisrepo.NewBlockingClient(rdb, 4)
-	queues := redisrepo.NewQueues(rdb, blocking, redisrepo.DefaultKeys, queueCatalog)
-	watcher := live.NewWatcher(snapshots.Read, topicRenderer(bigKey), hub, 50*time.Millisecond, log, metrics)
-	limiters := redisrepo.NewLimiters(rdb, redisrepo.DefaultKeys, nil)
+	svc := openRepo(t, rdb)
+	queues := svc.Queues
+	watcher := live.NewWatcher(svc.Snapshots.Read, topicRenderer(bigKey), hub, 50*time.Millisecond, log, metrics)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { limiters.Run(ctx); close(done) }()
+	go func() { svc.Run(ctx); close(done) }()
 	t.Cleanup(func() { stop(); <-done })
 	d := deps{
-		Leaderboards: redisrepo.NewLeaderboards(rdb, redisrepo.DefaultKeys, clock, catalog), Queues: queues, Read: snapshots.Read,
+		Leaderboards: svc.Leaderboards, Queues: queues, Read: svc.Snapshots.Read,
 		Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, AdminToken: adminToken, BigKey: bigKey,
-		Locks:    redisrepo.NewLocks(rdb, redisrepo.DefaultKeys),
+		Locks:    svc.Locks,
 		Ping:     func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
-		Limiters: limiters,
+		Limiters: svc.Limiters,
 	}
 	if tweak != nil {
 		tweak(&d)
 	}
 	h := newServer(d)
 	srv := httptest.NewServer(h)
-	t.Cleanup(func() { hub.Close(); srv.Close(); blocking.Close() })
+	t.Cleanup(func() { hub.Close(); srv.Close() })
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return &testServer{Server: srv, rdb: rdb, watcher: watcher, queues: queues, client: client}
+}
+
+// openRepo builds the services over rdb with the production wiring (redisrepo.Open).
+func openRepo(t testing.TB, rdb redis.UniversalClient) *redisrepo.Services {
+	t.Helper()
+	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb, TakePool: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return svc
 }
 
 // do sends a request and returns the status and body.

@@ -282,5 +282,5 @@ func (s *testServer) do3(t *testing.T, method, path, body string) (int, string) 
 
 // limiters is another instance's view of the server's limiters (same Redis, Redis TIME).
 func (s *testServer) limiters(t *testing.T) *redisrepo.Limiters {
-	return redisrepo.NewLimiters(s.rdb, redisrepo.DefaultKeys, nil)
+	return openRepo(t, s.rdb).Limiters
 }

@@ -18,8 +18,8 @@ type DemoSwitch struct {
 
 var _ domain.DemoSwitch = (*DemoSwitch)(nil)
 
-// NewDemoSwitch returns the demo's switch kept in rdb under keys.
-func NewDemoSwitch(rdb redis.UniversalClient, keys Keys) *DemoSwitch {
+// newDemoSwitch returns the demo's switch kept in rdb under keys.
+func newDemoSwitch(rdb redis.UniversalClient, keys Keys) *DemoSwitch {
 	return &DemoSwitch{rdb: rdb, keys: keys}
 }
 

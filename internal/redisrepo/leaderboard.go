@@ -20,7 +20,7 @@ type Leaderboards struct {
 	keys     Keys
 	clock    domain.Clock
 	settings *settingsCache
-	catalog  *Catalog
+	found    *Discovery
 }
 
 var _ domain.LeaderboardService = (*Leaderboards)(nil)
@@ -28,10 +28,9 @@ var _ domain.LeaderboardService = (*Leaderboards)(nil)
 // uniqueTTL keeps a day's unique-player count for a day after the day ends.
 const uniqueTTL = 24 * time.Hour
 
-// NewLeaderboards returns leaderboards kept in rdb under keys, timed by clock, listing the
-// boards of catalog.
-func NewLeaderboards(rdb redis.UniversalClient, keys Keys, clock domain.Clock, catalog *Catalog) *Leaderboards {
-	return &Leaderboards{rdb: rdb, keys: keys, clock: clock, catalog: catalog, settings: newSettingsCache(rdb, keys, clock)}
+// newLeaderboards returns leaderboards kept in rdb under keys, listing the boards found.
+func newLeaderboards(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Leaderboards {
+	return &Leaderboards{rdb: rdb, keys: keys, clock: c.local(), found: found, settings: newSettingsCache(rdb, keys, c.local())}
 }
 
 func (l *Leaderboards) AddPoints(ctx context.Context, board, player string, points int64) (domain.Entry, error) {
@@ -85,7 +84,7 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 	if err := exec(ctx, l.rdb, pipe); err != nil {
 		return domain.Entry{}, wrap(err)
 	}
-	l.catalog.Add(board)
+	l.found.add(boardKeys, board)
 	entries := make([]domain.Entry, len(results))
 	for i, res := range results {
 		vals, _ := res.Val().([]any)
@@ -167,22 +166,7 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 	if err := domain.ValidateName("board", board); err != nil {
 		return 0, err
 	}
-	keys := []string{l.keys.Leaderboard(board)}
-	periods, err := scanKeys(ctx, l.rdb, l.keys.PeriodBoardPattern(board))
-	if err != nil {
-		return 0, wrap(err)
-	}
-	prefix := len(l.keys.Leaderboard(board)) + 1
-	for _, k := range periods {
-		if IsPeriodSuffix(k[prefix:]) {
-			keys = append(keys, k)
-		}
-	}
-	uniques, err := scanKeys(ctx, l.rdb, l.keys.BoardUniquePattern(board))
-	if err != nil {
-		return 0, wrap(err)
-	}
-	keys = append(keys, uniques...)
+	keys := l.keys.BoardKeys(board, l.clock.Now())
 	pipe := l.rdb.Pipeline()
 	deleted := make([]*redis.IntCmd, len(keys))
 	for i, k := range keys { // one DEL per key: the keys may live in different cluster slots
@@ -192,7 +176,7 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 	if err := exec(ctx, l.rdb, pipe); err != nil {
 		return 0, wrap(err)
 	}
-	l.catalog.Remove(board)
+	l.found.forget(boardKeys, board)
 	var n int64
 	for _, d := range deleted {
 		n += d.Val()
@@ -367,11 +351,11 @@ func (l *Leaderboards) UpdateSettings(ctx context.Context, board string, s domai
 }
 
 func (l *Leaderboards) Boards(ctx context.Context) ([]string, error) {
-	return l.catalog.Names(ctx)
+	return l.found.namesWarm(ctx, boardKeys)
 }
 
 func (l *Leaderboards) Summaries(ctx context.Context) ([]domain.BoardSummary, error) {
-	names, err := l.catalog.Names(ctx)
+	names, err := l.found.namesWarm(ctx, boardKeys)
 	if err != nil {
 		return nil, err
 	}

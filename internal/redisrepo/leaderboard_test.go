@@ -167,11 +167,11 @@ func TestUnreachableRedisIsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rdb.Close()
-	lb := NewLeaderboards(rdb, DefaultKeys, domain.SystemClock{}, NewCatalog(rdb, DefaultKeys))
+	lb := openTest(t, rdb, nil).Leaderboards
 	ctx := context.Background()
 	_, err1 := lb.AddPoints(ctx, "b", "a", 1)
 	_, err2 := lb.Top(ctx, "b", domain.AllTime, 10)
-	_, err3 := NewSnapshots(rdb, DefaultKeys, domain.SystemClock{}, NewCatalog(rdb, DefaultKeys)).Read(ctx, nil)
+	_, err3 := openTest(t, rdb, nil).Snapshots.Read(ctx, nil)
 	for _, err := range []error{err1, err2, err3} {
 		if domain.ErrorCode(err) != domain.EUNAVAILABLE {
 			t.Errorf("got %v, want EUNAVAILABLE", err)

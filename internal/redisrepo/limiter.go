@@ -40,10 +40,9 @@ type cachedPolicy struct {
 
 var _ domain.LimiterService = (*Limiters)(nil)
 
-// NewLimiters returns limiters kept in rdb under keys. clock nil (production) takes the time
-// from Redis TIME inside every script; tests pass a domain.ManualClock.
-func NewLimiters(rdb redis.UniversalClient, keys Keys, clock domain.Clock) *Limiters {
-	return &Limiters{rdb: rdb, keys: keys, clock: clock, policies: map[string]cachedPolicy{}}
+// newLimiters returns limiters kept in rdb under keys, timed by the scripts' clock.
+func newLimiters(rdb redis.UniversalClient, keys Keys, c clocks) *Limiters {
+	return &Limiters{rdb: rdb, keys: keys, clock: c.script, policies: map[string]cachedPolicy{}}
 }
 
 func (l *Limiters) Allow(ctx context.Context, limiter, client string) (domain.LimitResult, error) {
@@ -258,11 +257,10 @@ func (r *recorder) take() []check {
 
 // Client lists and events are kept this long after a client's last check, at least.
 const (
-	minKeepMs     = 10 * 60 * 1000
-	maxListed     = 1000 // clients per policy in the list
-	statsTTL      = 3 * time.Minute
-	flushEvery    = 200 * time.Millisecond
-	discoverEvery = 5 * time.Second
+	minKeepMs  = 10 * 60 * 1000
+	maxListed  = 1000 // clients per policy in the list
+	statsTTL   = 3 * time.Minute
+	flushEvery = 200 * time.Millisecond
 )
 
 func keepMs(p domain.LimitPolicy) int64 { return max(2*p.QuotaWindowMs(), minKeepMs) }
@@ -334,14 +332,10 @@ func (l *Limiters) trimClients(ctx context.Context, pipe redis.Pipeliner, p doma
 	pipe.PExpire(ctx, key, time.Duration(keep)*time.Millisecond)
 }
 
-// Run flushes the recorded checks every 200 ms and looks for clients other services wrote
-// under rate: every 5 s, until ctx ends; then it flushes one last time.
+// Run flushes the recorded checks every 200 ms until ctx ends; then it flushes one last time.
 func (l *Limiters) Run(ctx context.Context) {
 	flush := time.NewTicker(flushEvery)
 	defer flush.Stop()
-	discover := time.NewTicker(discoverEvery)
-	defer discover.Stop()
-	var cursor uint64
 	for {
 		select {
 		case <-ctx.Done():
@@ -351,26 +345,18 @@ func (l *Limiters) Run(ctx context.Context) {
 			return
 		case <-flush.C:
 			_ = l.Flush(ctx) // Redis down: the watcher reports it; history is best effort
-		case <-discover.C:
-			cursor, _ = l.Discover(ctx, cursor)
 		}
 	}
 }
 
-// Discover looks at up to scanCount keys under rate: from cursor (one SCAN call: a slow
-// cadence and a bound per call, never KEYS) and lists every sliding-log client it finds
-// under its policy, with the time of its latest request, so that clients written by other
-// services (the articles' own, on rate:<client>) show on the limiters' pages. It returns the
-// cursor to continue from (0 when the keyspace was covered).
-// Returns EUNAVAILABLE.
-func (l *Limiters) Discover(ctx context.Context, cursor uint64) (uint64, error) {
-	keys, next, err := l.rdb.ScanType(ctx, cursor, l.keys.RatePrefix+"*", scanCount, "zset").Result()
-	if err != nil || len(keys) == 0 {
-		return next, wrap(err)
-	}
+// adoptClients lists every sliding-log client among keys (sorted sets under rate: that
+// Discovery found) under its policy, with the time of its latest request, so that clients
+// written by other services (the articles' own, on rate:<client>) show on the limiters'
+// pages. Returns EUNAVAILABLE.
+func (l *Limiters) adoptClients(ctx context.Context, keys []string) error {
 	policies, err := l.Policies(ctx)
 	if err != nil {
-		return cursor, err
+		return err
 	}
 	logs := map[string]domain.LimitPolicy{}
 	for _, p := range policies {
@@ -393,7 +379,7 @@ func (l *Limiters) Discover(ctx context.Context, cursor uint64) (uint64, error) 
 		all = append(all, found{logs[policy], client, pipe.ZRangeWithScores(ctx, key, -1, -1)})
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return cursor, wrap(err)
+		return opError("redisrepo.Limiters.adoptClients", err)
 	}
 	pipe = l.rdb.Pipeline()
 	newest := map[string]int64{}
@@ -408,8 +394,8 @@ func (l *Limiters) Discover(ctx context.Context, cursor uint64) (uint64, error) 
 	}
 	if len(newest) > 0 {
 		if _, err := pipe.Exec(ctx); err != nil {
-			return cursor, wrap(err)
+			return opError("redisrepo.Limiters.adoptClients", err)
 		}
 	}
-	return next, nil
+	return nil
 }

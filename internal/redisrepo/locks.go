@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -140,19 +139,16 @@ type Locks struct {
 	keys     Keys
 	watchdog *Watchdog
 	gates    gates
+	found    *Discovery
 }
 
 var _ domain.LockService = (*Locks)(nil)
 
-// NewLocks returns locks kept in rdb under keys, with a watchdog on the system clock.
-func NewLocks(rdb redis.UniversalClient, keys Keys) *Locks {
-	return NewLocksWithClock(rdb, keys, domain.SystemClock{})
-}
-
-// NewLocksWithClock returns locks whose watchdog schedules renewals by clock (tests).
-func NewLocksWithClock(rdb redis.UniversalClient, keys Keys, clock domain.Clock) *Locks {
-	l := &Locks{rdb: rdb, keys: keys}
-	l.watchdog = newWatchdog(l, clock)
+// newLocks returns locks kept in rdb under keys, listing those found, with a watchdog that
+// schedules renewals by the local clock.
+func newLocks(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Locks {
+	l := &Locks{rdb: rdb, keys: keys, found: found}
+	l.watchdog = newWatchdog(l, c.local())
 	return l
 }
 
@@ -440,40 +436,20 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 	return info, nil
 }
 
-// listScanSteps bounds the SCAN of one List call: at most listScanSteps*lockScanCount keys
-// are looked at; the live page goes on scanning from where it is.
-const listScanSteps = 20
-
+// List reads the locks of the index (read now, so a lock just taken through any instance
+// shows) and those discovery found.
 func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
 	members, err := l.rdb.SMembers(ctx, l.keys.LockIndex()).Result()
 	if err != nil {
 		return domain.HeldLocks{}, wrap(err)
 	}
-	names := map[string]bool{}
-	for _, n := range members {
-		names[n] = true
+	found, err := l.found.namesWarm(ctx, lockKeys)
+	if err != nil {
+		return domain.HeldLocks{}, err
 	}
-	var cursor uint64
-	for range listScanSteps {
-		var found []string
-		found, cursor, err = l.rdb.Scan(ctx, cursor, l.keys.Lock("*"), lockScanCount).Result()
-		if err != nil {
-			return domain.HeldLocks{}, wrap(err)
-		}
-		for _, key := range found {
-			names[strings.TrimPrefix(key, l.keys.LockPrefix)] = true
-		}
-		if cursor == 0 {
-			break
-		}
-	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		if domain.ValidateName("lock", n) == nil {
-			sorted = append(sorted, n)
-		}
-	}
+	sorted := slices.DeleteFunc(append(found, members...), func(n string) bool { return domain.ValidateName("lock", n) != nil })
 	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
 	out := domain.HeldLocks{Locks: []domain.LockInfo{}, More: max(len(sorted)-lockReadMax, 0)}
 	sorted = sorted[:len(sorted)-out.More]
 	pipe := l.rdb.Pipeline()

@@ -16,9 +16,9 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-func newLocks(t *testing.T) (*Locks, *redis.Client) {
+func newTestLocks(t *testing.T) (*Locks, *redis.Client) {
 	rdb := redistest.Client(t)
-	return NewLocks(rdb, DefaultKeys), rdb
+	return openTest(t, rdb, nil).Locks, rdb
 }
 
 // articleUnlock is the article's release script, as a service written from it runs it.
@@ -35,7 +35,7 @@ var ctx = context.Background()
 // release with a wrong token changes nothing; the right token releases it. zpulse and code
 // written from the article exclude each other on the same key.
 func TestLockArticleScenario(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	lease, err := locks.Acquire(ctx, "order:1001", domain.LockOptions{TTL: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestLockArticleScenario(t *testing.T) {
 
 // Extend works for the holder only; a wrong token changes neither the value nor the TTL.
 func TestExtendOnlyByTheHolder(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	lease, _ := locks.Acquire(ctx, "x", domain.LockOptions{TTL: 10 * time.Second})
 	if _, err := locks.Extend(ctx, "x", "wrong", time.Hour); domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Errorf("extend with a wrong token = %v, want ECONFLICT", err)
@@ -119,7 +119,7 @@ func TestExtendOnlyByTheHolder(t *testing.T) {
 // A holder that dies without releasing (no watchdog) loses the lock when its TTL ends,
 // counted by Redis's clock, and another owner takes it.
 func TestLockExpiresWithoutWatchdog(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	dead, _ := locks.Acquire(ctx, "x", domain.LockOptions{TTL: domain.MinLockTTL})
 	waitGone(t, rdb, "lock:x", time.Second)
 	next, err := locks.Acquire(ctx, "x", domain.LockOptions{TTL: time.Second})
@@ -149,7 +149,7 @@ func waitGone(t *testing.T, rdb redis.UniversalClient, key string, within time.D
 // Fencing tokens grow with every acquisition, across holders, and across a Redis that lost
 // its data (FLUSHALL stands for a restart without persistence).
 func TestFencingTokensGrow(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	var last int64
 	for i := range 5 {
 		l, err := locks.Acquire(ctx, "f", domain.LockOptions{TTL: time.Second})
@@ -181,7 +181,7 @@ func TestFencingTokensGrow(t *testing.T) {
 // Reentrancy: the same owner takes the lock again and must release it as often; anybody
 // else is refused throughout.
 func TestReentrantLock(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	opt := domain.LockOptions{TTL: 10 * time.Second, Owner: "worker-7"}
 	a, err := locks.Acquire(ctx, "r", opt)
 	if err != nil || a.Token != "worker-7" || a.Holds != 1 {
@@ -222,7 +222,7 @@ func TestReentrantLock(t *testing.T) {
 // TryLock: a waiter gets the lock when the holder releases within its wait, gives up with
 // ECONFLICT when not, and stops at once when its context ends.
 func TestAcquireWaits(t *testing.T) {
-	locks, _ := newLocks(t)
+	locks, _ := newTestLocks(t)
 	holder, _ := locks.Acquire(ctx, "w", domain.LockOptions{TTL: 10 * time.Second})
 	go func() {
 		time.Sleep(50 * time.Millisecond)
@@ -254,7 +254,7 @@ func TestAcquireWaits(t *testing.T) {
 // update, as in mennanov/limiters' lock test), fencing tokens are seen in increasing order,
 // and every waiter gets the lock each time it asks.
 func TestLockContention(t *testing.T) {
-	locks, _ := newLocks(t)
+	locks, _ := newTestLocks(t)
 	const workers, each = 100, 100
 	var (
 		holders, counter, maxHolders atomic.Int64
@@ -301,7 +301,7 @@ func TestLockContention(t *testing.T) {
 }
 
 func TestForceRelease(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	l, _ := locks.Acquire(ctx, "stuck", domain.LockOptions{TTL: time.Hour, Owner: "w"})
 	locks.Acquire(ctx, "stuck", domain.LockOptions{TTL: time.Hour, Owner: "w"})
 	if err := locks.ForceRelease(ctx, "stuck", "someone-else"); domain.ErrorCode(err) != domain.ECONFLICT {
@@ -328,7 +328,7 @@ func TestForceRelease(t *testing.T) {
 }
 
 func TestLockInvalidInputWritesNothing(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	bad := []struct {
 		name string
 		opt  domain.LockOptions

@@ -32,7 +32,7 @@ type Queues struct {
 	keys     Keys
 	clock    domain.Clock // scores, due times, throughput (the caller's clock, as the article)
 	lease    domain.Clock // lease deadlines; nil: Redis TIME
-	catalog  *Catalog
+	found    *Discovery
 
 	mu       sync.Mutex
 	settings map[string]cachedQueueSettings
@@ -45,28 +45,21 @@ type cachedQueueSettings struct {
 
 var _ domain.QueueService = (*Queues)(nil)
 
-// NewQueues returns queues kept in rdb under keys, listing those of catalog. Blocking takes
-// (BZPOPMIN) run on blocking, a client with connections of its own (NewBlockingClient), so a
-// take that waits never delays another command. Scores use the system clock, leases Redis
-// TIME.
-func NewQueues(rdb, blocking redis.UniversalClient, keys Keys, catalog *Catalog) *Queues {
-	return &Queues{rdb: rdb, blocking: blocking, keys: keys, clock: domain.SystemClock{}, catalog: catalog,
+// newQueues returns queues kept in rdb under keys, listing those found. Blocking takes
+// (BZPOPMIN) run on blocking, a client with connections of its own (newBlockingClient), so a
+// take that waits never delays another command. Scores use the local clock, leases the
+// scripts' (Redis TIME unless a clock is given).
+func newQueues(rdb, blocking redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Queues {
+	return &Queues{rdb: rdb, blocking: blocking, keys: keys, clock: c.local(), lease: c.script, found: found,
 		settings: map[string]cachedQueueSettings{}}
 }
 
-// NewQueuesWithClock is NewQueues with clock for scores and leases alike (tests).
-func NewQueuesWithClock(rdb, blocking redis.UniversalClient, keys Keys, catalog *Catalog, clock domain.Clock) *Queues {
-	q := NewQueues(rdb, blocking, keys, catalog)
-	q.clock, q.lease = clock, clock
-	return q
-}
-
-// NewBlockingClient returns a client of the same Redis as rdb with a pool of its own, for
+// newBlockingClient returns a client of the same Redis as rdb with a pool of its own, for
 // blocking commands: Lettuce's shared connection, which the article warns about, has no Go
 // equivalent, but a take that waits 30 s on a connection of the main pool would still keep
 // that connection from everyone else, and enough of them would starve the dashboard.
 // Cancelling a take's context closes its connection (the wait ends at once).
-func NewBlockingClient(rdb redis.UniversalClient, poolSize int) redis.UniversalClient {
+func newBlockingClient(rdb redis.UniversalClient, poolSize int) redis.UniversalClient {
 	switch c := rdb.(type) {
 	case *redis.Client:
 		opt := *c.Options()
@@ -148,7 +141,7 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 	if err := exec(ctx, q.rdb, pipe); err != nil {
 		return domain.Enqueued{}, wrap(err)
 	}
-	q.catalog.Add(queue)
+	q.found.add(queueKeys, queue)
 	vals, _ := cmd.Val().([]any)
 	if len(vals) < 2 {
 		return domain.Enqueued{}, fmt.Errorf("enqueue: unexpected reply %v", cmd.Val())
@@ -327,7 +320,7 @@ func (q *Queues) pollLeased(ctx context.Context, queue string, kind domain.Queue
 	if errors.Is(cmd.Err(), redis.Nil) {
 		return domain.Delivery{}, false, nil
 	}
-	q.catalog.Add(queue)
+	q.found.add(queueKeys, queue)
 	vals, _ := cmd.Val().([]any)
 	if len(vals) != 5 {
 		return domain.Delivery{}, false, fmt.Errorf("lease: unexpected reply %v", cmd.Val())
@@ -382,7 +375,7 @@ func (q *Queues) Ack(ctx context.Context, queue, id string) error {
 }
 
 func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
-	names, err := q.catalog.Names(ctx)
+	names, err := q.found.namesWarm(ctx, queueKeys)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -542,7 +535,7 @@ func (q *Queues) UpdateSettings(ctx context.Context, queue string, s domain.Queu
 	case vals[0] < 0:
 		return domain.QueueSettings{}, domain.Errorf(domain.ECONFLICT, "queue %q holds %d waiting or leased jobs scored as a %s queue; empty it before changing its kind", queue, vals[1], otherKind(s.Kind))
 	}
-	q.catalog.Add(queue)
+	q.found.add(queueKeys, queue)
 	q.mu.Lock()
 	q.settings[queue] = cachedQueueSettings{s: s, read: time.Now()}
 	q.mu.Unlock()
@@ -556,10 +549,10 @@ func otherKind(k domain.QueueKind) domain.QueueKind {
 	return domain.PriorityQueue
 }
 
-func (q *Queues) Queues(ctx context.Context) ([]string, error) { return q.catalog.Names(ctx) }
+func (q *Queues) Queues(ctx context.Context) ([]string, error) { return q.found.namesWarm(ctx, queueKeys) }
 
 func (q *Queues) Summaries(ctx context.Context) ([]domain.QueueSummary, error) {
-	names, err := q.catalog.Names(ctx)
+	names, err := q.found.namesWarm(ctx, queueKeys)
 	if err != nil {
 		return nil, err
 	}

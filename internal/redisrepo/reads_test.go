@@ -226,13 +226,13 @@ func TestCatalogDiscoversBoards(t *testing.T) {
 	for i := range 2500 { // more keys than one SCAN call looks at
 		rdb.Set(ctx, fmt.Sprintf("noise:%d", i), "x", 0)
 	}
-	boards, err := lb.catalog.Names(ctx)
+	boards, err := lb.Boards(ctx)
 	if err != nil || fmt.Sprint(boards) != "[2026-10 ext:eu own]" {
 		t.Errorf("boards = %v %v", boards, err)
 	}
 	rdb.Del(ctx, "leaderboard:ext:eu")
-	lb.catalog.Refresh(ctx)
-	if boards, _ := lb.catalog.Names(ctx); fmt.Sprint(boards) != "[2026-10 own]" {
+	lb.found.Refresh(ctx)
+	if boards, _ := lb.Boards(ctx); fmt.Sprint(boards) != "[2026-10 own]" {
 		t.Errorf("after the key went away: %v", boards)
 	}
 }

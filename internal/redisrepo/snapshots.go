@@ -19,31 +19,19 @@ type Snapshots struct {
 	rdb      redis.UniversalClient
 	keys     Keys
 	clock    domain.Clock
-	catalog  *Catalog
-	locks    *lockDirectory // names behind the locks topic, discovered across ticks
+	found    *Discovery     // the names behind the boards and queues topics
+	locks    *lockDirectory // names behind the locks topic
 	limiters *limiterViews
-	queues   *Catalog // names behind the queues topic; set with WithQueues
 
 	mu           sync.Mutex
 	limiterNames []string // the saved policies at the last read of TopicLimiters
 }
 
-// WithQueues makes the reader serve queue topics, listing the queues of catalog.
-func (s *Snapshots) WithQueues(catalog *Catalog) *Snapshots {
-	s.queues = catalog
-	return s
-}
-
-// NewSnapshots returns a reader of live topics kept in rdb under keys.
-func NewSnapshots(rdb redis.UniversalClient, keys Keys, clock domain.Clock, catalog *Catalog) *Snapshots {
-	return &Snapshots{rdb: rdb, keys: keys, clock: clock, catalog: catalog, locks: newLockDirectory(), limiters: newLimiterViews(keys, nil)}
-}
-
-// WithLimiterClock makes limiter views use clock, as the Limiters given the same clock do
-// (tests); by default they use Redis TIME.
-func (s *Snapshots) WithLimiterClock(clock domain.Clock) *Snapshots {
-	s.limiters = newLimiterViews(s.keys, clock)
-	return s
+// newSnapshots returns the live watcher's reader of topics kept in rdb under keys. It keeps
+// state between reads (what it learnt of limiters and locks): only the watcher calls Read;
+// pages call the services' stateless reads.
+func newSnapshots(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Snapshots {
+	return &Snapshots{rdb: rdb, keys: keys, clock: c.local(), found: found, locks: newLockDirectory(found), limiters: newLimiterViews(keys, c.script)}
 }
 
 // Read reads every topic it knows in one pipelined round trip and returns a snapshot per
@@ -63,21 +51,21 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 			read := planTop(ctx, pipe, s.keys, board, period, n, now)
 			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicBoards {
-			read := planBoardSummaries(ctx, pipe, s.keys, s.catalog.Known(), now)
+			read := planBoardSummaries(ctx, pipe, s.keys, s.found.names(boardKeys), now)
 			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicLocks {
-			read := s.locks.plan(ctx, pipe, s.keys, now)
+			read := s.locks.plan(ctx, pipe, s.keys)
 			decoders[topic] = func() any {
 				if held, ok := read(); ok {
 					return held
 				}
 				return nil // the names are not known yet: nothing to publish this tick
 			}
-		} else if queue, ok := domain.ParseQueueTopic(topic); ok && s.queues != nil {
+		} else if queue, ok := domain.ParseQueueTopic(topic); ok {
 			read := planQueueView(ctx, pipe, s.keys, queue, now)
 			decoders[topic] = func() any { return read() }
-		} else if topic == domain.TopicQueues && s.queues != nil {
-			read := planQueueSummaries(ctx, pipe, s.keys, s.queues.Known(), now)
+		} else if topic == domain.TopicQueues {
+			read := planQueueSummaries(ctx, pipe, s.keys, s.found.names(queueKeys), now)
 			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicLimiters {
 			decoders[topic] = s.planLimiters(ctx, pipe, watchedLimiters)

@@ -25,7 +25,7 @@ var epoch = time.Date(2026, 7, 25, 12, 0, 0, 0, time.UTC)
 func newManualLocks(t *testing.T) (*Locks, *redis.Client, *domain.ManualClock) {
 	rdb := redistest.Client(t)
 	clock := domain.NewManualClock(epoch)
-	return NewLocksWithClock(rdb, DefaultKeys, clock), rdb, clock
+	return openTest(t, rdb, clock).Locks, rdb, clock
 }
 
 // With the watchdog, a holder keeps its lock across several TTLs of work: every TTL/3 the
@@ -142,7 +142,7 @@ func TestWatchdogBatchesRenewals(t *testing.T) {
 // The same on real time, with Run: a holder keeps a 200 ms lock for 700 ms of work, and no
 // renewal is sent after the release.
 func TestWatchdogRunsOnRealTime(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { locks.Watchdog().Run(runCtx); close(done) }()
@@ -184,7 +184,7 @@ func TestWatchdogAcrossARedisRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rdb.Close()
-	locks := NewLocks(rdb, DefaultKeys)
+	locks := openTest(t, rdb, nil).Locks
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { locks.Watchdog().Run(runCtx); close(done) }()
@@ -262,8 +262,8 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 		done  chan error
 	}
 	start := func() *instance {
-		locks := NewLocks(rdb, DefaultKeys)
-		s := NewSingletons(locks, log)
+		locks := openTest(t, rdb, nil).Locks
+		s := newSingletons(locks, DefaultKeys, log)
 		s.TTL, s.Retry = 300*time.Millisecond, 30*time.Millisecond
 		ictx, stop := context.WithCancel(ctx)
 		in := &instance{locks: locks, stop: stop, done: make(chan error, 1)}
@@ -300,7 +300,7 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 	}
 
 	// A loop that returns on its own ends Run with its result.
-	s := NewSingletons(NewLocks(rdb, DefaultKeys), log)
+	s := newSingletons(openTest(t, rdb, nil).Locks, DefaultKeys, log)
 	boom := errors.New("boom")
 	if err := s.Run(ctx, "once", func(context.Context) error { return boom }); err != boom {
 		t.Errorf("Run = %v, want the loop's error", err)
