@@ -83,7 +83,6 @@ func (k Keys) BoardUnique(board string, t time.Time) string {
 	return k.OwnPrefix + "board:" + board + ":unique:" + domain.Daily.Suffix(t)
 }
 
-
 // Lock is the STRING of a lock, exactly the article's: the holder's token, with a PX lease.
 // Another service's SET lock:<name> <uuid> NX EX 30 and zpulse's acquire exclude each other.
 func (k Keys) Lock(name string) string { return k.LockPrefix + name }

@@ -549,7 +549,9 @@ func otherKind(k domain.QueueKind) domain.QueueKind {
 	return domain.PriorityQueue
 }
 
-func (q *Queues) Queues(ctx context.Context) ([]string, error) { return q.found.namesWarm(ctx, queueKeys) }
+func (q *Queues) Queues(ctx context.Context) ([]string, error) {
+	return q.found.namesWarm(ctx, queueKeys)
+}
 
 func (q *Queues) Summaries(ctx context.Context) ([]domain.QueueSummary, error) {
 	names, err := q.found.namesWarm(ctx, queueKeys)
