@@ -32,6 +32,7 @@ type testServer struct {
 	rdb     redis.UniversalClient
 	watcher *live.Watcher
 	queues  *redisrepo.Queues
+	svc     *redisrepo.Services
 	client  *http.Client // keeps cookies, does not follow redirects
 }
 
@@ -76,7 +77,7 @@ func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClien
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return &testServer{Server: srv, rdb: rdb, watcher: watcher, queues: queues, client: client}
+	return &testServer{Server: srv, rdb: rdb, watcher: watcher, queues: queues, svc: svc, client: client}
 }
 
 // openRepo builds the services over rdb with the production wiring (redisrepo.Open).
