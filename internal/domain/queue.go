@@ -79,6 +79,24 @@ func (s QueueSettings) Validate() error {
 	return nil
 }
 
+// QueueSettingsPatch is a partial change of a queue's settings: nil fields keep their saved
+// value.
+type QueueSettingsPatch struct {
+	Kind        *QueueKind
+	MaxAttempts *int
+}
+
+// Apply returns s changed by the patch's fields.
+func (p QueueSettingsPatch) Apply(s QueueSettings) QueueSettings {
+	if p.Kind != nil {
+		s.Kind = *p.Kind
+	}
+	if p.MaxAttempts != nil {
+		s.MaxAttempts = *p.MaxAttempts
+	}
+	return s
+}
+
 // PriorityScore is the article's score of a job of priority p enqueued at t.
 // Returns EINVALID for a priority outside 0..9 or a time the encoding cannot hold.
 func PriorityScore(p int, t time.Time) (float64, error) {
@@ -323,6 +341,11 @@ type QueueService interface {
 	// has waiting jobs is refused (their scores mean something else). Returns EINVALID;
 	// ECONFLICT; EUNAVAILABLE.
 	UpdateSettings(ctx context.Context, queue string, s QueueSettings) (QueueSettings, error)
+
+	// PatchSettings changes the fields the patch gives and keeps the others, atomically in
+	// Redis, with UpdateSettings's rule on the kind, and returns the settings as saved.
+	// Returns EINVALID; ECONFLICT; EUNAVAILABLE.
+	PatchSettings(ctx context.Context, queue string, p QueueSettingsPatch) (QueueSettings, error)
 
 	// Queues lists every queue, those zpulse wrote to and the queue:* sorted sets other
 	// services wrote, as last discovered, sorted by name. Returns EUNAVAILABLE.

@@ -19,7 +19,7 @@ type Leaderboards struct {
 	rdb      redis.UniversalClient
 	keys     Keys
 	clock    domain.Clock
-	settings *settingsCache
+	settings *ttlCache[domain.BoardSettings]
 	found    *Discovery
 }
 
@@ -30,7 +30,7 @@ const uniqueTTL = 24 * time.Hour
 
 // newLeaderboards returns leaderboards kept in rdb under keys, listing the boards found.
 func newLeaderboards(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Leaderboards {
-	return &Leaderboards{rdb: rdb, keys: keys, clock: c.local(), found: found, settings: newSettingsCache(rdb, keys, c.local())}
+	return &Leaderboards{rdb: rdb, keys: keys, clock: c.local(), found: found, settings: newTTLCache[domain.BoardSettings](settingsTTL, c.local())}
 }
 
 func (l *Leaderboards) AddPoints(ctx context.Context, board, player string, points int64) (domain.Entry, error) {
@@ -48,7 +48,7 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 	if err := validateBoardPlayer(board, player); err != nil {
 		return domain.Entry{}, err
 	}
-	set, err := l.settings.get(ctx, board)
+	set, err := l.boardSettings(ctx, board)
 	if err != nil {
 		return domain.Entry{}, err
 	}
@@ -128,7 +128,7 @@ func (l *Leaderboards) RemovePlayer(ctx context.Context, board, player string) e
 	if err := validateBoardPlayer(board, player); err != nil {
 		return err
 	}
-	set, err := l.settings.get(ctx, board)
+	set, err := l.boardSettings(ctx, board)
 	if err != nil {
 		return err
 	}
@@ -331,23 +331,6 @@ func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.
 		page.NextCursor = &next
 	}
 	return page, nil
-}
-
-func (l *Leaderboards) Settings(ctx context.Context, board string) (domain.BoardSettings, error) {
-	if err := domain.ValidateName("board", board); err != nil {
-		return domain.BoardSettings{}, err
-	}
-	return l.settings.get(ctx, board)
-}
-
-func (l *Leaderboards) UpdateSettings(ctx context.Context, board string, s domain.BoardSettings) (domain.BoardSettings, error) {
-	if err := domain.ValidateName("board", board); err != nil {
-		return domain.BoardSettings{}, err
-	}
-	if err := s.Validate(); err != nil {
-		return domain.BoardSettings{}, err
-	}
-	return s, l.settings.put(ctx, board, s)
 }
 
 func (l *Leaderboards) Boards(ctx context.Context) ([]string, error) {

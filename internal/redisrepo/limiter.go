@@ -27,22 +27,16 @@ type Limiters struct {
 	keys  Keys
 	clock domain.Clock // nil: Redis TIME inside each script
 
-	mu       sync.Mutex
-	policies map[string]cachedPolicy
+	policies *ttlCache[domain.LimitPolicy]
 
 	rec recorder
-}
-
-type cachedPolicy struct {
-	policy  domain.LimitPolicy
-	fetched time.Time
 }
 
 var _ domain.LimiterService = (*Limiters)(nil)
 
 // newLimiters returns limiters kept in rdb under keys, timed by the scripts' clock.
 func newLimiters(rdb redis.UniversalClient, keys Keys, c clocks) *Limiters {
-	return &Limiters{rdb: rdb, keys: keys, clock: c.script, policies: map[string]cachedPolicy{}}
+	return &Limiters{rdb: rdb, keys: keys, clock: c.script, policies: newTTLCache[domain.LimitPolicy](policyCacheTTL, c.local())}
 }
 
 func (l *Limiters) Allow(ctx context.Context, limiter, client string) (domain.LimitResult, error) {
@@ -124,20 +118,7 @@ func newUUID() string {
 // ---- policies ----
 
 func (l *Limiters) cachedPolicy(ctx context.Context, name string) (domain.LimitPolicy, error) {
-	l.mu.Lock()
-	c, ok := l.policies[name]
-	l.mu.Unlock()
-	if ok && time.Since(c.fetched) < policyCacheTTL {
-		return c.policy, nil
-	}
-	p, err := l.Policy(ctx, name)
-	if err != nil {
-		return p, err
-	}
-	l.mu.Lock()
-	l.policies[name] = cachedPolicy{policy: p, fetched: time.Now()}
-	l.mu.Unlock()
-	return p, nil
+	return l.policies.get(ctx, name, func(ctx context.Context) (domain.LimitPolicy, error) { return l.Policy(ctx, name) })
 }
 
 func (l *Limiters) Policy(ctx context.Context, name string) (domain.LimitPolicy, error) {
@@ -185,9 +166,7 @@ func (l *Limiters) SetPolicy(ctx context.Context, p domain.LimitPolicy) (domain.
 	if _, err := pipe.Exec(ctx); err != nil {
 		return domain.LimitPolicy{}, wrap(err)
 	}
-	l.mu.Lock()
-	l.policies[p.Name] = cachedPolicy{policy: p, fetched: time.Now()}
-	l.mu.Unlock()
+	l.policies.put(p.Name, p)
 	return p, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -33,14 +32,7 @@ type Queues struct {
 	clock    domain.Clock // scores, due times, throughput (the caller's clock, as the article)
 	lease    domain.Clock // lease deadlines; nil: Redis TIME
 	found    *Discovery
-
-	mu       sync.Mutex
-	settings map[string]cachedQueueSettings
-}
-
-type cachedQueueSettings struct {
-	s    domain.QueueSettings
-	read time.Time
+	settings *ttlCache[domain.QueueSettings]
 }
 
 var _ domain.QueueService = (*Queues)(nil)
@@ -51,7 +43,7 @@ var _ domain.QueueService = (*Queues)(nil)
 // scripts' (Redis TIME unless a clock is given).
 func newQueues(rdb, blocking redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Queues {
 	return &Queues{rdb: rdb, blocking: blocking, keys: keys, clock: c.local(), lease: c.script, found: found,
-		settings: map[string]cachedQueueSettings{}}
+		settings: newTTLCache[domain.QueueSettings](queueSettingsTTL, c.local())}
 }
 
 // newBlockingClient returns a client of the same Redis as rdb with a pool of its own, for
@@ -183,32 +175,14 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 
 // remember updates the cached kind of a queue from a script's answer.
 func (q *Queues) remember(queue string, kind domain.QueueKind) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if c, ok := q.settings[queue]; ok && c.s.Kind == kind {
-		return
+	if s, ok := q.settings.peek(queue); !ok || s.Kind != kind {
+		q.settings.forget(queue)
 	}
-	delete(q.settings, queue)
 }
 
 // cachedSettings returns a queue's settings, read at most queueSettingsTTL ago.
 func (q *Queues) cachedSettings(ctx context.Context, queue string) (domain.QueueSettings, error) {
-	now := time.Now()
-	q.mu.Lock()
-	c, ok := q.settings[queue]
-	q.mu.Unlock()
-	if ok && now.Sub(c.read) < queueSettingsTTL {
-		return c.s, nil
-	}
-	h, err := q.rdb.HGetAll(ctx, q.keys.QueueSettings(queue)).Result()
-	if err != nil {
-		return domain.QueueSettings{}, wrap(err)
-	}
-	s := decodeQueueSettings(queue, h)
-	q.mu.Lock()
-	q.settings[queue] = cachedQueueSettings{s: s, read: now}
-	q.mu.Unlock()
-	return s, nil
+	return q.settings.get(ctx, queue, func(ctx context.Context) (domain.QueueSettings, error) { return q.Settings(ctx, queue) })
 }
 
 // decodeQueueSettings reads the settings HASH; missing or damaged fields take their defaults.
@@ -515,30 +489,42 @@ func (q *Queues) Settings(ctx context.Context, queue string) (domain.QueueSettin
 }
 
 func (q *Queues) UpdateSettings(ctx context.Context, queue string, s domain.QueueSettings) (domain.QueueSettings, error) {
+	return q.PatchSettings(ctx, queue, domain.QueueSettingsPatch{Kind: &s.Kind, MaxAttempts: &s.MaxAttempts})
+}
+
+func (q *Queues) PatchSettings(ctx context.Context, queue string, p domain.QueueSettingsPatch) (domain.QueueSettings, error) {
 	if err := domain.ValidateName("queue", queue); err != nil {
 		return domain.QueueSettings{}, err
 	}
-	if err := s.Validate(); err != nil {
+	// The fields are independent: a patch is valid when it is valid over the defaults.
+	if err := p.Apply(domain.DefaultQueueSettings(queue)).Validate(); err != nil {
 		return domain.QueueSettings{}, err
+	}
+	kind, attempts := "", ""
+	if p.Kind != nil {
+		kind = string(*p.Kind)
+	}
+	if p.MaxAttempts != nil {
+		attempts = strconv.Itoa(*p.MaxAttempts)
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueSettings(queue)}
 	pipe := q.rdb.Pipeline()
-	cmd := queueSettingsScript.EvalSha(ctx, pipe, keys, string(s.Kind), s.MaxAttempts, string(domain.DefaultQueueKind(queue)))
+	cmd := queueSettingsScript.EvalSha(ctx, pipe, keys, kind, attempts, string(domain.DefaultQueueKind(queue)))
+	saved := pipe.HGetAll(ctx, q.keys.QueueSettings(queue)) // the same slot: read right after the script
 	pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
 	if err := exec(ctx, q.rdb, pipe); err != nil {
-		return domain.QueueSettings{}, wrap(err)
+		return domain.QueueSettings{}, opError("redisrepo.Queues.PatchSettings", err)
 	}
 	vals, err := cmd.Int64Slice()
 	switch {
 	case err != nil || len(vals) == 0:
-		return domain.QueueSettings{}, fmt.Errorf("queue settings: unexpected reply %v", cmd.Val())
+		return domain.QueueSettings{}, fmt.Errorf("redisrepo.Queues.PatchSettings: unexpected reply %v", cmd.Val())
 	case vals[0] < 0:
-		return domain.QueueSettings{}, domain.Errorf(domain.ECONFLICT, "queue %q holds %d waiting or leased jobs scored as a %s queue; empty it before changing its kind", queue, vals[1], otherKind(s.Kind))
+		return domain.QueueSettings{}, domain.Errorf(domain.ECONFLICT, "queue %q holds %d waiting or leased jobs scored as a %s queue; empty it before changing its kind", queue, vals[1], otherKind(*p.Kind))
 	}
+	s := decodeQueueSettings(queue, saved.Val())
 	q.found.add(queueKeys, queue)
-	q.mu.Lock()
-	q.settings[queue] = cachedQueueSettings{s: s, read: time.Now()}
-	q.mu.Unlock()
+	q.settings.put(queue, s)
 	return s, nil
 }
 
