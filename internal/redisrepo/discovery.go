@@ -119,7 +119,7 @@ func (d *Discovery) Refresh(ctx context.Context) error {
 		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return opError("Discovery.Refresh", err)
+		return opError("redisrepo.Discovery.Refresh", err)
 	}
 	var foundRate []string
 	err := d.eachMaster(ctx, func(ctx context.Context, addr string, node redis.Cmdable) error {
@@ -137,7 +137,7 @@ func (d *Discovery) Refresh(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return opError("Discovery.Refresh", err)
+		return opError("redisrepo.Discovery.Refresh", err)
 	}
 	d.mu.Lock()
 	for k, s := range d.sweeps {

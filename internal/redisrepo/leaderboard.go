@@ -82,7 +82,7 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 	pipe.PFAdd(ctx, unique, player)
 	pipe.ExpireAt(ctx, unique, domain.Daily.End(now).Add(uniqueTTL))
 	if err := exec(ctx, l.rdb, pipe); err != nil {
-		return domain.Entry{}, wrap(err)
+		return domain.Entry{}, opError("redisrepo.Leaderboards.write", err)
 	}
 	l.found.add(boardKeys, board)
 	entries := make([]domain.Entry, len(results))
@@ -97,12 +97,12 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 				player, displayScore(vals[1]), where, -max, max, boardKind(set))
 		}
 		if len(vals) != 3 {
-			return domain.Entry{}, fmt.Errorf("add points: unexpected reply %v", res.Val())
+			return domain.Entry{}, fmt.Errorf("redisrepo.Leaderboards.write: unexpected reply %v", res.Val())
 		}
 		score, err := strconv.ParseFloat(fmt.Sprint(vals[1]), 64)
 		rank, ok := vals[2].(int64)
 		if err != nil || !ok {
-			return domain.Entry{}, fmt.Errorf("add points: unexpected reply %v", res.Val())
+			return domain.Entry{}, fmt.Errorf("redisrepo.Leaderboards.write: unexpected reply %v", res.Val())
 		}
 		entries[i] = domain.NewEntry(rank+1, player, score)
 	}
@@ -139,7 +139,7 @@ func (l *Leaderboards) RemovePlayer(ctx context.Context, board, player string) e
 		pipe.ZRem(ctx, l.keys.PeriodBoard(board, p, now), player)
 	}
 	if err := exec(ctx, l.rdb, pipe); err != nil {
-		return wrap(err)
+		return opError("redisrepo.Leaderboards.RemovePlayer", err)
 	}
 	if removed.Val() == 0 {
 		return domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
@@ -159,7 +159,7 @@ func (l *Leaderboards) Trim(ctx context.Context, board string, keep int64) (int6
 	}
 	// ZREMRANGEBYRANK counts from the lowest score: removing ranks 0..-(keep+1) keeps the top keep.
 	n, err := l.rdb.ZRemRangeByRank(ctx, l.keys.Leaderboard(board), 0, -(keep + 1)).Result()
-	return n, wrap(err)
+	return n, opError("redisrepo.Leaderboards.Trim", err)
 }
 
 func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
@@ -174,7 +174,7 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 	}
 	pipe.SRem(ctx, l.keys.BoardIndex(), board)
 	if err := exec(ctx, l.rdb, pipe); err != nil {
-		return 0, wrap(err)
+		return 0, opError("redisrepo.Leaderboards.Reset", err)
 	}
 	l.found.forget(boardKeys, board)
 	var n int64
@@ -194,7 +194,7 @@ func (l *Leaderboards) Top(ctx context.Context, board string, period domain.Peri
 	pipe := l.rdb.Pipeline()
 	read := planTop(ctx, pipe, l.keys, board, period, n, l.clock.Now())
 	if err := exec(ctx, l.rdb, pipe); err != nil {
-		return domain.BoardTop{}, wrap(err)
+		return domain.BoardTop{}, opError("redisrepo.Leaderboards.Top", err)
 	}
 	return read(), nil
 }
@@ -230,7 +230,7 @@ func (l *Leaderboards) Player(ctx context.Context, board string, period domain.P
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return domain.Entry{}, wrap(err)
+		return domain.Entry{}, opError("redisrepo.Leaderboards.Player", err)
 	}
 	if errors.Is(score.Err(), redis.Nil) || errors.Is(rank.Err(), redis.Nil) {
 		return domain.Entry{}, domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
@@ -250,7 +250,7 @@ func (l *Leaderboards) Around(ctx context.Context, board string, period domain.P
 		return nil, domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
 	}
 	if err != nil {
-		return nil, wrap(err)
+		return nil, opError("redisrepo.Leaderboards.Around", err)
 	}
 	return rankedEntries(res)
 }
@@ -259,7 +259,7 @@ func (l *Leaderboards) Around(ctx context.Context, board string, period domain.P
 func rankedEntries(res any) ([]domain.Entry, error) {
 	vals, ok := res.([]any)
 	if !ok || len(vals) != 2 {
-		return nil, fmt.Errorf("unexpected reply %v", res)
+		return nil, fmt.Errorf("redisrepo.rankedEntries: unexpected reply %v", res)
 	}
 	first, _ := vals[0].(int64)
 	flat, _ := vals[1].([]any)
@@ -267,7 +267,7 @@ func rankedEntries(res any) ([]domain.Entry, error) {
 	for i := 0; i+1 < len(flat); i += 2 {
 		score, err := strconv.ParseFloat(fmt.Sprint(flat[i+1]), 64)
 		if err != nil {
-			return nil, fmt.Errorf("unexpected score %v", flat[i+1])
+			return nil, fmt.Errorf("redisrepo.rankedEntries: unexpected score %v", flat[i+1])
 		}
 		entries = append(entries, domain.NewEntry(first+int64(i/2)+1, fmt.Sprint(flat[i]), score))
 	}
@@ -317,7 +317,7 @@ func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.
 	// One entry more than asked tells whether another page follows.
 	res, err := pageScript.Run(ctx, l.rdb, []string{l.keys.PeriodBoard(board, period, l.clock.Now())}, c.Score, c.Member, limit+1).Result()
 	if err != nil {
-		return domain.Page{}, wrap(err)
+		return domain.Page{}, opError("redisrepo.Leaderboards.Entries", err)
 	}
 	entries, err := rankedEntries(res)
 	if err != nil {
@@ -346,7 +346,7 @@ func (l *Leaderboards) Summaries(ctx context.Context) ([]domain.BoardSummary, er
 	read := planBoardSummaries(ctx, pipe, l.keys, names, l.clock.Now())
 	if len(names) > 0 {
 		if err := exec(ctx, l.rdb, pipe); err != nil {
-			return nil, wrap(err)
+			return nil, opError("redisrepo.Leaderboards.Summaries", err)
 		}
 	}
 	return read(), nil

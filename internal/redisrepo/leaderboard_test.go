@@ -161,21 +161,33 @@ func TestAddPointsSurvivesScriptFlush(t *testing.T) {
 	}
 }
 
+// An unreachable Redis is EUNAVAILABLE through the error that names the failing operation.
 func TestUnreachableRedisIsUnavailable(t *testing.T) {
 	rdb, err := Connect("redis://127.0.0.1:1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rdb.Close()
-	lb := openTest(t, rdb, nil).Leaderboards
+	svc := openTest(t, rdb, nil)
+	lb := svc.Leaderboards
 	ctx := context.Background()
-	_, err1 := lb.AddPoints(ctx, "b", "a", 1)
-	_, err2 := lb.Top(ctx, "b", domain.AllTime, 10)
-	_, err3 := openTest(t, rdb, nil).Snapshots.Read(ctx, nil)
-	for _, err := range []error{err1, err2, err3} {
-		if domain.ErrorCode(err) != domain.EUNAVAILABLE {
-			t.Errorf("got %v, want EUNAVAILABLE", err)
-		}
+	calls := []struct {
+		op   string
+		call func() error
+	}{
+		{"redisrepo.Leaderboards.Settings", func() error { _, err := lb.AddPoints(ctx, "b", "a", 1); return err }},
+		{"redisrepo.Leaderboards.Top", func() error { _, err := lb.Top(ctx, "b", domain.AllTime, 10); return err }},
+		{"redisrepo.Snapshots.Read", func() error { _, err := svc.Snapshots.Read(ctx, nil); return err }},
+		{"redisrepo.Queues.Enqueue", func() error { _, err := svc.Queues.Enqueue(ctx, "q", domain.NewJob{ID: "j"}); return err }},
+		{"redisrepo.Discovery.Refresh", func() error { _, err := svc.Queues.Summaries(ctx); return err }},
+	}
+	for _, c := range calls {
+		t.Run(c.op, func(t *testing.T) {
+			err := c.call()
+			if domain.ErrorCode(err) != domain.EUNAVAILABLE || !strings.HasPrefix(err.Error(), c.op+": ") {
+				t.Errorf("got %v, want EUNAVAILABLE named %s", err, c.op)
+			}
+		})
 	}
 	ctxDone, cancel := context.WithCancel(ctx)
 	cancel()

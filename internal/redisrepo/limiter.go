@@ -91,14 +91,14 @@ func (l *Limiters) run(ctx context.Context, p domain.LimitPolicy, client string,
 	case domain.TokenBucket:
 		cmd = tokenBucketScript.Run(ctx, l.rdb, []string{key}, now, flag, strconv.FormatFloat(p.RatePerS/1000, 'g', -1, 64), p.Burst)
 	default:
-		return domain.LimitResult{}, fmt.Errorf("limiter %q: unknown algorithm %q", p.Name, p.Algorithm)
+		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unknown algorithm %q", p.Name, p.Algorithm)
 	}
 	vals, err := cmd.Int64Slice()
 	if err != nil {
-		return domain.LimitResult{}, wrap(err)
+		return domain.LimitResult{}, opError("redisrepo.Limiters.Allow", err)
 	}
 	if len(vals) != 5 {
-		return domain.LimitResult{}, fmt.Errorf("limiter %q: unexpected reply %v", p.Name, vals)
+		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unexpected reply %v", p.Name, vals)
 	}
 	return domain.LimitResult{
 		Allowed: vals[0] == 1, Limit: p.Quota(), Remaining: vals[1],
@@ -127,7 +127,7 @@ func (l *Limiters) Policy(ctx context.Context, name string) (domain.LimitPolicy,
 	}
 	fields, err := l.rdb.HGetAll(ctx, l.keys.LimiterPolicy(name)).Result()
 	if err != nil {
-		return domain.LimitPolicy{}, wrap(err)
+		return domain.LimitPolicy{}, opError("redisrepo.Limiters.Policy", err)
 	}
 	p, ok := decodePolicy(name, fields)
 	if !ok {
@@ -164,7 +164,7 @@ func (l *Limiters) SetPolicy(ctx context.Context, p domain.LimitPolicy) (domain.
 		"rate_per_s", strconv.FormatFloat(p.RatePerS, 'g', -1, 64), "burst", p.Burst)
 	pipe.SAdd(ctx, l.keys.LimiterIndex(), p.Name)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.LimitPolicy{}, wrap(err)
+		return domain.LimitPolicy{}, opError("redisrepo.Limiters.SetPolicy", err)
 	}
 	l.policies.put(p.Name, p)
 	return p, nil
@@ -173,7 +173,7 @@ func (l *Limiters) SetPolicy(ctx context.Context, p domain.LimitPolicy) (domain.
 func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 	names, err := l.rdb.SMembers(ctx, l.keys.LimiterIndex()).Result()
 	if err != nil {
-		return nil, wrap(err)
+		return nil, opError("redisrepo.Limiters.Policies", err)
 	}
 	if !slices.Contains(names, domain.DefaultLimiter) {
 		names = append(names, domain.DefaultLimiter)
@@ -185,7 +185,7 @@ func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 		cmds[i] = pipe.HGetAll(ctx, l.keys.LimiterPolicy(n))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, wrap(err)
+		return nil, opError("redisrepo.Limiters.Policies", err)
 	}
 	out := make([]domain.LimitPolicy, 0, len(names))
 	for i, n := range names {
@@ -299,7 +299,7 @@ func (l *Limiters) Flush(ctx context.Context) error {
 		pipe.Expire(ctx, sk, statsTTL)
 	}
 	_, err := pipe.Exec(ctx)
-	return wrap(err)
+	return opError("redisrepo.Limiters.Flush", err)
 }
 
 // trimClients keeps a policy's client list small: clients seen lately, at most maxListed.

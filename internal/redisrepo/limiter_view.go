@@ -362,13 +362,13 @@ func (l *Limiters) View(ctx context.Context, name string) (domain.LimiterView, e
 	pipe := l.rdb.Pipeline()
 	first := v.plan(ctx, pipe, name, limiterPrev{}, false)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.LimiterView{}, wrap(err)
+		return domain.LimiterView{}, opError("redisrepo.Limiters.View", err)
 	}
 	_, prev := first()
 	pipe = l.rdb.Pipeline()
 	second := v.plan(ctx, pipe, name, prev, true)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.LimiterView{}, wrap(err)
+		return domain.LimiterView{}, opError("redisrepo.Limiters.View", err)
 	}
 	view, _ := second()
 	return view, nil

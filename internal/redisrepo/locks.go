@@ -220,11 +220,11 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 		cmd := acquireLockScript.EvalSha(ctx, pipe, l.lockKeys(name), args...)
 		pipe.SAdd(ctx, l.keys.LockIndex(), name)
 		if err := exec(ctx, l.rdb, pipe); err != nil {
-			return domain.Lease{}, time.Time{}, 0, wrap(err)
+			return domain.Lease{}, time.Time{}, 0, opError("redisrepo.Locks.Acquire", err)
 		}
 		vals, err := cmd.Int64Slice()
 		if err != nil || len(vals) < 2 || (vals[0] == 1 && len(vals) != 3) {
-			return domain.Lease{}, time.Time{}, 0, fmt.Errorf("acquire lock: unexpected reply %v", cmd.Val())
+			return domain.Lease{}, time.Time{}, 0, fmt.Errorf("redisrepo.Locks.Acquire: unexpected reply %v", cmd.Val())
 		}
 		if vals[0] == 1 {
 			return domain.Lease{Lock: name, Token: token, Fence: vals[1], TTLms: opt.TTL.Milliseconds(), Holds: vals[2], Watchdog: opt.Watchdog}, sent, 0, nil
@@ -364,14 +364,14 @@ func (l *Locks) release(ctx context.Context, name, token string) (int64, error) 
 	holds, err := releaseLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], token).Int64()
 	switch {
 	case err != nil:
-		return 0, wrap(err)
+		return 0, opError("redisrepo.Locks.Release", err)
 	case holds < 0:
 		return 0, domain.Errorf(domain.ECONFLICT, "that token does not hold lock %q (it expired, was released, or another owner holds it now); nothing was changed", name)
 	case holds == 0:
 		l.gates.freed(name)
 		// The name leaves the page's index; a lock taken meanwhile is found by the SCAN.
 		if err := l.rdb.SRem(ctx, l.keys.LockIndex(), name).Err(); err != nil {
-			return 0, wrap(err)
+			return 0, opError("redisrepo.Locks.Release", err)
 		}
 	}
 	return holds, nil
@@ -387,11 +387,11 @@ func (l *Locks) Extend(ctx context.Context, name, token string, ttl time.Duratio
 	vals, err := extendLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], token, ttl.Milliseconds()).Int64Slice()
 	switch {
 	case err != nil:
-		return domain.Lease{}, wrap(err)
+		return domain.Lease{}, opError("redisrepo.Locks.Extend", err)
 	case len(vals) == 0 || vals[0] != 1:
 		return domain.Lease{}, domain.Errorf(domain.ECONFLICT, "that token does not hold lock %q (it expired, was released, or another owner holds it now); nothing was changed", name)
 	case len(vals) != 3:
-		return domain.Lease{}, fmt.Errorf("extend lock: unexpected reply %v", vals)
+		return domain.Lease{}, fmt.Errorf("redisrepo.Locks.Extend: unexpected reply %v", vals)
 	}
 	return domain.Lease{Lock: name, Token: token, Fence: vals[1], TTLms: ttl.Milliseconds(), Holds: vals[2], Watchdog: l.watchdog.watching(name, token)}, nil
 }
@@ -408,14 +408,14 @@ func (l *Locks) ForceRelease(ctx context.Context, name, expectToken string) erro
 	res, err := forceReleaseLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], expectToken).Int64()
 	switch {
 	case err != nil:
-		return wrap(err)
+		return opError("redisrepo.Locks.ForceRelease", err)
 	case res == 0:
 		return domain.Errorf(domain.ENOTFOUND, "lock %q is not held", name)
 	case res < 0:
 		return domain.Errorf(domain.ECONFLICT, "lock %q changed hands since you looked; nothing was released: look again", name)
 	}
 	if err := l.rdb.SRem(ctx, l.keys.LockIndex(), name).Err(); err != nil {
-		return wrap(err)
+		return opError("redisrepo.Locks.ForceRelease", err)
 	}
 	return nil
 }
@@ -427,7 +427,7 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 	pipe := l.rdb.Pipeline()
 	read := planLockInfo(ctx, pipe, l.keys, name)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.LockInfo{}, wrap(err)
+		return domain.LockInfo{}, opError("redisrepo.Locks.Inspect", err)
 	}
 	info, held := read()
 	if !held {
@@ -441,7 +441,7 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
 	members, err := l.rdb.SMembers(ctx, l.keys.LockIndex()).Result()
 	if err != nil {
-		return domain.HeldLocks{}, wrap(err)
+		return domain.HeldLocks{}, opError("redisrepo.Locks.List", err)
 	}
 	found, err := l.found.namesWarm(ctx, lockKeys)
 	if err != nil {
@@ -459,7 +459,7 @@ func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
 	}
 	if len(reads) > 0 {
 		if _, err := pipe.Exec(ctx); err != nil {
-			return domain.HeldLocks{}, wrap(err)
+			return domain.HeldLocks{}, opError("redisrepo.Locks.List", err)
 		}
 	}
 	for _, read := range reads {

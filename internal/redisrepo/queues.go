@@ -131,12 +131,12 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 	// script in the queue's slot.
 	pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
 	if err := exec(ctx, q.rdb, pipe); err != nil {
-		return domain.Enqueued{}, wrap(err)
+		return domain.Enqueued{}, opError("redisrepo.Queues.Enqueue", err)
 	}
 	q.found.add(queueKeys, queue)
 	vals, _ := cmd.Val().([]any)
 	if len(vals) < 2 {
-		return domain.Enqueued{}, fmt.Errorf("enqueue: unexpected reply %v", cmd.Val())
+		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: unexpected reply %v", cmd.Val())
 	}
 	code, _ := vals[0].(int64)
 	kind := domain.QueueKind(fmt.Sprint(vals[1]))
@@ -155,11 +155,11 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 	case -6:
 		return domain.Enqueued{}, domain.Errorf(domain.EINVALID, "queue %q is a delayed queue: give run_at or delay_ms (or neither: due now), not a priority", queue)
 	default:
-		return domain.Enqueued{}, fmt.Errorf("enqueue: unexpected reply %v", cmd.Val())
+		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: unexpected reply %v", cmd.Val())
 	}
 	score, ok := vals[2].(int64)
 	if !ok || len(vals) != 3 {
-		return domain.Enqueued{}, fmt.Errorf("enqueue: unexpected reply %v", cmd.Val())
+		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: unexpected reply %v", cmd.Val())
 	}
 	out := domain.Enqueued{ID: job.ID, Queue: queue, Kind: kind, Score: float64(score)}
 	if kind == domain.PriorityQueue {
@@ -218,7 +218,7 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 		if errors.Is(err, redis.Nil) {
 			return domain.Delivery{}, false, nil
 		} else if err != nil {
-			return domain.Delivery{}, false, wrap(err)
+			return domain.Delivery{}, false, opError("redisrepo.Queues.Poll", err)
 		}
 		return q.finishTaken(ctx, queue, id, 0)
 	default:
@@ -229,10 +229,10 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 		if errors.Is(err, redis.Nil) {
 			return domain.Delivery{}, false, nil
 		} else if err != nil {
-			return domain.Delivery{}, false, wrap(err)
+			return domain.Delivery{}, false, opError("redisrepo.Queues.Poll", err)
 		}
 		if len(vals) != 3 {
-			return domain.Delivery{}, false, fmt.Errorf("poll: unexpected reply %v", vals)
+			return domain.Delivery{}, false, fmt.Errorf("redisrepo.Queues.Poll: unexpected reply %v", vals)
 		}
 		return delivery(queue, set.Kind, vals[0], vals[1], vals[2]), true, nil
 	}
@@ -247,7 +247,7 @@ func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (do
 	case ctx.Err() != nil:
 		return domain.Delivery{}, false, ctx.Err()
 	case err != nil:
-		return domain.Delivery{}, false, wrap(err)
+		return domain.Delivery{}, false, opError("redisrepo.Queues.Poll", err)
 	}
 	id, _ := z.Member.(string)
 	return q.finishTaken(ctx, queue, id, z.Score)
@@ -289,7 +289,7 @@ func (q *Queues) pollLeased(ctx context.Context, queue string, kind domain.Queue
 	cmd := leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds())
 	pipe.SAdd(ctx, q.keys.QueueIndex(), queue) // the reaper must know this queue
 	if err := exec(ctx, q.rdb, pipe); err != nil {
-		return domain.Delivery{}, false, wrap(err)
+		return domain.Delivery{}, false, opError("redisrepo.Queues.Poll", err)
 	}
 	if errors.Is(cmd.Err(), redis.Nil) {
 		return domain.Delivery{}, false, nil
@@ -297,7 +297,7 @@ func (q *Queues) pollLeased(ctx context.Context, queue string, kind domain.Queue
 	q.found.add(queueKeys, queue)
 	vals, _ := cmd.Val().([]any)
 	if len(vals) != 5 {
-		return domain.Delivery{}, false, fmt.Errorf("lease: unexpected reply %v", cmd.Val())
+		return domain.Delivery{}, false, fmt.Errorf("redisrepo.Queues.Poll: unexpected reply %v", cmd.Val())
 	}
 	d := delivery(queue, kind, vals[0], vals[1], vals[4])
 	deadline, _ := vals[2].(int64)
@@ -341,7 +341,7 @@ func (q *Queues) Ack(ctx context.Context, queue, id string) error {
 	n, err := ackScript.Run(ctx, q.rdb, keys, id, field, queueThroughputTTL.Milliseconds()).Int64()
 	switch {
 	case err != nil:
-		return wrap(err)
+		return opError("redisrepo.Queues.Ack", err)
 	case n == 0:
 		return domain.Errorf(domain.ENOTFOUND, "job %q is not in flight in queue %q: it was never leased, was acked already, or its lease ended and it went back to the queue", id, queue)
 	}
@@ -362,13 +362,13 @@ func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
 			cmds[i] = reapScript.EvalSha(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch)
 		}
 		if err := exec(ctx, q.rdb, pipe); err != nil {
-			return returned, died, wrap(err)
+			return returned, died, opError("redisrepo.Queues.Reap", err)
 		}
 		var again []string
 		for i, cmd := range cmds {
 			vals, err := cmd.Int64Slice()
 			if err != nil || len(vals) != 3 {
-				return returned, died, fmt.Errorf("reap: unexpected reply %v", cmd.Val())
+				return returned, died, fmt.Errorf("redisrepo.Queues.Reap: unexpected reply %v", cmd.Val())
 			}
 			returned, died = returned+vals[0], died+vals[1]
 			if vals[2] == 1 {
@@ -406,9 +406,9 @@ func (q *Queues) Requeue(ctx context.Context, queue, id string) error {
 	vals, err := requeueScript.Run(ctx, q.rdb, keys, q.now().UnixMilli(), string(domain.DefaultQueueKind(queue)), id).Int64Slice()
 	switch {
 	case err != nil:
-		return wrap(err)
+		return opError("redisrepo.Queues.Requeue", err)
 	case len(vals) == 0:
-		return fmt.Errorf("requeue: empty reply")
+		return fmt.Errorf("redisrepo.Queues.Requeue: empty reply")
 	case vals[0] == 0:
 		return domain.Errorf(domain.ENOTFOUND, "job %q is not in queue %q's dead set", id, queue)
 	case vals[0] < 0:
@@ -428,7 +428,7 @@ func (q *Queues) Delete(ctx context.Context, queue, id string) (domain.Where, er
 	case errors.Is(err, redis.Nil):
 		return "", domain.Errorf(domain.ENOTFOUND, "job %q is not in queue %q: not waiting, not in flight, not dead", id, queue)
 	case err != nil:
-		return "", wrap(err)
+		return "", opError("redisrepo.Queues.Delete", err)
 	}
 	return domain.Where(where), nil
 }
@@ -449,7 +449,7 @@ func (q *Queues) View(ctx context.Context, queue string) (domain.QueueView, erro
 	pipe := q.rdb.Pipeline()
 	read := planQueueView(ctx, pipe, q.keys, queue, q.now())
 	if err := exec(ctx, q.rdb, pipe); err != nil {
-		return domain.QueueView{}, wrap(err)
+		return domain.QueueView{}, opError("redisrepo.Queues.View", err)
 	}
 	return read(), nil
 }
@@ -483,7 +483,7 @@ func (q *Queues) Settings(ctx context.Context, queue string) (domain.QueueSettin
 	}
 	h, err := q.rdb.HGetAll(ctx, q.keys.QueueSettings(queue)).Result()
 	if err != nil {
-		return domain.QueueSettings{}, wrap(err)
+		return domain.QueueSettings{}, opError("redisrepo.Queues.Settings", err)
 	}
 	return decodeQueueSettings(queue, h), nil
 }
@@ -548,7 +548,7 @@ func (q *Queues) Summaries(ctx context.Context) ([]domain.QueueSummary, error) {
 	read := planQueueSummaries(ctx, pipe, q.keys, names, q.now())
 	if len(names) > 0 {
 		if err := exec(ctx, q.rdb, pipe); err != nil {
-			return nil, wrap(err)
+			return nil, opError("redisrepo.Queues.Summaries", err)
 		}
 	}
 	return read(), nil

@@ -86,7 +86,7 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 	}
 	// Only an unreachable Redis fails the read: a command refused for one topic (say a key of
 	// another type under leaderboard:) leaves that topic empty, not every page "unavailable".
-	if err := wrap(exec(ctx, s.rdb, pipe)); domain.ErrorCode(err) == domain.EUNAVAILABLE || ctx.Err() != nil {
+	if err := opError("redisrepo.Snapshots.Read", exec(ctx, s.rdb, pipe)); domain.ErrorCode(err) == domain.EUNAVAILABLE || ctx.Err() != nil {
 		return nil, err
 	}
 	snaps := make(map[string]any, len(decoders))
