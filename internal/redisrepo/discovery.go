@@ -109,12 +109,18 @@ func (d *Discovery) Refreshed() bool {
 
 // Refresh reads the indexes and goes on with each kind's sweep. Returns EUNAVAILABLE.
 func (d *Discovery) Refresh(ctx context.Context) error {
+	return d.refresh(ctx, boardKeys, queueKeys, lockKeys, rateKeys)
+}
+
+// refresh reads the indexes and goes on with the sweeps of the given kinds. A page that must
+// show what exists now (the locks) refreshes its kind itself, within the same bounds.
+func (d *Discovery) refresh(ctx context.Context, kinds ...keyKind) error {
 	d.refreshing.Lock()
 	defer d.refreshing.Unlock()
 	pipe := d.rdb.Pipeline()
 	var indexes [kindCount]*redis.StringSliceCmd
-	for k, s := range d.sweeps {
-		if s.index != "" {
+	for _, k := range kinds {
+		if s := d.sweeps[k]; s.index != "" {
 			indexes[k] = pipe.SMembers(ctx, s.index)
 		}
 	}
@@ -123,12 +129,12 @@ func (d *Discovery) Refresh(ctx context.Context) error {
 	}
 	var foundRate []string
 	err := d.eachMaster(ctx, func(ctx context.Context, addr string, node redis.Cmdable) error {
-		for k := range kindCount {
-			found, err := d.step(ctx, keyKind(k), addr, node)
+		for _, k := range kinds {
+			found, err := d.step(ctx, k, addr, node)
 			if err != nil {
 				return err
 			}
-			if keyKind(k) == rateKeys {
+			if k == rateKeys {
 				d.mu.Lock()
 				foundRate = append(foundRate, found...)
 				d.mu.Unlock()
@@ -140,7 +146,8 @@ func (d *Discovery) Refresh(ctx context.Context) error {
 		return opError("redisrepo.Discovery.Refresh", err)
 	}
 	d.mu.Lock()
-	for k, s := range d.sweeps {
+	for _, k := range kinds {
+		s := d.sweeps[k]
 		if indexes[k] != nil {
 			s.own = map[string]struct{}{}
 			for _, n := range indexes[k].Val() {
@@ -157,7 +164,7 @@ func (d *Discovery) Refresh(ctx context.Context) error {
 			maps.Copy(s.found, s.seen)
 		}
 	}
-	d.refreshed = true
+	d.refreshed = d.refreshed || len(kinds) == int(kindCount)
 	onRate := d.onRate
 	d.mu.Unlock()
 	if onRate != nil && len(foundRate) > 0 {

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -436,20 +435,13 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 	return info, nil
 }
 
-// List reads the locks of the index (read now, so a lock just taken through any instance
-// shows) and those discovery found.
+// List reads the locks held now: it goes on with discovery's sweep of the locks first (one
+// bounded step, which reads the index too), so a lock just taken anywhere shows.
 func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
-	members, err := l.rdb.SMembers(ctx, l.keys.LockIndex()).Result()
-	if err != nil {
-		return domain.HeldLocks{}, opError("redisrepo.Locks.List", err)
-	}
-	found, err := l.found.namesWarm(ctx, lockKeys)
-	if err != nil {
+	if err := l.found.refresh(ctx, lockKeys); err != nil {
 		return domain.HeldLocks{}, err
 	}
-	sorted := slices.DeleteFunc(append(found, members...), func(n string) bool { return domain.ValidateName("lock", n) != nil })
-	slices.Sort(sorted)
-	sorted = slices.Compact(sorted)
+	sorted := l.found.names(lockKeys)
 	out := domain.HeldLocks{Locks: []domain.LockInfo{}, More: max(len(sorted)-lockReadMax, 0)}
 	sorted = sorted[:len(sorted)-out.More]
 	pipe := l.rdb.Pipeline()
