@@ -45,6 +45,7 @@ type sweep struct {
 	seen    map[string]struct{} // names (keys for rate) seen by the pass under way
 	found   map[string]struct{} // names found by the last complete pass and the one under way
 	own     map[string]struct{} // names in the index at the last refresh, or written since
+	added   map[string]struct{} // names written while a refresh reads the index: kept by it
 }
 
 // Discovery is zpulse's one way of finding keys by pattern: boards, queues, locks and limiter
@@ -117,6 +118,11 @@ func (d *Discovery) Refresh(ctx context.Context) error {
 func (d *Discovery) refresh(ctx context.Context, kinds ...keyKind) error {
 	d.refreshing.Lock()
 	defer d.refreshing.Unlock()
+	d.mu.Lock()
+	for _, k := range kinds {
+		d.sweeps[k].added = map[string]struct{}{}
+	}
+	d.mu.Unlock()
 	pipe := d.rdb.Pipeline()
 	var indexes [kindCount]*redis.StringSliceCmd
 	for _, k := range kinds {
@@ -125,6 +131,7 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...keyKind) error {
 		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
+		d.endRefresh(kinds)
 		return opError("redisrepo.Discovery.Refresh", err)
 	}
 	var foundRate []string
@@ -143,19 +150,21 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...keyKind) error {
 		return nil
 	})
 	if err != nil {
+		d.endRefresh(kinds)
 		return opError("redisrepo.Discovery.Refresh", err)
 	}
 	d.mu.Lock()
 	for _, k := range kinds {
 		s := d.sweeps[k]
 		if indexes[k] != nil {
-			s.own = map[string]struct{}{}
+			s.own = s.added
 			for _, n := range indexes[k].Val() {
 				if domain.ValidateName(s.name, n) == nil {
 					s.own[n] = struct{}{}
 				}
 			}
 		}
+		s.added = nil
 		if len(s.done) > 0 && !slices.Contains(slices.Collect(maps.Values(s.done)), false) {
 			s.found, s.seen = s.seen, map[string]struct{}{} // the pass ended: what it did not see is gone
 			clear(s.done)
@@ -171,6 +180,15 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...keyKind) error {
 		onRate(ctx, foundRate)
 	}
 	return nil
+}
+
+// endRefresh ends a failed refresh: names written meanwhile are already in own.
+func (d *Discovery) endRefresh(kinds []keyKind) {
+	d.mu.Lock()
+	for _, k := range kinds {
+		d.sweeps[k].added = nil
+	}
+	d.mu.Unlock()
 }
 
 // eachMaster calls fn for every master of a Cluster, at once, or for the one server.
@@ -246,7 +264,11 @@ func (d *Discovery) names(k keyKind) []string {
 // add records a name zpulse wrote to.
 func (d *Discovery) add(k keyKind, name string) {
 	d.mu.Lock()
-	d.sweeps[k].own[name] = struct{}{}
+	s := d.sweeps[k]
+	s.own[name] = struct{}{}
+	if s.added != nil {
+		s.added[name] = struct{}{}
+	}
 	d.mu.Unlock()
 }
 
