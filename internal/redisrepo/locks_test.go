@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -121,7 +122,7 @@ func TestExtendOnlyByTheHolder(t *testing.T) {
 func TestLockExpiresWithoutWatchdog(t *testing.T) {
 	locks, rdb := newTestLocks(t)
 	dead, _ := locks.Acquire(ctx, "x", domain.LockOptions{TTL: domain.MinLockTTL})
-	waitGone(t, rdb, "lock:x", time.Second)
+	expire(t, rdb, "x")
 	next, err := locks.Acquire(ctx, "x", domain.LockOptions{TTL: time.Second})
 	if err != nil || next.Fence <= dead.Fence {
 		t.Fatalf("acquire after expiry = %+v, %v; want it, with a higher fence than %d", next, err, dead.Fence)
@@ -134,15 +135,46 @@ func TestLockExpiresWithoutWatchdog(t *testing.T) {
 	}
 }
 
-// waitGone waits until Redis expired key (Redis's clock cannot be injected).
-func waitGone(t *testing.T, rdb redis.UniversalClient, key string, within time.Duration) {
+// expire does to a lock what the end of its lease does in Redis, at once: its key and its
+// meta hash (which carry the same PX) are gone, the fencing counter stays. Redis's clock
+// cannot be injected, and waiting for it would make the test slow and timed.
+func expire(t *testing.T, rdb redis.UniversalClient, name string) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for rdb.Exists(ctx, key).Val() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s still exists after %v", key, within)
+	if err := rdb.Del(ctx, DefaultKeys.Lock(name), DefaultKeys.LockMeta(name)).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// afterAttempts calls f once, after the n-th script call on lock name's keys (an acquire
+// attempt, a release...), so a test acts while a waiter is between attempts, not after a sleep.
+func afterAttempts(rdb *redis.Client, name string, n int, f func()) {
+	var calls atomic.Int64
+	var once sync.Once
+	rdb.AddHook(hookAfter(func(cmd redis.Cmder) {
+		if (cmd.Name() == "evalsha" || cmd.Name() == "eval") && slices.Contains(cmd.Args(), any(DefaultKeys.Lock(name))) && calls.Add(1) >= int64(n) {
+			once.Do(f)
 		}
-		time.Sleep(5 * time.Millisecond)
+	}))
+}
+
+// hookAfter calls f with every command, alone or pipelined, after Redis answered it.
+type hookAfter func(redis.Cmder)
+
+func (f hookAfter) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (f hookAfter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		f(cmd)
+		return err
+	}
+}
+func (f hookAfter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		for _, cmd := range cmds {
+			f(cmd)
+		}
+		return err
 	}
 }
 
@@ -222,12 +254,10 @@ func TestReentrantLock(t *testing.T) {
 // TryLock: a waiter gets the lock when the holder releases within its wait, gives up with
 // ECONFLICT when not, and stops at once when its context ends.
 func TestAcquireWaits(t *testing.T) {
-	locks, _ := newTestLocks(t)
+	locks, rdb := newTestLocks(t)
 	holder, _ := locks.Acquire(ctx, "w", domain.LockOptions{TTL: 10 * time.Second})
-	go func() {
-		time.Sleep(50 * time.Millisecond)
-		locks.Release(ctx, "w", holder.Token)
-	}()
+	// The holder releases once the waiter has tried (the holder's acquire was call 1).
+	afterAttempts(rdb, "w", 2, func() { go locks.Release(ctx, "w", holder.Token) })
 	got, err := locks.Acquire(ctx, "w", domain.LockOptions{TTL: time.Second, Wait: 5 * time.Second})
 	if err != nil || got.Fence <= holder.Fence {
 		t.Fatalf("waiter = %+v, %v; want the lock after the release", got, err)
@@ -241,7 +271,7 @@ func TestAcquireWaits(t *testing.T) {
 		t.Errorf("gave up after %v, before the wait of 30ms", time.Since(start))
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	time.AfterFunc(20*time.Millisecond, cancel)
+	afterAttempts(rdb, "w", 1, cancel) // the waiter's context ends after its first attempt
 	start = time.Now()
 	_, err = locks.Acquire(cctx, "w", domain.LockOptions{TTL: time.Second, Wait: 10 * time.Second})
 	if !errors.Is(err, context.Canceled) || time.Since(start) > 2*time.Second {
