@@ -358,18 +358,55 @@ func (l *Limiters) View(ctx context.Context, name string) (domain.LimiterView, e
 	if err := domain.ValidateLimiterName(name); err != nil {
 		return domain.LimiterView{}, err
 	}
+	views, err := l.readViews(ctx, []string{name})
+	if err != nil {
+		return domain.LimiterView{}, opError("redisrepo.Limiters.View", err)
+	}
+	return views[0], nil
+}
+
+// Views reads the view of every saved limiter, sorted by name, as the limiters topic shows
+// them, in three round trips whatever their number.
+func (l *Limiters) Views(ctx context.Context) ([]domain.LimiterView, error) {
+	policies, err := l.Policies(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(policies))
+	for i, p := range policies {
+		names[i] = p.Name
+	}
+	views, err := l.readViews(ctx, names)
+	if err != nil {
+		return nil, opError("redisrepo.Limiters.Views", err)
+	}
+	return slices.DeleteFunc(views, func(v domain.LimiterView) bool { return !v.Exists }), nil
+}
+
+// readViews reads limiters' views with the plan the live path uses, in two pipelines: the
+// first learns each policy and its clients, the second reads their state.
+func (l *Limiters) readViews(ctx context.Context, names []string) ([]domain.LimiterView, error) {
 	v := newLimiterViews(l.keys, l.clock)
 	pipe := l.rdb.Pipeline()
-	first := v.plan(ctx, pipe, name, limiterPrev{}, false)
-	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.LimiterView{}, opError("redisrepo.Limiters.View", err)
+	firsts := make([]func() (domain.LimiterView, limiterPrev), len(names))
+	for i, name := range names {
+		firsts[i] = v.plan(ctx, pipe, name, limiterPrev{}, false)
 	}
-	_, prev := first()
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, err
+	}
 	pipe = l.rdb.Pipeline()
-	second := v.plan(ctx, pipe, name, prev, true)
-	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.LimiterView{}, opError("redisrepo.Limiters.View", err)
+	seconds := make([]func() (domain.LimiterView, limiterPrev), len(names))
+	for i, name := range names {
+		_, prev := firsts[i]()
+		seconds[i] = v.plan(ctx, pipe, name, prev, true)
 	}
-	view, _ := second()
-	return view, nil
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, err
+	}
+	views := make([]domain.LimiterView, len(names))
+	for i := range names {
+		views[i], _ = seconds[i]()
+	}
+	return views, nil
 }

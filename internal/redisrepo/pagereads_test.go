@@ -66,6 +66,13 @@ func TestPageReadsLeaveTheWatcherAlone(t *testing.T) {
 		"limiter":       func() error { _, err := svc.Limiters.View(ctx, "api"); return err },
 		"default limit": func() error { _, err := svc.Limiters.View(ctx, "default"); return err },
 		"locks":         func() error { _, err := svc.Locks.List(ctx); return err },
+		"overview limiters": func() error {
+			views, err := svc.Limiters.Views(ctx)
+			if err == nil && !reflect.DeepEqual(views, before[domain.TopicLimiters]) {
+				t.Errorf("Views = %+v\nthe watcher's limiters topic = %+v", views, before[domain.TopicLimiters])
+			}
+			return err
+		},
 	}
 	for _, name := range slices.Sorted(maps.Keys(pages)) {
 		if err := pages[name](); err != nil {
