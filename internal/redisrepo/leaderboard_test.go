@@ -93,9 +93,11 @@ func TestInvalidInputWritesNothing(t *testing.T) {
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	for _, c := range []struct{ board, player string }{{"bad board", "a"}, {"", "a"}, {"b", ""}, {"b", strings.Repeat("x", 65)}, {"b", "a\x00"}} {
-		if _, err := lb.AddPoints(ctx, c.board, c.player, 1); domain.ErrorCode(err) != domain.EINVALID {
-			t.Errorf("AddPoints(%q, %q) = %v, want EINVALID", c.board, c.player, err)
-		}
+		t.Run(fmt.Sprintf("%q/%q", c.board, c.player), func(t *testing.T) {
+			if _, err := lb.AddPoints(ctx, c.board, c.player, 1); domain.ErrorCode(err) != domain.EINVALID {
+				t.Errorf("AddPoints(%q, %q) = %v, want EINVALID", c.board, c.player, err)
+			}
+		})
 	}
 	if keys := rdb.Keys(ctx, "*").Val(); len(keys) != 0 {
 		t.Errorf("invalid input wrote %v", keys)

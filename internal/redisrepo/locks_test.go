@@ -374,10 +374,12 @@ func TestLockInvalidInputWritesNothing(t *testing.T) {
 		{"x", domain.LockOptions{TTL: time.Second, Owner: strings.Repeat("o", 129)}, "at most 128 bytes"},
 	}
 	for _, c := range bad {
-		_, err := locks.Acquire(ctx, c.name, c.opt)
-		if domain.ErrorCode(err) != domain.EINVALID || !strings.Contains(domain.ErrorMessage(err), c.want) {
-			t.Errorf("Acquire(%q, %+v) = %v, want EINVALID mentioning %q", c.name, c.opt, err, c.want)
-		}
+		t.Run(c.want, func(t *testing.T) {
+			_, err := locks.Acquire(ctx, c.name, c.opt)
+			if domain.ErrorCode(err) != domain.EINVALID || !strings.Contains(domain.ErrorMessage(err), c.want) {
+				t.Errorf("Acquire(%q, %+v) = %v, want EINVALID mentioning %q", c.name, c.opt, err, c.want)
+			}
+		})
 	}
 	if _, err := locks.Release(ctx, "x", ""); domain.ErrorCode(err) != domain.EINVALID {
 		t.Errorf("release without token = %v", err)

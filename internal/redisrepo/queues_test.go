@@ -87,10 +87,12 @@ func TestEnqueueValidation(t *testing.T) {
 		{"email-jobs", domain.NewJob{HasPriority: true, Payload: []byte(`"` + strings.Repeat("x", 64<<10) + `"`)}, "64 KiB"},
 		{"bad name", prio(1), "queue name"},
 	} {
-		_, err := q.Enqueue(ctx, c.queue, c.job)
-		if domain.ErrorCode(err) != domain.EINVALID || !strings.Contains(domain.ErrorMessage(err), c.want) {
-			t.Errorf("Enqueue(%s, %+v) = %v, want EINVALID saying %q", c.queue, c.job, err, c.want)
-		}
+		t.Run(c.want, func(t *testing.T) {
+			_, err := q.Enqueue(ctx, c.queue, c.job)
+			if domain.ErrorCode(err) != domain.EINVALID || !strings.Contains(domain.ErrorMessage(err), c.want) {
+				t.Errorf("Enqueue(%s, %+v) = %v, want EINVALID saying %q", c.queue, c.job, err, c.want)
+			}
+		})
 	}
 	if n := rdb.Exists(ctx, "queue:email-jobs", "queue:delayed").Val(); n != 0 {
 		t.Errorf("refused enqueues wrote %d queues", n)

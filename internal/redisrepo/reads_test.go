@@ -37,13 +37,15 @@ func TestAroundAPlayer(t *testing.T) {
 		{"p5", 2, "[p7 p6 p5 p4 p3]", 3},                  // the middle
 		{"p5", 100, "[p9 p8 p7 p6 p5 p4 p3 p2 p1 p0]", 1}, // clamped at both ends
 	} {
-		got, err := lb.Around(ctx, "b", domain.AllTime, c.player, c.n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fmt.Sprint(players(got)) != c.want || got[0].Rank != c.first {
-			t.Errorf("Around(%s, %d) = %v from rank %d; want %s from %d", c.player, c.n, players(got), got[0].Rank, c.want, c.first)
-		}
+		t.Run(fmt.Sprintf("%s±%d", c.player, c.n), func(t *testing.T) {
+			got, err := lb.Around(ctx, "b", domain.AllTime, c.player, c.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(players(got)) != c.want || got[0].Rank != c.first {
+				t.Errorf("Around(%s, %d) = %v from rank %d; want %s from %d", c.player, c.n, players(got), got[0].Rank, c.want, c.first)
+			}
+		})
 	}
 	if _, err := lb.Around(ctx, "b", domain.AllTime, "nobody", 2); domain.ErrorCode(err) != domain.ENOTFOUND {
 		t.Errorf("absent player: %v", err)
