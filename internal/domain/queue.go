@@ -97,19 +97,6 @@ func (p QueueSettingsPatch) Apply(s QueueSettings) QueueSettings {
 	return s
 }
 
-// PriorityScore is the article's score of a job of priority p enqueued at t.
-// Returns EINVALID for a priority outside 0..9 or a time the encoding cannot hold.
-func PriorityScore(p int, t time.Time) (float64, error) {
-	if err := ValidatePriority(p); err != nil {
-		return 0, err
-	}
-	ms := t.UnixMilli()
-	if ms < 0 || ms > MaxEpochMs {
-		return 0, Errorf(EINVALID, "the enqueue time %s is outside what a score holds", t.UTC().Format(time.RFC3339))
-	}
-	return float64(int64(p)*PriorityFactor + ms), nil
-}
-
 // ValidatePriority checks a priority: 0 (first) to 9. Returns EINVALID.
 func ValidatePriority(p int) error {
 	if p < MinPriority || p > MaxPriority {
@@ -380,19 +367,4 @@ func DrainDue(ctx context.Context, q QueueService, queue string, lease time.Dura
 		}
 	}
 	return n, ctx.Err()
-}
-
-// RunWorker calls DrainDue every interval until ctx ends (the article's
-// @Scheduled(fixedDelay = 500)). Redis errors wait for the next round.
-func RunWorker(ctx context.Context, q QueueService, queue string, every, lease time.Duration, handle func(context.Context, Delivery) error) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		_, _ = DrainDue(ctx, q, queue, lease, handle)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

@@ -256,7 +256,7 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 		return domain.Lease{}, time.Time{}, heldError(name, pttl, opt.Wait)
 	}
 	for attempt := 0; ; attempt++ {
-		lease, sent, pttl, err = try()
+		lease, sent, _, err = try() // the last try below reports the time left
 		if err != nil || lease.Token != "" {
 			return lease, sent, err
 		}

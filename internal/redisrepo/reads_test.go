@@ -93,7 +93,7 @@ func TestCursorPagingOverManyTies(t *testing.T) {
 	if _, err := pipe.Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	want := rdb.ZRevRange(ctx, "leaderboard:big", 0, -1).Val()
+	want := rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: "leaderboard:big", Start: 0, Stop: -1, Rev: true}).Val()
 	got := pageAll(t, lb, "big", 1000, nil)
 	if !slices.Equal(got, want) {
 		t.Fatalf("paging gave %d members; differs from ZREVRANGE (%d)", len(got), len(want))
@@ -177,8 +177,8 @@ func TestSetRemoveTrimReset(t *testing.T) {
 		t.Errorf("removing an absent player: %v", err)
 	}
 	removed, err := lb.Trim(ctx, "b", 2)
-	if err != nil || removed != 2 || fmt.Sprint(rdb.ZRevRange(ctx, "leaderboard:b", 0, -1).Val()) != "[p0 p4]" {
-		t.Errorf("trim: removed %d, %v; board %v", removed, err, rdb.ZRevRange(ctx, "leaderboard:b", 0, -1).Val())
+	if err != nil || removed != 2 || fmt.Sprint(rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: "leaderboard:b", Start: 0, Stop: -1, Rev: true}).Val()) != "[p0 p4]" {
+		t.Errorf("trim: removed %d, %v; board %v", removed, err, rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: "leaderboard:b", Start: 0, Stop: -1, Rev: true}).Val())
 	}
 	for _, keep := range []int64{0, -1, MaxTrimKeep + 1} {
 		if _, err := lb.Trim(ctx, "b", keep); domain.ErrorCode(err) != domain.EINVALID {

@@ -343,27 +343,6 @@ func waitTerm(t *testing.T, started <-chan struct{}, what string, cond func() bo
 	}
 }
 
-// hookFunc calls f for every command or pipeline sent, except connection handshakes.
-type hookFunc func()
-
-func (f hookFunc) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (f hookFunc) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		if !handshake(cmd) {
-			f()
-		}
-		return next(ctx, cmd)
-	}
-}
-func (f hookFunc) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		if !handshake(cmds[0]) {
-			f()
-		}
-		return next(ctx, cmds)
-	}
-}
-
 type quietLogger struct{}
 
 func (quietLogger) Printf(context.Context, string, ...any) {}
