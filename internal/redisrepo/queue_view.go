@@ -155,3 +155,66 @@ func planQueueSummary(ctx context.Context, pipe redis.Pipeliner, keys Keys, queu
 		return s
 	}
 }
+
+func (q *Queues) Stats(ctx context.Context, queue string) (domain.QueueStats, error) {
+	v, err := q.View(ctx, queue)
+	if err != nil {
+		return domain.QueueStats{}, err
+	}
+	return StatsOf(v), nil
+}
+
+// View reads a queue as its page shows it, in one round trip.
+func (q *Queues) View(ctx context.Context, queue string) (domain.QueueView, error) {
+	if err := domain.ValidateName("queue", queue); err != nil {
+		return domain.QueueView{}, err
+	}
+	pipe := q.rdb.Pipeline()
+	read := planQueueView(ctx, pipe, q.keys, queue, q.now())
+	if err := exec(ctx, q.rdb, pipe); err != nil {
+		return domain.QueueView{}, opError("redisrepo.Queues.View", err)
+	}
+	return read(), nil
+}
+
+// StatsOf turns a queue's view into the API's stats.
+func StatsOf(v domain.QueueView) domain.QueueStats {
+	s := domain.QueueStats{Queue: v.Queue, Kind: v.Settings.Kind, MaxAttempts: v.Settings.MaxAttempts, Total: v.Waiting,
+		Due: v.Due, Scheduled: v.Scheduled, Processing: v.Processing, Dead: v.Dead}
+	if v.Settings.Kind == domain.PriorityQueue {
+		s.ByPriority = map[string]int64{}
+		for p, n := range v.ByPriority {
+			s.ByPriority[strconv.Itoa(p)] = n
+		}
+		if v.Other > 0 {
+			s.ByPriority["other"] = v.Other
+		}
+	}
+	for _, j := range v.NextDue {
+		s.NextDue = append(s.NextDue, domain.ScheduledJobResponse{ID: j.ID, RunAt: time.UnixMilli(j.AtMs).UTC()})
+	}
+	if v.OldestAgeMs >= 0 {
+		age := v.OldestAgeMs
+		s.OldestAgeMs = &age
+	}
+	return s
+}
+
+func (q *Queues) Queues(ctx context.Context) ([]string, error) {
+	return q.found.namesWarm(ctx, queueKeys)
+}
+
+func (q *Queues) Summaries(ctx context.Context) ([]domain.QueueSummary, error) {
+	names, err := q.found.namesWarm(ctx, queueKeys)
+	if err != nil {
+		return nil, err
+	}
+	pipe := q.rdb.Pipeline()
+	read := planQueueSummaries(ctx, pipe, q.keys, names, q.now())
+	if len(names) > 0 {
+		if err := exec(ctx, q.rdb, pipe); err != nil {
+			return nil, opError("redisrepo.Queues.Summaries", err)
+		}
+	}
+	return read(), nil
+}
