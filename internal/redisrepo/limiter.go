@@ -158,8 +158,10 @@ func (l *Limiters) SetPolicy(ctx context.Context, p domain.LimitPolicy) (domain.
 		return domain.LimitPolicy{}, err
 	}
 	key := l.keys.LimiterPolicy(p.Name)
-	pipe := l.rdb.TxPipeline() // readers never see half a policy
-	pipe.Del(ctx, key)
+	// One HSET of every field: readers never see half a policy. Not a MULTI with the index,
+	// which lives in another Cluster slot (CROSSSLOT); SADD is idempotent, so a failure
+	// between the two is mended by saving again.
+	pipe := l.rdb.Pipeline()
 	pipe.HSet(ctx, key, "algorithm", string(p.Algorithm), "limit", p.Limit, "window_ms", p.WindowMs,
 		"rate_per_s", strconv.FormatFloat(p.RatePerS, 'g', -1, 64), "burst", p.Burst)
 	pipe.SAdd(ctx, l.keys.LimiterIndex(), p.Name)
