@@ -135,7 +135,11 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...keyKind) error {
 		return opError("redisrepo.Discovery.Refresh", err)
 	}
 	var foundRate []string
+	masters := map[string]bool{} // the masters of now: a Cluster may have gained or lost some
 	err := d.eachMaster(ctx, func(ctx context.Context, addr string, node redis.Cmdable) error {
+		d.mu.Lock()
+		masters[addr] = true
+		d.mu.Unlock()
 		for _, k := range kinds {
 			found, err := d.step(ctx, k, addr, node)
 			if err != nil {
@@ -165,6 +169,12 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...keyKind) error {
 			}
 		}
 		s.added = nil
+		for addr := range s.done { // a master that left takes its unfinished sweep with it
+			if !masters[addr] {
+				delete(s.done, addr)
+				delete(s.cursors, addr)
+			}
+		}
 		if len(s.done) > 0 && !slices.Contains(slices.Collect(maps.Values(s.done)), false) {
 			s.found, s.seen = s.seen, map[string]struct{}{} // the pass ended: what it did not see is gone
 			clear(s.done)

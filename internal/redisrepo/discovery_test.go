@@ -129,3 +129,26 @@ func TestResetTouchesNothingElse(t *testing.T) {
 		t.Errorf("after reset:\n got  %v\n want %v", left, want)
 	}
 }
+
+// A master that left the Cluster mid-sweep does not hold the sweep open forever: what is gone
+// still leaves the cache when the masters of now have been swept.
+func TestDiscoveryForgetsAMasterThatLeft(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.Client(t)
+	svc := openTest(t, rdb, nil)
+	rdb.ZAdd(ctx, "queue:gone-soon", redis.Z{Score: 1, Member: "j"})
+	if err := svc.Discovery.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	svc.Discovery.mu.Lock()
+	s := svc.Discovery.sweeps[queueKeys]
+	s.done["10.0.0.9:6379"], s.cursors["10.0.0.9:6379"] = false, 42 // a master's unfinished sweep
+	svc.Discovery.mu.Unlock()
+	rdb.Del(ctx, "queue:gone-soon")
+	if err := svc.Discovery.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if names := svc.Discovery.names(queueKeys); len(names) != 0 {
+		t.Errorf("queues = %v: the sweep waited for a master that left", names)
+	}
+}
