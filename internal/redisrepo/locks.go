@@ -22,7 +22,7 @@ const (
 )
 
 // Locks is the Redis implementation of domain.LockService. Locks taken with a watchdog are
-// renewed by Watchdog(), which must run (run.go starts it).
+// renewed by Watchdog(), which must run (Services.Run runs it).
 type Locks struct {
 	rdb      redis.UniversalClient
 	keys     Keys

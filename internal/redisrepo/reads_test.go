@@ -213,9 +213,9 @@ func TestUniquePlayersToday(t *testing.T) {
 	}
 }
 
-// The catalog lists zpulse's boards and leaderboard:* sorted sets of other services, but not
+// Discovery lists zpulse's boards and leaderboard:* sorted sets of other services, but not
 // period boards of a known board, other types, or names zpulse cannot show.
-func TestCatalogDiscoversBoards(t *testing.T) {
+func TestDiscoveryListsBoards(t *testing.T) {
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	lb.UpdateSettings(ctx, "own", domain.BoardSettings{TieBreak: domain.TieBreakNone, Periods: []domain.Period{domain.Daily}, RetentionDays: 1})
