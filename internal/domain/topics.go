@@ -85,3 +85,13 @@ func ParseQueueTopic(topic string) (queue string, ok bool) {
 	}
 	return queue, true
 }
+
+// KeyDisplay names Redis keys for people, as pages show them (the repository fills it from
+// its key layout), so views never spell a key themselves.
+type KeyDisplay struct {
+	Boards      string // the pattern of boards: "leaderboard:*"
+	Queues      string // the pattern of queues: "queue:*"
+	Lock        string // a lock's key with a placeholder: "lock:<name>"
+	LockExample string // a lock's key for an example command: "lock:order:1001"
+	RateDefault string // the default limiter's per-client key: "rate:<client>"
+}

@@ -31,6 +31,12 @@ type Keys struct {
 // DefaultKeys are the articles' key names.
 var DefaultKeys = Keys{LeaderboardPrefix: "leaderboard:", OwnPrefix: "zpulse:", LockPrefix: "lock:", RatePrefix: "rate:", QueuePrefix: "queue:"}
 
+// Display names the keys for people, as pages show them.
+func (k Keys) Display() domain.KeyDisplay {
+	return domain.KeyDisplay{Boards: k.Leaderboard("*"), Queues: k.Queue("*"), Lock: k.Lock("<name>"),
+		LockExample: k.Lock("order:1001"), RateDefault: k.SlidingLog(domain.DefaultLimiter, "<client>")}
+}
+
 // Leaderboard is the ZSET of a board: member = player id, score = points.
 func (k Keys) Leaderboard(board string) string { return k.LeaderboardPrefix + board }
 

@@ -51,6 +51,8 @@ type Services struct {
 	Snapshots *Snapshots
 	// Discovery finds boards, queues, locks and limiter clients by bounded SCAN (Run drives it).
 	Discovery *Discovery
+	// Keys names the keys for people, for pages that explain where data lives.
+	Keys domain.KeyDisplay
 
 	closers []func() error
 	stop    context.CancelFunc // ends the embedded Redis's clock
@@ -101,6 +103,7 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	if blocking != rdb {
 		s.closers = append([]func() error{blocking.Close}, s.closers...)
 	}
+	s.Keys = keys.Display()
 	s.Discovery = newDiscovery(rdb, keys)
 	s.Leaderboards = newLeaderboards(rdb, keys, s.Discovery, c)
 	s.Queues = newQueues(rdb, blocking, keys, s.Discovery, c)
