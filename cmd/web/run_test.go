@@ -12,9 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
 	"github.com/gorilla/websocket"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/redistest"
 )
@@ -181,27 +179,6 @@ func TestRunEmbeddedWithDemoData(t *testing.T) {
 	resp.Body.Close()
 	if !strings.Contains(string(page), "In-memory Redis") {
 		t.Error("the page does not say data lives in memory")
-	}
-}
-
-// miniredis only expires keys when its clock moves: keepTime moves it with the real one.
-func TestKeepTimeExpiresKeysInTheEmbeddedRedis(t *testing.T) {
-	m := miniredis.RunT(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go keepTime(ctx, m)
-	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
-	defer rdb.Close()
-	rdb.Set(ctx, "k", "v", 300*time.Millisecond)
-	deadline := time.Now().Add(5 * time.Second)
-	for rdb.Exists(ctx, "k").Val() == 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("a key with a 300ms TTL still exists after 5s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if now := rdb.Time(ctx).Val(); time.Since(now).Abs() > 2*time.Second {
-		t.Errorf("TIME = %v, far from now", now)
 	}
 }
 

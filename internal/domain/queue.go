@@ -79,17 +79,22 @@ func (s QueueSettings) Validate() error {
 	return nil
 }
 
-// PriorityScore is the article's score of a job of priority p enqueued at t.
-// Returns EINVALID for a priority outside 0..9 or a time the encoding cannot hold.
-func PriorityScore(p int, t time.Time) (float64, error) {
-	if err := ValidatePriority(p); err != nil {
-		return 0, err
+// QueueSettingsPatch is a partial change of a queue's settings: nil fields keep their saved
+// value.
+type QueueSettingsPatch struct {
+	Kind        *QueueKind
+	MaxAttempts *int
+}
+
+// Apply returns s changed by the patch's fields.
+func (p QueueSettingsPatch) Apply(s QueueSettings) QueueSettings {
+	if p.Kind != nil {
+		s.Kind = *p.Kind
 	}
-	ms := t.UnixMilli()
-	if ms < 0 || ms > MaxEpochMs {
-		return 0, Errorf(EINVALID, "the enqueue time %s is outside what a score holds", t.UTC().Format(time.RFC3339))
+	if p.MaxAttempts != nil {
+		s.MaxAttempts = *p.MaxAttempts
 	}
-	return float64(int64(p)*PriorityFactor + ms), nil
+	return s
 }
 
 // ValidatePriority checks a priority: 0 (first) to 9. Returns EINVALID.
@@ -369,9 +374,22 @@ type QueueService interface {
 	// ECONFLICT; EUNAVAILABLE.
 	UpdateSettings(ctx context.Context, queue string, s QueueSettings) (QueueSettings, error)
 
+	// PatchSettings changes the fields the patch gives and keeps the others, atomically in
+	// Redis, with UpdateSettings's rule on the kind, and returns the settings as saved.
+	// Returns EINVALID; ECONFLICT; EUNAVAILABLE.
+	PatchSettings(ctx context.Context, queue string, p QueueSettingsPatch) (QueueSettings, error)
+
 	// Queues lists every queue, those zpulse wrote to and the queue:* sorted sets other
 	// services wrote, as last discovered, sorted by name. Returns EUNAVAILABLE.
 	Queues(ctx context.Context) ([]string, error)
+
+	// Summaries returns every queue as the queues list shows it (its depths), sorted by name.
+	// It reads Redis only: it never changes what the live watcher knows. Returns EUNAVAILABLE.
+	Summaries(ctx context.Context) ([]QueueSummary, error)
+
+	// View returns a queue as its page shows it, in one round trip; a queue that does not
+	// exist yet is its empty view with the default settings. Returns EINVALID, EUNAVAILABLE.
+	View(ctx context.Context, queue string) (QueueView, error)
 }
 
 // DrainDue is the article's delayed-queue worker (its @Scheduled method): it polls a queue
@@ -394,19 +412,4 @@ func DrainDue(ctx context.Context, q QueueService, queue string, lease time.Dura
 		}
 	}
 	return n, ctx.Err()
-}
-
-// RunWorker calls DrainDue every interval until ctx ends (the article's
-// @Scheduled(fixedDelay = 500)). Redis errors wait for the next round.
-func RunWorker(ctx context.Context, q QueueService, queue string, every, lease time.Duration, handle func(context.Context, Delivery) error) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		_, _ = DrainDue(ctx, q, queue, lease, handle)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
-	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
@@ -27,9 +26,7 @@ const queueBenchClients = 50
 // and reports the rates and zpulse's ratio to each.
 func BenchmarkQueueEnqueueTake(b *testing.B) {
 	rdb := redistest.Client(b)
-	blocking := redisrepo.NewBlockingClient(rdb, 4)
-	defer blocking.Close()
-	q := redisrepo.NewQueues(rdb, blocking, redisrepo.DefaultKeys, redisrepo.NewQueueCatalog(rdb, redisrepo.DefaultKeys))
+	q := openRepo(b, rdb).Queues
 	ctx := context.Background()
 	n := b.N
 

@@ -18,7 +18,6 @@ import (
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/live"
-	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
@@ -28,13 +27,12 @@ import (
 func BenchmarkWatcherTick(b *testing.B) {
 	rdb := redistest.Client(b)
 	ctx := context.Background()
-	clock := domain.SystemClock{}
-	catalog := redisrepo.NewCatalog(rdb, redisrepo.DefaultKeys)
-	lb := redisrepo.NewLeaderboards(rdb, redisrepo.DefaultKeys, clock, catalog)
+	svc := openRepo(b, rdb)
+	lb := svc.Leaderboards
 	for _, topics := range []int{1, 10, 100} {
 		hub := live.NewHub(nil)
 		srv := httptest.NewServer(http.HandlerFunc(hub.ServeWS))
-		w := live.NewWatcher(redisrepo.NewSnapshots(rdb, redisrepo.DefaultKeys, clock, catalog).Read, TopicRenderer(0), hub, time.Second,
+		w := live.NewWatcher(openRepo(b, rdb).Snapshots.Read, TopicRenderer(0), hub, time.Second,
 			slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 		var received atomic.Int64
 		boards := make([]string, topics)

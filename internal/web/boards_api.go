@@ -10,7 +10,7 @@ import (
 )
 
 func (s *server) apiBoards(c echo.Context) error {
-	boards, err := s.PageReads.BoardSummaries(c.Request().Context())
+	boards, err := s.Leaderboards.Summaries(c.Request().Context())
 	if err != nil {
 		return err
 	}

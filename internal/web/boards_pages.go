@@ -17,7 +17,7 @@ func (s *server) boardsPage(c echo.Context) error {
 	if asked, err := openByName(c, "board", validName("board"), boardPath); asked {
 		return err
 	}
-	boards, err := s.PageReads.BoardSummaries(c.Request().Context())
+	boards, err := s.Leaderboards.Summaries(c.Request().Context())
 	return s.render(c, http.StatusOK, views.BoardsPage(unavailable(s.chrome(c, "Leaderboards", domain.TopicBoards), err), boards))
 }
 

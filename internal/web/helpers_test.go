@@ -32,6 +32,7 @@ type testServer struct {
 	rdb     redis.UniversalClient
 	watcher *live.Watcher
 	queues  *redisrepo.Queues
+	svc     *redisrepo.Services
 	client  *http.Client // keeps cookies, does not follow redirects
 }
 
@@ -57,14 +58,14 @@ func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClien
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return &testServer{Server: srv, rdb: rdb, watcher: w.watcher, queues: w.queues, client: client}
+	return &testServer{Server: srv, rdb: rdb, watcher: w.watcher, queues: w.svc.Queues, svc: w.svc, client: client}
 }
 
 // testWiring is the HTTP layer's dependencies over a test Redis, and the parts tests look at.
 type testWiring struct {
 	deps    Deps
 	watcher *live.Watcher
-	queues  *redisrepo.Queues
+	svc     *redisrepo.Services
 }
 
 // newTestWiring builds the services over rdb as cmd/web's run does, with the test servers'
@@ -76,31 +77,33 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string) t
 	metrics := live.NewMetrics(reg)
 	hub := live.NewHub(metrics)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	keys, clock := redisrepo.DefaultKeys, domain.SystemClock{}
-	catalog := redisrepo.NewCatalog(rdb, keys)
-	snapshots := redisrepo.NewSnapshots(rdb, keys, clock, catalog)
-	queueCatalog := redisrepo.NewQueueCatalog(rdb, keys)
-	snapshots.WithQueues(queueCatalog)
-	blocking := redisrepo.NewBlockingClient(rdb, 4)
-	queues := redisrepo.NewQueues(rdb, blocking, keys, queueCatalog)
-	leaderboards := redisrepo.NewLeaderboards(rdb, keys, clock, catalog)
-	watcher := live.NewWatcher(snapshots.Read, TopicRenderer(bigKey), hub, 50*time.Millisecond, log, metrics)
-	limiters := redisrepo.NewLimiters(rdb, keys, nil)
+	clock := domain.SystemClock{}
+	svc := openRepo(t, rdb)
+	watcher := live.NewWatcher(svc.Snapshots.Read, TopicRenderer(bigKey), hub, 50*time.Millisecond, log, metrics)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { limiters.Run(ctx); close(done) }()
-	t.Cleanup(func() { stop(); <-done; blocking.Close() })
+	go func() { svc.Run(ctx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
 	return testWiring{
 		deps: Deps{
-			Leaderboards: leaderboards, Queues: queues, Limiters: limiters, FlushLimiterChecks: limiters.Flush, Locks: redisrepo.NewLocks(rdb, keys),
-			PageReads: SnapshotPageReads{Read: snapshots.Read, Leaderboards: leaderboards, Queues: queues},
-			Hub:       hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock,
-			Ping:       func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks,
+			Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, Ping: svc.Ping,
 			AdminToken: adminToken, BigKey: bigKey,
 		},
 		watcher: watcher,
-		queues:  queues,
+		svc:     svc,
 	}
+}
+
+// openRepo builds the services over rdb with the production wiring (redisrepo.Open).
+func openRepo(t testing.TB, rdb redis.UniversalClient) *redisrepo.Services {
+	t.Helper()
+	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb, TakePool: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return svc
 }
 
 // do sends a request and returns the status and body.

@@ -269,5 +269,5 @@ func (s *testServer) doJSON(t *testing.T, method, path, body string) (int, strin
 
 // limiters is another instance's view of the server's limiters (same Redis, Redis TIME).
 func (s *testServer) limiters(t *testing.T) *redisrepo.Limiters {
-	return redisrepo.NewLimiters(s.rdb, redisrepo.DefaultKeys, nil)
+	return openRepo(t, s.rdb).Limiters
 }

@@ -16,13 +16,13 @@ import (
 func (s *server) overviewPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	var d views.OverviewData
-	boards, err := s.PageReads.BoardSummaries(ctx)
+	boards, err := s.Leaderboards.Summaries(ctx)
 	d.Boards = boards
 	if err == nil {
-		d.Queues, err = s.PageReads.QueueSummaries(ctx)
+		d.Queues, err = s.Queues.Summaries(ctx)
 	}
 	if err == nil {
-		d.Limiters, err = s.readLimiterViews(ctx)
+		d.Limiters, err = s.Limiters.Views(ctx)
 	}
 	if err == nil {
 		d.Locks, err = s.Locks.List(ctx)
@@ -35,23 +35,6 @@ func (s *server) overviewPage(c echo.Context) error {
 	}
 	ch := unavailable(s.chrome(c, "Overview", domain.TopicBoards, domain.TopicQueues, domain.TopicLimiters, domain.TopicLocks), err)
 	return s.render(c, http.StatusOK, views.OverviewPage(ch, d))
-}
-
-// readLimiterViews reads every saved limiter's view, as TopicLimiters shows them.
-func (s *server) readLimiterViews(ctx context.Context) ([]domain.LimiterView, error) {
-	policies, err := s.Limiters.Policies(ctx)
-	if err != nil {
-		return nil, err
-	}
-	views := make([]domain.LimiterView, 0, len(policies))
-	for _, p := range policies {
-		v, err := s.Limiters.View(ctx, p.Name)
-		if err != nil {
-			return nil, err
-		}
-		views = append(views, v)
-	}
-	return views, nil
 }
 
 // readDemoState is the demo switch as the overview shows it; nil when the demo does not run.

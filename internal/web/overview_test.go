@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
@@ -34,7 +33,7 @@ func TestOverviewShowsEveryArea(t *testing.T) {
 
 func TestDemoSwitch(t *testing.T) {
 	rdb := redistest.Client(t)
-	s := newTestServerWith(t, "", rdb, func(d *Deps) { d.Demo = redisrepo.NewDemoSwitch(rdb, redisrepo.DefaultKeys) })
+	s := newTestServerWith(t, "", rdb, func(d *Deps) { d.Demo = openRepo(t, rdb).Demo })
 	if _, page := s.get(t, "/"); !strings.Contains(page, "Demo traffic running") {
 		t.Error("no running demo on the overview")
 	}

@@ -97,7 +97,7 @@ func TestPlayerNamesAreEscaped(t *testing.T) {
 	evil := `<img src=x onerror=alert(1)>`
 	s.postJSON(t, "/api/v1/boards/xss/scores", `{"player":"`+evil+`","points":1}`)
 	_, page := s.get(t, "/boards/xss")
-	top, err := redisrepo.NewLeaderboards(s.rdb, redisrepo.DefaultKeys, domain.SystemClock{}, redisrepo.NewCatalog(s.rdb, redisrepo.DefaultKeys)).Top(context.Background(), "xss", domain.AllTime, 10)
+	top, err := openRepo(t, s.rdb).Leaderboards.Top(context.Background(), "xss", domain.AllTime, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func (s *server) apiQueues(c echo.Context) error {
-	queues, err := s.PageReads.QueueSummaries(c.Request().Context())
+	queues, err := s.Queues.Summaries(c.Request().Context())
 	if err != nil {
 		return err
 	}

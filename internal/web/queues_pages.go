@@ -15,7 +15,7 @@ func (s *server) queuesPage(c echo.Context) error {
 	if asked, err := openByName(c, "queue", validName("queue"), queuePath); asked {
 		return err
 	}
-	queues, err := s.PageReads.QueueSummaries(c.Request().Context())
+	queues, err := s.Queues.Summaries(c.Request().Context())
 	return s.render(c, http.StatusOK, views.QueuesPage(unavailable(s.chrome(c, "Queues", domain.TopicQueues), err), queues))
 }
 
@@ -51,7 +51,7 @@ func (s *server) queuePageWith(c echo.Context, status int, queue string, forms m
 // queueView is a queue as its page shows it, or, while Redis is down (err says so), an empty
 // queue with the default settings.
 func (s *server) queueView(ctx context.Context, queue string) (domain.QueueView, error) {
-	v, err := s.PageReads.QueueView(ctx, queue)
+	v, err := s.Queues.View(ctx, queue)
 	if v.Queue == "" {
 		v = domain.QueueView{Queue: queue, Settings: domain.DefaultQueueSettings(queue), OldestAgeMs: -1,
 			Enqueued: make([]int64, domain.ThroughputSeconds), Completed: make([]int64, domain.ThroughputSeconds)}

@@ -146,7 +146,7 @@ func TestQueuePageForms(t *testing.T) {
 	s := newTestServer(t, "", nil)
 	ctx := context.Background()
 	status, page := s.get(t, "/queues/email-jobs")
-	for _, want := range []string{"ZSET queue:email-jobs", "Priority queue", `topic=queue%3Aemail-jobs`, `data-priority="9"`, "Enqueue a job"} {
+	for _, want := range []string{"ZSET queue:email-jobs", "Priority queue", `topic=queue.email-jobs`, `data-priority="9"`, "Enqueue a job"} {
 		if status != 200 || !strings.Contains(page, want) {
 			t.Errorf("queue page lacks %s", want)
 		}

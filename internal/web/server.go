@@ -24,7 +24,6 @@ type Deps struct {
 	FlushLimiterChecks func(context.Context) error
 	Locks              domain.LockService
 	Demo               domain.DemoSwitch // nil when the demo does not run
-	PageReads          PageReads         // what the list and queue pages start from
 	Hub                *live.Hub
 	Watcher            Watcher
 	Ping               func(context.Context) error // answers whether Redis is reachable
