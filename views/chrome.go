@@ -21,7 +21,8 @@ type Chrome struct {
 	SignedIn   bool     // this browser holds an admin session
 	CSRF       string   // token for forms
 	Status     Status
-	Path       string // the page's own path, for "back here after sign-in"
+	Path       string            // the page's own path, for "back here after sign-in"
+	Keys       domain.KeyDisplay // Redis key names as pages show them
 }
 
 // Status is Redis availability as a page shows it.

@@ -72,25 +72,6 @@ func describePolicy(p domain.LimitPolicy) string {
 	}
 }
 
-// stateKey shows the Redis key pattern of a policy's clients.
-func stateKey(p domain.LimitPolicy) string {
-	switch p.Algorithm {
-	case domain.FixedWindow:
-		return "HASH rate:fw:" + p.Name + ":<client>"
-	case domain.SlidingCounter:
-		return "HASH rate:swc:" + p.Name + ":<client>"
-	case domain.TokenBucket:
-		return "HASH rate:tb:" + p.Name + ":<client>"
-	case domain.SlidingLog:
-		if p.Name == domain.DefaultLimiter {
-			return "ZSET rate:<client>"
-		}
-		return "ZSET rate:" + p.Name + ":<client>"
-	default:
-		return ""
-	}
-}
-
 func formatRate(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
 
 // formatMs shows a duration the way people say it: "250 ms", "10 s", "1.5 s", "2 min", "1 h 5 min".

@@ -79,7 +79,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string) t
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	clock := domain.SystemClock{}
 	svc := openRepo(t, rdb)
-	watcher := live.NewWatcher(svc.Snapshots.Read, TopicRenderer(bigKey), hub, 50*time.Millisecond, log, metrics)
+	watcher := live.NewWatcher(svc.Snapshots.Read, TopicRenderer(bigKey, svc.Keys), hub, 50*time.Millisecond, log, metrics)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { svc.Run(ctx); close(done) }()
@@ -87,7 +87,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string) t
 	return testWiring{
 		deps: Deps{
 			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks,
-			Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, Ping: svc.Ping,
+			Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, Ping: svc.Ping, Keys: svc.Keys,
 			AdminToken: adminToken, BigKey: bigKey,
 		},
 		watcher: watcher,
