@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
 )
@@ -86,3 +87,6 @@ func Plural(n int64, one, many string) string {
 }
 
 func statusText(status int) string { return strconv.Itoa(status) + " · " + http.StatusText(status) }
+
+// formatMs shows milliseconds as people read them (domain.FormatDuration).
+func formatMs(ms int64) string { return domain.FormatDuration(time.Duration(ms) * time.Millisecond) }
