@@ -21,7 +21,11 @@ type config struct {
 	DemoEvery    time.Duration // how often the demo makes a round of traffic
 	BigKey       int64         // members above which a board page warns of a big key
 	APIRateLimit string        // limiter policy protecting the JSON API per client; "" is off
+	MetricsMax   int           // labelled entities of each kind a /metrics scrape reports
 }
+
+// maxMetricsEntities bounds --metrics-max-entities: a scrape reads about 17 commands per queue.
+const maxMetricsEntities = 10_000
 
 const (
 	minPollInterval = 10 * time.Millisecond
@@ -45,6 +49,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	demoEvery := fs.String("demo-every", envOr(getenv, "ZPULSE_DEMO_EVERY", "400ms"), "how often the demo makes a round of traffic, 50ms to 1m (ZPULSE_DEMO_EVERY)")
 	bigKey := fs.String("big-key-members", envOr(getenv, "ZPULSE_BIG_KEY_MEMBERS", "1000000"), "members above which a board page warns of a big key, 1 or more (ZPULSE_BIG_KEY_MEMBERS)")
 	fs.StringVar(&cfg.APIRateLimit, "api-rate-limit", getenv("ZPULSE_API_RATE_LIMIT"), "limiter policy that limits the JSON API per client (API token or IP); none: off (ZPULSE_API_RATE_LIMIT)")
+	metricsMax := fs.String("metrics-max-entities", envOr(getenv, "ZPULSE_METRICS_MAX_ENTITIES", "200"), "queues, limiters, boards and locks a /metrics scrape reports at most, each (ZPULSE_METRICS_MAX_ENTITIES)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -61,6 +66,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if cfg.BigKey, err = strconv.ParseInt(*bigKey, 10, 64); err != nil || cfg.BigKey < 1 {
 		return cfg, fmt.Errorf("big-key-members must be a whole number of 1 or more (got %q)", *bigKey)
+	}
+	if cfg.MetricsMax, err = strconv.Atoi(*metricsMax); err != nil || cfg.MetricsMax < 1 || cfg.MetricsMax > maxMetricsEntities {
+		return cfg, fmt.Errorf("metrics-max-entities must be a whole number from 1 to %d (got %q)", maxMetricsEntities, *metricsMax)
 	}
 	if cfg.APIRateLimit != "" {
 		if err := domain.ValidateLimiterName(cfg.APIRateLimit); err != nil {

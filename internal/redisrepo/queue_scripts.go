@@ -165,14 +165,18 @@ return 1
 // reapScript returns a queue's jobs whose lease ended: back into the queue with the score
 // they had (a job first in line is first again), or, once delivered max_attempts times, into
 // the dead set. A job that another service leased without keeping its score goes back due
-// now. At most ARGV[3] jobs per call, so one call never holds Redis for long.
+// now. At most ARGV[3] jobs per call, so one call never holds Redis for long. Each job
+// whose lease ended counts as failed in the second's throughput (the history's "failed").
 //
 // KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:attempts  KEYS[4]  {queue:<name>}:scores
 // KEYS[5]  {queue:<name>}:dead      KEYS[6]  {queue:<name>}:settings
+// KEYS[7]  {queue:<name>}:tput:<minute>
 // ARGV[1]  now, epoch ms, or "" for Redis TIME (the lease clock)
 // ARGV[2]  max attempts when the settings hold none
 // ARGV[3]  the most jobs to handle
+// ARGV[4]  throughput field of this second ("f<second>")
+// ARGV[5]  throughput hash's TTL, ms
 // Returns  {returned, died, 1 when it stopped at the limit (call again) else 0}
 var reapScript = newScript(`
 local now = tonumber(ARGV[1])
@@ -195,6 +199,10 @@ for _, id in ipairs(ids) do
     redis.call('HDEL', KEYS[4], id)
     back = back + 1
   end
+end
+if #ids > 0 then
+  redis.call('HINCRBY', KEYS[7], ARGV[4], #ids)
+  redis.call('PEXPIRE', KEYS[7], ARGV[5])
 end
 local more = 0
 if #ids == tonumber(ARGV[3]) then more = 1 end

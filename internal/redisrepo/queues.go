@@ -327,10 +327,12 @@ func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
 	for len(names) > 0 {
 		pipe := q.rdb.Pipeline()
 		cmds := make([]*redis.Cmd, len(names))
+		now := q.now()
 		for i, name := range names {
 			keys := []string{q.keys.Queue(name), q.keys.QueueProcessing(name), q.keys.QueueAttempts(name), q.keys.QueueScores(name),
-				q.keys.QueueDead(name), q.keys.QueueSettings(name)}
-			cmds[i] = reapScript.EvalSha(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch)
+				q.keys.QueueDead(name), q.keys.QueueSettings(name), q.keys.QueueThroughput(name, now)}
+			cmds[i] = reapScript.EvalSha(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch,
+				tputField(now, 'f'), queueThroughputTTL.Milliseconds())
 		}
 		if err := exec(ctx, q.rdb, pipe); err != nil {
 			return returned, died, opError("redisrepo.Queues.Reap", err)

@@ -36,7 +36,8 @@ func newSnapshots(rdb redis.UniversalClient, keys Keys, found *Discovery, c cloc
 
 // Read reads every topic it knows in one pipelined round trip and returns a snapshot per
 // topic: a domain.BoardTop for a board topic, a []domain.BoardSummary for TopicBoards, a
-// domain.HeldLocks for TopicLocks, a domain.LimiterView for a limiter topic. Topics it does
+// domain.HeldLocks for TopicLocks, a domain.LimiterView for a limiter topic, a domain.History
+// for a history topic. Topics it does
 // not know are left out, and so are those whose first read only learns what to read (the
 // locks' names, a limiter's policy and clients). With no known topic it still sends a PING,
 // so the answer always says whether Redis is reachable. Returns EUNAVAILABLE when Redis
@@ -63,6 +64,9 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 			}
 		} else if queue, ok := domain.ParseQueueTopic(topic); ok {
 			read := planQueueView(ctx, pipe, s.keys, queue, now)
+			decoders[topic] = func() any { return read() }
+		} else if kind, name, r, ok := domain.ParseHistoryTopic(topic); ok {
+			read := planHistory(ctx, pipe, s.keys, kind, name, r, now)
 			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicQueues {
 			read := planQueueSummaries(ctx, pipe, s.keys, s.found.names(queueKeys), now)
