@@ -45,8 +45,8 @@ func TestHistoryChartGrowsLive(t *testing.T) {
 		t.Errorf("no focusable column titled with its values; got %q", title)
 	}
 	// The 24 h range is a link away and shows the same enqueues per minute.
-	do(t, ctx, "open the 24 h range", chromedp.Click(chromedp.CSS(`[data-testid="history"] a[data-range="24h"]`)))
-	waitJS(t, ctx, "the 24 h chart", `document.querySelector('[data-testid="history"] [data-range="24h"][aria-current="true"]') !== null`, 5*time.Second)
+	do(t, ctx, "open the 24 h range", chromedp.Click(chromedp.CSS(`[data-testid="history"] a[data-range="24h"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="history"] a[data-range="24h"][aria-current="true"]`)))
 	if n := eval[int](t, ctx, enqueuedSumJS); n < 5 {
 		t.Errorf("24 h chart shows %d enqueues, want at least 5", n)
 	}

@@ -45,8 +45,9 @@ type chartColumn struct {
 
 // chartTick is a label on an axis.
 type chartTick struct {
-	X, Y  string
-	Label string
+	X, Y   string
+	Label  string
+	Anchor string // text-anchor: the end labels stay inside the chart
 }
 
 // historyChart is one chart of a history: its gauges or its counters.
@@ -175,7 +176,7 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 	for col := range cols {
 		from := h.Buckets[col*per].AtMs
 		to := from + h.StepMs*int64(per)
-		title := clockLabel(from, h.Range) + "–" + clockLabel(to, h.Range) + " UTC"
+		title := clockLabel(from) + "–" + clockLabel(to) + " UTC"
 		if !ok[col] {
 			title += ": not recorded"
 		} else {
@@ -194,10 +195,17 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 		if q == 4 {
 			at += h.StepMs
 		}
-		c.XTicks = append(c.XTicks, chartTick{X: fnum(plotL + float64(plotR-plotL)*float64(q)/4), Y: strconv.Itoa(plotB + 16), Label: clockLabel(at, h.Range)})
+		tick := chartTick{X: fnum(plotL + float64(plotR-plotL)*float64(q)/4), Y: strconv.Itoa(plotB + 16), Label: clockLabel(at), Anchor: "middle"}
+		switch q {
+		case 0:
+			tick.Anchor = "start"
+		case 4:
+			tick.Anchor, tick.Label = "end", tick.Label+" UTC"
+		}
+		c.XTicks = append(c.XTicks, tick)
 	}
 	for _, v := range []int64{0, top / 2, top} {
-		c.YTicks = append(c.YTicks, chartTick{X: strconv.Itoa(plotL - 6), Y: fnum(y(v) + 3), Label: FormatCount(v)})
+		c.YTicks = append(c.YTicks, chartTick{X: strconv.Itoa(plotL - 6), Y: fnum(y(v) + 3), Label: FormatCount(v), Anchor: "end"})
 	}
 	return c
 }
@@ -219,11 +227,11 @@ func niceCeil(v int64) int64 {
 
 func fnum(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 
-// clockLabel shows an instant as the chart's axis does: hours and minutes, UTC (seconds on
-// the 1 h range).
-func clockLabel(ms int64, r domain.HistoryRange) string {
+// clockLabel shows an instant as the chart does: hours and minutes, UTC, with the seconds
+// when they are not 0 (the 1 h range's 10 s buckets).
+func clockLabel(ms int64) string {
 	t := time.UnixMilli(ms).UTC()
-	if r == domain.HistoryHour && t.Second() != 0 {
+	if t.Second() != 0 {
 		return t.Format("15:04:05")
 	}
 	return t.Format("15:04")
