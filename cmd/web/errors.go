@@ -20,8 +20,13 @@ var errorStatus = map[string]int{
 	domain.ECONFLICT:     http.StatusConflict,
 	domain.ERATELIMITED:  http.StatusTooManyRequests,
 	domain.EUNAVAILABLE:  http.StatusServiceUnavailable,
+	domain.EUNKNOWN:      http.StatusServiceUnavailable,
 	domain.EINTERNAL:     http.StatusInternalServerError,
 }
+
+// unknownOutcome is what a form says when Redis did not answer a write (domain.EUNKNOWN):
+// unlike EUNAVAILABLE ("nothing was changed"), the change may have been applied.
+const unknownOutcome = "Redis did not answer in time, so this may or may not have been applied. Reload the page to see whether it was before trying again."
 
 // Codes for errors raised by the HTTP layer itself rather than the domain.
 const (
@@ -78,7 +83,7 @@ func (s *server) handleError(err error, c echo.Context) {
 		return
 	}
 	status, code, message := describe(err)
-	if status >= http.StatusInternalServerError && code != domain.EUNAVAILABLE {
+	if status >= http.StatusInternalServerError && code != domain.EUNAVAILABLE && code != domain.EUNKNOWN {
 		s.Log.Error("request failed", "err", err, "uri", c.Request().RequestURI,
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
 	}

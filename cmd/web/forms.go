@@ -52,6 +52,8 @@ func (s *server) handleForm(p pageForms, id string, fields []string, act formAct
 			f.Errors[field], status = domain.ErrorMessage(err), http.StatusConflict
 		case code == domain.EUNAVAILABLE:
 			f.Errors[""], status = "Redis is unavailable, so nothing was changed. Try again when the banner is gone.", http.StatusServiceUnavailable
+		case code == domain.EUNKNOWN:
+			f.Errors[""], status = unknownOutcome, http.StatusServiceUnavailable
 		case err != nil:
 			return err
 		default:

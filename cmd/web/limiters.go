@@ -231,6 +231,8 @@ func (s *server) limiterPolicyForm(c echo.Context) error {
 		case domain.EUNAVAILABLE:
 			f.Errors[""] = "Redis is unavailable, so the policy was not saved. Try again when the banner is gone."
 			status = http.StatusServiceUnavailable
+		case domain.EUNKNOWN:
+			f.Errors[""], status = unknownOutcome, http.StatusServiceUnavailable
 		default:
 			return err
 		}
@@ -297,6 +299,9 @@ func (s *server) limiterTryForm(c echo.Context) error {
 					status = http.StatusBadRequest
 				case domain.EUNAVAILABLE:
 					f.Errors[""] = "Redis is unavailable: the requests after the " + strconv.Itoa(len(f.Results)) + " shown were not sent."
+					status = http.StatusServiceUnavailable
+				case domain.EUNKNOWN:
+					f.Errors[""] = "Redis did not answer request " + strconv.Itoa(len(f.Results)+1) + ": it may or may not have been counted, and the requests after it were not sent."
 					status = http.StatusServiceUnavailable
 				default:
 					return err

@@ -81,6 +81,8 @@ func (s *server) acquireLockForm(c echo.Context) error {
 		f.Errors["acquire"] = domain.ErrorMessage(err)
 	case domain.EUNAVAILABLE:
 		f.Errors["acquire"] = "Redis is unavailable, so no lock was taken. Try again when the banner is gone."
+	case domain.EUNKNOWN:
+		f.Errors["acquire"] = unknownOutcome
 	default:
 		return err
 	}
@@ -115,6 +117,8 @@ func (s *server) releaseLockForm(c echo.Context) error {
 		f.Errors["release"] = domain.ErrorMessage(err)
 	case domain.EUNAVAILABLE:
 		f.Errors["release"] = "Redis is unavailable, so nothing was released. Try again when the banner is gone."
+	case domain.EUNKNOWN:
+		f.Errors["release"] = unknownOutcome
 	default:
 		return err
 	}

@@ -230,6 +230,29 @@ func (k Keys) QueueAttempts(name string) string { return k.queueTag(name) + ":at
 // job is in flight or dead.
 func (k Keys) QueueScores(name string) string { return k.queueTag(name) + ":scores" }
 
+// QueueLeases is zpulse's HASH of the token of each job's latest lease: job id -> token.
+// Ack, extend and nack must show it. It is replaced by the next lease and removed when the job
+// completes or is deleted; after the reaper returned a job it stays, so a late ack is told
+// that its lease ended rather than that the job is unknown.
+func (k Keys) QueueLeases(name string) string { return k.queueTag(name) + ":leases" }
+
+// QueueErrors is zpulse's HASH of the errors of each job's last failed attempts: job id ->
+// JSON array of {"attempt","at" (epoch ms),"error"}, at most domain.AttemptErrorsKept long.
+// It lives while the job is waiting for a retry or dead.
+func (k Keys) QueueErrors(name string) string { return k.queueTag(name) + ":errors" }
+
+// QueueCompleted is zpulse's ZSET of the jobs completed lately (acked, or taken without a
+// lease): member = job id, score = completion time, epoch ms (lease clock). An enqueue of one
+// of these ids is a retry and is refused. Trimmed to domain.CompletedRetention and
+// domain.CompletedKept ids by every write, and expires with QueueAckTokens when the queue is
+// idle that long.
+func (k Keys) QueueCompleted(name string) string { return k.queueTag(name) + ":completed" }
+
+// QueueAckTokens is zpulse's HASH of the lease token that completed each job of
+// QueueCompleted: job id -> token ("" when taken without a lease), so an ack repeated by the
+// consumer that acked succeeds again, and another's is told the job is done.
+func (k Keys) QueueAckTokens(name string) string { return k.queueTag(name) + ":acked" }
+
 // QueueSettings is zpulse's HASH of a queue's settings: kind ("priority" or "delayed"),
 // max_attempts. Scripts read it in the queue's slot.
 func (k Keys) QueueSettings(name string) string { return k.queueTag(name) + ":settings" }
