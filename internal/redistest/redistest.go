@@ -80,7 +80,8 @@ func Start() (*Server, error) {
 func (s *Server) start() error {
 	_, port, _ := net.SplitHostPort(s.Addr)
 	s.cmd = exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", s.dir, "--daemonize", "no", "--loglevel", "warning")
+		"--appendonly", "no", "--dir", s.dir, "--daemonize", "no", "--loglevel", "warning",
+		"--enable-debug-command", "local") // DEBUG SLEEP plays a stalled Redis in tests
 	logFile, err := os.Create(filepath.Join(s.dir, "redis.log"))
 	if err != nil {
 		return err
