@@ -2,9 +2,13 @@ package redisrepo
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
 )
@@ -206,5 +210,76 @@ func TestRetriedEnqueueAfterCompletion(t *testing.T) {
 	}
 	if ttl := rdb.PTTL(ctx, "{queue:email-jobs}:completed").Val(); ttl <= 0 || ttl > domain.CompletedRetention {
 		t.Errorf("the record's TTL = %v, want the retention", ttl)
+	}
+}
+
+// The lease scripts run on miniredis too (the embedded Redis of `make run`), with lease times
+// from its TIME.
+func TestLeaseScriptsRunOnMiniredis(t *testing.T) {
+	m := miniredis.RunT(t)
+	m.SetTime(testNow)
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	defer rdb.Close()
+	q := NewQueues(rdb, rdb, DefaultKeys, NewQueueCatalog(rdb, DefaultKeys))
+	ctx := context.Background()
+	enqueue(t, q, "email-jobs", "a", 1)
+	enqueue(t, q, "email-jobs", "b", 2)
+	d, _ := poll(t, q, "email-jobs", domain.PollOptions{Lease: 10 * time.Second})
+	if d.ID != "a" || !d.LeaseDeadline.Equal(testNow.Add(10*time.Second)) {
+		t.Fatalf("lease = %+v; want a, deadline from miniredis's TIME", d)
+	}
+	if deadline, err := q.Extend(ctx, "email-jobs", "a", d.Token, 20*time.Second); err != nil || !deadline.Equal(testNow.Add(20*time.Second)) {
+		t.Errorf("extend = %v, %v", deadline, err)
+	}
+	if where, err := q.Nack(ctx, "email-jobs", "a", d.Token, 0, "boom"); err != nil || where != domain.Waiting {
+		t.Errorf("nack = %v, %v", where, err)
+	}
+	if errs, err := q.AttemptErrors(ctx, "email-jobs", "a"); err != nil || len(errs) != 1 || errs[0].Error != "boom" || !errs[0].At.Equal(testNow) {
+		t.Errorf("attempt errors = %+v, %v", errs, err)
+	}
+	d, _ = poll(t, q, "email-jobs", domain.PollOptions{Lease: 10 * time.Second})
+	m.SetTime(testNow.Add(10 * time.Second))
+	if r, _, err := q.Reap(ctx); r != 1 || err != nil {
+		t.Errorf("reap = %d, %v", r, err)
+	}
+	wantCode(t, "ack after the reap", q.Ack(ctx, "email-jobs", "a", d.Token), domain.ECONFLICT)
+	d, _ = poll(t, q, "email-jobs", domain.PollOptions{Lease: 10 * time.Second})
+	if err := q.Ack(ctx, "email-jobs", d.ID, d.Token); err != nil || d.ID != "a" || d.Attempt != 3 {
+		t.Errorf("ack of %+v: %v", d, err)
+	}
+	if d, _ := poll(t, q, "email-jobs", domain.PollOptions{}); d.ID != "b" {
+		t.Errorf("plain poll = %+v, want b", d)
+	}
+	for _, id := range []string{"a", "b"} {
+		_, err := q.Enqueue(ctx, "email-jobs", domain.NewJob{ID: id, Priority: 1, HasPriority: true})
+		wantCode(t, "retried enqueue of "+id, err, domain.ECONFLICT)
+	}
+}
+
+// The article's worker with a lease nacks a job whose handler failed, with the handler's
+// error, so it comes back at once instead of after its lease.
+func TestDrainDueNacksFailures(t *testing.T) {
+	q, _, _ := newQueues(t)
+	ctx := context.Background()
+	if _, err := q.Enqueue(ctx, "delayed", domain.NewJob{ID: "flaky"}); err != nil {
+		t.Fatal(err)
+	}
+	fail := true
+	n, err := domain.DrainDue(ctx, q, "delayed", time.Minute, func(context.Context, domain.Delivery) error {
+		if fail {
+			fail = false
+			return errors.New("smtp: connection refused")
+		}
+		return nil
+	})
+	if n != 2 || err != nil {
+		t.Fatalf("drained %d, %v; want the job twice: nacked, then acked", n, err)
+	}
+	if errs, _ := q.AttemptErrors(ctx, "delayed", "flaky"); len(errs) != 0 {
+		t.Errorf("errors kept after the ack: %+v", errs)
+	}
+	st, _ := q.Stats(ctx, "delayed")
+	if st.Total != 0 || st.Processing != 0 {
+		t.Errorf("after the drain: %+v; want nothing left", st)
 	}
 }
