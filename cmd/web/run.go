@@ -11,25 +11,20 @@ import (
 	"sync"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/demo"
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/internal/web"
 	"github.com/zpulse/zpulse/static"
 )
 
 // shutdownGrace bounds a graceful shutdown: websockets are closed at once, then requests in
 // flight get this long to finish.
 const shutdownGrace = 8 * time.Second
-
-// discoveryEvery is the slow cadence at which boards written by other services are looked
-// for with SCAN.
-const discoveryEvery = 10 * time.Second
 
 // queueTakePool bounds the connections of blocking takes (BZPOPMIN): that many takes can
 // wait at once; more wait for a connection (go-redis's pool timeout), never the dashboard.
@@ -45,14 +40,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stdout, nil))
-	redis.SetLogger(redisLogger{log}) // go-redis would log every failed dial while Redis is down
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
 
-	rdb, closeRedis, err := openRedis(ctx, cfg, log, &wg)
+	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log})
 	if err != nil {
 		return err
+	}
+	if err := svc.Ping(ctx); err != nil && !svc.Embedded {
+		log.Warn("redis does not answer yet; pages show a banner until it does", "err", err)
 	}
 	// In this order: background loops are told to stop, end (the lock watchdog releases its
 	// locks on the way out), and only then Redis closes. Deferred one by one they would run
@@ -60,41 +57,29 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	defer func() {
 		cancel()
 		wg.Wait()
-		closeRedis()
+		svc.Close()
 	}()
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := live.NewMetrics(reg)
-	keys, clock := redisrepo.DefaultKeys, domain.SystemClock{}
-	catalog := redisrepo.NewCatalog(rdb, keys)
-	leaderboards := redisrepo.NewLeaderboards(rdb, keys, clock, catalog)
-	locks := redisrepo.NewLocks(rdb, keys)
-	wg.Go(func() { locks.Watchdog().Run(ctx) })
-	singletons := redisrepo.NewSingletons(locks, log)
-	limiters := redisrepo.NewLimiters(rdb, keys, nil) // the time from Redis TIME
-	wg.Go(func() { limiters.Run(ctx) })
+	clock := domain.SystemClock{}
+	leaderboards, locks, limiters, queues, singletons := svc.Leaderboards, svc.Locks, svc.Limiters, svc.Queues, svc.Singletons
+	wg.Go(func() { svc.Run(ctx) }) // discovery, the lock watchdog, the limiters' history
 	if cfg.AdminToken != "" {
-		if _, err := limiters.SetPolicy(ctx, loginPolicy); err != nil {
+		if _, err := limiters.SetPolicy(ctx, web.LoginPolicy); err != nil {
 			log.Warn("cannot save the sign-in limit; sign-in is not limited until it is saved", "err", err)
 		}
 	}
 	hub := live.NewHub(metrics)
-	snapshots := redisrepo.NewSnapshots(rdb, keys, clock, catalog)
-	// Queues: blocking takes on a pool of their own; one instance reaps expired leases.
-	queueCatalog := redisrepo.NewQueueCatalog(rdb, keys)
-	blocking := redisrepo.NewBlockingClient(rdb, queueTakePool)
-	defer blocking.Close()
-	queues := redisrepo.NewQueues(rdb, blocking, keys, queueCatalog)
-	snapshots.WithQueues(queueCatalog)
-	watcher := live.NewWatcher(snapshots.Read, topicRenderer(cfg.BigKey), hub, cfg.PollInterval, log, metrics)
+	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey), hub, cfg.PollInterval, log, metrics)
 
 	if !static.Built() {
 		log.Warn("static assets are not built: pages render unstyled and without live updates; run `make generate`")
 	}
 	var demoSwitch domain.DemoSwitch
 	if cfg.demoEnabled() {
-		demoSwitch = redisrepo.NewDemoSwitch(rdb, keys)
+		demoSwitch = svc.Demo
 		services := demo.Services{Leaderboards: leaderboards, Limiters: limiters, Locks: locks, Queues: queues, Switch: demoSwitch}
 		// One instance seeds and makes the demo traffic, however many share the Redis.
 		wg.Go(func() {
@@ -108,8 +93,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		})
 	}
 	wg.Go(func() { watcher.Run(ctx) })
-	wg.Go(func() { catalog.Run(ctx, discoveryEvery) })
-	wg.Go(func() { queueCatalog.Run(ctx, discoveryEvery) })
 	wg.Go(func() {
 		_ = singletons.Run(ctx, "queue-reaper", func(ctx context.Context) error {
 			return queues.RunReaper(ctx, reapEvery, func(returned, died int64) {
@@ -119,11 +102,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		})
 	})
 
-	handler := newServer(deps{
-		Leaderboards: leaderboards, Queues: queues, Read: snapshots.Read, Locks: locks, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
-		Clock: clock, AdminToken: cfg.AdminToken, Embedded: cfg.RedisURL == "", BigKey: cfg.BigKey,
-		Ping:     func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
-		Limiters: limiters, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
+	handler := web.NewServer(web.Deps{
+		Leaderboards: leaderboards, Queues: queues, Locks: locks, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
+		Clock: clock, AdminToken: cfg.AdminToken, Embedded: svc.Embedded, BigKey: cfg.BigKey, Ping: svc.Ping,
+		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -158,51 +140,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	return nil
 }
 
-// openRedis connects to REDIS_URL, or starts the embedded in-memory Redis when none is given.
-func openRedis(ctx context.Context, cfg config, log *slog.Logger, wg *sync.WaitGroup) (redis.UniversalClient, func(), error) {
-	if cfg.RedisURL != "" {
-		rdb, err := redisrepo.Connect(cfg.RedisURL)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := rdb.Ping(ctx).Err(); err != nil {
-			log.Warn("redis does not answer yet; pages show a banner until it does", "err", err)
-		}
-		return rdb, func() { rdb.Close() }, nil
-	}
-	m := miniredis.NewMiniRedis()
-	if err := m.StartAddr("127.0.0.1:0"); err != nil {
-		return nil, nil, fmt.Errorf("start the embedded redis: %w", err)
-	}
-	wg.Go(func() { keepTime(ctx, m) })
-	log.Warn("no REDIS_URL: using an embedded in-memory Redis; data lives in memory and is lost when zpulse stops", "addr", m.Addr())
-	rdb, err := redisrepo.Connect("redis://" + m.Addr())
-	if err != nil {
-		m.Close()
-		return nil, nil, err
-	}
-	return rdb, func() { rdb.Close(); m.Close() }, nil
-}
-
-// keepTime makes the embedded Redis keep time as a real one does: miniredis expires keys and
-// answers TIME only from the clock it is given.
-func keepTime(ctx context.Context, m *miniredis.Miniredis) {
-	last := time.Now()
-	m.SetTime(last)
-	t := time.NewTicker(100 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			m.SetTime(now)
-			m.FastForward(now.Sub(last))
-			last = now
-		}
-	}
-}
-
 // displayAddr turns a listen address into one a browser can open (":8080" -> "localhost:8080").
 func displayAddr(a net.Addr) string {
 	host, port, err := net.SplitHostPort(a.String())
@@ -213,12 +150,4 @@ func displayAddr(a net.Addr) string {
 		host = "localhost"
 	}
 	return net.JoinHostPort(host, port)
-}
-
-// redisLogger sends go-redis's own messages to the debug level: outages are reported once,
-// by the watcher, rather than at every failed dial.
-type redisLogger struct{ log *slog.Logger }
-
-func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
-	l.log.DebugContext(ctx, "go-redis: "+fmt.Sprintf(format, v...))
 }

@@ -12,9 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
 	"github.com/gorilla/websocket"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/redistest"
 )
@@ -184,32 +182,27 @@ func TestRunEmbeddedWithDemoData(t *testing.T) {
 	}
 }
 
-// miniredis only expires keys when its clock moves: keepTime moves it with the real one.
-func TestKeepTimeExpiresKeysInTheEmbeddedRedis(t *testing.T) {
-	m := miniredis.RunT(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go keepTime(ctx, m)
-	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
-	defer rdb.Close()
-	rdb.Set(ctx, "k", "v", 300*time.Millisecond)
-	deadline := time.Now().Add(5 * time.Second)
-	for rdb.Exists(ctx, "k").Val() == 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("a key with a 300ms TTL still exists after 5s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if now := rdb.Time(ctx).Val(); time.Since(now).Abs() > 2*time.Second {
-		t.Errorf("TIME = %v, far from now", now)
-	}
-}
-
 func TestRunRefusesBadConfig(t *testing.T) {
 	if err := run(context.Background(), []string{"--poll-interval", "1ns"}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "poll interval") {
 		t.Errorf("got %v", err)
 	}
 	if err := run(context.Background(), nil, env(map[string]string{"REDIS_URL": "mysql://x"}), io.Discard); err == nil || !strings.Contains(err.Error(), "redis url") {
 		t.Errorf("got %v", err)
+	}
+}
+
+func TestParseAPIRateLimitConfig(t *testing.T) {
+	cfg, err := parseConfig([]string{"--api-rate-limit", "api"}, env(nil), io.Discard)
+	if err != nil || cfg.APIRateLimit != "api" {
+		t.Errorf("flag: %+v %v", cfg, err)
+	}
+	if cfg, _ = parseConfig(nil, env(map[string]string{"ZPULSE_API_RATE_LIMIT": "x"}), io.Discard); cfg.APIRateLimit != "x" {
+		t.Error("env not read")
+	}
+	if cfg, _ = parseConfig(nil, env(nil), io.Discard); cfg.APIRateLimit != "" {
+		t.Error("on by default")
+	}
+	if _, err := parseConfig([]string{"--api-rate-limit", "a b"}, env(nil), io.Discard); err == nil {
+		t.Error("a bad policy name was accepted")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
@@ -19,14 +18,13 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 // back its locks.
 func TestDemoTraffic(t *testing.T) {
 	rdb := redistest.Client(t)
-	keys := redisrepo.DefaultKeys
-	locks := redisrepo.NewLocks(rdb, keys)
-	limiters := redisrepo.NewLimiters(rdb, keys, nil)
-	s := Services{
-		Leaderboards: redisrepo.NewLeaderboards(rdb, keys, domain.SystemClock{}, redisrepo.NewCatalog(rdb, keys)),
-		Limiters:     limiters, Locks: locks, Switch: redisrepo.NewDemoSwitch(rdb, keys),
-		Queues: redisrepo.NewQueues(rdb, rdb, keys, redisrepo.NewQueueCatalog(rdb, keys)),
+	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb})
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer svc.Close()
+	locks, limiters := svc.Locks, svc.Limiters
+	s := Services{Leaderboards: svc.Leaderboards, Limiters: limiters, Locks: locks, Switch: svc.Demo, Queues: svc.Queues}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go limiters.Run(ctx)

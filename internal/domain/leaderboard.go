@@ -98,6 +98,28 @@ func (s *BoardSettings) Validate() error {
 	return nil
 }
 
+// BoardSettingsPatch is a partial change of a board's settings: nil fields keep their saved
+// value.
+type BoardSettingsPatch struct {
+	TieBreak      *TieBreak
+	Periods       *[]Period
+	RetentionDays *int
+}
+
+// Apply returns s changed by the patch's fields.
+func (p BoardSettingsPatch) Apply(s BoardSettings) BoardSettings {
+	if p.TieBreak != nil {
+		s.TieBreak = *p.TieBreak
+	}
+	if p.Periods != nil {
+		s.Periods = slices.Clone(*p.Periods)
+	}
+	if p.RetentionDays != nil {
+		s.RetentionDays = *p.RetentionDays
+	}
+	return s
+}
+
 // Keeps says whether the board keeps a period's board.
 func (s BoardSettings) Keeps(p Period) bool { return p == AllTime || slices.Contains(s.Periods, p) }
 
@@ -166,9 +188,19 @@ type LeaderboardService interface {
 	// Returns EINVALID, EUNAVAILABLE.
 	UpdateSettings(ctx context.Context, board string, s BoardSettings) (BoardSettings, error)
 
+	// PatchSettings changes the fields the patch gives and keeps the others, atomically in
+	// Redis (two patches of different fields at once both apply), and returns the settings
+	// as saved. Returns EINVALID, EUNAVAILABLE.
+	PatchSettings(ctx context.Context, board string, p BoardSettingsPatch) (BoardSettings, error)
+
 	// Boards lists every board: those zpulse wrote to and those other services wrote, as last
 	// discovered, sorted by name. Returns EUNAVAILABLE.
 	Boards(ctx context.Context) ([]string, error)
+
+	// Summaries returns every board as the boards list shows it (player count and leaders),
+	// sorted by name, in one round trip after the first discovery. It reads Redis only: it
+	// never changes what the live watcher knows. Returns EUNAVAILABLE.
+	Summaries(ctx context.Context) ([]BoardSummary, error)
 }
 
 // ParsePoints parses a whole number of points as typed in a form: optional sign, digits,

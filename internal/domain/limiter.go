@@ -186,6 +186,10 @@ type LimiterService interface {
 	// View reads what a limiter's page shows (see LimiterView).
 	// Returns EINVALID, EUNAVAILABLE; a policy that does not exist gives Exists false.
 	View(ctx context.Context, limiter string) (LimiterView, error)
+
+	// Views reads the view of every saved limiter (and DefaultLimiter), sorted by name, as the
+	// limiters overview shows them, in a fixed number of round trips. Returns EUNAVAILABLE.
+	Views(ctx context.Context) ([]LimiterView, error)
 }
 
 // LimiterView is a limiter's live state as its page shows it. It is a plain value: two views

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -34,10 +35,12 @@ func TestValidateMember(t *testing.T) {
 		"\xff":                  "UTF-8",
 	}
 	for in, want := range cases {
-		err := ValidateMember("player", in)
-		if ErrorCode(err) != EINVALID || !strings.Contains(ErrorMessage(err), want) {
-			t.Errorf("ValidateMember(%q) = %v, want EINVALID mentioning %q", in, err, want)
-		}
+		t.Run(fmt.Sprintf("%q", in), func(t *testing.T) {
+			err := ValidateMember("player", in)
+			if ErrorCode(err) != EINVALID || !strings.Contains(ErrorMessage(err), want) {
+				t.Errorf("ValidateMember(%q) = %v, want EINVALID mentioning %q", in, err, want)
+			}
+		})
 	}
 }
 

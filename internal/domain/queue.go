@@ -93,17 +93,22 @@ func (s QueueSettings) Validate() error {
 	return nil
 }
 
-// PriorityScore is the article's score of a job of priority p enqueued at t.
-// Returns EINVALID for a priority outside 0..9 or a time the encoding cannot hold.
-func PriorityScore(p int, t time.Time) (float64, error) {
-	if err := ValidatePriority(p); err != nil {
-		return 0, err
+// QueueSettingsPatch is a partial change of a queue's settings: nil fields keep their saved
+// value.
+type QueueSettingsPatch struct {
+	Kind        *QueueKind
+	MaxAttempts *int
+}
+
+// Apply returns s changed by the patch's fields.
+func (p QueueSettingsPatch) Apply(s QueueSettings) QueueSettings {
+	if p.Kind != nil {
+		s.Kind = *p.Kind
 	}
-	ms := t.UnixMilli()
-	if ms < 0 || ms > MaxEpochMs {
-		return 0, Errorf(EINVALID, "the enqueue time %s is outside what a score holds", t.UTC().Format(time.RFC3339))
+	if p.MaxAttempts != nil {
+		s.MaxAttempts = *p.MaxAttempts
 	}
-	return float64(int64(p)*PriorityFactor + ms), nil
+	return s
 }
 
 // ValidatePriority checks a priority: 0 (first) to 9. Returns EINVALID.
@@ -152,6 +157,52 @@ type NewJob struct {
 	RunAt       time.Time
 	Delay       time.Duration
 	Payload     json.RawMessage // optional JSON, at most MaxPayloadBytes
+}
+
+// NewJobFields are the fields of a job to enqueue, in the order their problems are reported.
+var NewJobFields = []string{"id", "priority", "delay", "run_at", "payload"}
+
+// Problems checks a job to enqueue as both the page's form and the API give it, before the
+// queue's kind is known: its id, priority, delay and payload, and that it does not have both a
+// delay and a run-at time. It returns each problem (an EINVALID) by the field of NewJobFields
+// it concerns, and nil when there is none. What depends on the queue (its kind) and on the
+// time (the run-at range) the queue checks when it enqueues.
+func (j NewJob) Problems() map[string]error {
+	problems := map[string]error{}
+	if j.ID != "" {
+		if err := ValidateJobID(j.ID); err != nil {
+			problems["id"] = err
+		}
+	}
+	if j.HasPriority {
+		if err := ValidatePriority(j.Priority); err != nil {
+			problems["priority"] = err
+		}
+	}
+	if j.Delay < 0 || j.Delay > MaxDelay || j.Delay%time.Millisecond != 0 {
+		problems["delay"] = Errorf(EINVALID, "delay must be a whole number of milliseconds from 0 to %d (a year) (got %v)", MaxDelay.Milliseconds(), j.Delay)
+	}
+	if j.Delay != 0 && !j.RunAt.IsZero() {
+		problems["run_at"] = Errorf(EINVALID, "give a delay or a run-at time, not both")
+	}
+	if err := ValidatePayload(j.Payload); err != nil {
+		problems["payload"] = err
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return problems
+}
+
+// FirstProblem is the first of Problems in the order of NewJobFields, or nil.
+func (j NewJob) FirstProblem() error {
+	problems := j.Problems()
+	for _, field := range NewJobFields {
+		if err := problems[field]; err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Enqueued is a job as it was enqueued.
@@ -262,7 +313,8 @@ type QueueJob struct {
 // was read at, so the page shows ages and countdowns without a clock of its own.
 type QueueView struct {
 	Queue       string
-	Key         string
+	Key         string // the queue's sorted set, as the page shows it ("" when it could not be read)
+	PayloadKey  string // where the jobs' payloads wait for their ack, as the page shows it ("" when unknown)
 	Settings    QueueSettings
 	NowMs       int64
 	Waiting     int64
@@ -400,9 +452,22 @@ type QueueService interface {
 	// ECONFLICT; EUNAVAILABLE.
 	UpdateSettings(ctx context.Context, queue string, s QueueSettings) (QueueSettings, error)
 
+	// PatchSettings changes the fields the patch gives and keeps the others, atomically in
+	// Redis, with UpdateSettings's rule on the kind, and returns the settings as saved.
+	// Returns EINVALID; ECONFLICT; EUNAVAILABLE.
+	PatchSettings(ctx context.Context, queue string, p QueueSettingsPatch) (QueueSettings, error)
+
 	// Queues lists every queue, those zpulse wrote to and the queue:* sorted sets other
 	// services wrote, as last discovered, sorted by name. Returns EUNAVAILABLE.
 	Queues(ctx context.Context) ([]string, error)
+
+	// Summaries returns every queue as the queues list shows it (its depths), sorted by name.
+	// It reads Redis only: it never changes what the live watcher knows. Returns EUNAVAILABLE.
+	Summaries(ctx context.Context) ([]QueueSummary, error)
+
+	// View returns a queue as its page shows it, in one round trip; a queue that does not
+	// exist yet is its empty view with the default settings. Returns EINVALID, EUNAVAILABLE.
+	View(ctx context.Context, queue string) (QueueView, error)
 }
 
 // DrainDue is the article's delayed-queue worker (its @Scheduled method): it polls a queue
@@ -433,21 +498,6 @@ func DrainDue(ctx context.Context, q QueueService, queue string, lease time.Dura
 		}
 	}
 	return n, ctx.Err()
-}
-
-// RunWorker calls DrainDue every interval until ctx ends (the article's
-// @Scheduled(fixedDelay = 500)). Redis errors wait for the next round.
-func RunWorker(ctx context.Context, q QueueService, queue string, every, lease time.Duration, handle func(context.Context, Delivery) error) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		_, _ = DrainDue(ctx, q, queue, lease, handle)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }
 
 // clipUTF8 cuts a worker's own error message to at most n bytes of valid UTF-8, so DrainDue

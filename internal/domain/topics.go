@@ -74,14 +74,28 @@ const TopicLimiters = "limiters"
 // TopicQueues is every queue with its depth (a []QueueSummary), for the overview.
 const TopicQueues = "queues"
 
-// QueueTopic is the topic of a queue's page: a QueueView, e.g. "queue:email-jobs".
-func QueueTopic(queue string) string { return "queue:" + queue }
+// queueTopicPrefix + queue: a queue's page (a QueueView). A dot, not a colon, so that topic
+// names never read like the queue's Redis key.
+const queueTopicPrefix = "queue."
+
+// QueueTopic is the topic of a queue's page: a QueueView, e.g. queue.email-jobs.
+func QueueTopic(queue string) string { return queueTopicPrefix + queue }
 
 // ParseQueueTopic reads a QueueTopic.
 func ParseQueueTopic(topic string) (queue string, ok bool) {
-	queue, found := strings.CutPrefix(topic, "queue:")
+	queue, found := strings.CutPrefix(topic, queueTopicPrefix)
 	if !found || ValidateName("queue", queue) != nil {
 		return "", false
 	}
 	return queue, true
+}
+
+// KeyDisplay names Redis keys for people, as pages show them (the repository fills it from
+// its key layout), so views never spell a key themselves.
+type KeyDisplay struct {
+	Boards      string // the pattern of boards, e.g. leaderboard:*
+	Queues      string // the pattern of queues, e.g. queue:*
+	Lock        string // a lock's key with a placeholder, e.g. lock:<name>
+	LockExample string // a lock's key for an example command, e.g. lock:order:1001
+	RateDefault string // the default limiter's per-client key, e.g. rate:<client>
 }

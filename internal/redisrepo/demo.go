@@ -18,8 +18,8 @@ type DemoSwitch struct {
 
 var _ domain.DemoSwitch = (*DemoSwitch)(nil)
 
-// NewDemoSwitch returns the demo's switch kept in rdb under keys.
-func NewDemoSwitch(rdb redis.UniversalClient, keys Keys) *DemoSwitch {
+// newDemoSwitch returns the demo's switch kept in rdb under keys.
+func newDemoSwitch(rdb redis.UniversalClient, keys Keys) *DemoSwitch {
 	return &DemoSwitch{rdb: rdb, keys: keys}
 }
 
@@ -28,12 +28,12 @@ func (d *DemoSwitch) Paused(ctx context.Context) (bool, error) {
 	if errors.Is(err, redis.Nil) {
 		return false, nil
 	}
-	return err == nil, wrap(err)
+	return err == nil, opError("redisrepo.DemoSwitch.Paused", err)
 }
 
 func (d *DemoSwitch) SetPaused(ctx context.Context, paused bool) error {
 	if paused {
-		return wrap(d.rdb.Set(ctx, d.keys.DemoPaused(), "1", 0).Err())
+		return opWriteError("redisrepo.DemoSwitch.SetPaused", d.rdb.Set(ctx, d.keys.DemoPaused(), "1", 0).Err())
 	}
-	return wrap(d.rdb.Del(ctx, d.keys.DemoPaused()).Err())
+	return opWriteError("redisrepo.DemoSwitch.SetPaused", d.rdb.Del(ctx, d.keys.DemoPaused()).Err())
 }

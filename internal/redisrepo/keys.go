@@ -31,6 +31,12 @@ type Keys struct {
 // DefaultKeys are the articles' key names.
 var DefaultKeys = Keys{LeaderboardPrefix: "leaderboard:", OwnPrefix: "zpulse:", LockPrefix: "lock:", RatePrefix: "rate:", QueuePrefix: "queue:"}
 
+// Display names the keys for people, as pages show them.
+func (k Keys) Display() domain.KeyDisplay {
+	return domain.KeyDisplay{Boards: k.Leaderboard("*"), Queues: k.Queue("*"), Lock: k.Lock("<name>"),
+		LockExample: k.Lock("order:1001"), RateDefault: k.SlidingLog(domain.DefaultLimiter, "<client>")}
+}
+
 // Leaderboard is the ZSET of a board: member = player id, score = points.
 func (k Keys) Leaderboard(board string) string { return k.LeaderboardPrefix + board }
 
@@ -44,9 +50,28 @@ func (k Keys) PeriodBoard(board string, p domain.Period, t time.Time) string {
 	return k.Leaderboard(board) + ":" + p.Suffix(t)
 }
 
-// PeriodBoardPattern matches (SCAN MATCH) every period board of a board, and more: filter
-// the names with IsPeriodSuffix. Board names hold no glob characters.
-func (k Keys) PeriodBoardPattern(board string) string { return k.Leaderboard(board) + ":*" }
+// BoardKeys names every key of a board a reset deletes: the board, each period board that can
+// still exist at now (periods that ended up to MaxRetentionDays ago, the current one and the
+// next, for clocks a little ahead), and the unique-player counts that can still exist (a day's
+// lives uniqueTTL after the day). They are named exactly, never found by a glob over the
+// board's name: a user chose it, and board x's glob would match board x:y's keys.
+func (k Keys) BoardKeys(board string, now time.Time) []string {
+	keys := []string{k.Leaderboard(board)}
+	seen := map[string]bool{}
+	first := now.AddDate(0, 0, -domain.MaxRetentionDays-31) // a month that ended then began up to 31 days before
+	for t := first; !t.After(now.Add(24 * time.Hour)); t = t.Add(24 * time.Hour) {
+		for _, p := range domain.Periods {
+			if key := k.PeriodBoard(board, p, t); !seen[key] {
+				seen[key] = true
+				keys = append(keys, key)
+			}
+		}
+	}
+	for day := -2; day <= 1; day++ {
+		keys = append(keys, k.BoardUnique(board, now.AddDate(0, 0, day)))
+	}
+	return keys
+}
 
 var periodSuffix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|\d{4}-W\d{2}|\d{4}-\d{2})$`)
 
@@ -64,11 +89,6 @@ func (k Keys) BoardUnique(board string, t time.Time) string {
 	return k.OwnPrefix + "board:" + board + ":unique:" + domain.Daily.Suffix(t)
 }
 
-// BoardUniquePattern matches (SCAN MATCH) every day's unique-player count of a board.
-func (k Keys) BoardUniquePattern(board string) string {
-	return k.OwnPrefix + "board:" + board + ":unique:*"
-}
-
 // Lock is the STRING of a lock, exactly the article's: the holder's token, with a PX lease.
 // Another service's SET lock:<name> <uuid> NX EX 30 and zpulse's acquire exclude each other.
 func (k Keys) Lock(name string) string { return k.LockPrefix + name }
@@ -84,6 +104,10 @@ func (k Keys) LockMeta(name string) string { return "{" + k.Lock(name) + "}:meta
 // LockFence is the lock's fencing counter (STRING, no expiry; kept by force-release), in the
 // lock's slot for the same reason as LockMeta.
 func (k Keys) LockFence(name string) string { return "{" + k.Lock(name) + "}:fence" }
+
+// SingletonLock is the name of the lock of a loop that runs in one instance at a time:
+// loop "queue-reaper" holds lock zpulse:queue-reaper, whose key is lock:zpulse:queue-reaper.
+func (k Keys) SingletonLock(loop string) string { return k.OwnPrefix + loop }
 
 // LockIndex is the SET of lock names zpulse has taken, so the /locks page finds them at once;
 // locks taken by other services are found by a slow, bounded SCAN of lock:*.

@@ -19,8 +19,8 @@ type Leaderboards struct {
 	rdb      redis.UniversalClient
 	keys     Keys
 	clock    domain.Clock
-	settings *settingsCache
-	catalog  *Catalog
+	settings *ttlCache[domain.BoardSettings]
+	found    *Discovery
 }
 
 var _ domain.LeaderboardService = (*Leaderboards)(nil)
@@ -28,10 +28,9 @@ var _ domain.LeaderboardService = (*Leaderboards)(nil)
 // uniqueTTL keeps a day's unique-player count for a day after the day ends.
 const uniqueTTL = 24 * time.Hour
 
-// NewLeaderboards returns leaderboards kept in rdb under keys, timed by clock, listing the
-// boards of catalog.
-func NewLeaderboards(rdb redis.UniversalClient, keys Keys, clock domain.Clock, catalog *Catalog) *Leaderboards {
-	return &Leaderboards{rdb: rdb, keys: keys, clock: clock, catalog: catalog, settings: newSettingsCache(rdb, keys, clock)}
+// newLeaderboards returns leaderboards kept in rdb under keys, listing the boards found.
+func newLeaderboards(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Leaderboards {
+	return &Leaderboards{rdb: rdb, keys: keys, clock: c.local(), found: found, settings: newTTLCache[domain.BoardSettings](settingsTTL, c.local())}
 }
 
 func (l *Leaderboards) AddPoints(ctx context.Context, board, player string, points int64) (domain.Entry, error) {
@@ -49,7 +48,7 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 	if err := validateBoardPlayer(board, player); err != nil {
 		return domain.Entry{}, err
 	}
-	set, err := l.settings.get(ctx, board)
+	set, err := l.boardSettings(ctx, board)
 	if err != nil {
 		return domain.Entry{}, err
 	}
@@ -83,9 +82,9 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 	pipe.PFAdd(ctx, unique, player)
 	pipe.ExpireAt(ctx, unique, domain.Daily.End(now).Add(uniqueTTL))
 	if err := exec(ctx, l.rdb, pipe); err != nil {
-		return domain.Entry{}, wrap(err)
+		return domain.Entry{}, opWriteError("redisrepo.Leaderboards.write", err)
 	}
-	l.catalog.Add(board)
+	l.found.add(boardKeys, board)
 	entries := make([]domain.Entry, len(results))
 	for i, res := range results {
 		vals, _ := res.Val().([]any)
@@ -98,12 +97,12 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 				player, displayScore(vals[1]), where, -max, max, boardKind(set))
 		}
 		if len(vals) != 3 {
-			return domain.Entry{}, fmt.Errorf("add points: unexpected reply %v", res.Val())
+			return domain.Entry{}, fmt.Errorf("redisrepo.Leaderboards.write: unexpected reply %v", res.Val())
 		}
 		score, err := strconv.ParseFloat(fmt.Sprint(vals[1]), 64)
 		rank, ok := vals[2].(int64)
 		if err != nil || !ok {
-			return domain.Entry{}, fmt.Errorf("add points: unexpected reply %v", res.Val())
+			return domain.Entry{}, fmt.Errorf("redisrepo.Leaderboards.write: unexpected reply %v", res.Val())
 		}
 		entries[i] = domain.NewEntry(rank+1, player, score)
 	}
@@ -129,7 +128,7 @@ func (l *Leaderboards) RemovePlayer(ctx context.Context, board, player string) e
 	if err := validateBoardPlayer(board, player); err != nil {
 		return err
 	}
-	set, err := l.settings.get(ctx, board)
+	set, err := l.boardSettings(ctx, board)
 	if err != nil {
 		return err
 	}
@@ -140,7 +139,7 @@ func (l *Leaderboards) RemovePlayer(ctx context.Context, board, player string) e
 		pipe.ZRem(ctx, l.keys.PeriodBoard(board, p, now), player)
 	}
 	if err := exec(ctx, l.rdb, pipe); err != nil {
-		return wrap(err)
+		return opWriteError("redisrepo.Leaderboards.RemovePlayer", err)
 	}
 	if removed.Val() == 0 {
 		return domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
@@ -160,29 +159,14 @@ func (l *Leaderboards) Trim(ctx context.Context, board string, keep int64) (int6
 	}
 	// ZREMRANGEBYRANK counts from the lowest score: removing ranks 0..-(keep+1) keeps the top keep.
 	n, err := l.rdb.ZRemRangeByRank(ctx, l.keys.Leaderboard(board), 0, -(keep + 1)).Result()
-	return n, wrap(err)
+	return n, opWriteError("redisrepo.Leaderboards.Trim", err)
 }
 
 func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 	if err := domain.ValidateName("board", board); err != nil {
 		return 0, err
 	}
-	keys := []string{l.keys.Leaderboard(board)}
-	periods, err := scanKeys(ctx, l.rdb, l.keys.PeriodBoardPattern(board))
-	if err != nil {
-		return 0, wrap(err)
-	}
-	prefix := len(l.keys.Leaderboard(board)) + 1
-	for _, k := range periods {
-		if IsPeriodSuffix(k[prefix:]) {
-			keys = append(keys, k)
-		}
-	}
-	uniques, err := scanKeys(ctx, l.rdb, l.keys.BoardUniquePattern(board))
-	if err != nil {
-		return 0, wrap(err)
-	}
-	keys = append(keys, uniques...)
+	keys := l.keys.BoardKeys(board, l.clock.Now())
 	pipe := l.rdb.Pipeline()
 	deleted := make([]*redis.IntCmd, len(keys))
 	for i, k := range keys { // one DEL per key: the keys may live in different cluster slots
@@ -190,9 +174,9 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 	}
 	pipe.SRem(ctx, l.keys.BoardIndex(), board)
 	if err := exec(ctx, l.rdb, pipe); err != nil {
-		return 0, wrap(err)
+		return 0, opWriteError("redisrepo.Leaderboards.Reset", err)
 	}
-	l.catalog.Remove(board)
+	l.found.forget(boardKeys, board)
 	var n int64
 	for _, d := range deleted {
 		n += d.Val()
@@ -208,16 +192,16 @@ func (l *Leaderboards) Top(ctx context.Context, board string, period domain.Peri
 		return domain.BoardTop{}, err
 	}
 	pipe := l.rdb.Pipeline()
-	read := queueTop(ctx, pipe, l.keys, board, period, n, l.clock.Now())
+	read := planTop(ctx, pipe, l.keys, board, period, n, l.clock.Now())
 	if err := exec(ctx, l.rdb, pipe); err != nil {
-		return domain.BoardTop{}, wrap(err)
+		return domain.BoardTop{}, opError("redisrepo.Leaderboards.Top", err)
 	}
 	return read(), nil
 }
 
-// queueTop queues the reads of a board's head on pipe and returns the function that decodes
+// planTop adds the reads of a board's head on pipe and returns the function that decodes
 // them once the pipeline ran.
-func queueTop(ctx context.Context, pipe redis.Pipeliner, keys Keys, board string, period domain.Period, n int, now time.Time) func() domain.BoardTop {
+func planTop(ctx context.Context, pipe redis.Pipeliner, keys Keys, board string, period domain.Period, n int, now time.Time) func() domain.BoardTop {
 	key := keys.PeriodBoard(board, period, now)
 	rng := pipe.ZRevRangeWithScores(ctx, key, 0, int64(n-1))
 	card := pipe.ZCard(ctx, key)
@@ -246,7 +230,7 @@ func (l *Leaderboards) Player(ctx context.Context, board string, period domain.P
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return domain.Entry{}, wrap(err)
+		return domain.Entry{}, opError("redisrepo.Leaderboards.Player", err)
 	}
 	if errors.Is(score.Err(), redis.Nil) || errors.Is(rank.Err(), redis.Nil) {
 		return domain.Entry{}, domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
@@ -266,7 +250,7 @@ func (l *Leaderboards) Around(ctx context.Context, board string, period domain.P
 		return nil, domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
 	}
 	if err != nil {
-		return nil, wrap(err)
+		return nil, opError("redisrepo.Leaderboards.Around", err)
 	}
 	return rankedEntries(res)
 }
@@ -275,7 +259,7 @@ func (l *Leaderboards) Around(ctx context.Context, board string, period domain.P
 func rankedEntries(res any) ([]domain.Entry, error) {
 	vals, ok := res.([]any)
 	if !ok || len(vals) != 2 {
-		return nil, fmt.Errorf("unexpected reply %v", res)
+		return nil, fmt.Errorf("redisrepo.rankedEntries: unexpected reply %v", res)
 	}
 	first, _ := vals[0].(int64)
 	flat, _ := vals[1].([]any)
@@ -283,7 +267,7 @@ func rankedEntries(res any) ([]domain.Entry, error) {
 	for i := 0; i+1 < len(flat); i += 2 {
 		score, err := strconv.ParseFloat(fmt.Sprint(flat[i+1]), 64)
 		if err != nil {
-			return nil, fmt.Errorf("unexpected score %v", flat[i+1])
+			return nil, fmt.Errorf("redisrepo.rankedEntries: unexpected score %v", flat[i+1])
 		}
 		entries = append(entries, domain.NewEntry(first+int64(i/2)+1, fmt.Sprint(flat[i]), score))
 	}
@@ -333,7 +317,7 @@ func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.
 	// One entry more than asked tells whether another page follows.
 	res, err := pageScript.Run(ctx, l.rdb, []string{l.keys.PeriodBoard(board, period, l.clock.Now())}, c.Score, c.Member, limit+1).Result()
 	if err != nil {
-		return domain.Page{}, wrap(err)
+		return domain.Page{}, opError("redisrepo.Leaderboards.Entries", err)
 	}
 	entries, err := rankedEntries(res)
 	if err != nil {
@@ -349,25 +333,23 @@ func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.
 	return page, nil
 }
 
-func (l *Leaderboards) Settings(ctx context.Context, board string) (domain.BoardSettings, error) {
-	if err := domain.ValidateName("board", board); err != nil {
-		return domain.BoardSettings{}, err
-	}
-	return l.settings.get(ctx, board)
-}
-
-func (l *Leaderboards) UpdateSettings(ctx context.Context, board string, s domain.BoardSettings) (domain.BoardSettings, error) {
-	if err := domain.ValidateName("board", board); err != nil {
-		return domain.BoardSettings{}, err
-	}
-	if err := s.Validate(); err != nil {
-		return domain.BoardSettings{}, err
-	}
-	return s, l.settings.put(ctx, board, s)
-}
-
 func (l *Leaderboards) Boards(ctx context.Context) ([]string, error) {
-	return l.catalog.Names(ctx)
+	return l.found.namesWarm(ctx, boardKeys)
+}
+
+func (l *Leaderboards) Summaries(ctx context.Context) ([]domain.BoardSummary, error) {
+	names, err := l.found.namesWarm(ctx, boardKeys)
+	if err != nil {
+		return nil, err
+	}
+	pipe := l.rdb.Pipeline()
+	read := planBoardSummaries(ctx, pipe, l.keys, names, l.clock.Now())
+	if len(names) > 0 {
+		if err := exec(ctx, l.rdb, pipe); err != nil {
+			return nil, opError("redisrepo.Leaderboards.Summaries", err)
+		}
+	}
+	return read(), nil
 }
 
 func validateBoardPlayer(board, player string) error {

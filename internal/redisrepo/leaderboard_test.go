@@ -93,9 +93,11 @@ func TestInvalidInputWritesNothing(t *testing.T) {
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	for _, c := range []struct{ board, player string }{{"bad board", "a"}, {"", "a"}, {"b", ""}, {"b", strings.Repeat("x", 65)}, {"b", "a\x00"}} {
-		if _, err := lb.AddPoints(ctx, c.board, c.player, 1); domain.ErrorCode(err) != domain.EINVALID {
-			t.Errorf("AddPoints(%q, %q) = %v, want EINVALID", c.board, c.player, err)
-		}
+		t.Run(fmt.Sprintf("%q/%q", c.board, c.player), func(t *testing.T) {
+			if _, err := lb.AddPoints(ctx, c.board, c.player, 1); domain.ErrorCode(err) != domain.EINVALID {
+				t.Errorf("AddPoints(%q, %q) = %v, want EINVALID", c.board, c.player, err)
+			}
+		})
 	}
 	if keys := rdb.Keys(ctx, "*").Val(); len(keys) != 0 {
 		t.Errorf("invalid input wrote %v", keys)
@@ -161,21 +163,33 @@ func TestAddPointsSurvivesScriptFlush(t *testing.T) {
 	}
 }
 
+// An unreachable Redis is EUNAVAILABLE through the error that names the failing operation.
 func TestUnreachableRedisIsUnavailable(t *testing.T) {
 	rdb, err := Connect("redis://127.0.0.1:1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rdb.Close()
-	lb := NewLeaderboards(rdb, DefaultKeys, domain.SystemClock{}, NewCatalog(rdb, DefaultKeys))
+	svc := openTest(t, rdb, nil)
+	lb := svc.Leaderboards
 	ctx := context.Background()
-	_, err1 := lb.AddPoints(ctx, "b", "a", 1)
-	_, err2 := lb.Top(ctx, "b", domain.AllTime, 10)
-	_, err3 := NewSnapshots(rdb, DefaultKeys, domain.SystemClock{}, NewCatalog(rdb, DefaultKeys)).Read(ctx, nil)
-	for _, err := range []error{err1, err2, err3} {
-		if domain.ErrorCode(err) != domain.EUNAVAILABLE {
-			t.Errorf("got %v, want EUNAVAILABLE", err)
-		}
+	calls := []struct {
+		op   string
+		call func() error
+	}{
+		{"redisrepo.Leaderboards.Settings", func() error { _, err := lb.AddPoints(ctx, "b", "a", 1); return err }},
+		{"redisrepo.Leaderboards.Top", func() error { _, err := lb.Top(ctx, "b", domain.AllTime, 10); return err }},
+		{"redisrepo.Snapshots.Read", func() error { _, err := svc.Snapshots.Read(ctx, nil); return err }},
+		{"redisrepo.Queues.Enqueue", func() error { _, err := svc.Queues.Enqueue(ctx, "q", domain.NewJob{ID: "j"}); return err }},
+		{"redisrepo.Discovery.Refresh", func() error { _, err := svc.Queues.Summaries(ctx); return err }},
+	}
+	for _, c := range calls {
+		t.Run(c.op, func(t *testing.T) {
+			err := c.call()
+			if domain.ErrorCode(err) != domain.EUNAVAILABLE || !strings.HasPrefix(err.Error(), c.op+": ") {
+				t.Errorf("got %v, want EUNAVAILABLE named %s", err, c.op)
+			}
+		})
 	}
 	ctxDone, cancel := context.WithCancel(ctx)
 	cancel()

@@ -28,9 +28,9 @@ func (q *Queues) Ack(ctx context.Context, queue, id, token string) error {
 		domain.CompletedKept, tputField(now, 'c'), queueThroughputTTL.Milliseconds()).Int64Slice()
 	switch {
 	case err != nil:
-		return fmt.Errorf("redisrepo.Ack: %w", wrapWrite(err))
+		return opWriteError("redisrepo.Queues.Ack", err)
 	case len(vals) == 0:
-		return fmt.Errorf("redisrepo.Ack: unexpected reply %v", vals)
+		return fmt.Errorf("redisrepo.Queues.Ack: unexpected reply %v", vals)
 	case vals[0] == 1, vals[0] == -5: // -5: this token's ack went through before (a retry)
 		return nil
 	}
@@ -49,11 +49,11 @@ func (q *Queues) Extend(ctx context.Context, queue, id, token string, lease time
 		domain.CompletedRetention.Milliseconds()).Int64Slice()
 	switch {
 	case err != nil:
-		return time.Time{}, fmt.Errorf("redisrepo.Extend: %w", wrapWrite(err))
+		return time.Time{}, opWriteError("redisrepo.Queues.Extend", err)
 	case len(vals) == 2 && vals[0] == 1:
 		return time.UnixMilli(vals[1]).UTC(), nil
 	case len(vals) == 0:
-		return time.Time{}, fmt.Errorf("redisrepo.Extend: unexpected reply %v", vals)
+		return time.Time{}, fmt.Errorf("redisrepo.Queues.Extend: unexpected reply %v", vals)
 	}
 	return time.Time{}, leaseRefused("extend", queue, id, vals)
 }
@@ -76,9 +76,9 @@ func (q *Queues) Nack(ctx context.Context, queue, id, token string, delay time.D
 		string(domain.DefaultQueueKind(queue))).Int64Slice()
 	switch {
 	case err != nil:
-		return "", fmt.Errorf("redisrepo.Nack: %w", wrapWrite(err))
+		return "", opWriteError("redisrepo.Queues.Nack", err)
 	case len(vals) == 0:
-		return "", fmt.Errorf("redisrepo.Nack: unexpected reply %v", vals)
+		return "", fmt.Errorf("redisrepo.Queues.Nack: unexpected reply %v", vals)
 	case vals[0] == 1:
 		return domain.Waiting, nil
 	case vals[0] == 2:
@@ -112,7 +112,7 @@ func leaseRefused(op, queue, id string, vals []int64) error {
 	case -5:
 		return domain.Errorf(domain.ECONFLICT, "job %q was acked with this token at %s: its lease is over, so this %s changed nothing", id, at(), op)
 	}
-	return fmt.Errorf("redisrepo.%s: unexpected reply %v", op, vals)
+	return fmt.Errorf("redisrepo.Queues.%s: unexpected reply %v", op, vals)
 }
 
 func (q *Queues) AttemptErrors(ctx context.Context, queue, id string) ([]domain.AttemptError, error) {
@@ -124,7 +124,7 @@ func (q *Queues) AttemptErrors(ctx context.Context, queue, id string) ([]domain.
 	case errors.Is(err, redis.Nil):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("redisrepo.AttemptErrors: %w", wrap(err))
+		return nil, opError("redisrepo.Queues.AttemptErrors", err)
 	}
 	return decodeAttemptErrors(raw), nil
 }

@@ -16,7 +16,7 @@ import (
 // refused, and every job is completed exactly once (one ack succeeds per job).
 func TestConcurrentLateAcksCompleteOnce(t *testing.T) {
 	const jobs, consumers = 2_000, 8
-	q, rdb, clock := newQueues(t)
+	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()
 	if _, err := q.UpdateSettings(ctx, "bulk", domain.QueueSettings{Kind: domain.PriorityQueue, MaxAttempts: domain.MaxMaxAttempts}); err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ func wantCode(t *testing.T, what string, err error, code string) {
 // Consumer A's lease runs out, the job goes to B; A's late ack, extend and nack are refused
 // (ECONFLICT) and change nothing, and B's ack completes the job.
 func TestLateAckAfterRedeliveryConflicts(t *testing.T) {
-	q, rdb, clock := newQueues(t)
+	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()
 	enqueue(t, q, "email-jobs", "invoice", 1)
 	a, _ := poll(t, q, "email-jobs", domain.PollOptions{Lease: 10 * time.Second})
@@ -78,7 +78,7 @@ func TestLateAckAfterRedeliveryConflicts(t *testing.T) {
 // A heartbeat keeps a lease alive past its first deadline: the reaper leaves the job alone
 // and the ack works.
 func TestExtendKeepsLeaseAlive(t *testing.T) {
-	q, _, clock := newQueues(t)
+	q, _, clock := newTestQueues(t)
 	ctx := context.Background()
 	enqueue(t, q, "reports", "monthly", 1)
 	d, _ := poll(t, q, "reports", domain.PollOptions{Lease: 10 * time.Second})
@@ -106,7 +106,7 @@ func TestExtendKeepsLeaseAlive(t *testing.T) {
 // keeps its error; at max attempts a nack sends it to the dead set; the reaper's expiry is
 // an attempt error too.
 func TestNackReschedulesAndCounts(t *testing.T) {
-	q, _, clock := newQueues(t)
+	q, _, clock := newTestQueues(t)
 	ctx := context.Background()
 	if _, err := q.UpdateSettings(ctx, "reminders", domain.QueueSettings{Kind: domain.DelayedQueue, MaxAttempts: 3}); err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func TestNackReschedulesAndCounts(t *testing.T) {
 // An enqueue retried after its job completed is recognised and refused, whether the job was
 // acked or taken without a lease; after the retention the id is free again.
 func TestRetriedEnqueueAfterCompletion(t *testing.T) {
-	q, rdb, clock := newQueues(t)
+	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()
 	enqueue(t, q, "email-jobs", "receipt-42", 1)
 	d, _ := poll(t, q, "email-jobs", domain.PollOptions{Lease: 10 * time.Second})
@@ -220,7 +220,7 @@ func TestLeaseScriptsRunOnMiniredis(t *testing.T) {
 	m.SetTime(testNow)
 	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
 	defer rdb.Close()
-	q := NewQueues(rdb, rdb, DefaultKeys, NewQueueCatalog(rdb, DefaultKeys))
+	q := openTest(t, rdb, nil).Queues
 	ctx := context.Background()
 	enqueue(t, q, "email-jobs", "a", 1)
 	enqueue(t, q, "email-jobs", "b", 2)
@@ -259,7 +259,7 @@ func TestLeaseScriptsRunOnMiniredis(t *testing.T) {
 // The article's worker with a lease nacks a job whose handler failed, with the handler's
 // error, so it comes back at once instead of after its lease.
 func TestDrainDueNacksFailures(t *testing.T) {
-	q, _, _ := newQueues(t)
+	q, _, _ := newTestQueues(t)
 	ctx := context.Background()
 	if _, err := q.Enqueue(ctx, "delayed", domain.NewJob{ID: "flaky"}); err != nil {
 		t.Fatal(err)

@@ -27,23 +27,16 @@ type Limiters struct {
 	keys  Keys
 	clock domain.Clock // nil: Redis TIME inside each script
 
-	mu       sync.Mutex
-	policies map[string]cachedPolicy
+	policies *ttlCache[domain.LimitPolicy]
 
 	rec recorder
 }
 
-type cachedPolicy struct {
-	policy  domain.LimitPolicy
-	fetched time.Time
-}
-
 var _ domain.LimiterService = (*Limiters)(nil)
 
-// NewLimiters returns limiters kept in rdb under keys. clock nil (production) takes the time
-// from Redis TIME inside every script; tests pass a domain.ManualClock.
-func NewLimiters(rdb redis.UniversalClient, keys Keys, clock domain.Clock) *Limiters {
-	return &Limiters{rdb: rdb, keys: keys, clock: clock, policies: map[string]cachedPolicy{}}
+// newLimiters returns limiters kept in rdb under keys, timed by the scripts' clock.
+func newLimiters(rdb redis.UniversalClient, keys Keys, c clocks) *Limiters {
+	return &Limiters{rdb: rdb, keys: keys, clock: c.script, policies: newTTLCache[domain.LimitPolicy](policyCacheTTL, c.local())}
 }
 
 func (l *Limiters) Allow(ctx context.Context, limiter, client string) (domain.LimitResult, error) {
@@ -98,14 +91,14 @@ func (l *Limiters) run(ctx context.Context, p domain.LimitPolicy, client string,
 	case domain.TokenBucket:
 		cmd = tokenBucketScript.Run(ctx, l.rdb, []string{key}, now, flag, strconv.FormatFloat(p.RatePerS/1000, 'g', -1, 64), p.Burst)
 	default:
-		return domain.LimitResult{}, fmt.Errorf("limiter %q: unknown algorithm %q", p.Name, p.Algorithm)
+		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unknown algorithm %q", p.Name, p.Algorithm)
 	}
 	vals, err := cmd.Int64Slice()
 	if err != nil {
-		return domain.LimitResult{}, wrap(err)
+		return domain.LimitResult{}, opWriteError("redisrepo.Limiters.Allow", err)
 	}
 	if len(vals) != 5 {
-		return domain.LimitResult{}, fmt.Errorf("limiter %q: unexpected reply %v", p.Name, vals)
+		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unexpected reply %v", p.Name, vals)
 	}
 	return domain.LimitResult{
 		Allowed: vals[0] == 1, Limit: p.Quota(), Remaining: vals[1],
@@ -125,20 +118,7 @@ func newUUID() string {
 // ---- policies ----
 
 func (l *Limiters) cachedPolicy(ctx context.Context, name string) (domain.LimitPolicy, error) {
-	l.mu.Lock()
-	c, ok := l.policies[name]
-	l.mu.Unlock()
-	if ok && time.Since(c.fetched) < policyCacheTTL {
-		return c.policy, nil
-	}
-	p, err := l.Policy(ctx, name)
-	if err != nil {
-		return p, err
-	}
-	l.mu.Lock()
-	l.policies[name] = cachedPolicy{policy: p, fetched: time.Now()}
-	l.mu.Unlock()
-	return p, nil
+	return l.policies.get(ctx, name, func(ctx context.Context) (domain.LimitPolicy, error) { return l.Policy(ctx, name) })
 }
 
 func (l *Limiters) Policy(ctx context.Context, name string) (domain.LimitPolicy, error) {
@@ -147,7 +127,7 @@ func (l *Limiters) Policy(ctx context.Context, name string) (domain.LimitPolicy,
 	}
 	fields, err := l.rdb.HGetAll(ctx, l.keys.LimiterPolicy(name)).Result()
 	if err != nil {
-		return domain.LimitPolicy{}, wrap(err)
+		return domain.LimitPolicy{}, opError("redisrepo.Limiters.Policy", err)
 	}
 	p, ok := decodePolicy(name, fields)
 	if !ok {
@@ -178,24 +158,24 @@ func (l *Limiters) SetPolicy(ctx context.Context, p domain.LimitPolicy) (domain.
 		return domain.LimitPolicy{}, err
 	}
 	key := l.keys.LimiterPolicy(p.Name)
-	pipe := l.rdb.TxPipeline() // readers never see half a policy
-	pipe.Del(ctx, key)
+	// One HSET of every field: readers never see half a policy. Not a MULTI with the index,
+	// which lives in another Cluster slot (CROSSSLOT); SADD is idempotent, so a failure
+	// between the two is mended by saving again.
+	pipe := l.rdb.Pipeline()
 	pipe.HSet(ctx, key, "algorithm", string(p.Algorithm), "limit", p.Limit, "window_ms", p.WindowMs,
 		"rate_per_s", strconv.FormatFloat(p.RatePerS, 'g', -1, 64), "burst", p.Burst)
 	pipe.SAdd(ctx, l.keys.LimiterIndex(), p.Name)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.LimitPolicy{}, wrap(err)
+		return domain.LimitPolicy{}, opWriteError("redisrepo.Limiters.SetPolicy", err)
 	}
-	l.mu.Lock()
-	l.policies[p.Name] = cachedPolicy{policy: p, fetched: time.Now()}
-	l.mu.Unlock()
+	l.policies.put(p.Name, p)
 	return p, nil
 }
 
 func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 	names, err := l.rdb.SMembers(ctx, l.keys.LimiterIndex()).Result()
 	if err != nil {
-		return nil, wrap(err)
+		return nil, opError("redisrepo.Limiters.Policies", err)
 	}
 	if !slices.Contains(names, domain.DefaultLimiter) {
 		names = append(names, domain.DefaultLimiter)
@@ -207,7 +187,7 @@ func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 		cmds[i] = pipe.HGetAll(ctx, l.keys.LimiterPolicy(n))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, wrap(err)
+		return nil, opError("redisrepo.Limiters.Policies", err)
 	}
 	out := make([]domain.LimitPolicy, 0, len(names))
 	for i, n := range names {
@@ -258,11 +238,10 @@ func (r *recorder) take() []check {
 
 // Client lists and events are kept this long after a client's last check, at least.
 const (
-	minKeepMs     = 10 * 60 * 1000
-	maxListed     = 1000 // clients per policy in the list
-	statsTTL      = 3 * time.Minute
-	flushEvery    = 200 * time.Millisecond
-	discoverEvery = 5 * time.Second
+	minKeepMs  = 10 * 60 * 1000
+	maxListed  = 1000 // clients per policy in the list
+	statsTTL   = 3 * time.Minute
+	flushEvery = 200 * time.Millisecond
 )
 
 func keepMs(p domain.LimitPolicy) int64 { return max(2*p.QuotaWindowMs(), minKeepMs) }
@@ -322,7 +301,7 @@ func (l *Limiters) Flush(ctx context.Context) error {
 		pipe.Expire(ctx, sk, statsTTL)
 	}
 	_, err := pipe.Exec(ctx)
-	return wrap(err)
+	return opWriteError("redisrepo.Limiters.Flush", err)
 }
 
 // trimClients keeps a policy's client list small: clients seen lately, at most maxListed.
@@ -334,14 +313,10 @@ func (l *Limiters) trimClients(ctx context.Context, pipe redis.Pipeliner, p doma
 	pipe.PExpire(ctx, key, time.Duration(keep)*time.Millisecond)
 }
 
-// Run flushes the recorded checks every 200 ms and looks for clients other services wrote
-// under rate: every 5 s, until ctx ends; then it flushes one last time.
+// Run flushes the recorded checks every 200 ms until ctx ends; then it flushes one last time.
 func (l *Limiters) Run(ctx context.Context) {
 	flush := time.NewTicker(flushEvery)
 	defer flush.Stop()
-	discover := time.NewTicker(discoverEvery)
-	defer discover.Stop()
-	var cursor uint64
 	for {
 		select {
 		case <-ctx.Done():
@@ -351,26 +326,18 @@ func (l *Limiters) Run(ctx context.Context) {
 			return
 		case <-flush.C:
 			_ = l.Flush(ctx) // Redis down: the watcher reports it; history is best effort
-		case <-discover.C:
-			cursor, _ = l.Discover(ctx, cursor)
 		}
 	}
 }
 
-// Discover looks at up to scanCount keys under rate: from cursor (one SCAN call: a slow
-// cadence and a bound per call, never KEYS) and lists every sliding-log client it finds
-// under its policy, with the time of its latest request, so that clients written by other
-// services (the articles' own, on rate:<client>) show on the limiters' pages. It returns the
-// cursor to continue from (0 when the keyspace was covered).
-// Returns EUNAVAILABLE.
-func (l *Limiters) Discover(ctx context.Context, cursor uint64) (uint64, error) {
-	keys, next, err := l.rdb.ScanType(ctx, cursor, l.keys.RatePrefix+"*", scanCount, "zset").Result()
-	if err != nil || len(keys) == 0 {
-		return next, wrap(err)
-	}
+// adoptClients lists every sliding-log client among keys (sorted sets under rate: that
+// Discovery found) under its policy, with the time of its latest request, so that clients
+// written by other services (the articles' own, on rate:<client>) show on the limiters'
+// pages. Returns EUNAVAILABLE.
+func (l *Limiters) adoptClients(ctx context.Context, keys []string) error {
 	policies, err := l.Policies(ctx)
 	if err != nil {
-		return cursor, err
+		return err
 	}
 	logs := map[string]domain.LimitPolicy{}
 	for _, p := range policies {
@@ -393,7 +360,7 @@ func (l *Limiters) Discover(ctx context.Context, cursor uint64) (uint64, error) 
 		all = append(all, found{logs[policy], client, pipe.ZRangeWithScores(ctx, key, -1, -1)})
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return cursor, wrap(err)
+		return opError("redisrepo.Limiters.adoptClients", err)
 	}
 	pipe = l.rdb.Pipeline()
 	newest := map[string]int64{}
@@ -408,8 +375,8 @@ func (l *Limiters) Discover(ctx context.Context, cursor uint64) (uint64, error) 
 	}
 	if len(newest) > 0 {
 		if _, err := pipe.Exec(ctx); err != nil {
-			return cursor, wrap(err)
+			return opWriteError("redisrepo.Limiters.adoptClients", err)
 		}
 	}
-	return next, nil
+	return nil
 }

@@ -22,7 +22,7 @@ import (
 func BenchmarkAllow(b *testing.B) {
 	rdb := redistest.Client(b)
 	ctx := context.Background()
-	l := NewLimiters(rdb, DefaultKeys, nil)
+	l := openTest(b, rdb, nil).Limiters
 	const clients = 10_000
 	clientName := func(i int64) string { return "bench-" + strconv.FormatInt(i%clients, 10) }
 
@@ -87,7 +87,7 @@ func BenchmarkMemoryPerClient(b *testing.B) {
 		{Name: "mem-bucket", Algorithm: domain.TokenBucket, RatePerS: perHour / 3600.0, Burst: perHour},
 	}
 	clock := domain.NewManualClock(time.UnixMilli(1_800_000_000_000))
-	l := NewLimiters(rdb, DefaultKeys, clock)
+	l := openTest(b, rdb, clock).Limiters
 	for _, p := range policies {
 		if _, err := l.SetPolicy(ctx, p); err != nil {
 			b.Fatal(err)

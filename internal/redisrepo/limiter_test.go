@@ -20,10 +20,16 @@ import (
 // t0 is a window boundary for every window the tests use (a multiple of 10 s).
 var t0 = time.UnixMilli(1_800_000_000_000)
 
-func newLimiters(t *testing.T) (*Limiters, *redis.Client, *domain.ManualClock) {
+func newTestLimiters(t *testing.T) (*Limiters, *redis.Client, *domain.ManualClock) {
+	svc, rdb, clock := newLimiterServices(t)
+	return svc.Limiters, rdb, clock
+}
+
+// newLimiterServices is newTestLimiters with every service of the same wiring (discovery, snapshots).
+func newLimiterServices(t *testing.T) (*Services, *redis.Client, *domain.ManualClock) {
 	rdb := redistest.Client(t)
 	clock := domain.NewManualClock(t0)
-	return NewLimiters(rdb, DefaultKeys, clock), rdb, clock
+	return openTest(t, rdb, clock), rdb, clock
 }
 
 // policies100 are the four algorithms at 100 requests a second.
@@ -48,7 +54,7 @@ func mustAllow(t *testing.T, l *Limiters, limiter, client string) domain.LimitRe
 // The article's test: limit 3 per 10 s (the policy "default" before anyone edits it).
 // c-42 gets true, true, true, false; c-99 true; once the window slid, c-42 is allowed again.
 func TestSlidingLogArticleTest(t *testing.T) {
-	l, rdb, clock := newLimiters(t)
+	l, rdb, clock := newTestLimiters(t)
 	ctx := context.Background()
 	var got []bool
 	for range 4 {
@@ -96,7 +102,7 @@ func TestSlidingLogArticleTest(t *testing.T) {
 // The article's own script, run straight in Redis on rate:c-77, and zpulse's "default"
 // policy count the same requests, in both directions.
 func TestSlidingLogSharesTheArticlesKeys(t *testing.T) {
-	l, rdb, clock := newLimiters(t)
+	l, rdb, clock := newTestLimiters(t)
 	ctx := context.Background()
 	const article = `
 local key    = KEYS[1]
@@ -147,7 +153,7 @@ return 0`
 
 // Each algorithm's own rules, with a moved clock.
 func TestAlgorithmsWithAMovedClock(t *testing.T) {
-	l, rdb, clock := newLimiters(t)
+	l, rdb, clock := newTestLimiters(t)
 	ctx := context.Background()
 	for _, p := range []domain.LimitPolicy{
 		{Name: "fixed", Algorithm: domain.FixedWindow, Limit: 2, WindowMs: 10_000},
@@ -215,7 +221,7 @@ func TestAlgorithmsWithAMovedClock(t *testing.T) {
 
 // Peek answers what Allow would without counting anything.
 func TestPeekWritesNothing(t *testing.T) {
-	l, rdb, _ := newLimiters(t)
+	l, rdb, _ := newTestLimiters(t)
 	ctx := context.Background()
 	for _, p := range policies100("") {
 		l.SetPolicy(ctx, p)
@@ -239,7 +245,7 @@ func TestPeekWritesNothing(t *testing.T) {
 // of any algorithm admits more than it promises, checked from the recorded admissions.
 func TestConcurrentChecksKeepTheirPromise(t *testing.T) {
 	rdb := redistest.Client(t)
-	l := NewLimiters(rdb, DefaultKeys, nil) // Redis TIME
+	l := openTest(t, rdb, nil).Limiters // Redis TIME
 	ctx := context.Background()
 	for _, p := range policies100("") {
 		if _, err := l.SetPolicy(ctx, p); err != nil {
@@ -354,7 +360,7 @@ func promiseViolation(p domain.LimitPolicy, at []int64) string {
 // start of the next, 200 requests in 20 ms against 100 a second. The sliding log admits none
 // of the second burst; the counter and the bucket admit what they promise.
 func TestBoundaryBurst(t *testing.T) {
-	l, _, clock := newLimiters(t)
+	l, _, clock := newTestLimiters(t)
 	ctx := context.Background()
 	secondBurst := map[domain.Algorithm]int{}
 	for _, p := range policies100("") {
@@ -393,7 +399,7 @@ func TestBoundaryBurst(t *testing.T) {
 }
 
 func TestPolicies(t *testing.T) {
-	l, rdb, _ := newLimiters(t)
+	l, rdb, _ := newTestLimiters(t)
 	ctx := context.Background()
 	if p, err := l.Policy(ctx, "default"); err != nil || p != domain.DefaultPolicy {
 		t.Errorf("default before any save = %+v, %v", p, err)
@@ -409,7 +415,7 @@ func TestPolicies(t *testing.T) {
 		t.Fatalf("SetPolicy = %+v, %v (unused fields must be cleared)", p, err)
 	}
 	// Another instance reads the same policy from Redis.
-	other := NewLimiters(rdb, DefaultKeys, nil)
+	other := openTest(t, rdb, nil).Limiters
 	if got, err := other.Policy(ctx, "api"); err != nil || got != p {
 		t.Errorf("other instance: %+v, %v", got, err)
 	}
@@ -438,7 +444,7 @@ func TestPolicies(t *testing.T) {
 
 // The page's numbers, computed in Go from the state, agree with the scripts' Peek.
 func TestViewAgreesWithPeek(t *testing.T) {
-	l, rdb, clock := newLimiters(t)
+	l, rdb, clock := newTestLimiters(t)
 	ctx := context.Background()
 	policies := []domain.LimitPolicy{
 		{Name: "log", Algorithm: domain.SlidingLog, Limit: 5, WindowMs: 10_000},
@@ -492,7 +498,8 @@ func TestViewAgreesWithPeek(t *testing.T) {
 // The view lists zpulse's clients and those other services wrote, with their timelines and
 // the per-second counts.
 func TestViewAndDiscovery(t *testing.T) {
-	l, rdb, clock := newLimiters(t)
+	svc, rdb, clock := newLimiterServices(t)
+	l := svc.Limiters
 	ctx := context.Background()
 	for range 5 {
 		mustAllow(t, l, "default", "c-42")
@@ -503,15 +510,8 @@ func TestViewAndDiscovery(t *testing.T) {
 	if err := l.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var cursor uint64
-	for {
-		var err error
-		if cursor, err = l.Discover(ctx, cursor); err != nil {
-			t.Fatal(err)
-		}
-		if cursor == 0 {
-			break
-		}
+	if err := svc.Discovery.Refresh(ctx); err != nil {
+		t.Fatal(err)
 	}
 	view, err := l.View(ctx, "default")
 	if err != nil {
@@ -558,11 +558,11 @@ func TestViewAndDiscovery(t *testing.T) {
 
 // The live path reads a limiter in the same single round trip as every other topic.
 func TestSnapshotsReadLimiterTopics(t *testing.T) {
-	l, rdb, clock := newLimiters(t)
+	l, rdb, clock := newTestLimiters(t)
 	ctx := context.Background()
 	mustAllow(t, l, "default", "c-1")
 	l.Flush(ctx)
-	s := NewSnapshots(rdb, DefaultKeys, domain.SystemClock{}, NewCatalog(rdb, DefaultKeys)).WithLimiterClock(clock)
+	s := newSnapshots(rdb, DefaultKeys, newDiscovery(rdb, DefaultKeys), clocks{script: clock})
 	topics := []string{domain.LimiterTopic("default"), domain.BoardTopic("b", domain.AllTime, domain.BoardTopN)}
 	snaps, err := s.Read(ctx, topics)
 	if _, ok := snaps[topics[0]]; err != nil || ok {
@@ -591,7 +591,8 @@ func TestScriptsRunOnMiniredis(t *testing.T) {
 	m.SetTime(t0)
 	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
 	defer rdb.Close()
-	l := NewLimiters(rdb, DefaultKeys, nil)
+	svc := openTest(t, rdb, nil)
+	l := svc.Limiters
 	ctx := context.Background()
 	for _, p := range append(policies100(""), domain.DefaultPolicy) {
 		if p.Name != "default" {
@@ -621,7 +622,7 @@ func TestScriptsRunOnMiniredis(t *testing.T) {
 	if err := l.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Discover(ctx, 0); err != nil {
+	if err := svc.Discovery.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if v, err := l.View(ctx, "default"); err != nil || len(v.Clients) != 1 || v.Clients[0].Used != 1 {

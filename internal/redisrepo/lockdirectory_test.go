@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-// The locks topic: zpulse's locks (index) and other services' locks (SCAN) in the watcher's
-// one pipeline, shown from the tick after they were found; gone locks leave the index.
+// The locks topic: zpulse's locks (index) and other services' locks (found by Discovery) in
+// the watcher's one pipeline, shown once discovery has run; gone locks leave the index.
 func TestSnapshotsReadLocksTopic(t *testing.T) {
-	locks, rdb := newLocks(t)
-	snaps := NewSnapshots(rdb, DefaultKeys, domain.SystemClock{}, NewCatalog(rdb, DefaultKeys))
+	svc := openTest(t, redistest.Client(t), nil)
+	locks, rdb, snaps := svc.Locks, svc.Client, svc.Snapshots
 	mine, _ := locks.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Minute, Owner: "w-1"})
 	locks.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Minute, Owner: "w-1"})
 	rdb.Set(ctx, "lock:article", "article-uuid", time.Minute)
@@ -24,6 +25,9 @@ func TestSnapshotsReadLocksTopic(t *testing.T) {
 	}
 	if _, ok := got[domain.TopicLocks]; ok {
 		t.Fatal("the first read published locks before any name was known")
+	}
+	if err := svc.Discovery.Refresh(ctx); err != nil {
+		t.Fatal(err)
 	}
 	hook := &countingHook{}
 	rdb.AddHook(hook)
@@ -50,8 +54,8 @@ func TestSnapshotsReadLocksTopic(t *testing.T) {
 	locks.ForceRelease(ctx, "order:1001", "")
 	rdb.Del(ctx, "lock:article")
 	gone, _ := locks.Acquire(ctx, "short", domain.LockOptions{TTL: domain.MinLockTTL})
-	snaps.Read(ctx, topics) // learns the name "short"
-	waitGone(t, rdb, "lock:short", time.Second)
+	snaps.Read(ctx, topics)                 // learns the name "short"
+	rdb.Del(ctx, DefaultKeys.Lock("short")) // as its lease running out would
 	got, _ = snaps.Read(ctx, topics)
 	if held := got[domain.TopicLocks].(domain.HeldLocks); len(held.Locks) != 0 {
 		t.Errorf("locks = %+v, want none", held)

@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,116 +15,6 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// Every lock script uses the same three keys, all in the lock's Cluster slot (see keys.go):
-//
-// KEYS[1]  lock:<name>            STRING, the holder's token, PX lease (the article's key)
-// KEYS[2]  {lock:<name>}:meta     HASH owner, holds, ttl_ms, watchdog, reentrant, fence; same PX
-// KEYS[3]  {lock:<name>}:fence    STRING fencing counter, no expiry
-//
-// Clock: Redis's own. Leases are PX expiries that Redis counts down, so every instance
-// agrees on when a lock ends whatever its machine's clock says; the only TIME read seeds the
-// fencing counter. GET on a lock key of another type (a Redisson hash) would abort a script,
-// hence redis.pcall where a foreign key may sit: a pcall error never equals a token.
-
-// acquireLockScript takes a lock: the article's SET NX PX, plus, in the same atomic step,
-// the next fencing token and zpulse's meta hash. A reentrant owner that already holds the
-// lock takes it once more (holds + 1, lease renewed, same fence).
-//
-// The fencing counter starts, when absent, at Redis's TIME in microseconds (about 1.8e15,
-// exact in a double and in JavaScript) rather than 0: if Redis loses its data (a restart
-// without persistence, a failover to a replica that missed the INCR), the counter restarts
-// above every token it gave before, as long as Redis's clock moved forward and fewer than
-// one acquisition per microsecond happened, which Redis cannot serve anyway. A plain INCR
-// from 0 would hand out token 1 again and a protected resource would refuse every new
-// holder, or worse, accept two holders with equal tokens.
-//
-// ARGV[1]  token (the owner for a reentrant lock)
-// ARGV[2]  lease, ms
-// ARGV[3]  "1" reentrant, "0" plain
-// ARGV[4]  "1" renewed by a watchdog, "0" not (shown on the page)
-// Returns  {1, fence, holds} when taken; {0, PTTL of the holder's lock} when held by another
-var acquireLockScript = newScript(`
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  if redis.call('EXISTS', KEYS[3]) == 0 then
-    local t = redis.call('TIME')
-    redis.call('SET', KEYS[3], t[1] .. string.format('%06d', tonumber(t[2])))
-  end
-  local fence = redis.call('INCR', KEYS[3])
-  redis.call('DEL', KEYS[2])
-  redis.call('HSET', KEYS[2], 'owner', ARGV[1], 'holds', 1, 'ttl_ms', ARGV[2], 'watchdog', ARGV[4], 'reentrant', ARGV[3], 'fence', fence)
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
-  return {1, fence, 1}
-end
-if ARGV[3] == '1' and redis.pcall('GET', KEYS[1]) == ARGV[1]
-   and redis.call('HGET', KEYS[2], 'owner') == ARGV[1] and redis.call('HGET', KEYS[2], 'reentrant') == '1' then
-  local holds = redis.call('HINCRBY', KEYS[2], 'holds', 1)
-  redis.call('HSET', KEYS[2], 'ttl_ms', ARGV[2])
-  if ARGV[4] == '1' then redis.call('HSET', KEYS[2], 'watchdog', '1') end
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
-  return {1, tonumber(redis.call('HGET', KEYS[2], 'fence')), holds}
-end
-return {0, redis.call('PTTL', KEYS[1])}
-`)
-
-// releaseLockScript is the article's compare-and-delete: only the holder's token frees the
-// lock. A reentrant owner holding it more than once gives one hold back instead.
-//
-// ARGV[1]  token
-// Returns  the holds left (0: the lock is free); -1 when ARGV[1] is not the holder's token
-// (nothing changes).
-var releaseLockScript = newScript(`
-if redis.pcall('GET', KEYS[1]) ~= ARGV[1] then
-  return -1
-end
-if redis.call('HGET', KEYS[2], 'owner') == ARGV[1] then
-  local holds = tonumber(redis.call('HGET', KEYS[2], 'holds')) or 1
-  if holds > 1 then
-    return redis.call('HINCRBY', KEYS[2], 'holds', -1)
-  end
-end
-redis.call('DEL', KEYS[1], KEYS[2])
-return 0
-`)
-
-// extendLockScript renews the holder's lease: compare-and-PEXPIRE, so a holder whose lease
-// ran out can never extend the lock of the owner who took it next. The watchdog sends one
-// per held lock, many in one pipeline.
-//
-// ARGV[1]  token
-// ARGV[2]  new lease, ms from now
-// Returns  {1, fence, holds} (0 and 1 for a lock taken by another service); {0} when
-// ARGV[1] is not the holder's token (nothing changes)
-var extendLockScript = newScript(`
-if redis.pcall('GET', KEYS[1]) ~= ARGV[1] then
-  return {0}
-end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-if redis.call('HGET', KEYS[2], 'owner') == ARGV[1] then
-  redis.call('HSET', KEYS[2], 'ttl_ms', ARGV[2])
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
-  return {1, tonumber(redis.call('HGET', KEYS[2], 'fence')), tonumber(redis.call('HGET', KEYS[2], 'holds'))}
-end
-return {1, 0, 1}
-`)
-
-// forceReleaseLockScript deletes a lock whoever holds it (an admin's act), or only when
-// ARGV[1] is still the holder's token. The fencing counter stays: the next holder's token is
-// still higher than the one whose lock was taken away.
-//
-// ARGV[1]  the token the admin saw, or "" for any holder
-// Returns  1 deleted; 0 not held; -1 held by another token than ARGV[1]
-var forceReleaseLockScript = newScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return 0
-end
-if ARGV[1] ~= '' and redis.pcall('GET', KEYS[1]) ~= ARGV[1] then
-  return -1
-end
-redis.call('DEL', KEYS[1], KEYS[2])
-return 1
-`)
-
 // Backoff of a waiter polling for a lock held by another (see acquire).
 const (
 	lockBackoffBase = 2 * time.Millisecond
@@ -134,25 +22,22 @@ const (
 )
 
 // Locks is the Redis implementation of domain.LockService. Locks taken with a watchdog are
-// renewed by Watchdog(), which must run (run.go starts it).
+// renewed by Watchdog(), which must run (Services.Run runs it).
 type Locks struct {
 	rdb      redis.UniversalClient
 	keys     Keys
 	watchdog *Watchdog
 	gates    gates
+	found    *Discovery
 }
 
 var _ domain.LockService = (*Locks)(nil)
 
-// NewLocks returns locks kept in rdb under keys, with a watchdog on the system clock.
-func NewLocks(rdb redis.UniversalClient, keys Keys) *Locks {
-	return NewLocksWithClock(rdb, keys, domain.SystemClock{})
-}
-
-// NewLocksWithClock returns locks whose watchdog schedules renewals by clock (tests).
-func NewLocksWithClock(rdb redis.UniversalClient, keys Keys, clock domain.Clock) *Locks {
-	l := &Locks{rdb: rdb, keys: keys}
-	l.watchdog = newWatchdog(l, clock)
+// newLocks returns locks kept in rdb under keys, listing those found, with a watchdog that
+// schedules renewals by the local clock.
+func newLocks(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Locks {
+	l := &Locks{rdb: rdb, keys: keys, found: found}
+	l.watchdog = newWatchdog(l, c.local())
 	return l
 }
 
@@ -224,11 +109,11 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 		cmd := acquireLockScript.EvalSha(ctx, pipe, l.lockKeys(name), args...)
 		pipe.SAdd(ctx, l.keys.LockIndex(), name)
 		if err := exec(ctx, l.rdb, pipe); err != nil {
-			return domain.Lease{}, time.Time{}, 0, wrap(err)
+			return domain.Lease{}, time.Time{}, 0, opWriteError("redisrepo.Locks.Acquire", err)
 		}
 		vals, err := cmd.Int64Slice()
 		if err != nil || len(vals) < 2 || (vals[0] == 1 && len(vals) != 3) {
-			return domain.Lease{}, time.Time{}, 0, fmt.Errorf("acquire lock: unexpected reply %v", cmd.Val())
+			return domain.Lease{}, time.Time{}, 0, fmt.Errorf("redisrepo.Locks.Acquire: unexpected reply %v", cmd.Val())
 		}
 		if vals[0] == 1 {
 			return domain.Lease{Lock: name, Token: token, Fence: vals[1], TTLms: opt.TTL.Milliseconds(), Holds: vals[2], Watchdog: opt.Watchdog}, sent, 0, nil
@@ -261,7 +146,7 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 		return domain.Lease{}, time.Time{}, heldError(name, pttl, opt.Wait)
 	}
 	for attempt := 0; ; attempt++ {
-		lease, sent, pttl, err = try()
+		lease, sent, _, err = try() // the last try below reports the time left
 		if err != nil || lease.Token != "" {
 			return lease, sent, err
 		}
@@ -368,14 +253,14 @@ func (l *Locks) release(ctx context.Context, name, token string) (int64, error) 
 	holds, err := releaseLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], token).Int64()
 	switch {
 	case err != nil:
-		return 0, wrap(err)
+		return 0, opWriteError("redisrepo.Locks.Release", err)
 	case holds < 0:
 		return 0, domain.Errorf(domain.ECONFLICT, "that token does not hold lock %q (it expired, was released, or another owner holds it now); nothing was changed", name)
 	case holds == 0:
 		l.gates.freed(name)
 		// The name leaves the page's index; a lock taken meanwhile is found by the SCAN.
 		if err := l.rdb.SRem(ctx, l.keys.LockIndex(), name).Err(); err != nil {
-			return 0, wrap(err)
+			return 0, opError("redisrepo.Locks.Release", err)
 		}
 	}
 	return holds, nil
@@ -391,11 +276,11 @@ func (l *Locks) Extend(ctx context.Context, name, token string, ttl time.Duratio
 	vals, err := extendLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], token, ttl.Milliseconds()).Int64Slice()
 	switch {
 	case err != nil:
-		return domain.Lease{}, wrap(err)
+		return domain.Lease{}, opWriteError("redisrepo.Locks.Extend", err)
 	case len(vals) == 0 || vals[0] != 1:
 		return domain.Lease{}, domain.Errorf(domain.ECONFLICT, "that token does not hold lock %q (it expired, was released, or another owner holds it now); nothing was changed", name)
 	case len(vals) != 3:
-		return domain.Lease{}, fmt.Errorf("extend lock: unexpected reply %v", vals)
+		return domain.Lease{}, fmt.Errorf("redisrepo.Locks.Extend: unexpected reply %v", vals)
 	}
 	return domain.Lease{Lock: name, Token: token, Fence: vals[1], TTLms: ttl.Milliseconds(), Holds: vals[2], Watchdog: l.watchdog.watching(name, token)}, nil
 }
@@ -412,14 +297,14 @@ func (l *Locks) ForceRelease(ctx context.Context, name, expectToken string) erro
 	res, err := forceReleaseLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], expectToken).Int64()
 	switch {
 	case err != nil:
-		return wrap(err)
+		return opWriteError("redisrepo.Locks.ForceRelease", err)
 	case res == 0:
 		return domain.Errorf(domain.ENOTFOUND, "lock %q is not held", name)
 	case res < 0:
 		return domain.Errorf(domain.ECONFLICT, "lock %q changed hands since you looked; nothing was released: look again", name)
 	}
 	if err := l.rdb.SRem(ctx, l.keys.LockIndex(), name).Err(); err != nil {
-		return wrap(err)
+		return opError("redisrepo.Locks.ForceRelease", err)
 	}
 	return nil
 }
@@ -429,9 +314,9 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 		return domain.LockInfo{}, err
 	}
 	pipe := l.rdb.Pipeline()
-	read := queueLockInfo(ctx, pipe, l.keys, name)
+	read := planLockInfo(ctx, pipe, l.keys, name)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.LockInfo{}, wrap(err)
+		return domain.LockInfo{}, opError("redisrepo.Locks.Inspect", err)
 	}
 	info, held := read()
 	if !held {
@@ -440,50 +325,23 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 	return info, nil
 }
 
-// listScanSteps bounds the SCAN of one List call: at most listScanSteps*lockScanCount keys
-// are looked at; the live page goes on scanning from where it is.
-const listScanSteps = 20
-
+// List reads the locks held now: it goes on with discovery's sweep of the locks first (one
+// bounded step, which reads the index too), so a lock just taken anywhere shows.
 func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
-	members, err := l.rdb.SMembers(ctx, l.keys.LockIndex()).Result()
-	if err != nil {
-		return domain.HeldLocks{}, wrap(err)
+	if err := l.found.refresh(ctx, lockKeys); err != nil {
+		return domain.HeldLocks{}, err
 	}
-	names := map[string]bool{}
-	for _, n := range members {
-		names[n] = true
-	}
-	var cursor uint64
-	for range listScanSteps {
-		var found []string
-		found, cursor, err = l.rdb.Scan(ctx, cursor, l.keys.Lock("*"), lockScanCount).Result()
-		if err != nil {
-			return domain.HeldLocks{}, wrap(err)
-		}
-		for _, key := range found {
-			names[strings.TrimPrefix(key, l.keys.LockPrefix)] = true
-		}
-		if cursor == 0 {
-			break
-		}
-	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		if domain.ValidateName("lock", n) == nil {
-			sorted = append(sorted, n)
-		}
-	}
-	slices.Sort(sorted)
+	sorted := l.found.names(lockKeys)
 	out := domain.HeldLocks{Locks: []domain.LockInfo{}, More: max(len(sorted)-lockReadMax, 0)}
 	sorted = sorted[:len(sorted)-out.More]
 	pipe := l.rdb.Pipeline()
 	reads := make([]func() (domain.LockInfo, bool), len(sorted))
 	for i, n := range sorted {
-		reads[i] = queueLockInfo(ctx, pipe, l.keys, n)
+		reads[i] = planLockInfo(ctx, pipe, l.keys, n)
 	}
 	if len(reads) > 0 {
 		if _, err := pipe.Exec(ctx); err != nil {
-			return domain.HeldLocks{}, wrap(err)
+			return domain.HeldLocks{}, opError("redisrepo.Locks.List", err)
 		}
 	}
 	for _, read := range reads {
@@ -496,10 +354,10 @@ func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
 	return out, nil
 }
 
-// queueLockInfo queues the reads of one lock on pipe. None of them fails whatever type the
+// planLockInfo adds the reads of one lock on pipe. None of them fails whatever type the
 // lock key has (MGET answers nil for a non-string), so a foreign lock never breaks the
 // pipeline it shares with other topics. The decoder reports whether the lock is held.
-func queueLockInfo(ctx context.Context, pipe redis.Pipeliner, keys Keys, name string) func() (domain.LockInfo, bool) {
+func planLockInfo(ctx context.Context, pipe redis.Pipeliner, keys Keys, name string) func() (domain.LockInfo, bool) {
 	key := keys.Lock(name)
 	val := pipe.MGet(ctx, key)
 	typ := pipe.Type(ctx, key)

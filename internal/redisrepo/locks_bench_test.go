@@ -12,7 +12,7 @@ import (
 // BenchmarkLockAcquireRelease is one uncontended acquire plus its release (two scripts, with
 // the index updates: three round trips).
 func BenchmarkLockAcquireRelease(b *testing.B) {
-	locks := NewLocks(redistest.Client(b), DefaultKeys)
+	locks := openTest(b, redistest.Client(b), nil).Locks
 	for b.Loop() {
 		l, err := locks.Acquire(ctx, "bench", domain.LockOptions{TTL: time.Second})
 		if err != nil {
@@ -27,7 +27,7 @@ func BenchmarkLockAcquireRelease(b *testing.B) {
 // BenchmarkLockContended is acquire + release of one lock by 8 goroutines per CPU at once:
 // ns/op is the time per hand-over under contention (waiters queue at the gate).
 func BenchmarkLockContended(b *testing.B) {
-	locks := NewLocks(redistest.Client(b), DefaultKeys)
+	locks := openTest(b, redistest.Client(b), nil).Locks
 	b.SetParallelism(8)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -48,7 +48,7 @@ func BenchmarkWatchdogRenew(b *testing.B) {
 		b.Run(fmt.Sprintf("leases=%d", n), func(b *testing.B) {
 			rdb := redistest.Client(b)
 			clock := domain.NewManualClock(epoch)
-			locks := NewLocksWithClock(rdb, DefaultKeys, clock)
+			locks := openTest(b, rdb, clock).Locks
 			for i := range n {
 				if _, err := locks.Hold(ctx, fmt.Sprintf("job:%d", i), domain.LockOptions{TTL: 30 * time.Second}); err != nil {
 					b.Fatal(err)
@@ -70,11 +70,12 @@ func BenchmarkSnapshotsReadLocks(b *testing.B) {
 	for _, n := range []int{10, 200} {
 		b.Run(fmt.Sprintf("locks=%d", n), func(b *testing.B) {
 			rdb := redistest.Client(b)
-			locks := NewLocks(rdb, DefaultKeys)
+			svc := openTest(b, rdb, nil)
+			locks := svc.Locks
 			for i := range n {
 				locks.Acquire(ctx, fmt.Sprintf("lock:%d", i), domain.LockOptions{TTL: time.Hour})
 			}
-			snaps := NewSnapshots(rdb, DefaultKeys, domain.SystemClock{}, NewCatalog(rdb, DefaultKeys))
+			snaps := svc.Snapshots
 			topics := []string{domain.TopicLocks}
 			for warm := false; !warm; { // until the first SCAN pass ended
 				got, _ := snaps.Read(ctx, topics)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,9 +17,9 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-func newLocks(t *testing.T) (*Locks, *redis.Client) {
+func newTestLocks(t *testing.T) (*Locks, *redis.Client) {
 	rdb := redistest.Client(t)
-	return NewLocks(rdb, DefaultKeys), rdb
+	return openTest(t, rdb, nil).Locks, rdb
 }
 
 // articleUnlock is the article's release script, as a service written from it runs it.
@@ -35,7 +36,7 @@ var ctx = context.Background()
 // release with a wrong token changes nothing; the right token releases it. zpulse and code
 // written from the article exclude each other on the same key.
 func TestLockArticleScenario(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	lease, err := locks.Acquire(ctx, "order:1001", domain.LockOptions{TTL: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func TestLockArticleScenario(t *testing.T) {
 
 // Extend works for the holder only; a wrong token changes neither the value nor the TTL.
 func TestExtendOnlyByTheHolder(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	lease, _ := locks.Acquire(ctx, "x", domain.LockOptions{TTL: 10 * time.Second})
 	if _, err := locks.Extend(ctx, "x", "wrong", time.Hour); domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Errorf("extend with a wrong token = %v, want ECONFLICT", err)
@@ -119,9 +120,9 @@ func TestExtendOnlyByTheHolder(t *testing.T) {
 // A holder that dies without releasing (no watchdog) loses the lock when its TTL ends,
 // counted by Redis's clock, and another owner takes it.
 func TestLockExpiresWithoutWatchdog(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	dead, _ := locks.Acquire(ctx, "x", domain.LockOptions{TTL: domain.MinLockTTL})
-	waitGone(t, rdb, "lock:x", time.Second)
+	expire(t, rdb, "x")
 	next, err := locks.Acquire(ctx, "x", domain.LockOptions{TTL: time.Second})
 	if err != nil || next.Fence <= dead.Fence {
 		t.Fatalf("acquire after expiry = %+v, %v; want it, with a higher fence than %d", next, err, dead.Fence)
@@ -134,22 +135,53 @@ func TestLockExpiresWithoutWatchdog(t *testing.T) {
 	}
 }
 
-// waitGone waits until Redis expired key (Redis's clock cannot be injected).
-func waitGone(t *testing.T, rdb redis.UniversalClient, key string, within time.Duration) {
+// expire does to a lock what the end of its lease does in Redis, at once: its key and its
+// meta hash (which carry the same PX) are gone, the fencing counter stays. Redis's clock
+// cannot be injected, and waiting for it would make the test slow and timed.
+func expire(t *testing.T, rdb redis.UniversalClient, name string) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for rdb.Exists(ctx, key).Val() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s still exists after %v", key, within)
+	if err := rdb.Del(ctx, DefaultKeys.Lock(name), DefaultKeys.LockMeta(name)).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// afterAttempts calls f once, after the n-th script call on lock name's keys (an acquire
+// attempt, a release...), so a test acts while a waiter is between attempts, not after a sleep.
+func afterAttempts(rdb *redis.Client, name string, n int, f func()) {
+	var calls atomic.Int64
+	var once sync.Once
+	rdb.AddHook(hookAfter(func(cmd redis.Cmder) {
+		if (cmd.Name() == "evalsha" || cmd.Name() == "eval") && slices.Contains(cmd.Args(), any(DefaultKeys.Lock(name))) && calls.Add(1) >= int64(n) {
+			once.Do(f)
 		}
-		time.Sleep(5 * time.Millisecond)
+	}))
+}
+
+// hookAfter calls f with every command, alone or pipelined, after Redis answered it.
+type hookAfter func(redis.Cmder)
+
+func (f hookAfter) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (f hookAfter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		f(cmd)
+		return err
+	}
+}
+func (f hookAfter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		for _, cmd := range cmds {
+			f(cmd)
+		}
+		return err
 	}
 }
 
 // Fencing tokens grow with every acquisition, across holders, and across a Redis that lost
 // its data (FLUSHALL stands for a restart without persistence).
 func TestFencingTokensGrow(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	var last int64
 	for i := range 5 {
 		l, err := locks.Acquire(ctx, "f", domain.LockOptions{TTL: time.Second})
@@ -181,7 +213,7 @@ func TestFencingTokensGrow(t *testing.T) {
 // Reentrancy: the same owner takes the lock again and must release it as often; anybody
 // else is refused throughout.
 func TestReentrantLock(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	opt := domain.LockOptions{TTL: 10 * time.Second, Owner: "worker-7"}
 	a, err := locks.Acquire(ctx, "r", opt)
 	if err != nil || a.Token != "worker-7" || a.Holds != 1 {
@@ -222,12 +254,10 @@ func TestReentrantLock(t *testing.T) {
 // TryLock: a waiter gets the lock when the holder releases within its wait, gives up with
 // ECONFLICT when not, and stops at once when its context ends.
 func TestAcquireWaits(t *testing.T) {
-	locks, _ := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	holder, _ := locks.Acquire(ctx, "w", domain.LockOptions{TTL: 10 * time.Second})
-	go func() {
-		time.Sleep(50 * time.Millisecond)
-		locks.Release(ctx, "w", holder.Token)
-	}()
+	// The holder releases once the waiter has tried (the holder's acquire was call 1).
+	afterAttempts(rdb, "w", 2, func() { go locks.Release(ctx, "w", holder.Token) })
 	got, err := locks.Acquire(ctx, "w", domain.LockOptions{TTL: time.Second, Wait: 5 * time.Second})
 	if err != nil || got.Fence <= holder.Fence {
 		t.Fatalf("waiter = %+v, %v; want the lock after the release", got, err)
@@ -241,7 +271,7 @@ func TestAcquireWaits(t *testing.T) {
 		t.Errorf("gave up after %v, before the wait of 30ms", time.Since(start))
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	time.AfterFunc(20*time.Millisecond, cancel)
+	afterAttempts(rdb, "w", 1, cancel) // the waiter's context ends after its first attempt
 	start = time.Now()
 	_, err = locks.Acquire(cctx, "w", domain.LockOptions{TTL: time.Second, Wait: 10 * time.Second})
 	if !errors.Is(err, context.Canceled) || time.Since(start) > 2*time.Second {
@@ -254,7 +284,7 @@ func TestAcquireWaits(t *testing.T) {
 // update, as in mennanov/limiters' lock test), fencing tokens are seen in increasing order,
 // and every waiter gets the lock each time it asks.
 func TestLockContention(t *testing.T) {
-	locks, _ := newLocks(t)
+	locks, _ := newTestLocks(t)
 	const workers, each = 100, 100
 	var (
 		holders, counter, maxHolders atomic.Int64
@@ -301,7 +331,7 @@ func TestLockContention(t *testing.T) {
 }
 
 func TestForceRelease(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	l, _ := locks.Acquire(ctx, "stuck", domain.LockOptions{TTL: time.Hour, Owner: "w"})
 	locks.Acquire(ctx, "stuck", domain.LockOptions{TTL: time.Hour, Owner: "w"})
 	if err := locks.ForceRelease(ctx, "stuck", "someone-else"); domain.ErrorCode(err) != domain.ECONFLICT {
@@ -328,7 +358,7 @@ func TestForceRelease(t *testing.T) {
 }
 
 func TestLockInvalidInputWritesNothing(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
 	bad := []struct {
 		name string
 		opt  domain.LockOptions
@@ -344,10 +374,12 @@ func TestLockInvalidInputWritesNothing(t *testing.T) {
 		{"x", domain.LockOptions{TTL: time.Second, Owner: strings.Repeat("o", 129)}, "at most 128 bytes"},
 	}
 	for _, c := range bad {
-		_, err := locks.Acquire(ctx, c.name, c.opt)
-		if domain.ErrorCode(err) != domain.EINVALID || !strings.Contains(domain.ErrorMessage(err), c.want) {
-			t.Errorf("Acquire(%q, %+v) = %v, want EINVALID mentioning %q", c.name, c.opt, err, c.want)
-		}
+		t.Run(c.want, func(t *testing.T) {
+			_, err := locks.Acquire(ctx, c.name, c.opt)
+			if domain.ErrorCode(err) != domain.EINVALID || !strings.Contains(domain.ErrorMessage(err), c.want) {
+				t.Errorf("Acquire(%q, %+v) = %v, want EINVALID mentioning %q", c.name, c.opt, err, c.want)
+			}
+		})
 	}
 	if _, err := locks.Release(ctx, "x", ""); domain.ErrorCode(err) != domain.EINVALID {
 		t.Errorf("release without token = %v", err)

@@ -24,7 +24,7 @@ func TestLostReplyIsUnknownOutcome(t *testing.T) {
 	proxy := redistest.NewProxy(t, redistest.Shared().Addr)
 	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr, MaxRetries: -1, PoolSize: 1})
 	t.Cleanup(func() { rdb.Close() })
-	q := NewQueuesWithClock(rdb, rdb, DefaultKeys, NewQueueCatalog(rdb, DefaultKeys), domain.NewManualClock(testNow))
+	q := openTest(t, rdb, domain.NewManualClock(testNow)).Queues
 	ctx := context.Background()
 	enqueue(t, q, "email-jobs", "warm-up", 1) // the scripts are loaded, the connection made
 
@@ -55,7 +55,7 @@ func TestLostReplyIsUnknownOutcome(t *testing.T) {
 
 	down := redis.NewClient(&redis.Options{Addr: closedAddr(t), MaxRetries: -1, DialerRetries: 1})
 	t.Cleanup(func() { down.Close() })
-	qd := NewQueues(down, down, DefaultKeys, NewQueueCatalog(down, DefaultKeys))
+	qd := openTest(t, down, nil).Queues
 	_, err = qd.Enqueue(ctx, "email-jobs", domain.NewJob{ID: "never-sent", Priority: 1, HasPriority: true})
 	wantCode(t, "enqueue to a Redis that cannot be reached", err, domain.EUNAVAILABLE)
 }

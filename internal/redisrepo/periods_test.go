@@ -95,7 +95,7 @@ func TestSettings(t *testing.T) {
 		}
 	}
 	// Another instance reads them from Redis: every instance agrees (within settingsTTL).
-	other := NewLeaderboards(rdb, DefaultKeys, clock, NewCatalog(rdb, DefaultKeys))
+	other := openTest(t, rdb, clock).Leaderboards
 	if s, _ := other.Settings(ctx, "b"); s.TieBreak != domain.TieBreakFirstReached || fmt.Sprint(s.Periods) != "[daily monthly]" || s.RetentionDays != 30 {
 		t.Errorf("other instance reads %+v", s)
 	}

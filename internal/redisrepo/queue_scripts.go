@@ -164,20 +164,23 @@ for i = 4, 8 do redis.call('HDEL', KEYS[i], ARGV[1]) end
 return where
 `)
 
-// queueSettingsScript saves a queue's settings. The kind may change only while the queue has
-// no waiting and no leased job: their scores would mean something else under the other kind.
+// queueSettingsScript merges a change into a queue's settings: the fields given are saved,
+// the others kept, in one step (a read in Go then a write would lose a concurrent change).
+// The kind may change only while the queue has no waiting and no leased job: their scores
+// would mean something else under the other kind.
 //
 // KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:processing  KEYS[3]  {queue:<name>}:settings
-// ARGV[1]  kind  ARGV[2]  max attempts  ARGV[3]  the queue's default kind
-// Returns  1 saved; {-1, jobs} the kind would change under that many jobs
+// ARGV[1]  kind, "" to keep  ARGV[2]  max attempts, "" to keep  ARGV[3]  the queue's default kind
+// Returns  {1} saved; {-1, jobs} the kind would change under that many jobs
 var queueSettingsScript = newScript(`
 local kind = redis.call('HGET', KEYS[3], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[3] end
-if kind ~= ARGV[1] then
+if ARGV[1] ~= '' and kind ~= ARGV[1] then
   local n = redis.call('ZCARD', KEYS[1]) + redis.call('ZCARD', KEYS[2])
   if n > 0 then return {-1, n} end
 end
-redis.call('HSET', KEYS[3], 'kind', ARGV[1], 'max_attempts', ARGV[2])
+if ARGV[1] ~= '' then redis.call('HSET', KEYS[3], 'kind', ARGV[1]) end
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], 'max_attempts', ARGV[2]) end
 return {1}
 `)
 

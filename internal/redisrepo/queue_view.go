@@ -10,11 +10,11 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// queueView queues on pipe every read of a queue's page (about 30 commands, no round trip of
+// planQueueView adds to pipe every read of a queue's page (about 30 commands, no round trip of
 // its own) and returns the decoder. The kind is read in the same pipeline, so the reads of
 // both kinds are queued and the decoder uses those of the queue's kind. now is cut to the
 // second: the view changes at most once a second while nothing else changes.
-func queueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, now time.Time) func() domain.QueueView {
+func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, now time.Time) func() domain.QueueView {
 	nowMs := now.UnixMilli() / 1000 * 1000
 	key := keys.Queue(queue)
 	settings := pipe.HGetAll(ctx, keys.QueueSettings(queue))
@@ -40,14 +40,14 @@ func queueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue strin
 		tput = append(tput, pipe.HGetAll(ctx, keys.QueueThroughput(queue, time.Unix(m*60, 0))))
 	}
 	return func() domain.QueueView {
-		v := domain.QueueView{Queue: queue, Key: key, Settings: decodeQueueSettings(queue, settings.Val()), NowMs: nowMs,
+		v := domain.QueueView{Queue: queue, Key: key, PayloadKey: keys.QueueJobs(queue), Settings: decodeQueueSettings(queue, settings.Val()), NowMs: nowMs,
 			Waiting: waiting.Val(), Processing: processing.Val(), Dead: dead.Val(), OldestAgeMs: -1}
 		delayed := v.Settings.Kind == domain.DelayedQueue
-		v.Head = queueJobs(head.Val(), delayed)
+		v.Head = decodeJobs(head.Val(), delayed)
 		if delayed {
 			v.Due = due.Val()
 			v.Scheduled = v.Waiting - v.Due
-			v.NextDue = queueJobs(next.Val(), true)
+			v.NextDue = decodeJobs(next.Val(), true)
 			if len(v.Head) > 0 && v.Head[0].AtMs <= nowMs && v.Due > 0 {
 				v.OldestAgeMs = nowMs - v.Head[0].AtMs
 			}
@@ -97,9 +97,9 @@ func queueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue strin
 	}
 }
 
-// queueJobs turns a ZSET range into jobs; on a priority queue AtMs is the enqueue time, on a
+// decodeJobs turns a ZSET range into jobs; on a priority queue AtMs is the enqueue time, on a
 // delayed queue the run-at time.
-func queueJobs(zs []redis.Z, delayed bool) []domain.QueueJob {
+func decodeJobs(zs []redis.Z, delayed bool) []domain.QueueJob {
 	out := make([]domain.QueueJob, 0, len(zs))
 	for _, z := range zs {
 		id, _ := z.Member.(string)
@@ -138,8 +138,8 @@ func toString(v any) string {
 	}
 }
 
-// queueSummary queues the reads of a queue's line on the overview.
-func queueSummary(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, now time.Time) func() domain.QueueSummary {
+// planQueueSummary adds the reads of a queue's line on the overview.
+func planQueueSummary(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, now time.Time) func() domain.QueueSummary {
 	key := keys.Queue(queue)
 	settings := pipe.HGet(ctx, keys.QueueSettings(queue), "kind")
 	waiting := pipe.ZCard(ctx, key)
@@ -154,4 +154,67 @@ func queueSummary(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue st
 		}
 		return s
 	}
+}
+
+func (q *Queues) Stats(ctx context.Context, queue string) (domain.QueueStats, error) {
+	v, err := q.View(ctx, queue)
+	if err != nil {
+		return domain.QueueStats{}, err
+	}
+	return StatsOf(v), nil
+}
+
+// View reads a queue as its page shows it, in one round trip.
+func (q *Queues) View(ctx context.Context, queue string) (domain.QueueView, error) {
+	if err := domain.ValidateName("queue", queue); err != nil {
+		return domain.QueueView{}, err
+	}
+	pipe := q.rdb.Pipeline()
+	read := planQueueView(ctx, pipe, q.keys, queue, q.now())
+	if err := exec(ctx, q.rdb, pipe); err != nil {
+		return domain.QueueView{}, opError("redisrepo.Queues.View", err)
+	}
+	return read(), nil
+}
+
+// StatsOf turns a queue's view into the API's stats.
+func StatsOf(v domain.QueueView) domain.QueueStats {
+	s := domain.QueueStats{Queue: v.Queue, Kind: v.Settings.Kind, MaxAttempts: v.Settings.MaxAttempts, Total: v.Waiting,
+		Due: v.Due, Scheduled: v.Scheduled, Processing: v.Processing, Dead: v.Dead}
+	if v.Settings.Kind == domain.PriorityQueue {
+		s.ByPriority = map[string]int64{}
+		for p, n := range v.ByPriority {
+			s.ByPriority[strconv.Itoa(p)] = n
+		}
+		if v.Other > 0 {
+			s.ByPriority["other"] = v.Other
+		}
+	}
+	for _, j := range v.NextDue {
+		s.NextDue = append(s.NextDue, domain.ScheduledJobResponse{ID: j.ID, RunAt: time.UnixMilli(j.AtMs).UTC()})
+	}
+	if v.OldestAgeMs >= 0 {
+		age := v.OldestAgeMs
+		s.OldestAgeMs = &age
+	}
+	return s
+}
+
+func (q *Queues) Queues(ctx context.Context) ([]string, error) {
+	return q.found.namesWarm(ctx, queueKeys)
+}
+
+func (q *Queues) Summaries(ctx context.Context) ([]domain.QueueSummary, error) {
+	names, err := q.found.namesWarm(ctx, queueKeys)
+	if err != nil {
+		return nil, err
+	}
+	pipe := q.rdb.Pipeline()
+	read := planQueueSummaries(ctx, pipe, q.keys, names, q.now())
+	if len(names) > 0 {
+		if err := exec(ctx, q.rdb, pipe); err != nil {
+			return nil, opError("redisrepo.Queues.Summaries", err)
+		}
+	}
+	return read(), nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -20,11 +19,6 @@ const queueThroughputTTL = 10 * time.Minute
 // reapBatch bounds the jobs one reap script handles (see reapScript).
 const reapBatch = 500
 
-// queueSettingsTTL is how long an instance uses a queue's kind it read before reading it
-// again, for polls (enqueue reads it inside its script). The kind of a queue with jobs cannot
-// change, so a stale kind only ever meets an empty queue.
-const queueSettingsTTL = time.Second
-
 // Queues is the Redis implementation of domain.QueueService.
 type Queues struct {
 	rdb      redis.UniversalClient
@@ -32,41 +26,27 @@ type Queues struct {
 	keys     Keys
 	clock    domain.Clock // scores, due times, throughput (the caller's clock, as the article)
 	lease    domain.Clock // lease deadlines; nil: Redis TIME
-	catalog  *Catalog
-
-	mu       sync.Mutex
-	settings map[string]cachedQueueSettings
-}
-
-type cachedQueueSettings struct {
-	s    domain.QueueSettings
-	read time.Time
+	found    *Discovery
+	settings *ttlCache[domain.QueueSettings]
 }
 
 var _ domain.QueueService = (*Queues)(nil)
 
-// NewQueues returns queues kept in rdb under keys, listing those of catalog. Blocking takes
-// (BZPOPMIN) run on blocking, a client with connections of its own (NewBlockingClient), so a
-// take that waits never delays another command. Scores use the system clock, leases Redis
-// TIME.
-func NewQueues(rdb, blocking redis.UniversalClient, keys Keys, catalog *Catalog) *Queues {
-	return &Queues{rdb: rdb, blocking: blocking, keys: keys, clock: domain.SystemClock{}, catalog: catalog,
-		settings: map[string]cachedQueueSettings{}}
+// newQueues returns queues kept in rdb under keys, listing those found. Blocking takes
+// (BZPOPMIN) run on blocking, a client with connections of its own (newBlockingClient), so a
+// take that waits never delays another command. Scores use the local clock, leases the
+// scripts' (Redis TIME unless a clock is given).
+func newQueues(rdb, blocking redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Queues {
+	return &Queues{rdb: rdb, blocking: blocking, keys: keys, clock: c.local(), lease: c.script, found: found,
+		settings: newTTLCache[domain.QueueSettings](queueSettingsTTL, c.local())}
 }
 
-// NewQueuesWithClock is NewQueues with clock for scores and leases alike (tests).
-func NewQueuesWithClock(rdb, blocking redis.UniversalClient, keys Keys, catalog *Catalog, clock domain.Clock) *Queues {
-	q := NewQueues(rdb, blocking, keys, catalog)
-	q.clock, q.lease = clock, clock
-	return q
-}
-
-// NewBlockingClient returns a client of the same Redis as rdb with a pool of its own, for
+// newBlockingClient returns a client of the same Redis as rdb with a pool of its own, for
 // blocking commands: Lettuce's shared connection, which the article warns about, has no Go
 // equivalent, but a take that waits 30 s on a connection of the main pool would still keep
 // that connection from everyone else, and enough of them would starve the dashboard.
 // Cancelling a take's context closes its connection (the wait ends at once).
-func NewBlockingClient(rdb redis.UniversalClient, poolSize int) redis.UniversalClient {
+func newBlockingClient(rdb redis.UniversalClient, poolSize int) redis.UniversalClient {
 	switch c := rdb.(type) {
 	case *redis.Client:
 		opt := *c.Options()
@@ -148,12 +128,12 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 	// script in the queue's slot.
 	pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
 	if err := exec(ctx, q.rdb, pipe); err != nil {
-		return domain.Enqueued{}, wrapWrite(err)
+		return domain.Enqueued{}, opWriteError("redisrepo.Queues.Enqueue", err)
 	}
-	q.catalog.Add(queue)
+	q.found.add(queueKeys, queue)
 	vals, _ := cmd.Val().([]any)
 	if len(vals) < 2 {
-		return domain.Enqueued{}, fmt.Errorf("enqueue: unexpected reply %v", cmd.Val())
+		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: unexpected reply %v", cmd.Val())
 	}
 	code, _ := vals[0].(int64)
 	kind := domain.QueueKind(fmt.Sprint(vals[1]))
@@ -176,11 +156,11 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 		return domain.Enqueued{}, domain.Errorf(domain.ECONFLICT, "job %q already ran: it completed in queue %q at %s, so this enqueue is taken for a retry and was not added again (an id is remembered for %v after its job completes; use a new id to run the job again)",
 			job.ID, queue, time.UnixMilli(at).UTC().Format(time.RFC3339), domain.CompletedRetention)
 	default:
-		return domain.Enqueued{}, fmt.Errorf("enqueue: unexpected reply %v", cmd.Val())
+		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: unexpected reply %v", cmd.Val())
 	}
 	score, ok := vals[2].(int64)
 	if !ok || len(vals) != 3 {
-		return domain.Enqueued{}, fmt.Errorf("enqueue: unexpected reply %v", cmd.Val())
+		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: unexpected reply %v", cmd.Val())
 	}
 	out := domain.Enqueued{ID: job.ID, Queue: queue, Kind: kind, Score: float64(score)}
 	if kind == domain.PriorityQueue {
@@ -192,48 +172,6 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 	}
 	q.remember(queue, kind)
 	return out, nil
-}
-
-// remember updates the cached kind of a queue from a script's answer.
-func (q *Queues) remember(queue string, kind domain.QueueKind) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if c, ok := q.settings[queue]; ok && c.s.Kind == kind {
-		return
-	}
-	delete(q.settings, queue)
-}
-
-// cachedSettings returns a queue's settings, read at most queueSettingsTTL ago.
-func (q *Queues) cachedSettings(ctx context.Context, queue string) (domain.QueueSettings, error) {
-	now := time.Now()
-	q.mu.Lock()
-	c, ok := q.settings[queue]
-	q.mu.Unlock()
-	if ok && now.Sub(c.read) < queueSettingsTTL {
-		return c.s, nil
-	}
-	h, err := q.rdb.HGetAll(ctx, q.keys.QueueSettings(queue)).Result()
-	if err != nil {
-		return domain.QueueSettings{}, wrap(err)
-	}
-	s := decodeQueueSettings(queue, h)
-	q.mu.Lock()
-	q.settings[queue] = cachedQueueSettings{s: s, read: now}
-	q.mu.Unlock()
-	return s, nil
-}
-
-// decodeQueueSettings reads the settings HASH; missing or damaged fields take their defaults.
-func decodeQueueSettings(queue string, h map[string]string) domain.QueueSettings {
-	s := domain.DefaultQueueSettings(queue)
-	if k := domain.QueueKind(h["kind"]); k == domain.PriorityQueue || k == domain.DelayedQueue {
-		s.Kind = k
-	}
-	if n, err := strconv.Atoi(h["max_attempts"]); err == nil && n >= 1 && n <= domain.MaxMaxAttempts {
-		s.MaxAttempts = n
-	}
-	return s
 }
 
 func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions) (domain.Delivery, bool, error) {
@@ -257,7 +195,7 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 		if errors.Is(err, redis.Nil) {
 			return domain.Delivery{}, false, nil
 		} else if err != nil {
-			return domain.Delivery{}, false, wrapWrite(err)
+			return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
 		}
 		return q.finishTaken(ctx, queue, id, 0)
 	default:
@@ -269,10 +207,10 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 		if errors.Is(err, redis.Nil) {
 			return domain.Delivery{}, false, nil
 		} else if err != nil {
-			return domain.Delivery{}, false, wrapWrite(err)
+			return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
 		}
 		if len(vals) != 3 {
-			return domain.Delivery{}, false, fmt.Errorf("poll: unexpected reply %v", vals)
+			return domain.Delivery{}, false, fmt.Errorf("redisrepo.Queues.Poll: unexpected reply %v", vals)
 		}
 		return delivery(queue, set.Kind, vals[0], vals[1], vals[2]), true, nil
 	}
@@ -287,7 +225,7 @@ func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (do
 	case ctx.Err() != nil:
 		return domain.Delivery{}, false, ctx.Err()
 	case err != nil:
-		return domain.Delivery{}, false, wrapWrite(err)
+		return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
 	}
 	id, _ := z.Member.(string)
 	return q.finishTaken(ctx, queue, id, z.Score)
@@ -328,15 +266,15 @@ func (q *Queues) pollLeased(ctx context.Context, queue string, kind domain.Queue
 	pipe.SAdd(ctx, q.keys.QueueIndex(), queue) // the reaper must know this queue
 	if err := exec(ctx, q.rdb, pipe); err != nil {
 		// A lost answer leaves the job leased to nobody: the reaper gives it back after the lease.
-		return domain.Delivery{}, false, wrapWrite(err)
+		return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
 	}
 	if errors.Is(cmd.Err(), redis.Nil) {
 		return domain.Delivery{}, false, nil
 	}
-	q.catalog.Add(queue)
+	q.found.add(queueKeys, queue)
 	vals, _ := cmd.Val().([]any)
 	if len(vals) != 5 {
-		return domain.Delivery{}, false, fmt.Errorf("lease: unexpected reply %v", cmd.Val())
+		return domain.Delivery{}, false, fmt.Errorf("redisrepo.Queues.Poll: unexpected reply %v", cmd.Val())
 	}
 	d := delivery(queue, kind, vals[0], vals[1], vals[4])
 	deadline, _ := vals[2].(int64)
@@ -371,7 +309,7 @@ func delivery(queue string, kind domain.QueueKind, id, score, payload any) domai
 }
 
 func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
-	names, err := q.catalog.Names(ctx)
+	names, err := q.found.namesWarm(ctx, queueKeys)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -385,13 +323,13 @@ func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
 				domain.AttemptErrorsKept, domain.LeaseEndedError)
 		}
 		if err := exec(ctx, q.rdb, pipe); err != nil {
-			return returned, died, wrapWrite(err)
+			return returned, died, opWriteError("redisrepo.Queues.Reap", err)
 		}
 		var again []string
 		for i, cmd := range cmds {
 			vals, err := cmd.Int64Slice()
 			if err != nil || len(vals) != 3 {
-				return returned, died, fmt.Errorf("reap: unexpected reply %v", cmd.Val())
+				return returned, died, fmt.Errorf("redisrepo.Queues.Reap: unexpected reply %v", cmd.Val())
 			}
 			returned, died = returned+vals[0], died+vals[1]
 			if vals[2] == 1 {
@@ -430,9 +368,9 @@ func (q *Queues) Requeue(ctx context.Context, queue, id string) error {
 	vals, err := requeueScript.Run(ctx, q.rdb, keys, q.now().UnixMilli(), string(domain.DefaultQueueKind(queue)), id).Int64Slice()
 	switch {
 	case err != nil:
-		return wrapWrite(err)
+		return opWriteError("redisrepo.Queues.Requeue", err)
 	case len(vals) == 0:
-		return fmt.Errorf("requeue: empty reply")
+		return fmt.Errorf("redisrepo.Queues.Requeue: empty reply")
 	case vals[0] == 0:
 		return domain.Errorf(domain.ENOTFOUND, "job %q is not in queue %q's dead set", id, queue)
 	case vals[0] < 0:
@@ -452,102 +390,10 @@ func (q *Queues) Delete(ctx context.Context, queue, id string) (domain.Where, er
 	case errors.Is(err, redis.Nil):
 		return "", domain.Errorf(domain.ENOTFOUND, "job %q is not in queue %q: not waiting, not in flight, not dead", id, queue)
 	case err != nil:
-		return "", wrapWrite(err)
+		return "", opWriteError("redisrepo.Queues.Delete", err)
 	}
 	return domain.Where(where), nil
 }
-
-func (q *Queues) Stats(ctx context.Context, queue string) (domain.QueueStats, error) {
-	v, err := q.View(ctx, queue)
-	if err != nil {
-		return domain.QueueStats{}, err
-	}
-	return StatsOf(v), nil
-}
-
-// View reads a queue as its page shows it, in one round trip.
-func (q *Queues) View(ctx context.Context, queue string) (domain.QueueView, error) {
-	if err := domain.ValidateName("queue", queue); err != nil {
-		return domain.QueueView{}, err
-	}
-	pipe := q.rdb.Pipeline()
-	read := queueView(ctx, pipe, q.keys, queue, q.now())
-	if err := exec(ctx, q.rdb, pipe); err != nil {
-		return domain.QueueView{}, wrap(err)
-	}
-	return read(), nil
-}
-
-// StatsOf turns a queue's view into the API's stats.
-func StatsOf(v domain.QueueView) domain.QueueStats {
-	s := domain.QueueStats{Queue: v.Queue, Kind: v.Settings.Kind, MaxAttempts: v.Settings.MaxAttempts, Total: v.Waiting,
-		Due: v.Due, Scheduled: v.Scheduled, Processing: v.Processing, Dead: v.Dead}
-	if v.Settings.Kind == domain.PriorityQueue {
-		s.ByPriority = map[string]int64{}
-		for p, n := range v.ByPriority {
-			s.ByPriority[strconv.Itoa(p)] = n
-		}
-		if v.Other > 0 {
-			s.ByPriority["other"] = v.Other
-		}
-	}
-	for _, j := range v.NextDue {
-		s.NextDue = append(s.NextDue, domain.ScheduledJobResponse{ID: j.ID, RunAt: time.UnixMilli(j.AtMs).UTC()})
-	}
-	if v.OldestAgeMs >= 0 {
-		age := v.OldestAgeMs
-		s.OldestAgeMs = &age
-	}
-	return s
-}
-
-func (q *Queues) Settings(ctx context.Context, queue string) (domain.QueueSettings, error) {
-	if err := domain.ValidateName("queue", queue); err != nil {
-		return domain.QueueSettings{}, err
-	}
-	h, err := q.rdb.HGetAll(ctx, q.keys.QueueSettings(queue)).Result()
-	if err != nil {
-		return domain.QueueSettings{}, wrap(err)
-	}
-	return decodeQueueSettings(queue, h), nil
-}
-
-func (q *Queues) UpdateSettings(ctx context.Context, queue string, s domain.QueueSettings) (domain.QueueSettings, error) {
-	if err := domain.ValidateName("queue", queue); err != nil {
-		return domain.QueueSettings{}, err
-	}
-	if err := s.Validate(); err != nil {
-		return domain.QueueSettings{}, err
-	}
-	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueSettings(queue)}
-	pipe := q.rdb.Pipeline()
-	cmd := queueSettingsScript.EvalSha(ctx, pipe, keys, string(s.Kind), s.MaxAttempts, string(domain.DefaultQueueKind(queue)))
-	pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
-	if err := exec(ctx, q.rdb, pipe); err != nil {
-		return domain.QueueSettings{}, wrapWrite(err)
-	}
-	vals, err := cmd.Int64Slice()
-	switch {
-	case err != nil || len(vals) == 0:
-		return domain.QueueSettings{}, fmt.Errorf("queue settings: unexpected reply %v", cmd.Val())
-	case vals[0] < 0:
-		return domain.QueueSettings{}, domain.Errorf(domain.ECONFLICT, "queue %q holds %d waiting or leased jobs scored as a %s queue; empty it before changing its kind", queue, vals[1], otherKind(s.Kind))
-	}
-	q.catalog.Add(queue)
-	q.mu.Lock()
-	q.settings[queue] = cachedQueueSettings{s: s, read: time.Now()}
-	q.mu.Unlock()
-	return s, nil
-}
-
-func otherKind(k domain.QueueKind) domain.QueueKind {
-	if k == domain.PriorityQueue {
-		return domain.DelayedQueue
-	}
-	return domain.PriorityQueue
-}
-
-func (q *Queues) Queues(ctx context.Context) ([]string, error) { return q.catalog.Names(ctx) }
 
 func validateQueueJob(queue, id string) error {
 	if err := domain.ValidateName("queue", queue); err != nil {

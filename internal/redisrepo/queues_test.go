@@ -13,14 +13,12 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-// newQueues returns queues on the package's Redis (flushed) with a manual clock for scores
+// newTestQueues returns queues on the package's Redis (flushed) with a manual clock for scores
 // and leases, and a blocking client of their own.
-func newQueues(t testing.TB) (*Queues, *redis.Client, *domain.ManualClock) {
+func newTestQueues(t testing.TB) (*Queues, *redis.Client, *domain.ManualClock) {
 	rdb := redistest.Client(t)
-	blocking := NewBlockingClient(rdb, 4)
-	t.Cleanup(func() { blocking.Close() })
 	clock := domain.NewManualClock(testNow)
-	return NewQueuesWithClock(rdb, blocking, DefaultKeys, NewQueueCatalog(rdb, DefaultKeys), clock), rdb, clock
+	return openTest(t, rdb, clock).Queues, rdb, clock
 }
 
 func prio(p int) domain.NewJob { return domain.NewJob{Priority: p, HasPriority: true} }
@@ -48,7 +46,7 @@ func poll(t testing.TB, q *Queues, queue string, opt domain.PollOptions) (domain
 // The article's test: newsletter at 5, password-reset at 0; poll gives password-reset, then
 // newsletter, then nothing.
 func TestQueueArticleTest(t *testing.T) {
-	q, rdb, clock := newQueues(t)
+	q, rdb, clock := newTestQueues(t)
 	enqueue(t, q, "email-jobs", "newsletter", 5)
 	clock.Advance(time.Millisecond)
 	e := enqueue(t, q, "email-jobs", "password-reset", 0)
@@ -69,7 +67,7 @@ func TestQueueArticleTest(t *testing.T) {
 }
 
 func TestEnqueueValidation(t *testing.T) {
-	q, rdb, _ := newQueues(t)
+	q, rdb, _ := newTestQueues(t)
 	ctx := context.Background()
 	for _, c := range []struct {
 		queue string
@@ -89,10 +87,12 @@ func TestEnqueueValidation(t *testing.T) {
 		{"email-jobs", domain.NewJob{HasPriority: true, Payload: []byte(`"` + strings.Repeat("x", 64<<10) + `"`)}, "64 KiB"},
 		{"bad name", prio(1), "queue name"},
 	} {
-		_, err := q.Enqueue(ctx, c.queue, c.job)
-		if domain.ErrorCode(err) != domain.EINVALID || !strings.Contains(domain.ErrorMessage(err), c.want) {
-			t.Errorf("Enqueue(%s, %+v) = %v, want EINVALID saying %q", c.queue, c.job, err, c.want)
-		}
+		t.Run(c.want, func(t *testing.T) {
+			_, err := q.Enqueue(ctx, c.queue, c.job)
+			if domain.ErrorCode(err) != domain.EINVALID || !strings.Contains(domain.ErrorMessage(err), c.want) {
+				t.Errorf("Enqueue(%s, %+v) = %v, want EINVALID saying %q", c.queue, c.job, err, c.want)
+			}
+		})
 	}
 	if n := rdb.Exists(ctx, "queue:email-jobs", "queue:delayed").Val(); n != 0 {
 		t.Errorf("refused enqueues wrote %d queues", n)
@@ -106,7 +106,7 @@ func TestEnqueueValidation(t *testing.T) {
 
 // An id that is already waiting is a conflict and does not move the waiting job.
 func TestEnqueueDuplicateDoesNotMove(t *testing.T) {
-	q, rdb, clock := newQueues(t)
+	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()
 	first := enqueue(t, q, "email-jobs", "newsletter", 5)
 	clock.Advance(time.Minute)
@@ -130,7 +130,7 @@ func TestEnqueueDuplicateDoesNotMove(t *testing.T) {
 // enqueued, in order; the article's POP_DUE (its own text here) takes zpulse's delayed jobs;
 // and what the article's producers add shows in zpulse and is polled by it in order.
 func TestQueueCompatibilityWithArticle(t *testing.T) {
-	q, rdb, clock := newQueues(t)
+	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()
 	enqueue(t, q, "email-jobs", "newsletter", 5)
 	clock.Advance(time.Millisecond)
@@ -203,7 +203,7 @@ func TestQueueCompatibilityWithArticle(t *testing.T) {
 // Delayed jobs are never delivered before they are due, by a poll, a leased poll or the
 // worker loop (injected clock).
 func TestDelayedNeverEarly(t *testing.T) {
-	q, _, clock := newQueues(t)
+	q, _, clock := newTestQueues(t)
 	ctx := context.Background()
 	runAt := testNow.Add(30 * time.Second)
 	e, err := q.Enqueue(ctx, "delayed", domain.NewJob{ID: "reminder", RunAt: runAt, Payload: json.RawMessage(`{"invoice":42}`)})
@@ -244,7 +244,7 @@ func TestDelayedNeverEarly(t *testing.T) {
 // a job not acked goes back to its place after its lease, then dies after max attempts and can
 // be requeued.
 func TestLeaseAckReapDead(t *testing.T) {
-	q, rdb, clock := newQueues(t)
+	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()
 	if _, err := q.UpdateSettings(ctx, "email-jobs", domain.QueueSettings{Kind: domain.PriorityQueue, MaxAttempts: 2}); err != nil {
 		t.Fatal(err)
@@ -327,7 +327,7 @@ func TestLeaseAckReapDead(t *testing.T) {
 // The kind of a queue is stored in Redis; "delayed" is delayed out of the box, and a kind
 // cannot change under jobs.
 func TestQueueSettings(t *testing.T) {
-	q, _, _ := newQueues(t)
+	q, _, _ := newTestQueues(t)
 	ctx := context.Background()
 	if s, _ := q.Settings(ctx, "delayed"); s.Kind != domain.DelayedQueue {
 		t.Errorf("delayed's default kind = %q", s.Kind)
@@ -342,7 +342,7 @@ func TestQueueSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another instance (a fresh Queues) sees it at once: enqueue reads the kind in its script.
-	other := NewQueuesWithClock(q.rdb, q.blocking, DefaultKeys, NewQueueCatalog(q.rdb, DefaultKeys), q.clock)
+	other := openTest(t, q.rdb, q.clock).Queues
 	if e, err := other.Enqueue(ctx, "reminders", domain.NewJob{ID: "r", Delay: time.Minute}); err != nil || e.Kind != domain.DelayedQueue {
 		t.Errorf("enqueue on the reconfigured queue = %+v, %v", e, err)
 	}
@@ -353,7 +353,7 @@ func TestQueueSettings(t *testing.T) {
 
 // Queues other services write (queue:*) are discovered; the index lists zpulse's own.
 func TestQueueDiscovery(t *testing.T) {
-	q, rdb, _ := newQueues(t)
+	q, rdb, _ := newTestQueues(t)
 	ctx := context.Background()
 	rdb.ZAdd(ctx, "queue:java-jobs", redis.Z{Score: 1, Member: "a"})
 	rdb.ZAdd(ctx, "{queue:java-jobs}:processing", redis.Z{Score: 1, Member: "b"})

@@ -37,13 +37,15 @@ func TestAroundAPlayer(t *testing.T) {
 		{"p5", 2, "[p7 p6 p5 p4 p3]", 3},                  // the middle
 		{"p5", 100, "[p9 p8 p7 p6 p5 p4 p3 p2 p1 p0]", 1}, // clamped at both ends
 	} {
-		got, err := lb.Around(ctx, "b", domain.AllTime, c.player, c.n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fmt.Sprint(players(got)) != c.want || got[0].Rank != c.first {
-			t.Errorf("Around(%s, %d) = %v from rank %d; want %s from %d", c.player, c.n, players(got), got[0].Rank, c.want, c.first)
-		}
+		t.Run(fmt.Sprintf("%s±%d", c.player, c.n), func(t *testing.T) {
+			got, err := lb.Around(ctx, "b", domain.AllTime, c.player, c.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(players(got)) != c.want || got[0].Rank != c.first {
+				t.Errorf("Around(%s, %d) = %v from rank %d; want %s from %d", c.player, c.n, players(got), got[0].Rank, c.want, c.first)
+			}
+		})
 	}
 	if _, err := lb.Around(ctx, "b", domain.AllTime, "nobody", 2); domain.ErrorCode(err) != domain.ENOTFOUND {
 		t.Errorf("absent player: %v", err)
@@ -91,7 +93,7 @@ func TestCursorPagingOverManyTies(t *testing.T) {
 	if _, err := pipe.Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	want := rdb.ZRevRange(ctx, "leaderboard:big", 0, -1).Val()
+	want := rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: "leaderboard:big", Start: 0, Stop: -1, Rev: true}).Val()
 	got := pageAll(t, lb, "big", 1000, nil)
 	if !slices.Equal(got, want) {
 		t.Fatalf("paging gave %d members; differs from ZREVRANGE (%d)", len(got), len(want))
@@ -175,8 +177,8 @@ func TestSetRemoveTrimReset(t *testing.T) {
 		t.Errorf("removing an absent player: %v", err)
 	}
 	removed, err := lb.Trim(ctx, "b", 2)
-	if err != nil || removed != 2 || fmt.Sprint(rdb.ZRevRange(ctx, "leaderboard:b", 0, -1).Val()) != "[p0 p4]" {
-		t.Errorf("trim: removed %d, %v; board %v", removed, err, rdb.ZRevRange(ctx, "leaderboard:b", 0, -1).Val())
+	if err != nil || removed != 2 || fmt.Sprint(rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: "leaderboard:b", Start: 0, Stop: -1, Rev: true}).Val()) != "[p0 p4]" {
+		t.Errorf("trim: removed %d, %v; board %v", removed, err, rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: "leaderboard:b", Start: 0, Stop: -1, Rev: true}).Val())
 	}
 	for _, keep := range []int64{0, -1, MaxTrimKeep + 1} {
 		if _, err := lb.Trim(ctx, "b", keep); domain.ErrorCode(err) != domain.EINVALID {
@@ -211,9 +213,9 @@ func TestUniquePlayersToday(t *testing.T) {
 	}
 }
 
-// The catalog lists zpulse's boards and leaderboard:* sorted sets of other services, but not
+// Discovery lists zpulse's boards and leaderboard:* sorted sets of other services, but not
 // period boards of a known board, other types, or names zpulse cannot show.
-func TestCatalogDiscoversBoards(t *testing.T) {
+func TestDiscoveryListsBoards(t *testing.T) {
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	lb.UpdateSettings(ctx, "own", domain.BoardSettings{TieBreak: domain.TieBreakNone, Periods: []domain.Period{domain.Daily}, RetentionDays: 1})
@@ -226,13 +228,13 @@ func TestCatalogDiscoversBoards(t *testing.T) {
 	for i := range 2500 { // more keys than one SCAN call looks at
 		rdb.Set(ctx, fmt.Sprintf("noise:%d", i), "x", 0)
 	}
-	boards, err := lb.catalog.Names(ctx)
+	boards, err := lb.Boards(ctx)
 	if err != nil || fmt.Sprint(boards) != "[2026-10 ext:eu own]" {
 		t.Errorf("boards = %v %v", boards, err)
 	}
 	rdb.Del(ctx, "leaderboard:ext:eu")
-	lb.catalog.Refresh(ctx)
-	if boards, _ := lb.catalog.Names(ctx); fmt.Sprint(boards) != "[2026-10 own]" {
+	lb.found.Refresh(ctx)
+	if boards, _ := lb.Boards(ctx); fmt.Sprint(boards) != "[2026-10 own]" {
 		t.Errorf("after the key went away: %v", boards)
 	}
 }

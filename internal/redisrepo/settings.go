@@ -4,10 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
 )
@@ -18,61 +15,65 @@ import (
 // part right; only the time stamp or a period board may lag for that long.)
 const settingsTTL = time.Second
 
-// settingsCache reads board settings from Redis (the HASH Keys.BoardSettings) and keeps them
-// for settingsTTL, so adds do not pay a round trip for them.
-type settingsCache struct {
-	rdb   redis.UniversalClient
-	keys  Keys
-	clock domain.Clock
-
-	mu      sync.Mutex
-	entries map[string]cachedSettings
+// boardSettings returns a board's settings, read at most settingsTTL ago.
+func (l *Leaderboards) boardSettings(ctx context.Context, board string) (domain.BoardSettings, error) {
+	return l.settings.get(ctx, board, func(ctx context.Context) (domain.BoardSettings, error) {
+		h, err := l.rdb.HGetAll(ctx, l.keys.BoardSettings(board)).Result()
+		if err != nil {
+			return domain.BoardSettings{}, opError("redisrepo.Leaderboards.Settings", err)
+		}
+		return decodeSettings(h), nil
+	})
 }
 
-type cachedSettings struct {
-	settings domain.BoardSettings
-	read     time.Time
-}
-
-func newSettingsCache(rdb redis.UniversalClient, keys Keys, clock domain.Clock) *settingsCache {
-	return &settingsCache{rdb: rdb, keys: keys, clock: clock, entries: map[string]cachedSettings{}}
-}
-
-func (c *settingsCache) get(ctx context.Context, board string) (domain.BoardSettings, error) {
-	now := c.clock.Now()
-	c.mu.Lock()
-	e, ok := c.entries[board]
-	c.mu.Unlock()
-	if ok && now.Sub(e.read) < settingsTTL && now.Sub(e.read) >= 0 {
-		return e.settings, nil
+func (l *Leaderboards) Settings(ctx context.Context, board string) (domain.BoardSettings, error) {
+	if err := domain.ValidateName("board", board); err != nil {
+		return domain.BoardSettings{}, err
 	}
-	h, err := c.rdb.HGetAll(ctx, c.keys.BoardSettings(board)).Result()
-	if err != nil {
-		return domain.BoardSettings{}, wrap(err)
+	return l.boardSettings(ctx, board)
+}
+
+func (l *Leaderboards) UpdateSettings(ctx context.Context, board string, s domain.BoardSettings) (domain.BoardSettings, error) {
+	return l.PatchSettings(ctx, board, domain.BoardSettingsPatch{TieBreak: &s.TieBreak, Periods: &s.Periods, RetentionDays: &s.RetentionDays})
+}
+
+// PatchSettings writes only the fields the patch gives (HSET of those fields merges them into
+// the HASH in one command) and reads the result in the same transaction, on the one key.
+func (l *Leaderboards) PatchSettings(ctx context.Context, board string, p domain.BoardSettingsPatch) (domain.BoardSettings, error) {
+	if err := domain.ValidateName("board", board); err != nil {
+		return domain.BoardSettings{}, err
 	}
-	s := decodeSettings(h)
-	c.remember(board, s, now)
+	// The fields are independent: a patch is valid when it is valid over the defaults.
+	valid := p.Apply(domain.DefaultBoardSettings())
+	if err := valid.Validate(); err != nil {
+		return domain.BoardSettings{}, err
+	}
+	var fields []any
+	if p.TieBreak != nil {
+		fields = append(fields, "tie_break", string(valid.TieBreak))
+	}
+	if p.Periods != nil {
+		periods := make([]string, len(valid.Periods))
+		for i, period := range valid.Periods {
+			periods[i] = string(period)
+		}
+		fields = append(fields, "periods", strings.Join(periods, ","))
+	}
+	if p.RetentionDays != nil {
+		fields = append(fields, "retention_days", valid.RetentionDays)
+	}
+	key := l.keys.BoardSettings(board)
+	pipe := l.rdb.TxPipeline()
+	if len(fields) > 0 {
+		pipe.HSet(ctx, key, fields...)
+	}
+	saved := pipe.HGetAll(ctx, key)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return domain.BoardSettings{}, opWriteError("redisrepo.Leaderboards.PatchSettings", err)
+	}
+	s := decodeSettings(saved.Val())
+	l.settings.put(board, s)
 	return s, nil
-}
-
-func (c *settingsCache) put(ctx context.Context, board string, s domain.BoardSettings) error {
-	periods := make([]string, len(s.Periods))
-	for i, p := range s.Periods {
-		periods[i] = string(p)
-	}
-	err := c.rdb.HSet(ctx, c.keys.BoardSettings(board),
-		"tie_break", string(s.TieBreak), "periods", strings.Join(periods, ","), "retention_days", s.RetentionDays).Err()
-	if err != nil {
-		return wrap(err)
-	}
-	c.remember(board, s, c.clock.Now())
-	return nil
-}
-
-func (c *settingsCache) remember(board string, s domain.BoardSettings, at time.Time) {
-	c.mu.Lock()
-	c.entries[board] = cachedSettings{settings: s, read: at}
-	c.mu.Unlock()
 }
 
 // decodeSettings reads the settings HASH; missing or damaged fields take their defaults, so a

@@ -23,6 +23,7 @@ import (
 //	})
 type Singletons struct {
 	locks *Locks
+	keys  Keys
 	log   *slog.Logger
 	owner string // this instance, in tokens
 
@@ -36,11 +37,8 @@ type Singletons struct {
 
 var _ domain.Singleton = (*Singletons)(nil)
 
-// SingletonPrefix precedes a singleton loop's name in its lock's name.
-const SingletonPrefix = "zpulse:"
-
-// NewSingletons returns singleton runners on locks, with a 15 s lease and a 5 s retry.
-func NewSingletons(locks *Locks, log *slog.Logger) *Singletons {
+// newSingletons returns singleton runners on locks, with a 15 s lease and a 5 s retry.
+func newSingletons(locks *Locks, keys Keys, log *slog.Logger) *Singletons {
 	host, _ := os.Hostname()
 	host = strings.Map(func(r rune) rune {
 		if r <= ' ' || r > '~' {
@@ -51,11 +49,11 @@ func NewSingletons(locks *Locks, log *slog.Logger) *Singletons {
 	if host == "" {
 		host = "zpulse"
 	}
-	return &Singletons{locks: locks, log: log, owner: fmt.Sprintf("%.40s:%d", host, os.Getpid()), TTL: 15 * time.Second, Retry: 5 * time.Second}
+	return &Singletons{locks: locks, keys: keys, log: log, owner: fmt.Sprintf("%.40s:%d", host, os.Getpid()), TTL: 15 * time.Second, Retry: 5 * time.Second}
 }
 
 func (s *Singletons) Run(ctx context.Context, name string, fn func(ctx context.Context) error) error {
-	lock := SingletonPrefix + name
+	lock := s.keys.SingletonLock(name)
 	if err := domain.ValidateName("singleton lock", lock); err != nil {
 		return err
 	}

@@ -19,31 +19,19 @@ type Snapshots struct {
 	rdb      redis.UniversalClient
 	keys     Keys
 	clock    domain.Clock
-	catalog  *Catalog
-	locks    *lockDirectory // names behind the locks topic, discovered across ticks
+	found    *Discovery     // the names behind the boards and queues topics
+	locks    *lockDirectory // names behind the locks topic
 	limiters *limiterViews
-	queues   *Catalog // names behind the queues topic; set with WithQueues
 
 	mu           sync.Mutex
 	limiterNames []string // the saved policies at the last read of TopicLimiters
 }
 
-// WithQueues makes the reader serve queue topics, listing the queues of catalog.
-func (s *Snapshots) WithQueues(catalog *Catalog) *Snapshots {
-	s.queues = catalog
-	return s
-}
-
-// NewSnapshots returns a reader of live topics kept in rdb under keys.
-func NewSnapshots(rdb redis.UniversalClient, keys Keys, clock domain.Clock, catalog *Catalog) *Snapshots {
-	return &Snapshots{rdb: rdb, keys: keys, clock: clock, catalog: catalog, locks: newLockDirectory(), limiters: newLimiterViews(keys, nil)}
-}
-
-// WithLimiterClock makes limiter views use clock, as the Limiters given the same clock do
-// (tests); by default they use Redis TIME.
-func (s *Snapshots) WithLimiterClock(clock domain.Clock) *Snapshots {
-	s.limiters = newLimiterViews(s.keys, clock)
-	return s
+// newSnapshots returns the live watcher's reader of topics kept in rdb under keys. It keeps
+// state between reads (what it learnt of limiters and locks): only the watcher calls Read;
+// pages call the services' stateless reads.
+func newSnapshots(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Snapshots {
+	return &Snapshots{rdb: rdb, keys: keys, clock: c.local(), found: found, locks: newLockDirectory(found), limiters: newLimiterViews(keys, c.script)}
 }
 
 // Read reads every topic it knows in one pipelined round trip and returns a snapshot per
@@ -60,27 +48,29 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 	watchedLimiters := map[string]bool{}
 	for _, topic := range topics {
 		if board, period, n, ok := domain.ParseBoardTopic(topic); ok {
-			read := queueTop(ctx, pipe, s.keys, board, period, n, now)
+			read := planTop(ctx, pipe, s.keys, board, period, n, now)
 			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicBoards {
-			decoders[topic] = s.queueSummaries(ctx, pipe, now)
+			read := planBoardSummaries(ctx, pipe, s.keys, s.found.names(boardKeys), now)
+			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicLocks {
-			read := s.locks.queue(ctx, pipe, s.keys, now)
+			read := s.locks.plan(ctx, pipe, s.keys)
 			decoders[topic] = func() any {
 				if held, ok := read(); ok {
 					return held
 				}
 				return nil // the names are not known yet: nothing to publish this tick
 			}
-		} else if queue, ok := domain.ParseQueueTopic(topic); ok && s.queues != nil {
-			read := queueView(ctx, pipe, s.keys, queue, now)
+		} else if queue, ok := domain.ParseQueueTopic(topic); ok {
+			read := planQueueView(ctx, pipe, s.keys, queue, now)
 			decoders[topic] = func() any { return read() }
-		} else if topic == domain.TopicQueues && s.queues != nil {
-			decoders[topic] = s.queueDepths(ctx, pipe, now)
+		} else if topic == domain.TopicQueues {
+			read := planQueueSummaries(ctx, pipe, s.keys, s.found.names(queueKeys), now)
+			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicLimiters {
-			decoders[topic] = s.queueLimiters(ctx, pipe, watchedLimiters)
+			decoders[topic] = s.planLimiters(ctx, pipe, watchedLimiters)
 		} else if limiter, ok := domain.ParseLimiterTopic(topic); ok {
-			read := s.limiters.queueLive(ctx, pipe, limiter)
+			read := s.limiters.planLive(ctx, pipe, limiter)
 			decoders[topic] = func() any {
 				if view, ok := read(); ok {
 					return view
@@ -96,7 +86,7 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 	}
 	// Only an unreachable Redis fails the read: a command refused for one topic (say a key of
 	// another type under leaderboard:) leaves that topic empty, not every page "unavailable".
-	if err := wrap(exec(ctx, s.rdb, pipe)); domain.ErrorCode(err) == domain.EUNAVAILABLE || ctx.Err() != nil {
+	if err := opError("redisrepo.Snapshots.Read", exec(ctx, s.rdb, pipe)); domain.ErrorCode(err) == domain.EUNAVAILABLE || ctx.Err() != nil {
 		return nil, err
 	}
 	snaps := make(map[string]any, len(decoders))
@@ -108,35 +98,17 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 	return snaps, nil
 }
 
-// queueSummaries queues each known board's player count and leaders. The names come from the
-// catalog, which refreshes at its own slow cadence.
-func (s *Snapshots) queueSummaries(ctx context.Context, pipe redis.Pipeliner, now time.Time) func() any {
-	names := s.catalog.Known()
-	reads := make([]func() domain.BoardTop, len(names))
-	for i, b := range names {
-		reads[i] = queueTop(ctx, pipe, s.keys, b, domain.AllTime, boardsTopN, now)
-	}
-	return func() any {
-		out := make([]domain.BoardSummary, len(reads))
-		for i, read := range reads {
-			top := read()
-			out[i] = domain.BoardSummary{Board: top.Board, Players: top.Players, Top: top.Entries}
-		}
-		return out
-	}
-}
-
-// queueLimiters queues the view of every limiter, for the overview. The names are those the
+// planLimiters adds the view of every limiter, for the overview. The names are those the
 // index held at the previous read (read again on this pipeline), so a new policy shows one
 // tick after it was saved; DefaultLimiter is always there.
-func (s *Snapshots) queueLimiters(ctx context.Context, pipe redis.Pipeliner, watched map[string]bool) func() any {
+func (s *Snapshots) planLimiters(ctx context.Context, pipe redis.Pipeliner, watched map[string]bool) func() any {
 	s.mu.Lock()
 	names := s.limiterNames
 	s.mu.Unlock()
 	index := pipe.SMembers(ctx, s.keys.LimiterIndex())
 	reads := make([]func() (domain.LimiterView, bool), len(names))
 	for i, name := range names {
-		reads[i] = s.limiters.queueLive(ctx, pipe, name)
+		reads[i] = s.limiters.planLive(ctx, pipe, name)
 		watched[name] = true
 	}
 	return func() any {
@@ -164,14 +136,31 @@ func (s *Snapshots) queueLimiters(ctx context.Context, pipe redis.Pipeliner, wat
 	}
 }
 
-// queueDepths queues each known queue's depth, for the overview.
-func (s *Snapshots) queueDepths(ctx context.Context, pipe redis.Pipeliner, now time.Time) func() any {
-	names := s.queues.Known()
-	reads := make([]func() domain.QueueSummary, len(names))
-	for i, q := range names {
-		reads[i] = queueSummary(ctx, pipe, s.keys, q, now)
+// planBoardSummaries adds the reads of the boards list to pipe: each board's player count
+// and leaders. The boards topic and LeaderboardService.Summaries both use it.
+func planBoardSummaries(ctx context.Context, pipe redis.Pipeliner, keys Keys, boards []string, now time.Time) func() []domain.BoardSummary {
+	reads := make([]func() domain.BoardTop, len(boards))
+	for i, b := range boards {
+		reads[i] = planTop(ctx, pipe, keys, b, domain.AllTime, boardsTopN, now)
 	}
-	return func() any {
+	return func() []domain.BoardSummary {
+		out := make([]domain.BoardSummary, len(reads))
+		for i, read := range reads {
+			top := read()
+			out[i] = domain.BoardSummary{Board: top.Board, Players: top.Players, Top: top.Entries}
+		}
+		return out
+	}
+}
+
+// planQueueSummaries adds the reads of the queues list to pipe: each queue's depths. The
+// queues topic and QueueService.Summaries both use it.
+func planQueueSummaries(ctx context.Context, pipe redis.Pipeliner, keys Keys, queues []string, now time.Time) func() []domain.QueueSummary {
+	reads := make([]func() domain.QueueSummary, len(queues))
+	for i, q := range queues {
+		reads[i] = planQueueSummary(ctx, pipe, keys, q, now)
+	}
+	return func() []domain.QueueSummary {
 		out := make([]domain.QueueSummary, len(reads))
 		for i, read := range reads {
 			out[i] = read()

@@ -14,7 +14,7 @@ func TestSnapshotsReadBoardTopics(t *testing.T) {
 		lb.AddPoints(ctx, "big", string(rune('a'+i)), int64(i))
 	}
 	big10, empty10 := domain.BoardTopic("big", domain.AllTime, 10), domain.BoardTopic("empty", domain.AllTime, 10)
-	snaps, err := NewSnapshots(rdb, DefaultKeys, clock, lb.catalog).Read(ctx, []string{big10, empty10, domain.TopicStatus, "nonsense"})
+	snaps, err := newSnapshots(rdb, DefaultKeys, lb.found, clocks{script: clock}).Read(ctx, []string{big10, empty10, domain.TopicStatus, "nonsense"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestSnapshotsReadIsOneRoundTrip(t *testing.T) {
 	hook := &countingHook{}
 	rdb.AddHook(hook)
 	topics = append(topics, domain.TopicBoards)
-	if _, err := NewSnapshots(rdb, DefaultKeys, clock, NewCatalog(rdb, DefaultKeys)).Read(ctx, topics); err != nil {
+	if _, err := openTest(t, rdb, clock).Snapshots.Read(ctx, topics); err != nil {
 		t.Fatal(err)
 	}
 	if hook.pipelines != 1 || hook.single != 0 {
@@ -56,7 +56,7 @@ func TestSnapshotsSurviveAKeyOfAnotherType(t *testing.T) {
 	rdb.Set(ctx, "leaderboard:oops", "not a sorted set", 0)
 	lb.AddPoints(ctx, "fine", "a", 1)
 	oops, fine := domain.BoardTopic("oops", domain.AllTime, 10), domain.BoardTopic("fine", domain.AllTime, 10)
-	snaps, err := NewSnapshots(rdb, DefaultKeys, clock, lb.catalog).Read(ctx, []string{oops, fine})
+	snaps, err := newSnapshots(rdb, DefaultKeys, lb.found, clocks{script: clock}).Read(ctx, []string{oops, fine})
 	if err != nil {
 		t.Fatalf("one WRONGTYPE failed the whole read: %v", err)
 	}

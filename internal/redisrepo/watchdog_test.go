@@ -25,7 +25,7 @@ var epoch = time.Date(2026, 7, 25, 12, 0, 0, 0, time.UTC)
 func newManualLocks(t *testing.T) (*Locks, *redis.Client, *domain.ManualClock) {
 	rdb := redistest.Client(t)
 	clock := domain.NewManualClock(epoch)
-	return NewLocksWithClock(rdb, DefaultKeys, clock), rdb, clock
+	return openTest(t, rdb, clock).Locks, rdb, clock
 }
 
 // With the watchdog, a holder keeps its lock across several TTLs of work: every TTL/3 the
@@ -139,31 +139,48 @@ func TestWatchdogBatchesRenewals(t *testing.T) {
 	}
 }
 
-// The same on real time, with Run: a holder keeps a 200 ms lock for 700 ms of work, and no
-// renewal is sent after the release.
+// The same on real time, with Run: a holder keeps a 200 ms lock through three renewals (more
+// than a TTL of work), and once released it is no longer watched, so no renewal follows. The
+// test waits on the renewals themselves (a hook), not on a sleep.
 func TestWatchdogRunsOnRealTime(t *testing.T) {
-	locks, rdb := newLocks(t)
+	locks, rdb := newTestLocks(t)
+	renewed := make(chan struct{}, 16)
+	rdb.AddHook(hookAfter(func(cmd redis.Cmder) {
+		if args := cmd.Args(); len(args) > 1 && (args[1] == any(extendLockScript.Hash()) || args[1] == any(scriptSources[extendLockScript.Hash()])) {
+			select {
+			case renewed <- struct{}{}:
+			default:
+			}
+		}
+	}))
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { locks.Watchdog().Run(runCtx); close(done) }()
 	defer func() { stop(); <-done }()
 
+	start := time.Now()
 	h, err := locks.Hold(ctx, "job", domain.LockOptions{TTL: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(700 * time.Millisecond) // the work: 3.5 TTLs
+	for range 3 { // the work
+		select {
+		case <-renewed:
+		case <-h.Context().Done():
+			t.Fatalf("the lock was lost during the work: %v", context.Cause(h.Context()))
+		}
+	}
 	if rdb.Get(ctx, "lock:job").Val() != h.Lease().Token || h.Context().Err() != nil {
 		t.Fatalf("the lock was lost during the work: %v", context.Cause(h.Context()))
+	}
+	if time.Since(start) < 200*time.Millisecond {
+		t.Errorf("three renewals within %v: before a TTL had passed", time.Since(start))
 	}
 	if err := h.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var calls atomic.Int64
-	rdb.AddHook(hookFunc(func() { calls.Add(1) }))
-	time.Sleep(300 * time.Millisecond)
-	if calls.Load() != 0 {
-		t.Errorf("%d calls to Redis after the release, want none", calls.Load())
+	if n := locks.Watchdog().Watched(); n != 0 {
+		t.Errorf("%d leases still watched after the release, want none (they would be renewed)", n)
 	}
 }
 
@@ -184,7 +201,7 @@ func TestWatchdogAcrossARedisRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rdb.Close()
-	locks := NewLocks(rdb, DefaultKeys)
+	locks := openTest(t, rdb, nil).Locks
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { locks.Watchdog().Run(runCtx); close(done) }()
@@ -247,11 +264,13 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 	rdb := redistest.Client(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var running, maxRunning, terms atomic.Int64
+	started := make(chan struct{}, 8) // a term began
 	loop := func(ctx context.Context) error {
 		if n := running.Add(1); n > maxRunning.Load() {
 			maxRunning.Store(n)
 		}
 		terms.Add(1)
+		started <- struct{}{}
 		<-ctx.Done()
 		running.Add(-1)
 		return nil
@@ -262,8 +281,8 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 		done  chan error
 	}
 	start := func() *instance {
-		locks := NewLocks(rdb, DefaultKeys)
-		s := NewSingletons(locks, log)
+		locks := openTest(t, rdb, nil).Locks
+		s := newSingletons(locks, DefaultKeys, log)
 		s.TTL, s.Retry = 300*time.Millisecond, 30*time.Millisecond
 		ictx, stop := context.WithCancel(ctx)
 		in := &instance{locks: locks, stop: stop, done: make(chan error, 1)}
@@ -273,7 +292,7 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 		return in
 	}
 	a, b := start(), start()
-	waitFor(t, "a first term", func() bool { return terms.Load() == 1 })
+	waitTerm(t, started, "a first term", func() bool { return terms.Load() == 1 })
 	leader, other := a, b
 	if b.locks.Watchdog().Watched() == 1 {
 		leader, other = b, a
@@ -287,12 +306,12 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 	if err := <-leader.done; !errors.Is(err, context.Canceled) {
 		t.Errorf("the stopped instance's Run = %v, want context.Canceled", err)
 	}
-	waitFor(t, "the other instance to take over", func() bool { return terms.Load() == 2 && running.Load() == 1 })
+	waitTerm(t, started, "the other instance to take over", func() bool { return terms.Load() == 2 && running.Load() == 1 })
 
 	if err := other.locks.ForceRelease(ctx, "zpulse:reaper", ""); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "a third term after the force-release", func() bool { return terms.Load() == 3 && running.Load() == 1 })
+	waitTerm(t, started, "a third term after the force-release", func() bool { return terms.Load() == 3 && running.Load() == 1 })
 	other.stop()
 	<-other.done
 	if maxRunning.Load() != 1 {
@@ -300,7 +319,7 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 	}
 
 	// A loop that returns on its own ends Run with its result.
-	s := NewSingletons(NewLocks(rdb, DefaultKeys), log)
+	s := newSingletons(openTest(t, rdb, nil).Locks, DefaultKeys, log)
 	boom := errors.New("boom")
 	if err := s.Run(ctx, "once", func(context.Context) error { return boom }); err != boom {
 		t.Errorf("Run = %v, want the loop's error", err)
@@ -310,35 +329,17 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitTerm waits for the next term of a singleton loop to begin, then checks cond: a term
+// begins only once the previous holder's loop has returned and its lock was freed.
+func waitTerm(t *testing.T, started <-chan struct{}, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 5s for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("waited 10s for %s", what)
 	}
-}
-
-// hookFunc calls f for every command or pipeline sent, except connection handshakes.
-type hookFunc func()
-
-func (f hookFunc) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (f hookFunc) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		if !handshake(cmd) {
-			f()
-		}
-		return next(ctx, cmd)
-	}
-}
-func (f hookFunc) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		if !handshake(cmds[0]) {
-			f()
-		}
-		return next(ctx, cmds)
+	if !cond() {
+		t.Fatalf("at %s the counts are wrong", what)
 	}
 }
 

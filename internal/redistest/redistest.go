@@ -1,9 +1,14 @@
-// Package redistest runs a private redis-server for a test package: on a free port, with no
-// persistence, flushed between tests, stopped at the end. It never touches a Redis that
+// Package redistest runs private Redis servers for a test package: on free ports of loopback,
+// with no persistence, flushed between tests, stopped at the end. It never touches a Redis that
 // someone else runs on 6379.
 //
 //	func TestMain(m *testing.M) { redistest.Main(m) }
 //	func TestX(t *testing.T) { rdb := redistest.Client(t) ... }
+//
+// Main starts one single server for the package. A Redis Cluster (ClusterClient, SharedCluster)
+// and a Sentinel setup (SentinelClient, SharedSentinel) start on first use, once per package,
+// and Main stops them at the end: a package that never asks for them pays nothing.
+// ForEachTopology runs a suite on the single server and on the cluster.
 package redistest
 
 import (
@@ -14,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,23 +29,45 @@ import (
 // Server is a redis-server process owned by a test.
 type Server struct {
 	Addr string
+	conf string   // configuration file, for Sentinel; "" for a data server
+	args []string // after the defaults, kept for a restart
 	cmd  *exec.Cmd
 	dir  string
 }
 
-var shared *Server
+var (
+	shared *Server
+	inMain bool // Main runs this package's tests, so what starts lazily is stopped at the end
 
-// Main starts the package's shared server, runs the tests, stops the server and exits.
+	cleanupMu sync.Mutex
+	cleanups  []func()
+)
+
+// Main starts the package's shared server, runs the tests, stops every server the tests started
+// through this package (cluster, sentinel) and exits.
 func Main(m *testing.M) {
 	srv, err := Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "redistest:", err)
 		os.Exit(1)
 	}
-	shared = srv
+	shared, inMain = srv, true
 	code := m.Run()
+	cleanupMu.Lock()
+	for i := len(cleanups) - 1; i >= 0; i-- {
+		cleanups[i]()
+	}
+	cleanups = nil
+	cleanupMu.Unlock()
 	srv.Close()
 	os.Exit(code)
+}
+
+// atExit has Main stop something started lazily.
+func atExit(f func()) {
+	cleanupMu.Lock()
+	defer cleanupMu.Unlock()
+	cleanups = append(cleanups, f)
 }
 
 // Client returns a client of the package's shared server, flushed for this test and closed
@@ -61,7 +89,12 @@ func Client(t testing.TB) *redis.Client {
 func Shared() *Server { return shared }
 
 // Start starts a new redis-server on a free port of 127.0.0.1 and waits until it answers.
-func Start() (*Server, error) {
+func Start() (*Server, error) { return startServer(nil, nil) }
+
+// startServer starts a redis-server with extra arguments (after its port and defaults), or a
+// sentinel when writeConf is set: it writes the sentinel's configuration file (which Sentinel
+// needs, and rewrites) for the server's port.
+func startServer(writeConf func(port int) string, args []string) (*Server, error) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		return nil, fmt.Errorf("redis-server is not installed; the tests need a real Redis: apt-get install -y redis-server")
 	}
@@ -73,16 +106,36 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir}
-	return s, s.start()
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, args: args}
+	if writeConf != nil {
+		s.conf = filepath.Join(dir, "sentinel.conf")
+		if err := os.WriteFile(s.conf, []byte(writeConf(port)), 0o644); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	if err := s.start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return s, nil
 }
 
 func (s *Server) start() error {
 	_, port, _ := net.SplitHostPort(s.Addr)
-	s.cmd = exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", s.dir, "--daemonize", "no", "--loglevel", "warning",
-		"--enable-debug-command", "local") // DEBUG SLEEP plays a stalled Redis in tests
-	logFile, err := os.Create(filepath.Join(s.dir, "redis.log"))
+	var args []string
+	if s.conf != "" {
+		args = append(args, s.conf, "--sentinel")
+	}
+	args = append(args, "--port", port, "--bind", "127.0.0.1", "--dir", s.dir, "--daemonize", "no", "--loglevel", "warning")
+	if s.conf == "" {
+		// DEBUG SLEEP plays a stalled Redis in tests.
+		args = append(args, "--save", "", "--appendonly", "no", "--enable-debug-command", "local")
+	}
+	args = append(args, s.args...)
+	s.cmd = exec.Command("redis-server", args...)
+	dieWithParent(s.cmd)
+	logFile, err := os.OpenFile(filepath.Join(s.dir, "redis.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
@@ -93,17 +146,13 @@ func (s *Server) start() error {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1})
 	defer rdb.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if err := rdb.Ping(context.Background()).Err(); err == nil {
-			return nil
-		} else if time.Now().After(deadline) {
-			s.kill()
-			out, _ := os.ReadFile(logFile.Name())
-			return fmt.Errorf("redis-server on %s did not answer within 10s: %w\n%s", s.Addr, err, out)
-		}
-		time.Sleep(20 * time.Millisecond)
+	err = poll(10*time.Second, func() error { return rdb.Ping(context.Background()).Err() })
+	if err != nil {
+		s.kill()
+		out, _ := os.ReadFile(logFile.Name())
+		return fmt.Errorf("redis-server on %s: %w\n%s", s.Addr, err, out)
 	}
+	return nil
 }
 
 // Stop kills the server, as an outage would; Restart starts it again on the same port.
@@ -123,6 +172,28 @@ func (s *Server) kill() {
 		_ = s.cmd.Process.Kill()
 		_ = s.cmd.Wait()
 		s.cmd = nil
+	}
+}
+
+// Log returns what the server wrote to its log, to explain a failure.
+func (s *Server) Log() string {
+	out, _ := os.ReadFile(filepath.Join(s.dir, "redis.log"))
+	return string(out)
+}
+
+// poll calls check until it returns nil or the deadline passes, then returns check's last
+// error. It waits for a server to reach a state; it is never used to wait for time itself.
+func poll(within time.Duration, check func() error) error {
+	deadline := time.Now().Add(within)
+	for {
+		err := check()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not within %v: %w", within, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

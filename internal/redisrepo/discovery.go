@@ -1,0 +1,301 @@
+package redisrepo
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// Discovery bounds: one refresh makes at most scanCalls SCAN calls of COUNT scanCount per kind
+// and per master, so a huge keyspace costs a bounded amount per refresh; what one refresh
+// does not reach, the next ones find (each master's cursor goes on where it stopped).
+const (
+	scanCount = 1000
+	scanCalls = 20
+	// DiscoveryEvery is the one cadence of discovery (Services.Run).
+	DiscoveryEvery = 5 * time.Second
+)
+
+// keyKind is a kind of thing zpulse finds by a key pattern.
+type keyKind int
+
+const (
+	boardKeys keyKind = iota // leaderboard:* sorted sets
+	queueKeys                // queue:* sorted sets
+	lockKeys                 // lock:* of any type (another service's lock may be a Redisson hash)
+	rateKeys                 // rate:* sorted sets: sliding logs, whose clients the limiters adopt
+	kindCount
+)
+
+// sweep is the discovery state of one kind.
+type sweep struct {
+	name    string // "board", "queue", "lock": names are validated as such; "" keeps keys only
+	prefix  string // a thing's key is prefix + name
+	typ     string // SCAN TYPE; "" for any
+	index   string // zpulse's SET of the names it wrote to; "" for none
+	cursors map[string]uint64
+	done    map[string]bool     // masters whose pass ended
+	seen    map[string]struct{} // names (keys for rate) seen by the pass under way
+	found   map[string]struct{} // names found by the last complete pass and the one under way
+	own     map[string]struct{} // names in the index at the last refresh, or written since
+	added   map[string]struct{} // names written while a refresh reads the index: kept by it
+}
+
+// Discovery is zpulse's one way of finding keys by pattern: boards, queues, locks and limiter
+// clients written by other services. Each refresh reads the indexes of what zpulse wrote and
+// goes on with a bounded SCAN sweep of every kind on every master (Redis Cluster), at one
+// cadence; the names found are cached here, and read without a round trip. A name whose key
+// is gone leaves the cache when a sweep that did not see it ends; indexed names stay.
+type Discovery struct {
+	rdb redis.UniversalClient
+
+	refreshing sync.Mutex // one refresh at a time
+	mu         sync.Mutex // guards the sweeps
+	sweeps     [kindCount]*sweep
+	refreshed  bool
+	onRate     func(ctx context.Context, keys []string) // the rate keys one refresh found
+}
+
+func newDiscovery(rdb redis.UniversalClient, keys Keys) *Discovery {
+	d := &Discovery{rdb: rdb}
+	d.sweeps[boardKeys] = &sweep{name: "board", prefix: keys.LeaderboardPrefix, typ: "zset", index: keys.BoardIndex()}
+	d.sweeps[queueKeys] = &sweep{name: "queue", prefix: keys.QueuePrefix, typ: "zset", index: keys.QueueIndex()}
+	d.sweeps[lockKeys] = &sweep{name: "lock", prefix: keys.LockPrefix, index: keys.LockIndex()}
+	d.sweeps[rateKeys] = &sweep{prefix: keys.RatePrefix, typ: "zset"}
+	for _, s := range d.sweeps {
+		s.cursors, s.done, s.seen, s.found, s.own = map[string]uint64{}, map[string]bool{}, map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
+	}
+	return d
+}
+
+// Run refreshes every every until ctx ends. Failures wait for the next round: the watcher
+// reports Redis outages.
+func (d *Discovery) Run(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		_ = d.Refresh(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Warm refreshes once if no refresh ran yet, so a first page shows what exists.
+func (d *Discovery) Warm(ctx context.Context) error {
+	d.mu.Lock()
+	refreshed := d.refreshed
+	d.mu.Unlock()
+	if refreshed {
+		return nil
+	}
+	return d.Refresh(ctx)
+}
+
+// Refreshed says whether a refresh has run: until then the names are not known.
+func (d *Discovery) Refreshed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.refreshed
+}
+
+// Refresh reads the indexes and goes on with each kind's sweep. Returns EUNAVAILABLE.
+func (d *Discovery) Refresh(ctx context.Context) error {
+	return d.refresh(ctx, boardKeys, queueKeys, lockKeys, rateKeys)
+}
+
+// refresh reads the indexes and goes on with the sweeps of the given kinds. A page that must
+// show what exists now (the locks) refreshes its kind itself, within the same bounds.
+func (d *Discovery) refresh(ctx context.Context, kinds ...keyKind) error {
+	d.refreshing.Lock()
+	defer d.refreshing.Unlock()
+	d.mu.Lock()
+	for _, k := range kinds {
+		d.sweeps[k].added = map[string]struct{}{}
+	}
+	d.mu.Unlock()
+	pipe := d.rdb.Pipeline()
+	var indexes [kindCount]*redis.StringSliceCmd
+	for _, k := range kinds {
+		if s := d.sweeps[k]; s.index != "" {
+			indexes[k] = pipe.SMembers(ctx, s.index)
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		d.endRefresh(kinds)
+		return opError("redisrepo.Discovery.Refresh", err)
+	}
+	var foundRate []string
+	masters := map[string]bool{} // the masters of now: a Cluster may have gained or lost some
+	err := d.eachMaster(ctx, func(ctx context.Context, addr string, node redis.Cmdable) error {
+		d.mu.Lock()
+		masters[addr] = true
+		d.mu.Unlock()
+		for _, k := range kinds {
+			found, err := d.step(ctx, k, addr, node)
+			if err != nil {
+				return err
+			}
+			if k == rateKeys {
+				d.mu.Lock()
+				foundRate = append(foundRate, found...)
+				d.mu.Unlock()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		d.endRefresh(kinds)
+		return opError("redisrepo.Discovery.Refresh", err)
+	}
+	d.mu.Lock()
+	for _, k := range kinds {
+		s := d.sweeps[k]
+		if indexes[k] != nil {
+			s.own = s.added
+			for _, n := range indexes[k].Val() {
+				if domain.ValidateName(s.name, n) == nil {
+					s.own[n] = struct{}{}
+				}
+			}
+		}
+		s.added = nil
+		for addr := range s.done { // a master that left takes its unfinished sweep with it
+			if !masters[addr] {
+				delete(s.done, addr)
+				delete(s.cursors, addr)
+			}
+		}
+		if len(s.done) > 0 && !slices.Contains(slices.Collect(maps.Values(s.done)), false) {
+			s.found, s.seen = s.seen, map[string]struct{}{} // the pass ended: what it did not see is gone
+			clear(s.done)
+			clear(s.cursors)
+		} else {
+			maps.Copy(s.found, s.seen)
+		}
+	}
+	d.refreshed = d.refreshed || len(kinds) == int(kindCount)
+	onRate := d.onRate
+	d.mu.Unlock()
+	if onRate != nil && len(foundRate) > 0 {
+		onRate(ctx, foundRate)
+	}
+	return nil
+}
+
+// endRefresh ends a failed refresh: names written meanwhile are already in own.
+func (d *Discovery) endRefresh(kinds []keyKind) {
+	d.mu.Lock()
+	for _, k := range kinds {
+		d.sweeps[k].added = nil
+	}
+	d.mu.Unlock()
+}
+
+// eachMaster calls fn for every master of a Cluster, at once, or for the one server.
+func (d *Discovery) eachMaster(ctx context.Context, fn func(ctx context.Context, addr string, node redis.Cmdable) error) error {
+	if cluster, ok := d.rdb.(*redis.ClusterClient); ok {
+		return cluster.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
+			return fn(ctx, node.Options().Addr, node)
+		})
+	}
+	return fn(ctx, "", d.rdb)
+}
+
+// step goes on with one kind's sweep of one master for at most scanCalls calls and returns
+// the keys it found.
+func (d *Discovery) step(ctx context.Context, k keyKind, addr string, node redis.Cmdable) ([]string, error) {
+	s := d.sweeps[k]
+	d.mu.Lock()
+	cursor, done := s.cursors[addr], s.done[addr]
+	d.mu.Unlock()
+	if done {
+		return nil, nil
+	}
+	var keys []string
+	for range scanCalls {
+		var page []string
+		var err error
+		if s.typ != "" {
+			page, cursor, err = node.ScanType(ctx, cursor, s.prefix+"*", scanCount, s.typ).Result()
+		} else {
+			page, cursor, err = node.Scan(ctx, cursor, s.prefix+"*", scanCount).Result()
+		}
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, page...)
+		if cursor == 0 {
+			break
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s.cursors[addr], s.done[addr] = cursor, cursor == 0
+	for _, key := range keys {
+		if s.name == "" {
+			s.seen[key] = struct{}{}
+		} else if name := strings.TrimPrefix(key, s.prefix); domain.ValidateName(s.name, name) == nil {
+			s.seen[name] = struct{}{}
+		}
+	}
+	return keys, nil
+}
+
+// names returns a kind's known names, sorted, without reading Redis: the indexed ones, those
+// written since, and those found.
+func (d *Discovery) names(k keyKind) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.sweeps[k]
+	names := maps.Clone(s.found)
+	maps.Copy(names, s.own)
+	if k == boardKeys { // period boards of a known board are not boards of their own
+		for b := range names {
+			if i := strings.LastIndexByte(b, ':'); i > 0 && IsPeriodSuffix(b[i+1:]) {
+				if _, known := names[b[:i]]; known {
+					delete(names, b)
+				}
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
+}
+
+// add records a name zpulse wrote to.
+func (d *Discovery) add(k keyKind, name string) {
+	d.mu.Lock()
+	s := d.sweeps[k]
+	s.own[name] = struct{}{}
+	if s.added != nil {
+		s.added[name] = struct{}{}
+	}
+	d.mu.Unlock()
+}
+
+// forget drops a name whose thing is gone (a board reset, a lock found released).
+func (d *Discovery) forget(k keyKind, name string) {
+	d.mu.Lock()
+	s := d.sweeps[k]
+	delete(s.own, name)
+	delete(s.found, name)
+	delete(s.seen, name)
+	d.mu.Unlock()
+}
+
+// namesWarm returns a kind's names after a first refresh. Returns EUNAVAILABLE.
+func (d *Discovery) namesWarm(ctx context.Context, k keyKind) ([]string, error) {
+	if err := d.Warm(ctx); err != nil {
+		return nil, err
+	}
+	return d.names(k), nil
+}

@@ -1,0 +1,154 @@
+package redisrepo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
+)
+
+// One refresh finds every kind other services wrote; a key that is gone leaves the cache when
+// the next sweep ends, while names of zpulse's indexes stay.
+func TestDiscoveryFindsEveryKind(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.Client(t)
+	svc := openTest(t, rdb, domain.NewManualClock(testNow))
+	svc.Leaderboards.AddPoints(ctx, "own", "a", 1)
+	rdb.ZAdd(ctx, "leaderboard:theirs", redis.Z{Score: 1, Member: "x"})
+	rdb.ZAdd(ctx, "leaderboard:theirs:2026-11-29", redis.Z{Score: 1, Member: "x"}) // a period board of theirs
+	rdb.ZAdd(ctx, "queue:java-jobs", redis.Z{Score: 1, Member: "j"})
+	rdb.Set(ctx, "lock:article", "uuid", time.Minute)
+	rdb.HSet(ctx, "lock:redisson", "owner", "1") // another service's lock may be a hash
+	rdb.Set(ctx, "leaderboard:not-a-zset", "x", 0)
+	if err := svc.Discovery.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := map[keyKind]string{boardKeys: "[own theirs]", queueKeys: "[java-jobs]", lockKeys: "[article redisson]"}
+	for k, w := range want {
+		if got := fmt.Sprint(svc.Discovery.names(k)); got != w {
+			t.Errorf("kind %d: %s, want %s", k, got, w)
+		}
+	}
+	rdb.Del(ctx, "leaderboard:theirs", "leaderboard:theirs:2026-11-29", "leaderboard:own")
+	if err := svc.Discovery.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(svc.Discovery.names(boardKeys)); got != "[own]" {
+		t.Errorf("after the boards were deleted: %s, want the indexed one only", got)
+	}
+}
+
+// Every SCAN is bounded (COUNT scanCount) and so is the number of calls of one refresh, on a
+// keyspace larger than one refresh covers (the needle may lie beyond the first refresh's
+// reach); the sweep goes on where it stopped.
+func TestDiscoveryIsBounded(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.Client(t)
+	svc := openTest(t, rdb, nil)
+	pipe := rdb.Pipeline()
+	for i := range 3 * scanCount * scanCalls / 2 {
+		pipe.Set(ctx, fmt.Sprintf("other:%d", i), "x", 0)
+	}
+	pipe.ZAdd(ctx, "queue:needle", redis.Z{Score: 1, Member: "j"})
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hook := &scanHook{}
+	rdb.AddHook(hook)
+	var refreshes int
+	for !slices.Contains(svc.Discovery.names(queueKeys), "needle") {
+		if refreshes++; refreshes > 4 {
+			t.Fatal("the needle was not found within 4 refreshes")
+		}
+		hook.calls = 0
+		if err := svc.Discovery.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if hook.calls > int(kindCount)*scanCalls {
+			t.Fatalf("one refresh made %d SCAN calls, want at most %d", hook.calls, int(kindCount)*scanCalls)
+		}
+	}
+	if hook.unbounded != "" {
+		t.Errorf("a SCAN without COUNT %d: %s", scanCount, hook.unbounded)
+	}
+}
+
+type scanHook struct {
+	countingHook
+	calls     int
+	unbounded string
+}
+
+func (h *scanHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if cmd.Name() == "scan" {
+			h.calls++
+			if args := fmt.Sprint(cmd.Args()); !strings.Contains(args, fmt.Sprintf("count %d", scanCount)) {
+				h.unbounded = args
+			}
+		}
+		return next(ctx, cmd)
+	}
+}
+
+// Reset names the board's keys: boards whose names start like it, and a board whose name
+// looks like its unique-player key, keep theirs.
+func TestResetTouchesNothingElse(t *testing.T) {
+	lb, rdb, clock := newBoards(t)
+	ctx := context.Background()
+	daily := []domain.Period{domain.Daily, domain.Weekly, domain.Monthly}
+	lb.PatchSettings(ctx, "x", domain.BoardSettingsPatch{Periods: &daily})
+	for _, b := range []string{"x", "x:extra", "xy", "x:unique:y"} {
+		lb.AddPoints(ctx, b, "p", 1)
+	}
+	clock.Advance(-40 * 24 * time.Hour) // an older month's board, still within its retention
+	lb.AddPoints(ctx, "x", "p", 1)
+	clock.Advance(40 * 24 * time.Hour)
+	before := rdb.Keys(ctx, "*").Val()
+	if _, err := lb.Reset(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, k := range before {
+		if rdb.Exists(ctx, k).Val() == 1 {
+			left = append(left, k)
+		}
+	}
+	slices.Sort(left)
+	want := []string{"leaderboard:x:extra", "leaderboard:x:unique:y", "leaderboard:xy",
+		"zpulse:board:x:extra:unique:2026-11-29", "zpulse:board:x:settings", "zpulse:board:x:unique:y:unique:2026-11-29",
+		"zpulse:board:xy:unique:2026-11-29", "zpulse:index:boards"}
+	if !slices.Equal(left, want) {
+		t.Errorf("after reset:\n got  %v\n want %v", left, want)
+	}
+}
+
+// A master that left the Cluster mid-sweep does not hold the sweep open forever: what is gone
+// still leaves the cache when the masters of now have been swept.
+func TestDiscoveryForgetsAMasterThatLeft(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.Client(t)
+	svc := openTest(t, rdb, nil)
+	rdb.ZAdd(ctx, "queue:gone-soon", redis.Z{Score: 1, Member: "j"})
+	if err := svc.Discovery.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	svc.Discovery.mu.Lock()
+	s := svc.Discovery.sweeps[queueKeys]
+	s.done["10.0.0.9:6379"], s.cursors["10.0.0.9:6379"] = false, 42 // a master's unfinished sweep
+	svc.Discovery.mu.Unlock()
+	rdb.Del(ctx, "queue:gone-soon")
+	if err := svc.Discovery.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if names := svc.Discovery.names(queueKeys); len(names) != 0 {
+		t.Errorf("queues = %v: the sweep waited for a master that left", names)
+	}
+}

@@ -1,0 +1,180 @@
+package redisrepo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// OpenOptions say which Redis Open opens and how it builds the services.
+type OpenOptions struct {
+	// URL is a REDIS_URL (see Connect): one server, a Cluster, or Sentinel. Empty starts the
+	// embedded in-memory Redis, unless Client is set.
+	URL string
+	// Client is an open client to use instead of URL (tests). Close does not close it.
+	Client redis.UniversalClient
+	// Keys name every key; the zero value is DefaultKeys.
+	Keys Keys
+	// Clock is every store's one clock. nil (production): scripts read Redis TIME and local
+	// decisions the system clock; tests pass a domain.ManualClock, used for both.
+	Clock domain.Clock
+	// TakePool bounds the connections of blocking takes (BZPOPMIN); 0 is 64.
+	TakePool int
+	// Log receives the services' messages; nil discards them.
+	Log *slog.Logger
+}
+
+// defaultTakePool: that many takes can wait at once; more wait for a connection (go-redis's
+// pool timeout), never the dashboard.
+const defaultTakePool = 64
+
+// Services are every Redis-backed service of zpulse, built by Open over one client.
+type Services struct {
+	Client   redis.UniversalClient
+	Embedded bool // the data lives in an in-memory Redis that ends with the process
+
+	Leaderboards *Leaderboards
+	Queues       *Queues
+	Limiters     *Limiters
+	Locks        *Locks
+	Singletons   *Singletons
+	Demo         *DemoSwitch
+	// Snapshots is the live watcher's reader, and only its: it keeps state between reads.
+	Snapshots *Snapshots
+	// Discovery finds boards, queues, locks and limiter clients by bounded SCAN (Run drives it).
+	Discovery *Discovery
+	// Keys names the keys for people, for pages that explain where data lives.
+	Keys domain.KeyDisplay
+
+	closers []func() error
+	stop    context.CancelFunc // ends the embedded Redis's clock
+	done    sync.WaitGroup
+}
+
+// Open opens Redis and builds every service on it. The client is not checked: call Ping to
+// find out whether Redis answers. Run the background loops with Run, and Close at the end.
+func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
+	if opt.Keys == (Keys{}) {
+		opt.Keys = DefaultKeys
+	}
+	if opt.TakePool == 0 {
+		opt.TakePool = defaultTakePool
+	}
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Services{Client: opt.Client}
+	if opt.Client == nil {
+		redis.SetLogger(goRedisLogger{opt.Log}) // go-redis would log every failed dial while Redis is down
+	}
+	switch {
+	case opt.Client != nil:
+	case opt.URL != "":
+		rdb, err := Connect(opt.URL)
+		if err != nil {
+			return nil, fmt.Errorf("redisrepo.Open: %w", err)
+		}
+		s.Client = rdb
+		s.closers = append(s.closers, rdb.Close)
+	default:
+		m := miniredis.NewMiniRedis()
+		if err := m.StartAddr("127.0.0.1:0"); err != nil {
+			return nil, fmt.Errorf("redisrepo.Open: start the embedded redis: %w", err)
+		}
+		rdb, err := Connect("redis://" + m.Addr())
+		if err != nil {
+			m.Close()
+			return nil, fmt.Errorf("redisrepo.Open: %w", err)
+		}
+		clockCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		s.stop = stop
+		s.done.Go(func() { keepTime(clockCtx, m) })
+		s.Client, s.Embedded = rdb, true
+		s.closers = append(s.closers, rdb.Close, func() error { m.Close(); return nil })
+		opt.Log.Warn("no REDIS_URL: using an embedded in-memory Redis; data lives in memory and is lost when zpulse stops", "addr", m.Addr())
+	}
+	rdb, keys, c := s.Client, opt.Keys, clocks{script: opt.Clock}
+	blocking := newBlockingClient(rdb, opt.TakePool)
+	if blocking != rdb {
+		s.closers = append([]func() error{blocking.Close}, s.closers...)
+	}
+	s.Keys = keys.Display()
+	s.Discovery = newDiscovery(rdb, keys)
+	s.Leaderboards = newLeaderboards(rdb, keys, s.Discovery, c)
+	s.Queues = newQueues(rdb, blocking, keys, s.Discovery, c)
+	s.Limiters = newLimiters(rdb, keys, c)
+	s.Locks = newLocks(rdb, keys, s.Discovery, c)
+	s.Singletons = newSingletons(s.Locks, keys, opt.Log)
+	s.Demo = newDemoSwitch(rdb, keys)
+	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c)
+	s.Discovery.onRate = func(ctx context.Context, keys []string) { _ = s.Limiters.adoptClients(ctx, keys) }
+	return s, nil
+}
+
+// Run runs the services' background loops until ctx ends, and returns when they all have:
+// discovery at its one cadence, the lock watchdog (which releases its locks on the way out)
+// and the limiters' history flush. Singleton work (demo, reaper) is the caller's, through
+// Singletons.
+func (s *Services) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() { s.Discovery.Run(ctx, DiscoveryEvery) })
+	wg.Go(func() { s.Locks.Watchdog().Run(ctx) })
+	wg.Go(func() { s.Limiters.Run(ctx) })
+	wg.Wait()
+}
+
+// Ping answers whether Redis is reachable.
+func (s *Services) Ping(ctx context.Context) error {
+	return opError("redisrepo.Ping", s.Client.Ping(ctx).Err())
+}
+
+// Close closes what Open opened (not a Client given in OpenOptions). Call it after Run
+// returned.
+func (s *Services) Close() error {
+	if s.stop != nil {
+		s.stop()
+	}
+	s.done.Wait()
+	var first error
+	for _, c := range s.closers {
+		if err := c(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// keepTime makes the embedded Redis keep time as a real one does: miniredis expires keys and
+// answers TIME only from the clock it is given.
+func keepTime(ctx context.Context, m *miniredis.Miniredis) {
+	last := time.Now()
+	m.SetTime(last)
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			m.SetTime(now)
+			m.FastForward(now.Sub(last))
+			last = now
+		}
+	}
+}
+
+// goRedisLogger sends go-redis's own messages to the debug level: outages are reported once,
+// by the watcher, rather than at every failed dial.
+type goRedisLogger struct{ log *slog.Logger }
+
+func (l goRedisLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "go-redis: "+fmt.Sprintf(format, v...))
+}

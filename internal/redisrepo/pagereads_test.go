@@ -1,0 +1,135 @@
+package redisrepo
+
+import (
+	"context"
+	"maps"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
+)
+
+// Pages read through the services' stateless methods, never through the watcher's
+// Snapshots.Read: loading every page between two watcher reads changes nothing the second
+// read returns. (Pages used to call Snapshots.Read with their own topics, which made the
+// watcher forget its limiters: the next read skipped the limiter topics, then resent them.)
+func TestPageReadsLeaveTheWatcherAlone(t *testing.T) {
+	ctx := context.Background()
+	clock := domain.NewManualClock(t0)
+	svc := openTest(t, redistest.Client(t), clock)
+	if _, err := svc.Limiters.SetPolicy(ctx, domain.LimitPolicy{Name: "api", Algorithm: domain.FixedWindow, Limit: 5, WindowMs: 10_000}); err != nil {
+		t.Fatal(err)
+	}
+	mustAllow(t, svc.Limiters, "api", "c-1")
+	mustAllow(t, svc.Limiters, "default", "c-2")
+	if err := svc.Limiters.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Leaderboards.AddPoints(ctx, "game", "alice", 10); err != nil {
+		t.Fatal(err)
+	}
+	enqueue(t, svc.Queues, "jobs", "j-1", 3)
+	if _, err := svc.Locks.Acquire(ctx, "order:1", domain.LockOptions{TTL: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Discovery.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	topics := []string{domain.TopicLimiters, domain.LimiterTopic("api"), domain.LimiterTopic("default"),
+		domain.TopicBoards, domain.BoardTopic("game", domain.AllTime, domain.BoardTopN),
+		domain.TopicQueues, domain.QueueTopic("jobs"), domain.TopicLocks}
+	read := func() map[string]any {
+		t.Helper()
+		snaps, err := svc.Snapshots.Read(ctx, topics)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snaps
+	}
+	read() // the first read learns the limiters' names, policies and clients
+	before := read()
+	for _, topic := range topics {
+		if before[topic] == nil {
+			t.Fatalf("the warm watcher read has no %q: %v", topic, before)
+		}
+	}
+
+	pages := map[string]func() error{
+		"boards":        func() error { _, err := svc.Leaderboards.Summaries(ctx); return err },
+		"board":         func() error { _, err := svc.Leaderboards.Top(ctx, "game", domain.AllTime, 10); return err },
+		"queues":        func() error { _, err := svc.Queues.Summaries(ctx); return err },
+		"queue":         func() error { _, err := svc.Queues.View(ctx, "jobs"); return err },
+		"limiters":      func() error { _, err := svc.Limiters.Policies(ctx); return err },
+		"limiter":       func() error { _, err := svc.Limiters.View(ctx, "api"); return err },
+		"default limit": func() error { _, err := svc.Limiters.View(ctx, "default"); return err },
+		"locks":         func() error { _, err := svc.Locks.List(ctx); return err },
+		"overview limiters": func() error {
+			views, err := svc.Limiters.Views(ctx)
+			if err == nil && !reflect.DeepEqual(views, before[domain.TopicLimiters]) {
+				t.Errorf("Views = %+v\nthe watcher's limiters topic = %+v", views, before[domain.TopicLimiters])
+			}
+			return err
+		},
+	}
+	for _, name := range slices.Sorted(maps.Keys(pages)) {
+		if err := pages[name](); err != nil {
+			t.Fatalf("page %s: %v", name, err)
+		}
+	}
+
+	after := read()
+	for _, topic := range topics {
+		if after[topic] == nil {
+			t.Errorf("after the page loads the watcher skipped %q", topic)
+		} else if topic != domain.TopicLocks && !reflect.DeepEqual(before[topic], after[topic]) { // a lock's remaining time moves with Redis's clock
+			t.Errorf("after the page loads %q changed:\n before %+v\n after  %+v", topic, before[topic], after[topic])
+		}
+	}
+}
+
+// The page reads return what the watcher publishes, from the same plan code.
+func TestSummariesMatchTheWatcher(t *testing.T) {
+	ctx := context.Background()
+	svc := openTest(t, redistest.Client(t), domain.NewManualClock(testNow))
+	svc.Leaderboards.AddPoints(ctx, "game", "alice", 10)
+	svc.Leaderboards.AddPoints(ctx, "game", "bob", 20)
+	enqueue(t, svc.Queues, "jobs", "j-1", 3)
+	boards, err := svc.Leaderboards.Summaries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queues, err := svc.Queues.Summaries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps, err := svc.Snapshots.Read(ctx, []string{domain.TopicBoards, domain.TopicQueues})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(snaps[domain.TopicBoards], boards) || len(boards) != 1 || boards[0].Players != 2 || boards[0].Top[0].Player != "bob" {
+		t.Errorf("boards: page %+v, watcher %+v", boards, snaps[domain.TopicBoards])
+	}
+	if !reflect.DeepEqual(snaps[domain.TopicQueues], queues) || len(queues) != 1 || queues[0].Waiting != 1 {
+		t.Errorf("queues: page %+v, watcher %+v", queues, snaps[domain.TopicQueues])
+	}
+}
+
+// A queue that does not exist yet is its empty view with the default settings, and the view
+// says where the payloads live, so the page never spells a key.
+func TestQueueViewOfANewQueue(t *testing.T) {
+	q, _, _ := newTestQueues(t)
+	v, err := q.View(context.Background(), "email-jobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Queue != "email-jobs" || v.Settings != domain.DefaultQueueSettings("email-jobs") || v.Waiting != 0 || v.OldestAgeMs != -1 ||
+		len(v.Enqueued) != domain.ThroughputSeconds || len(v.Completed) != domain.ThroughputSeconds {
+		t.Errorf("view = %+v", v)
+	}
+	if v.Key != DefaultKeys.Queue("email-jobs") || v.PayloadKey != DefaultKeys.QueueJobs("email-jobs") {
+		t.Errorf("keys = %q, %q", v.Key, v.PayloadKey)
+	}
+}

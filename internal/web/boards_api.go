@@ -1,0 +1,202 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+func (s *server) apiBoards(c echo.Context) error {
+	boards, err := s.Leaderboards.Summaries(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"boards": boards})
+}
+
+type addPointsRequest struct {
+	Player *string         `json:"player"`
+	Points json.RawMessage `json:"points"`
+}
+
+func (s *server) apiAddPoints(c echo.Context) error {
+	board := pathParam(c, "board")
+	if err := domain.ValidateName("board", board); err != nil {
+		return err
+	}
+	var req addPointsRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Player == nil {
+		return domain.Errorf(domain.EINVALID, "player is required: 1 to %d bytes of printable UTF-8", domain.MaxMemberBytes)
+	}
+	points, err := decodeInt(req.Points, "points", "", -domain.MaxSafeScore, domain.MaxSafeScore)
+	if err != nil {
+		return err
+	}
+	entry, err := s.Leaderboards.AddPoints(c.Request().Context(), board, *req.Player, points)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, entry)
+}
+
+func (s *server) apiSetScore(c echo.Context) error {
+	var req struct {
+		Score json.RawMessage `json:"score"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	score, err := decodeInt(req.Score, "score", "", -domain.MaxSafeScore, domain.MaxSafeScore)
+	if err != nil {
+		return err
+	}
+	entry, err := s.Leaderboards.SetScore(c.Request().Context(), pathParam(c, "board"), pathParam(c, "player"), score)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, entry)
+}
+
+func (s *server) apiRemovePlayer(c echo.Context) error {
+	if err := s.Leaderboards.RemovePlayer(c.Request().Context(), pathParam(c, "board"), pathParam(c, "player")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// maxTrimKeep is the most players a trim can be asked to keep.
+const maxTrimKeep = 1_000_000_000
+
+func (s *server) apiTrim(c echo.Context) error {
+	var req struct {
+		Keep json.RawMessage `json:"keep"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	keep, err := decodeInt(req.Keep, "keep", "", 1, maxTrimKeep)
+	if err != nil {
+		return err
+	}
+	removed, err := s.Leaderboards.Trim(c.Request().Context(), pathParam(c, "board"), keep)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]int64{"removed": removed})
+}
+
+func (s *server) apiReset(c echo.Context) error {
+	n, err := s.Leaderboards.Reset(c.Request().Context(), pathParam(c, "board"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]int64{"deleted_keys": n})
+}
+
+func (s *server) apiSettings(c echo.Context) error {
+	set, err := s.Leaderboards.Settings(c.Request().Context(), pathParam(c, "board"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, set)
+}
+
+// apiPutSettings saves a board's settings. Fields left out keep their current values.
+func (s *server) apiPutSettings(c echo.Context) error {
+	ctx, board := c.Request().Context(), pathParam(c, "board")
+	var req struct {
+		TieBreak      *domain.TieBreak `json:"tie_break"`
+		Periods       *[]domain.Period `json:"periods"`
+		RetentionDays json.RawMessage  `json:"retention_days"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	set, err := s.Leaderboards.Settings(ctx, board)
+	if err != nil {
+		return err
+	}
+	if req.TieBreak != nil {
+		set.TieBreak = *req.TieBreak
+	}
+	if req.Periods != nil {
+		set.Periods = *req.Periods
+	}
+	if len(req.RetentionDays) > 0 {
+		days, err := decodeInt(req.RetentionDays, "retention_days", "", domain.MinRetentionDays, domain.MaxRetentionDays)
+		if err != nil {
+			return err
+		}
+		set.RetentionDays = int(days)
+	}
+	if set, err = s.Leaderboards.UpdateSettings(ctx, board, set); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, set)
+}
+
+func (s *server) apiTop(c echo.Context) error {
+	period, err := domain.ParsePeriod(c.QueryParam("period"))
+	if err != nil {
+		return err
+	}
+	n, err := queryInt(c, "n", domain.BoardTopN)
+	if err != nil {
+		return err
+	}
+	top, err := s.Leaderboards.Top(c.Request().Context(), pathParam(c, "board"), period, n)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, top)
+}
+
+func (s *server) apiPlayer(c echo.Context) error {
+	period, err := domain.ParsePeriod(c.QueryParam("period"))
+	if err != nil {
+		return err
+	}
+	entry, err := s.Leaderboards.Player(c.Request().Context(), pathParam(c, "board"), period, pathParam(c, "player"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, entry)
+}
+
+func (s *server) apiAround(c echo.Context) error {
+	period, err := domain.ParsePeriod(c.QueryParam("period"))
+	if err != nil {
+		return err
+	}
+	n, err := queryInt(c, "n", 5)
+	if err != nil {
+		return err
+	}
+	entries, err := s.Leaderboards.Around(c.Request().Context(), pathParam(c, "board"), period, pathParam(c, "player"), n)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"entries": entries})
+}
+
+func (s *server) apiEntries(c echo.Context) error {
+	period, err := domain.ParsePeriod(c.QueryParam("period"))
+	if err != nil {
+		return err
+	}
+	limit, err := queryInt(c, "limit", 100)
+	if err != nil {
+		return err
+	}
+	page, err := s.Leaderboards.Entries(c.Request().Context(), pathParam(c, "board"), period, c.QueryParam("cursor"), limit)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, page)
+}

@@ -1,0 +1,50 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// The one table answers the API, the pages and the forms.
+func TestErrorStatuses(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		err        error
+		status     int
+		code       string
+		formStatus int // 0: not a form's to show
+	}{
+		{"invalid", domain.Errorf(domain.EINVALID, "bad"), http.StatusBadRequest, domain.EINVALID, http.StatusBadRequest},
+		{"not found", domain.Errorf(domain.ENOTFOUND, "gone"), http.StatusNotFound, domain.ENOTFOUND, http.StatusBadRequest},
+		{"conflict", domain.Errorf(domain.ECONFLICT, "taken"), http.StatusConflict, domain.ECONFLICT, http.StatusConflict},
+		{"unavailable", domain.Errorf(domain.EUNAVAILABLE, "down"), http.StatusServiceUnavailable, domain.EUNAVAILABLE, http.StatusServiceUnavailable},
+		{"wrapped", fmt.Errorf("redisrepo.Enqueue: %w", domain.Errorf(domain.ECONFLICT, "taken")), http.StatusConflict, domain.ECONFLICT, http.StatusConflict},
+		{"rate limited", domain.Errorf(domain.ERATELIMITED, "slow down"), http.StatusTooManyRequests, domain.ERATELIMITED, 0},
+		{"unauthorized", domain.Errorf(domain.EUNAUTHORIZED, "token"), http.StatusUnauthorized, domain.EUNAUTHORIZED, 0},
+		{"plain error", errors.New("boom"), http.StatusInternalServerError, domain.EINTERNAL, 0},
+		{"echo 403", echo.NewHTTPError(http.StatusForbidden, "invalid csrf token"), http.StatusForbidden, codeForbidden, 0},
+		{"echo 404", echo.ErrNotFound, http.StatusNotFound, domain.ENOTFOUND, http.StatusBadRequest},
+		{"echo 413", echo.NewHTTPError(http.StatusRequestEntityTooLarge), http.StatusRequestEntityTooLarge, codeTooLarge, 0},
+		{"echo 418", echo.NewHTTPError(http.StatusTeapot), http.StatusTeapot, domain.EINTERNAL, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, code, message := describeError(tc.err)
+			if status != tc.status || code != tc.code || message == "" {
+				t.Errorf("describeError = %d %q %q; want %d %q", status, code, message, tc.status, tc.code)
+			}
+			if _, isHTTP := tc.err.(*echo.HTTPError); isHTTP {
+				return // forms answer domain errors only
+			}
+			formStatus, _, shown := formFailure(tc.err, "nothing was changed")
+			if shown != (tc.formStatus != 0) || (shown && formStatus != tc.formStatus) {
+				t.Errorf("formFailure = %d, %v; want %d", formStatus, shown, tc.formStatus)
+			}
+		})
+	}
+}

@@ -1,0 +1,179 @@
+package web
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
+	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/internal/redistest"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+// bigKey is the test servers' big-key threshold: small, so tests can cross it.
+const bigKey = 5
+
+type testServer struct {
+	*httptest.Server
+	rdb     redis.UniversalClient
+	watcher *live.Watcher
+	queues  *redisrepo.Queues
+	svc     *redisrepo.Services
+	client  *http.Client // keeps cookies, does not follow redirects
+}
+
+// newTestServer serves zpulse's handler over the package's real Redis (flushed), or over
+// rdb when one is given (e.g. a client of a Redis that is down).
+func newTestServer(t testing.TB, adminToken string, rdb redis.UniversalClient) *testServer {
+	t.Helper()
+	return newTestServerWith(t, adminToken, rdb, nil)
+}
+
+// newTestServerWith is newTestServer with Deps adjusted by tweak (e.g. an API rate limit).
+func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClient, tweak func(*Deps)) *testServer {
+	t.Helper()
+	if rdb == nil {
+		rdb = redistest.Client(t)
+	}
+	w := newTestWiring(t, rdb, adminToken)
+	if tweak != nil {
+		tweak(&w.deps)
+	}
+	srv := httptest.NewServer(NewServer(w.deps))
+	t.Cleanup(func() { w.deps.Hub.Close(); srv.Close() }) // websockets first: Close waits for them
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &testServer{Server: srv, rdb: rdb, watcher: w.watcher, queues: w.svc.Queues, svc: w.svc, client: client}
+}
+
+// testWiring is the HTTP layer's dependencies over a test Redis, and the parts tests look at.
+type testWiring struct {
+	deps    Deps
+	watcher *live.Watcher
+	svc     *redisrepo.Services
+}
+
+// newTestWiring builds the services over rdb as cmd/web's run does, with the test servers'
+// settings (a small big-key threshold, a fast watcher that does not run by itself). It is
+// the one place the tests wire services; it stops what it started when the test ends.
+func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string) testWiring {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	metrics := live.NewMetrics(reg)
+	hub := live.NewHub(metrics)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	clock := domain.SystemClock{}
+	svc := openRepo(t, rdb)
+	watcher := live.NewWatcher(svc.Snapshots.Read, TopicRenderer(bigKey), hub, 50*time.Millisecond, log, metrics)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { svc.Run(ctx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
+	return testWiring{
+		deps: Deps{
+			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks,
+			Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, Ping: svc.Ping,
+			AdminToken: adminToken, BigKey: bigKey,
+		},
+		watcher: watcher,
+		svc:     svc,
+	}
+}
+
+// openRepo builds the services over rdb with the production wiring (redisrepo.Open).
+func openRepo(t testing.TB, rdb redis.UniversalClient) *redisrepo.Services {
+	t.Helper()
+	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb, TakePool: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
+
+// do sends a request and returns the status and body.
+func (s *testServer) do(t *testing.T, method, path, contentType, body string, header ...string) (int, string, http.Header) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+func (s *testServer) postJSON(t *testing.T, path, body string, header ...string) (int, string) {
+	t.Helper()
+	status, b, _ := s.do(t, http.MethodPost, path, "application/json", body, header...)
+	return status, b
+}
+
+func (s *testServer) get(t *testing.T, path string) (int, string) {
+	t.Helper()
+	status, b, _ := s.do(t, http.MethodGet, path, "", "")
+	return status, b
+}
+
+var csrfInput = regexp.MustCompile(`name="_csrf" value="([^"]*)"`)
+
+// postForm loads page for its CSRF token (and cookie), then posts the form to path.
+func (s *testServer) postForm(t *testing.T, page, path string, form url.Values, header ...string) (int, string, http.Header) {
+	t.Helper()
+	_, body := s.get(t, page)
+	m := csrfInput.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no CSRF token on %s", page)
+	}
+	form.Set("_csrf", m[1])
+	return s.do(t, http.MethodPost, path, "application/x-www-form-urlencoded", form.Encode(), header...)
+}
+
+// keys lists every key in Redis except zpulse's own (index, settings, unique counts).
+func keys(t *testing.T, rdb redis.UniversalClient) []string {
+	t.Helper()
+	var out []string
+	for _, k := range rdb.Keys(context.Background(), "*").Val() {
+		if !strings.HasPrefix(k, redisrepo.DefaultKeys.OwnPrefix) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func redisZ(score float64, member string) redis.Z { return redis.Z{Score: score, Member: member} }
+
+// regexpFind returns the first group of pattern in s, failing the test when there is none.
+func regexpFind(t *testing.T, s, pattern string) string {
+	t.Helper()
+	m := regexp.MustCompile(pattern).FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("no match for %s", pattern)
+	}
+	return m[1]
+}

@@ -1,0 +1,100 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// limiterPolicyRequest is the body of PUT /api/v1/limiters/:limiter. Whole numbers are read
+// from their JSON literal so 1.5 or 1e3 is refused rather than rounded.
+type limiterPolicyRequest struct {
+	Algorithm *string         `json:"algorithm"`
+	Limit     json.RawMessage `json:"limit"`
+	WindowMs  json.RawMessage `json:"window_ms"`
+	RatePerS  *float64        `json:"rate_per_s"`
+	Burst     json.RawMessage `json:"burst"`
+}
+
+func (s *server) apiSetLimiter(c echo.Context) error {
+	name := pathParam(c, "limiter")
+	if err := domain.ValidateLimiterName(name); err != nil {
+		return err
+	}
+	var req limiterPolicyRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Algorithm == nil {
+		return domain.Errorf(domain.EINVALID, "algorithm is required: sliding_log, fixed_window, sliding_counter or token_bucket")
+	}
+	p := domain.LimitPolicy{Name: name, Algorithm: domain.Algorithm(*req.Algorithm)}
+	var err error
+	if p.Algorithm == domain.TokenBucket {
+		if req.RatePerS == nil {
+			return domain.Errorf(domain.EINVALID, "rate_per_s is required for token_bucket: tokens a second, from %g to %d", domain.MinRatePerS, domain.MaxRatePerS)
+		}
+		p.RatePerS = *req.RatePerS
+		if p.Burst, err = decodeInt(req.Burst, "burst", "tokens the bucket holds", 1, domain.MaxBurst); err != nil {
+			return err
+		}
+	} else {
+		if p.Limit, err = decodeInt(req.Limit, "limit", "requests per window", 1, domain.MaxLimit); err != nil {
+			return err
+		}
+		if p.WindowMs, err = decodeInt(req.WindowMs, "window_ms", "milliseconds", domain.MinWindowMs, domain.MaxWindowMs); err != nil {
+			return err
+		}
+	}
+	p, err = s.Limiters.SetPolicy(c.Request().Context(), p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, p)
+}
+
+func (s *server) apiLimiter(c echo.Context) error {
+	p, err := s.Limiters.Policy(c.Request().Context(), pathParam(c, "limiter"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, p)
+}
+
+func (s *server) apiLimiters(c echo.Context) error {
+	ps, err := s.Limiters.Policies(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"limiters": ps})
+}
+
+type checkRequest struct {
+	Client *string `json:"client"`
+}
+
+func (s *server) apiCheck(c echo.Context) error {
+	var req checkRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Client == nil {
+		return domain.Errorf(domain.EINVALID, "client is required: 1 to %d bytes of printable UTF-8", domain.MaxMemberBytes)
+	}
+	res, err := s.Limiters.Allow(c.Request().Context(), pathParam(c, "limiter"), *req.Client)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res)
+}
+
+func (s *server) apiPeek(c echo.Context) error {
+	res, err := s.Limiters.Peek(c.Request().Context(), pathParam(c, "limiter"), pathParam(c, "client"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res)
+}

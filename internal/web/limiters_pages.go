@@ -1,0 +1,49 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/views"
+)
+
+// limitersPage lists the policies; with ?limiter=<name> (the page's "open" form) it sends
+// the browser to that limiter's page.
+func (s *server) limitersPage(c echo.Context) error {
+	if asked, err := openByName(c, "limiter", domain.ValidateLimiterName, limiterPath); asked {
+		return err
+	}
+	ps, err := s.Limiters.Policies(c.Request().Context())
+	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
+		return err
+	}
+	return s.render(c, http.StatusOK, views.LimitersPage(unavailable(s.chrome(c, "Rate limiters"), err), ps))
+}
+
+func (s *server) limiterPage(c echo.Context) error {
+	name := pathParam(c, "limiter")
+	if err := domain.ValidateLimiterName(name); err != nil {
+		return err
+	}
+	return s.limiterPageWith(c, http.StatusOK, name, nil, views.TryForm{Client: "c-42", N: "5"})
+}
+
+// limiterPageWith renders a limiter's page; policyForm nil shows the stored policy.
+func (s *server) limiterPageWith(c echo.Context, status int, name string, policyForm *views.PolicyForm, try views.TryForm) error {
+	view, err := s.Limiters.View(c.Request().Context(), name)
+	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
+		return err
+	}
+	view.Policy.Name = name
+	if policyForm == nil {
+		f := views.PolicyFormFrom(view.Policy, view.Exists)
+		if c.QueryParam("saved") != "" {
+			f.Saved = true
+		}
+		policyForm = &f
+	}
+	ch := unavailable(s.chrome(c, "Limiter "+name, domain.LimiterTopic(name)), err)
+	return s.render(c, status, views.LimiterPage(ch, view, *policyForm, try))
+}

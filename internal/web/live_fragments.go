@@ -1,0 +1,42 @@
+package web
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/a-h/templ"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
+	"github.com/zpulse/zpulse/views"
+)
+
+// TopicRenderer renders a live topic's snapshot into the fragment pushed to its subscribers.
+// Each fragment's root carries the id of the element it replaces on the page.
+func TopicRenderer(bigKey int64) live.RenderFunc {
+	return func(topic string, snapshot any) ([]byte, error) {
+		var comp templ.Component
+		switch v := snapshot.(type) {
+		case live.Status:
+			comp = views.StatusBanner(views.Status{Available: v.Available, Detail: v.Detail})
+		case domain.BoardTop:
+			_, _, n, _ := domain.ParseBoardTopic(topic)
+			comp = views.BoardPanel(v, n, bigKey, true)
+		case []domain.BoardSummary:
+			comp = views.BoardsPanel(v)
+		case domain.HeldLocks:
+			comp = views.LocksPanel(v, true)
+		case domain.LimiterView:
+			comp = views.LimiterPanel(v, true)
+		case []domain.LimiterView:
+			comp = views.LimitersOverview(v)
+		case domain.QueueView:
+			comp = views.QueuePanel(v, "", true)
+		case []domain.QueueSummary:
+			comp = views.QueuesPanel(v)
+		default:
+			return nil, fmt.Errorf("web.TopicRenderer: no fragment for topic %q (a %T)", topic, snapshot)
+		}
+		return renderHTML(context.Background(), comp)
+	}
+}

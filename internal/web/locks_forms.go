@@ -1,0 +1,132 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/views"
+)
+
+// answerLockForms answers the acquire and release forms: with htmx the forms' section, without
+// JavaScript the whole page. A success is not redirected (post/redirect/get) because the
+// answer shows the lock's token, which must not travel in a URL.
+func (s *server) answerLockForms(c echo.Context, status int, f views.LockForms) error {
+	if isHTMX(c) {
+		return s.render(c, status, views.LockFormsView(s.chrome(c, "Locks"), f))
+	}
+	return s.locksPageWith(c, status, f, "")
+}
+
+func (s *server) acquireLockForm(c echo.Context) error {
+	f := views.LockForms{
+		Lock: strings.TrimSpace(c.FormValue("lock")), TTL: strings.TrimSpace(c.FormValue("ttl")),
+		Wait: strings.TrimSpace(c.FormValue("wait")), Owner: strings.TrimSpace(c.FormValue("owner")),
+		Watchdog: c.FormValue("watchdog") != "", Errors: map[string]string{},
+	}
+	if err := domain.ValidateName("lock", f.Lock); err != nil {
+		f.Errors["lock"] = domain.ErrorMessage(err)
+	}
+	ttl, msg := formSeconds("TTL", f.TTL, domain.MinLockTTL, domain.MaxLockTTL)
+	if msg != "" {
+		f.Errors["ttl"] = msg
+	}
+	wait, msg := formSeconds("Wait", f.Wait, 0, domain.MaxLockWait)
+	if msg != "" {
+		f.Errors["wait"] = msg
+	}
+	if f.Owner != "" {
+		if err := domain.ValidateToken("owner", f.Owner); err != nil {
+			f.Errors["owner"] = domain.ErrorMessage(err)
+		}
+	}
+	if len(f.Errors) > 0 {
+		return s.answerLockForms(c, http.StatusBadRequest, f)
+	}
+	lease, err := s.Locks.Acquire(c.Request().Context(), f.Lock, domain.LockOptions{TTL: ttl, Wait: wait, Owner: f.Owner, Watchdog: f.Watchdog})
+	if err != nil {
+		status, message, shown := formFailure(err, "no lock was taken")
+		if !shown {
+			return err
+		}
+		f.Errors["acquire"] = message
+		return s.answerLockForms(c, status, f)
+	}
+	f.Acquired = &lease
+	f.ReleaseLock, f.Token = lease.Lock, lease.Token
+	return s.answerLockForms(c, http.StatusOK, f)
+}
+
+func (s *server) releaseLockForm(c echo.Context) error {
+	f := views.NewLockForms()
+	f.ReleaseLock, f.Token = strings.TrimSpace(c.FormValue("release_lock")), strings.TrimSpace(c.FormValue("token"))
+	f.Errors = map[string]string{}
+	if err := domain.ValidateName("lock", f.ReleaseLock); err != nil {
+		f.Errors["release_lock"] = domain.ErrorMessage(err)
+	}
+	if err := domain.ValidateToken("token", f.Token); err != nil {
+		f.Errors["token"] = domain.ErrorMessage(err)
+	}
+	if len(f.Errors) > 0 {
+		return s.answerLockForms(c, http.StatusBadRequest, f)
+	}
+	holds, err := s.Locks.Release(c.Request().Context(), f.ReleaseLock, f.Token)
+	if err != nil {
+		status, message, shown := formFailure(err, "nothing was released")
+		if !shown {
+			return err
+		}
+		f.Errors["release"] = message
+		return s.answerLockForms(c, status, f)
+	}
+	f.Released = "Released " + f.ReleaseLock + "."
+	if holds > 0 {
+		f.Released = "Released one hold of " + f.ReleaseLock + "; its owner still holds it " + strconv.FormatInt(holds, 10) + " more " + views.Plural(holds, "time", "times") + "."
+	} else {
+		f.Token = ""
+	}
+	return s.answerLockForms(c, http.StatusOK, f)
+}
+
+// forceReleaseForm releases the lock only if the holder the admin confirmed still holds it.
+func (s *server) forceReleaseForm(c echo.Context) error {
+	name := pathParam(c, "lock")
+	if err := domain.ValidateName("lock", name); err != nil {
+		return err
+	}
+	token := c.FormValue("token")
+	err := s.Locks.ForceRelease(c.Request().Context(), name, token)
+	switch domain.ErrorCode(err) {
+	case "":
+		s.Log.Warn("a lock was force-released by an admin", "lock", name, "holder", token)
+		return seeOther(c, "/locks?"+url.Values{"force_released": {name}}.Encode())
+	case domain.ECONFLICT, domain.ENOTFOUND:
+		return s.forceReleasePageWith(c, statusOf(domain.ErrorCode(err)), name, domain.ErrorMessage(err))
+	default:
+		return err
+	}
+}
+
+var secondsLiteral = regexp.MustCompile(`^[0-9]{1,6}(\.[0-9]{1,3})?$`)
+
+// formSeconds reads seconds as typed in a form ("30", "0.5", down to milliseconds), or
+// says what is allowed.
+func formSeconds(label, s string, min, max time.Duration) (time.Duration, string) {
+	bad := fmt.Sprintf("%s must be a number of seconds from %s to %s, with at most 3 decimals",
+		label, strconv.FormatFloat(min.Seconds(), 'f', -1, 64), strconv.FormatFloat(max.Seconds(), 'f', -1, 64))
+	if !secondsLiteral.MatchString(s) {
+		return 0, bad
+	}
+	d, ok := parseDuration(s+"s", min, max)
+	if !ok {
+		return 0, bad
+	}
+	return d, ""
+}

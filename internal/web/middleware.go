@@ -1,0 +1,72 @@
+package web
+
+import (
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+)
+
+// maxBodyBytes bounds every request body; the largest legitimate one is a job payload (64 KiB).
+const maxBodyBytes = "1M"
+
+// contentSecurityPolicy allows only zpulse's own scripts, styles and connections.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
+
+// csrf protects the browser's forms; the JSON API needs no token because it only accepts
+// application/json, which a foreign page cannot send without a CORS preflight zpulse refuses.
+func csrf() echo.MiddlewareFunc {
+	return middleware.CSRFWithConfig(middleware.CSRFConfig{
+		TokenLookup:    "form:_csrf",
+		CookieName:     "zpulse_csrf",
+		CookiePath:     "/",
+		CookieHTTPOnly: true,
+		CookieSameSite: http.SameSiteLaxMode,
+		CookieMaxAge:   int((24 * time.Hour).Seconds()),
+	})
+}
+
+// requireJSON refuses API bodies that are not application/json with a 415. A request with
+// no body and no Content-Type has no media type to refuse: it goes to its handler, which
+// takes it where the body is optional (a poll) and answers 400 where one is needed.
+func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodDelete {
+			return next(c)
+		}
+		if r.ContentLength == 0 && r.Header.Get(echo.HeaderContentType) == "" {
+			return next(c)
+		}
+		mt, _, err := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
+		if err != nil || mt != echo.MIMEApplicationJSON {
+			return echo.NewHTTPError(http.StatusUnsupportedMediaType, "send the body as JSON with \"Content-Type: application/json\"")
+		}
+		return next(c)
+	}
+}
+
+// nudgeAfterChange asks the watcher for a tick as soon as a change went through, so live
+// panels show it now rather than at the next poll. Every route that changes data has it
+// (routes.go); it nudges just before the answer is written, when its status is below 400
+// and the handler did not say the call changed nothing (unchanged).
+func (s *server) nudgeAfterChange(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Response().Before(func() {
+			if c.Response().Status < http.StatusBadRequest && c.Get(unchangedKey) == nil {
+				s.Watcher.Nudge()
+			}
+		})
+		return next(c)
+	}
+}
+
+// unchangedKey marks a request whose call changed nothing (see unchanged).
+const unchangedKey = "zpulse.unchanged"
+
+// unchanged tells nudgeAfterChange that this successful call changed nothing (a poll that
+// found no job), so the watcher is not woken for it.
+func unchanged(c echo.Context) { c.Set(unchangedKey, true) }

@@ -1,0 +1,227 @@
+package web
+
+import (
+	"encoding/json"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+func (s *server) apiQueues(c echo.Context) error {
+	queues, err := s.Queues.Summaries(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	if queues == nil {
+		queues = []domain.QueueSummary{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"queues": queues})
+}
+
+func (s *server) apiQueueStats(c echo.Context) error {
+	st, err := s.Queues.Stats(c.Request().Context(), pathParam(c, "queue"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, st)
+}
+
+// apiPutQueueSettings saves a queue's settings. Fields left out keep their current values.
+func (s *server) apiPutQueueSettings(c echo.Context) error {
+	ctx, queue := c.Request().Context(), pathParam(c, "queue")
+	var req struct {
+		Kind        *domain.QueueKind `json:"kind"`
+		MaxAttempts json.RawMessage   `json:"max_attempts"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	set, err := s.Queues.Settings(ctx, queue)
+	if err != nil {
+		return err
+	}
+	if req.Kind != nil {
+		set.Kind = *req.Kind
+	}
+	if req.MaxAttempts != nil {
+		n, err := decodeInt(req.MaxAttempts, "max_attempts", "", 1, domain.MaxMaxAttempts)
+		if err != nil {
+			return err
+		}
+		set.MaxAttempts = int(n)
+	}
+	set, err = s.Queues.UpdateSettings(ctx, queue, set)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, set)
+}
+
+type enqueueRequest struct {
+	ID       *string         `json:"id"`
+	Priority json.RawMessage `json:"priority"`
+	RunAt    *string         `json:"run_at"`
+	DelayMs  json.RawMessage `json:"delay_ms"`
+	Payload  json.RawMessage `json:"payload"`
+}
+
+func (s *server) apiEnqueue(c echo.Context) error {
+	var req enqueueRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	var job domain.NewJob
+	if req.ID != nil {
+		if *req.ID == "" {
+			return domain.Errorf(domain.EINVALID, "id must be 1 to %d bytes of printable UTF-8, or left out for a generated id", domain.MaxMemberBytes)
+		}
+		job.ID = *req.ID
+	}
+	if req.Priority != nil {
+		p, err := decodeInt(req.Priority, "priority", "", math.MinInt32, math.MaxInt32)
+		if err != nil {
+			return err
+		}
+		job.Priority, job.HasPriority = int(p), true
+	}
+	if req.RunAt != nil {
+		t, err := time.Parse(time.RFC3339, *req.RunAt)
+		if err != nil {
+			return domain.Errorf(domain.EINVALID, "run_at must be an RFC 3339 time such as \"2026-11-29T12:30:00Z\" (got %q)", clipped(*req.RunAt))
+		}
+		job.RunAt = t
+	}
+	if req.DelayMs != nil {
+		d, err := decodeMillis(req.DelayMs, "delay_ms", 0, domain.MaxDelay) // in the API's unit; the range again in Problems
+		if err != nil {
+			return err
+		}
+		job.Delay = d
+	}
+	if len(req.Payload) > 0 && string(req.Payload) != "null" {
+		job.Payload = req.Payload
+	}
+	if err := job.FirstProblem(); err != nil {
+		return err
+	}
+	e, err := s.Queues.Enqueue(c.Request().Context(), pathParam(c, "queue"), job)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, e)
+}
+
+func (s *server) apiPoll(c echo.Context) error {
+	var req struct {
+		LeaseMs json.RawMessage `json:"lease_ms"`
+		WaitMs  json.RawMessage `json:"wait_ms"`
+	}
+	if err := decodeOptionalJSON(c, &req); err != nil { // no body is a plain poll
+		return err
+	}
+	var (
+		opt domain.PollOptions
+		err error
+	)
+	if req.LeaseMs != nil {
+		if opt.Lease, err = decodeMillis(req.LeaseMs, "lease_ms", domain.MinLease, domain.MaxLease); err != nil {
+			return err
+		}
+	}
+	if req.WaitMs != nil {
+		if opt.Wait, err = decodeMillis(req.WaitMs, "wait_ms", 0, domain.MaxTakeWait); err != nil {
+			return err
+		}
+	}
+	d, ok, err := s.Queues.Poll(c.Request().Context(), pathParam(c, "queue"), opt)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		unchanged(c)
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.JSON(http.StatusOK, d)
+}
+
+// apiAck completes a leased job: {"token": the poll's token}.
+func (s *server) apiAck(c echo.Context) error {
+	var req struct {
+		Token string `json:"token"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if err := s.Queues.Ack(c.Request().Context(), pathParam(c, "queue"), pathParam(c, "id"), req.Token); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// apiExtend is a worker's heartbeat: {"token", "lease_ms"}; the lease then ends lease_ms
+// from now.
+func (s *server) apiExtend(c echo.Context) error {
+	var req struct {
+		Token   string          `json:"token"`
+		LeaseMs json.RawMessage `json:"lease_ms"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.LeaseMs == nil {
+		return domain.Errorf(domain.EINVALID, "lease_ms is required: the lease's new length from now, %d to %d ms", domain.MinLease.Milliseconds(), domain.MaxLease.Milliseconds())
+	}
+	lease, err := decodeMillis(req.LeaseMs, "lease_ms", domain.MinLease, domain.MaxLease)
+	if err != nil {
+		return err
+	}
+	queue, id := pathParam(c, "queue"), pathParam(c, "id")
+	deadline, err := s.Queues.Extend(c.Request().Context(), queue, id, req.Token, lease)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"id": id, "queue": queue, "lease_deadline": deadline})
+}
+
+// apiNack gives a leased job back: {"token", "delay_ms"?, "error"?}.
+func (s *server) apiNack(c echo.Context) error {
+	var req struct {
+		Token   string          `json:"token"`
+		DelayMs json.RawMessage `json:"delay_ms"`
+		Error   string          `json:"error"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	var delay time.Duration
+	if req.DelayMs != nil {
+		var err error
+		if delay, err = decodeMillis(req.DelayMs, "delay_ms", 0, domain.MaxDelay); err != nil {
+			return err
+		}
+	}
+	queue, id := pathParam(c, "queue"), pathParam(c, "id")
+	where, err := s.Queues.Nack(c.Request().Context(), queue, id, req.Token, delay, req.Error)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"id": id, "queue": queue, "state": where})
+}
+
+func (s *server) apiDeleteJob(c echo.Context) error {
+	if _, err := s.Queues.Delete(c.Request().Context(), pathParam(c, "queue"), pathParam(c, "id")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *server) apiRequeue(c echo.Context) error {
+	if err := s.Queues.Requeue(c.Request().Context(), pathParam(c, "queue"), pathParam(c, "id")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

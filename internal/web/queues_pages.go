@@ -1,0 +1,60 @@
+package web
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/views"
+)
+
+// queuesPage lists every queue; with ?queue=NAME (the "open a queue" box) it goes to that queue.
+func (s *server) queuesPage(c echo.Context) error {
+	if asked, err := openByName(c, "queue", validName("queue"), queuePath); asked {
+		return err
+	}
+	queues, err := s.Queues.Summaries(c.Request().Context())
+	return s.render(c, http.StatusOK, views.QueuesPage(unavailable(s.chrome(c, "Queues", domain.TopicQueues), err), queues))
+}
+
+func (s *server) queuePage(c echo.Context) error {
+	queue := pathParam(c, "queue")
+	if err := domain.ValidateName("queue", queue); err != nil {
+		return err
+	}
+	forms := map[string]views.Form{}
+	if id, msg, ok := takeFlash(c); ok && (id == "enqueue" || id == "settings" || id == "job") {
+		f := views.NewForm()
+		f.Success = msg
+		if id == "job" {
+			id = "enqueue"
+		}
+		forms[id] = f
+	}
+	return s.queuePageWith(c, http.StatusOK, queue, forms)
+}
+
+// queuePageWith renders a queue's page with the given forms' states.
+func (s *server) queuePageWith(c echo.Context, status int, queue string, forms map[string]views.Form) error {
+	ctx := c.Request().Context()
+	topic := domain.QueueTopic(queue)
+	v, err := s.queueView(ctx, queue)
+	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
+		return err
+	}
+	d := views.QueuePageData{View: v, Settings: v.Settings, Forms: forms}
+	return s.render(c, status, views.QueuePage(unavailable(s.chrome(c, queue, topic), err), d))
+}
+
+// queueView is a queue as its page shows it, or, while Redis is down (err says so), an empty
+// queue with the default settings.
+func (s *server) queueView(ctx context.Context, queue string) (domain.QueueView, error) {
+	v, err := s.Queues.View(ctx, queue)
+	if v.Queue == "" {
+		v = domain.QueueView{Queue: queue, Settings: domain.DefaultQueueSettings(queue), OldestAgeMs: -1,
+			Enqueued: make([]int64, domain.ThroughputSeconds), Completed: make([]int64, domain.ThroughputSeconds)}
+	}
+	return v, err
+}
