@@ -133,6 +133,18 @@ func TestUnknownOutcome(t *testing.T) {
 	if status != http.StatusServiceUnavailable || !strings.Contains(body, "may or may not have been applied") || strings.Contains(body, "nothing was changed") {
 		t.Errorf("form: %d %.400s", status, body)
 	}
+	// Points whose answer was lost: the very case of points added twice by a blind retry.
+	if status, body := s.postJSON(t, "/api/v1/boards/b/scores", `{"player":"warm-up","points":1}`); status != http.StatusOK {
+		t.Fatalf("add points: %d %s", status, body) // and the script is loaded
+	}
+	proxy.CutReplyTo("lost-points")
+	status, body = s.postJSON(t, "/api/v1/boards/b/scores", `{"player":"lost-points","points":5}`)
+	if status != http.StatusServiceUnavailable || !strings.Contains(body, `"code":"unknown_outcome"`) {
+		t.Errorf("add points: %d %s; want 503 unknown_outcome", status, body)
+	}
+	if got := s.rdb.ZScore(context.Background(), "leaderboard:b", "lost-points").Val(); got < 5 || got >= 6 {
+		t.Errorf("the lost write's points = %v, want 5 (applied)", got)
+	}
 	for _, id := range []string{"lost-api-reply", "lost-form-reply"} {
 		if err := s.rdb.ZScore(context.Background(), "queue:email-jobs", id).Err(); err != nil {
 			t.Errorf("%s is not in the queue (%v): the test cut the reply before the write ran", id, err)
