@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -112,7 +113,7 @@ func leaseRefused(op, queue, id string, vals []int64) error {
 	case -5:
 		return domain.Errorf(domain.ECONFLICT, "job %q was acked with this token at %s: its lease is over, so this %s changed nothing", id, at(), op)
 	}
-	return fmt.Errorf("redisrepo.Queues.%s: unexpected reply %v", op, vals)
+	return fmt.Errorf("redisrepo.Queues.%s: unexpected reply %v", strings.ToUpper(op[:1])+op[1:], vals)
 }
 
 func (q *Queues) AttemptErrors(ctx context.Context, queue, id string) ([]domain.AttemptError, error) {
