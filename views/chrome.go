@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
 )
@@ -21,7 +22,8 @@ type Chrome struct {
 	SignedIn   bool     // this browser holds an admin session
 	CSRF       string   // token for forms
 	Status     Status
-	Path       string // the page's own path, for "back here after sign-in"
+	Path       string            // the page's own path, for "back here after sign-in"
+	Keys       domain.KeyDisplay // Redis key names as pages show them
 }
 
 // Status is Redis availability as a page shows it.
@@ -85,3 +87,6 @@ func Plural(n int64, one, many string) string {
 }
 
 func statusText(status int) string { return strconv.Itoa(status) + " · " + http.StatusText(status) }
+
+// formatMs shows milliseconds as people read them (domain.FormatDuration).
+func formatMs(ms int64) string { return domain.FormatDuration(time.Duration(ms) * time.Millisecond) }

@@ -3,7 +3,6 @@ package views
 import (
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -72,48 +71,7 @@ func describePolicy(p domain.LimitPolicy) string {
 	}
 }
 
-// stateKey shows the Redis key pattern of a policy's clients.
-func stateKey(p domain.LimitPolicy) string {
-	switch p.Algorithm {
-	case domain.FixedWindow:
-		return "HASH rate:fw:" + p.Name + ":<client>"
-	case domain.SlidingCounter:
-		return "HASH rate:swc:" + p.Name + ":<client>"
-	case domain.TokenBucket:
-		return "HASH rate:tb:" + p.Name + ":<client>"
-	case domain.SlidingLog:
-		if p.Name == domain.DefaultLimiter {
-			return "ZSET rate:<client>"
-		}
-		return "ZSET rate:" + p.Name + ":<client>"
-	default:
-		return ""
-	}
-}
-
 func formatRate(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
-
-// formatMs shows a duration the way people say it: "250 ms", "10 s", "1.5 s", "2 min", "1 h 5 min".
-func formatMs(ms int64) string {
-	switch {
-	case ms < 1000:
-		return strconv.FormatInt(ms, 10) + " ms"
-	case ms < 60_000:
-		return strings.TrimSuffix(strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64), ".0") + " s"
-	case ms < 3_600_000:
-		m, s := ms/60_000, (ms%60_000)/1000
-		if s == 0 {
-			return strconv.FormatInt(m, 10) + " min"
-		}
-		return strconv.FormatInt(m, 10) + " min " + strconv.FormatInt(s, 10) + " s"
-	default:
-		h, m := ms/3_600_000, (ms%3_600_000)/60_000
-		if m == 0 {
-			return strconv.FormatInt(h, 10) + " h"
-		}
-		return strconv.FormatInt(h, 10) + " h " + strconv.FormatInt(m, 10) + " min"
-	}
-}
 
 // ---- the server-drawn SVGs ----
 

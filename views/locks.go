@@ -26,27 +26,12 @@ func NewLockForms() LockForms { return LockForms{TTL: "30", Wait: "0"} }
 
 func lockURL(name string) string { return "/locks/" + url.PathEscape(name) }
 
-// formatCountdown shows milliseconds as a countdown: "850 ms", "12.3 s", "4 min 05 s", "2 h 03 min".
+// formatCountdown shows what is left of a lease: "never" for a key without expiry.
 func formatCountdown(ms int64) string {
-	switch {
-	case ms < 0:
+	if ms < 0 {
 		return "never"
-	case ms < 1000:
-		return strconv.FormatInt(ms, 10) + " ms"
-	case ms < 60_000:
-		return strconv.FormatFloat(float64(ms/100)/10, 'f', 1, 64) + " s"
-	case ms < 3_600_000:
-		return strconv.FormatInt(ms/60_000, 10) + " min " + pad2(ms/1000%60) + " s"
-	default:
-		return strconv.FormatInt(ms/3_600_000, 10) + " h " + pad2(ms/60_000%60) + " min"
 	}
-}
-
-func pad2(n int64) string {
-	if n < 10 {
-		return "0" + strconv.FormatInt(n, 10)
-	}
-	return strconv.FormatInt(n, 10)
+	return formatMs(ms)
 }
 
 // leaseBarWidths are the widths of the lease bar, in twelfths; spelled out so Tailwind

@@ -55,11 +55,11 @@ func OverviewPage(c Chrome, d OverviewData) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = BoardsPanel(d.Boards).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = BoardsPanel(d.Boards, c.Keys).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = QueuesPanel(d.Queues).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = QueuesPanel(d.Queues, c.Keys).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -75,7 +75,7 @@ func OverviewPage(c Chrome, d OverviewData) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = LocksPanel(d.Locks, c.Status.Available).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = LocksPanel(d.Locks, c.Status.Available, c.Keys).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -101,33 +101,9 @@ func relTime(atMs, nowMs int64) string {
 	case d > -time.Second && d < time.Second:
 		return "now"
 	case d > 0:
-		return "in " + FormatDuration(d)
+		return "in " + domain.FormatDuration(d)
 	default:
-		return FormatDuration(-d) + " ago"
-	}
-}
-
-// FormatDuration shows a duration as people read it: "850 ms", "12 s", "3 min 5 s", "2 h 10 min", "3 d".
-func FormatDuration(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
-	case d < time.Minute:
-		return strconv.FormatInt(int64(d/time.Second), 10) + " s"
-	case d < time.Hour:
-		s := strconv.FormatInt(int64(d/time.Minute), 10) + " min"
-		if sec := int64(d%time.Minute) / int64(time.Second); sec > 0 {
-			s += " " + strconv.FormatInt(sec, 10) + " s"
-		}
-		return s
-	case d < 48*time.Hour:
-		s := strconv.FormatInt(int64(d/time.Hour), 10) + " h"
-		if m := int64(d%time.Hour) / int64(time.Minute); m > 0 {
-			s += " " + strconv.FormatInt(m, 10) + " min"
-		}
-		return s
-	default:
-		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + " d"
+		return domain.FormatDuration(-d) + " ago"
 	}
 }
 
@@ -137,7 +113,7 @@ func oldestAge(v domain.QueueView) string {
 	if v.OldestAgeMs < 0 {
 		return "–"
 	}
-	return FormatDuration(time.Duration(v.OldestAgeMs) * time.Millisecond)
+	return formatMs(v.OldestAgeMs)
 }
 
 func kindLabel(k domain.QueueKind) string {

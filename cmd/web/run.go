@@ -72,7 +72,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		}
 	}
 	hub := live.NewHub(metrics)
-	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey), hub, cfg.PollInterval, log, metrics)
+	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys), hub, cfg.PollInterval, log, metrics)
 
 	if !static.Built() {
 		log.Warn("static assets are not built: pages render unstyled and without live updates; run `make generate`")
@@ -104,7 +104,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 
 	handler := web.NewServer(web.Deps{
 		Leaderboards: leaderboards, Queues: queues, Locks: locks, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
-		Clock: clock, AdminToken: cfg.AdminToken, Embedded: svc.Embedded, BigKey: cfg.BigKey, Ping: svc.Ping,
+		Clock: clock, AdminToken: cfg.AdminToken, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
 		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)

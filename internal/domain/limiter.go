@@ -196,6 +196,9 @@ type LimiterService interface {
 // of the same state are equal, so the live path pushes only changes.
 type LimiterView struct {
 	Policy LimitPolicy
+	// StateKey names, for people, the Redis key that holds a client's state under the policy
+	// (type and pattern, e.g. "ZSET rate:<client>"): views never spell keys.
+	StateKey string
 	// Exists is false for a name nobody saved a policy under.
 	Exists bool
 	// NowMs is the time the view was read at, in whole seconds (as ms) so the view changes

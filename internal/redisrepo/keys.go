@@ -178,6 +178,19 @@ func (k Keys) LimiterState(p domain.LimitPolicy, client string) string {
 	}
 }
 
+// LimiterStateDisplay names a policy's per-client state for people: its type and its key with
+// a <client> placeholder, e.g. "ZSET rate:<client>".
+func (k Keys) LimiterStateDisplay(p domain.LimitPolicy) string {
+	typ := "HASH"
+	if p.Algorithm == domain.SlidingLog {
+		typ = "ZSET"
+	}
+	if p.Algorithm == "" {
+		return ""
+	}
+	return typ + " " + k.LimiterState(p, "<client>")
+}
+
 // LimiterPolicy is the HASH holding a policy.
 func (k Keys) LimiterPolicy(policy string) string { return k.OwnPrefix + "limiter:{" + policy + "}" }
 

@@ -143,7 +143,7 @@ func (v *limiterViews) plan(ctx context.Context, pipe redis.Pipeliner, name stri
 			policy = domain.LimitPolicy{Name: name}
 		}
 		next := limiterPrev{policy: policy, clients: clientsCmd.Val(), nowMs: now, readAt: time.Now()}
-		view := domain.LimiterView{Policy: policy, Exists: exists}
+		view := domain.LimiterView{Policy: policy, StateKey: v.keys.LimiterStateDisplay(policy), Exists: exists}
 		if !exists {
 			return view, next
 		}

@@ -219,20 +219,12 @@ func (gs *gates) freed(name string) {
 func heldError(name string, pttl int64, waited time.Duration) error {
 	expires := "never expires (it was set without a TTL)"
 	if pttl >= 0 {
-		expires = "expires in " + formatMs(pttl) + " unless its holder extends it"
+		expires = "expires in " + domain.FormatDuration(time.Duration(pttl)*time.Millisecond) + " unless its holder extends it"
 	}
 	if waited > 0 {
-		return domain.Errorf(domain.ECONFLICT, "lock %q is still held by another owner after waiting %s; it %s", name, formatMs(waited.Milliseconds()), expires)
+		return domain.Errorf(domain.ECONFLICT, "lock %q is still held by another owner after waiting %s; it %s", name, domain.FormatDuration(waited), expires)
 	}
 	return domain.Errorf(domain.ECONFLICT, "lock %q is held by another owner; it %s", name, expires)
-}
-
-// formatMs shows milliseconds as people read them: "850 ms", "12.3 s".
-func formatMs(ms int64) string {
-	if ms < 1000 {
-		return strconv.FormatInt(ms, 10) + " ms"
-	}
-	return strconv.FormatFloat(float64(ms/100)/10, 'f', -1, 64) + " s"
 }
 
 func (l *Locks) Release(ctx context.Context, name, token string) (int64, error) {

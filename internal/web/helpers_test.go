@@ -71,15 +71,27 @@ type testWiring struct {
 // newTestWiring builds the services over rdb as cmd/web's run does, with the test servers'
 // settings (a small big-key threshold, a fast watcher that does not run by itself). It is
 // the one place the tests wire services; it stops what it started when the test ends.
-func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string) testWiring {
+func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, opts ...wiringOptions) testWiring {
 	t.Helper()
+	var opt wiringOptions
+	if len(opts) > 0 {
+		opt = opts[0]
+	}
 	reg := prometheus.NewRegistry()
 	metrics := live.NewMetrics(reg)
 	hub := live.NewHub(metrics)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	clock := domain.SystemClock{}
-	svc := openRepo(t, rdb)
-	watcher := live.NewWatcher(svc.Snapshots.Read, TopicRenderer(bigKey), hub, 50*time.Millisecond, log, metrics)
+	var clock domain.Clock = domain.SystemClock{}
+	if opt.clock != nil {
+		clock = opt.clock
+	}
+	svc := openRepo(t, rdb, opt.clock)
+	render := TopicRenderer(bigKey, svc.Keys)
+	if opt.rendered != nil {
+		next := render
+		render = func(topic string, snap any) ([]byte, error) { opt.rendered(topic); return next(topic, snap) }
+	}
+	watcher := live.NewWatcher(svc.Snapshots.Read, render, hub, 50*time.Millisecond, log, metrics)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { svc.Run(ctx); close(done) }()
@@ -87,7 +99,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string) t
 	return testWiring{
 		deps: Deps{
 			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks,
-			Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, Ping: svc.Ping,
+			Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, Ping: svc.Ping, Keys: svc.Keys,
 			AdminToken: adminToken, BigKey: bigKey,
 		},
 		watcher: watcher,
@@ -95,10 +107,22 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string) t
 	}
 }
 
-// openRepo builds the services over rdb with the production wiring (redisrepo.Open).
-func openRepo(t testing.TB, rdb redis.UniversalClient) *redisrepo.Services {
+// wiringOptions adjust newTestWiring: a manual clock for the services and the session
+// cookies, a hook told of every fragment the watcher renders (so, publishes).
+type wiringOptions struct {
+	clock    domain.Clock
+	rendered func(topic string)
+}
+
+// openRepo builds the services over rdb with the production wiring (redisrepo.Open); clock
+// is nil for Redis TIME, as in production, or a test's manual clock.
+func openRepo(t testing.TB, rdb redis.UniversalClient, clock ...domain.Clock) *redisrepo.Services {
 	t.Helper()
-	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb, TakePool: 4})
+	opt := redisrepo.OpenOptions{Client: rdb, TakePool: 4}
+	if len(clock) > 0 {
+		opt.Clock = clock[0]
+	}
+	svc, err := redisrepo.Open(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

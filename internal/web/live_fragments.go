@@ -13,7 +13,7 @@ import (
 
 // TopicRenderer renders a live topic's snapshot into the fragment pushed to its subscribers.
 // Each fragment's root carries the id of the element it replaces on the page.
-func TopicRenderer(bigKey int64) live.RenderFunc {
+func TopicRenderer(bigKey int64, keys domain.KeyDisplay) live.RenderFunc {
 	return func(topic string, snapshot any) ([]byte, error) {
 		var comp templ.Component
 		switch v := snapshot.(type) {
@@ -23,9 +23,9 @@ func TopicRenderer(bigKey int64) live.RenderFunc {
 			_, _, n, _ := domain.ParseBoardTopic(topic)
 			comp = views.BoardPanel(v, n, bigKey, true)
 		case []domain.BoardSummary:
-			comp = views.BoardsPanel(v)
+			comp = views.BoardsPanel(v, keys)
 		case domain.HeldLocks:
-			comp = views.LocksPanel(v, true)
+			comp = views.LocksPanel(v, true, keys)
 		case domain.LimiterView:
 			comp = views.LimiterPanel(v, true)
 		case []domain.LimiterView:
@@ -33,7 +33,7 @@ func TopicRenderer(bigKey int64) live.RenderFunc {
 		case domain.QueueView:
 			comp = views.QueuePanel(v, "", true)
 		case []domain.QueueSummary:
-			comp = views.QueuesPanel(v)
+			comp = views.QueuesPanel(v, keys)
 		default:
 			return nil, fmt.Errorf("web.TopicRenderer: no fragment for topic %q (a %T)", topic, snapshot)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -236,13 +237,13 @@ func TestLocksPageNeedsSignInToChange(t *testing.T) {
 // The live fragment of the locks topic replaces the page's panel by id and shows the
 // countdown.
 func TestRenderLocksTopic(t *testing.T) {
-	frag, err := TopicRenderer(bigKey)(domain.TopicLocks, domain.HeldLocks{Locks: []domain.LockInfo{
+	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display())(domain.TopicLocks, domain.HeldLocks{Locks: []domain.LockInfo{
 		{Lock: "order:1001", Token: "tok", Type: "string", Fence: 7, RemainingMs: 12300, LeaseMs: 30000, Holds: 2, Watchdog: true, Reentrant: true},
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`id="` + views.LocksPanelID + `"`, `data-lock="order:1001"`, "12.3 s", "of 30.0 s", "fence 7", "watchdog", "reentrant", ">2<"} {
+	for _, want := range []string{`id="` + views.LocksPanelID + `"`, `data-lock="order:1001"`, "12.3 s", "of 30 s", "fence 7", "watchdog", "reentrant", ">2<"} {
 		if !strings.Contains(string(frag), want) {
 			t.Errorf("fragment lacks %s", want)
 		}

@@ -48,6 +48,7 @@ func (s *server) chrome(c echo.Context, title string, topics ...string) views.Ch
 		CSRF:       token,
 		Status:     views.Status{Available: st.Available, Detail: st.Detail},
 		Path:       c.Request().URL.RequestURI(),
+		Keys:       s.Keys,
 	}
 }
 

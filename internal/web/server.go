@@ -31,9 +31,10 @@ type Deps struct {
 	Log                *slog.Logger
 	Clock              domain.Clock
 	AdminToken         string
-	Embedded           bool   // data lives in an in-memory Redis
-	BigKey             int64  // members above which a board page warns of a big key
-	APIRateLimit       string // limiter policy protecting the JSON API; "" is off
+	Embedded           bool              // data lives in an in-memory Redis
+	Keys               domain.KeyDisplay // Redis key names as pages show them
+	BigKey             int64             // members above which a board page warns of a big key
+	APIRateLimit       string            // limiter policy protecting the JSON API; "" is off
 }
 
 // Watcher is what the HTTP layer asks of the live watcher (*live.Watcher): what it knows of

@@ -1,0 +1,160 @@
+package web
+
+import (
+	"context"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
+)
+
+// Loading pages never changes what the watcher knows: pages read through stateless service
+// methods, the watcher through its own reader. Between two ticks every page is loaded; the
+// tick after publishes nothing (no topic is republished unchanged), and after a change to
+// every topic the next tick publishes each of them exactly once (none is skipped). Pages used
+// to call the watcher's reader, which made it forget its limiters: the tick after a page load
+// skipped the limiter topics, and the one after that resent them.
+func TestPageLoadsLeaveTheWatcherAlone(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.Client(t)
+	clock := domain.NewManualClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	var mu sync.Mutex
+	published := map[string]int{}
+	w := newTestWiring(t, rdb, "", wiringOptions{clock: clock, rendered: func(topic string) {
+		mu.Lock()
+		published[topic]++
+		mu.Unlock()
+	}})
+	srv := httptest.NewServer(NewServer(w.deps))
+	t.Cleanup(func() { w.deps.Hub.Close(); srv.Close() })
+	svc := w.svc
+
+	// One of everything, the limiters with a client each; the lock never expires, so its
+	// countdown does not change between ticks.
+	if _, err := svc.Limiters.SetPolicy(ctx, domain.LimitPolicy{Name: "api", Algorithm: domain.FixedWindow, Limit: 5, WindowMs: 60_000}); err != nil {
+		t.Fatal(err)
+	}
+	change := func(round string) {
+		t.Helper()
+		if _, err := svc.Leaderboards.AddPoints(ctx, "game", "player-"+round, 10); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Queues.Enqueue(ctx, "jobs", domain.NewJob{ID: "job-" + round, Priority: 3, HasPriority: true}); err != nil {
+			t.Fatal(err)
+		}
+		for _, limiter := range []string{"api", "default"} {
+			if _, err := svc.Limiters.Allow(ctx, limiter, "client-"+round); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := svc.Limiters.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := rdb.Set(ctx, "lock:order:"+round, "token", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.Discovery.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	change("1")
+
+	topics := []string{domain.TopicBoards, domain.BoardTopic("game", domain.AllTime, domain.BoardTopN),
+		domain.TopicQueues, domain.QueueTopic("jobs"), domain.TopicLimiters, domain.LimiterTopic("api"),
+		domain.LimiterTopic("default"), domain.TopicLocks}
+	for _, topic := range topics {
+		subscribe(t, srv.URL, topic)
+	}
+	for deadline := time.Now().Add(5 * time.Second); len(w.deps.Hub.Topics()) < len(topics); {
+		if time.Now().After(deadline) {
+			t.Fatalf("subscribed topics = %v, want %v", w.deps.Hub.Topics(), topics)
+		}
+		time.Sleep(time.Millisecond) // polling the hub's state, bounded by the deadline
+	}
+
+	tick := func() map[string]int {
+		t.Helper()
+		mu.Lock()
+		clear(published)
+		mu.Unlock()
+		w.watcher.Tick(ctx)
+		mu.Lock()
+		defer mu.Unlock()
+		return withoutStatus(published)
+	}
+	// The first ticks learn what to read (limiter policies and clients) and publish it all.
+	warm := false
+	for range 5 {
+		if got := tick(); len(got) == 0 {
+			warm = true
+			break
+		}
+	}
+	if !warm {
+		t.Fatal("the watcher never settled: every tick publishes something with nothing changing")
+	}
+
+	pages := []string{"/", "/boards", "/boards/game", "/boards/game/entries", "/queues", "/queues/jobs",
+		"/limiters", "/limiters/api", "/limiters/default", "/locks"}
+	loadAll := func() {
+		t.Helper()
+		for _, page := range pages {
+			resp, err := http.Get(srv.URL + page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET %s = %d", page, resp.StatusCode)
+			}
+		}
+	}
+
+	loadAll()
+	if got := tick(); len(got) != 0 {
+		t.Errorf("after loading every page, an idle tick republished %v", got)
+	}
+
+	change("2")
+	loadAll()
+	got := tick()
+	for _, topic := range topics {
+		if got[topic] != 1 {
+			t.Errorf("after a change to every topic and a load of every page, %q was published %d times, want 1 (all: %v)", topic, got[topic], got)
+		}
+	}
+}
+
+// subscribe opens a websocket on topic, the way a page does, and drains what it is sent.
+func subscribe(t *testing.T, base, topic string) {
+	t.Helper()
+	u := "ws" + strings.TrimPrefix(base, "http") + "/ws?" + url.Values{"topic": {topic}}.Encode()
+	c, _, err := websocket.DefaultDialer.Dial(u, http.Header{"Origin": {base}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	go func() {
+		for {
+			if _, _, err := c.ReadMessage(); err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// withoutStatus copies a count per topic, without the status topic (Redis availability).
+func withoutStatus(m map[string]int) map[string]int {
+	out := maps.Clone(m)
+	delete(out, domain.TopicStatus)
+	return out
+}
