@@ -286,7 +286,7 @@ func (k Keys) QueueErrors(name string) string { return k.queueTag(name) + ":erro
 func (k Keys) QueueCompleted(name string) string { return k.queueTag(name) + ":completed" }
 
 // QueueAckTokens is zpulse's HASH of the lease token that completed each job of
-// QueueCompleted: job id -> token ("" when taken without a lease), so an ack repeated by the
+// QueueCompleted that was acked: job id -> token, so an ack repeated by the
 // consumer that acked succeeds again, and another's is told the job is done.
 func (k Keys) QueueAckTokens(name string) string { return k.queueTag(name) + ":acked" }
 

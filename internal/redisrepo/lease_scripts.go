@@ -56,14 +56,14 @@ end
 `
 
 // luaComplete defines complete(completed, acked, id, token, now, retention, kept): records id
-// as completed at now by token ("" without a lease), then trims the record to what completed
+// as completed at now by token ("" without a lease: no token is recorded), then trims the record to what completed
 // within retention and to its newest kept ids. Each call removes at most 100 of each, so a
 // call stays short; every completion trims, so the record never outgrows kept by more than
-// one. Both keys expire after retention without a completion.
+// one. Each key expires retention after its last write: what it holds is older.
 const luaComplete = `
 local function complete(ckey, akey, id, token, now, retention, kept)
   redis.call('ZADD', ckey, now, id)
-  redis.call('HSET', akey, id, token)
+  if token ~= '' then redis.call('HSET', akey, id, token) end
   for _, old in ipairs(redis.call('ZRANGEBYSCORE', ckey, '-inf', now - retention, 'LIMIT', 0, 100)) do
     redis.call('ZREM', ckey, old)
     redis.call('HDEL', akey, old)
@@ -74,7 +74,7 @@ local function complete(ckey, akey, id, token, now, retention, kept)
     for i = 1, #popped, 2 do redis.call('HDEL', akey, popped[i]) end
   end
   redis.call('PEXPIRE', ckey, retention)
-  redis.call('PEXPIRE', akey, retention)
+  if token ~= '' then redis.call('PEXPIRE', akey, retention) end -- every token it holds is older
 end
 `
 
