@@ -226,7 +226,6 @@ func universalOptions(o *redis.Options) *redis.UniversalOptions {
 		TLSConfig:               o.TLSConfig,
 		DisableIdentity:         o.DisableIdentity,
 		IdentitySuffix:          o.IdentitySuffix,
-		UnstableResp3:           o.UnstableResp3,
 	}
 }
 

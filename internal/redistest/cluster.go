@@ -134,7 +134,7 @@ func clusterReady(ctx context.Context, rdb *redis.Client, masters int) error {
 	if !strings.Contains(info, "cluster_state:ok") || !strings.Contains(info, "cluster_slots_ok:16384") {
 		return fmt.Errorf("not ok yet: %q", info)
 	}
-	shards, err := rdb.ClusterSlots(ctx).Result()
+	shards, err := rdb.ClusterShards(ctx).Result()
 	if err != nil {
 		return err
 	}

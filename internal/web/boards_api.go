@@ -118,24 +118,16 @@ func (s *server) apiPutSettings(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	set, err := s.Leaderboards.Settings(ctx, board)
-	if err != nil {
-		return err
-	}
-	if req.TieBreak != nil {
-		set.TieBreak = *req.TieBreak
-	}
-	if req.Periods != nil {
-		set.Periods = *req.Periods
-	}
+	patch := domain.BoardSettingsPatch{TieBreak: req.TieBreak, Periods: req.Periods}
 	if len(req.RetentionDays) > 0 {
 		days, err := decodeInt(req.RetentionDays, "retention_days", "", domain.MinRetentionDays, domain.MaxRetentionDays)
 		if err != nil {
 			return err
 		}
-		set.RetentionDays = int(days)
+		patch.RetentionDays = new(int(days))
 	}
-	if set, err = s.Leaderboards.UpdateSettings(ctx, board, set); err != nil {
+	set, err := s.Leaderboards.PatchSettings(ctx, board, patch)
+	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, set)

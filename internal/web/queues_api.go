@@ -40,21 +40,15 @@ func (s *server) apiPutQueueSettings(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	set, err := s.Queues.Settings(ctx, queue)
-	if err != nil {
-		return err
-	}
-	if req.Kind != nil {
-		set.Kind = *req.Kind
-	}
+	patch := domain.QueueSettingsPatch{Kind: req.Kind}
 	if req.MaxAttempts != nil {
 		n, err := decodeInt(req.MaxAttempts, "max_attempts", "", 1, domain.MaxMaxAttempts)
 		if err != nil {
 			return err
 		}
-		set.MaxAttempts = int(n)
+		patch.MaxAttempts = new(int(n))
 	}
-	set, err = s.Queues.UpdateSettings(ctx, queue, set)
+	set, err := s.Queues.PatchSettings(ctx, queue, patch)
 	if err != nil {
 		return err
 	}
