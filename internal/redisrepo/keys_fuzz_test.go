@@ -2,6 +2,7 @@ package redisrepo
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -151,6 +152,7 @@ func FuzzKeysInjective(f *testing.F) {
 		if ok1 && ok2 && key1 == key2 && (x.name != y.name || id1 != id2) {
 			t.Fatalf("%s %q and %s %q share the key %q", x.name, id1, y.name, id2, key1)
 		}
+		checkSlots(t, a1, b1, fuzzTime(t1))
 		for _, alg := range domain.Algorithms {
 			p := domain.LimitPolicy{Name: a1, Algorithm: alg}
 			if domain.ValidateLimiterName(a1) != nil || domain.ValidateClient(b1) != nil || (a1 == domain.DefaultLimiter && alg != domain.SlidingLog) {
@@ -162,4 +164,42 @@ func FuzzKeysInjective(f *testing.F) {
 			}
 		}
 	})
+}
+
+// hashTag is what Redis Cluster hashes of a key: the part between the first "{" and the next
+// "}" when that is not empty, else the whole key. Keys with one hash tag share a slot.
+func hashTag(key string) string {
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
+			return key[i+1 : i+1+j]
+		}
+	}
+	return key
+}
+
+// checkSlots fails when the keys one script or transaction uses together would fall in
+// different Cluster slots, or when a policy's client state would not spread by client.
+func checkSlots(t *testing.T, name, client string, at time.Time) {
+	k := DefaultKeys
+	same := func(what string, keys ...string) {
+		for _, key := range keys[1:] {
+			if hashTag(key) != hashTag(keys[0]) {
+				t.Fatalf("%s: %q and %q hash to different slots", what, keys[0], key)
+			}
+		}
+	}
+	if domain.ValidateName("queue", name) == nil {
+		same("queue "+name, k.Queue(name), k.QueueProcessing(name), k.QueueJobs(name), k.QueueDead(name),
+			k.QueueAttempts(name), k.QueueScores(name), k.QueueSettings(name), k.QueueThroughput(name, at))
+		same("lock "+name, k.Lock(name), k.LockMeta(name), k.LockFence(name))
+		same("board "+name, k.BoardSettings(name), k.BoardUnique(name, at))
+		same("limiter "+name, k.LimiterPolicy(name), k.LimiterClients(name), k.LimiterStats(name, at.Unix()/60))
+	}
+	if domain.ValidateLimiterName(name) == nil && domain.ValidateClient(client) == nil {
+		for _, alg := range domain.Algorithms {
+			if key := k.LimiterState(domain.LimitPolicy{Name: name, Algorithm: alg}, client); name != domain.DefaultLimiter && hashTag(key) != client {
+				t.Fatalf("%q hashes %q, not its client %q: a policy's clients would share a slot", key, hashTag(key), client)
+			}
+		}
+	}
 }
