@@ -45,7 +45,10 @@ func (l *Leaderboards) SetScore(ctx context.Context, board, player string, point
 // settings keep: one script per board, all in one round trip, with the bookkeeping (index of
 // boards, unique players today).
 func (l *Leaderboards) write(ctx context.Context, board, player string, points int64, mode string) (domain.Entry, error) {
-	if err := validateBoardPlayer(board, player); err != nil {
+	if err := domain.ValidateNewBoardName(board); err != nil { // a write creates the board
+		return domain.Entry{}, err
+	}
+	if err := domain.ValidateMember("player", player); err != nil {
 		return domain.Entry{}, err
 	}
 	set, err := l.boardSettings(ctx, board)

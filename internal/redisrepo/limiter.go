@@ -63,7 +63,7 @@ func (l *Limiters) checkArgs(ctx context.Context, limiter, client string) (domai
 	if err := domain.ValidateLimiterName(limiter); err != nil {
 		return domain.LimitPolicy{}, err
 	}
-	if err := domain.ValidateMember("client", client); err != nil {
+	if err := domain.ValidateClient(client); err != nil {
 		return domain.LimitPolicy{}, err
 	}
 	return l.cachedPolicy(ctx, limiter)

@@ -56,6 +56,9 @@ func NewToken() string {
 }
 
 func (l *Locks) Acquire(ctx context.Context, name string, opt domain.LockOptions) (domain.Lease, error) {
+	if err := l.refuseSingleton(name); err != nil {
+		return domain.Lease{}, err
+	}
 	lease, sent, err := l.acquire(ctx, name, opt, "")
 	if err == nil && opt.Watchdog {
 		l.watchdog.watch(lease, sent, nil)
@@ -67,7 +70,20 @@ func (l *Locks) Acquire(ctx context.Context, name string, opt domain.LockOptions
 // TTL/3 until Release, and the returned Held's Context ends, with a cause wrapping
 // domain.ErrLockLost, as soon as the lock is lost. Errors as Acquire.
 func (l *Locks) Hold(ctx context.Context, name string, opt domain.LockOptions) (*Held, error) {
+	if err := l.refuseSingleton(name); err != nil {
+		return nil, err
+	}
 	return l.hold(ctx, name, opt, "")
+}
+
+// refuseSingleton keeps the names of zpulse's singleton locks (Keys.IsSingletonLock) for
+// Singletons, which take them through hold: a lock anyone else takes is never a singleton's.
+// Returns EINVALID.
+func (l *Locks) refuseSingleton(name string) error {
+	if l.keys.IsSingletonLock(name) {
+		return domain.Errorf(domain.EINVALID, "lock names starting with %q are zpulse's own (its singleton loops hold them); choose another name (got %q)", l.keys.SingletonLock(""), name)
+	}
+	return nil
 }
 
 // hold is Hold with a given token for a non-reentrant lock ("" for a random one).

@@ -118,7 +118,7 @@ func (s *server) limiterTryForm(c echo.Context) error {
 		N:      strings.TrimSpace(c.FormValue("n")),
 		Errors: map[string]string{},
 	}
-	if err := domain.ValidateMember("client", f.Client); err != nil {
+	if err := domain.ValidateClient(f.Client); err != nil {
 		f.Errors["client"] = domain.ErrorMessage(err)
 	}
 	n, ok := parseWhole(f.N, 1, maxTry)
