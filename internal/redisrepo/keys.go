@@ -66,7 +66,7 @@ func (k Keys) PeriodBoard(board string, p domain.Period, t time.Time) string {
 // wrote without expiry, older than that window, is not found. A day's unique-player count
 // lives uniqueTTL after the day.
 func (k Keys) BoardKeys(board string, now time.Time) []string {
-	keys := []string{k.Leaderboard(board), k.BoardSettings(board)}
+	keys := []string{k.Leaderboard(board), k.BoardSettings(board), k.LegacyBoardSettings(board)}
 	seen := map[string]bool{}
 	first := now.AddDate(0, 0, -domain.MaxRetentionDays-31) // a month that ended then began up to 31 days before
 	for t := first; !t.After(now.Add(24 * time.Hour)); t = t.Add(24 * time.Hour) {
@@ -93,6 +93,14 @@ func (k Keys) boardTag(board string) string { return k.OwnPrefix + "board:{" + b
 
 // BoardSettings is the HASH of a board's settings: tie_break, periods, retention_days.
 func (k Keys) BoardSettings(board string) string { return k.boardTag(board) + ":settings" }
+
+// LegacyBoardSettings is where zpulse kept a board's settings before the braces
+// (zpulse:board:<board>:settings). It is only read, to carry a board's settings over to
+// BoardSettings (boardSettings), and deleted with the board. Names hold no braces, so it never
+// equals a key of the current layout.
+func (k Keys) LegacyBoardSettings(board string) string {
+	return k.OwnPrefix + "board:" + board + ":settings"
+}
 
 // BoardUnique is the HyperLogLog of the players who scored on a board on t's day (UTC).
 func (k Keys) BoardUnique(board string, t time.Time) string {
