@@ -282,8 +282,11 @@ func decodeHistory(kind domain.HistoryKind, name string, r domain.HistoryRange, 
 		}
 		return int64(binary.BigEndian.Uint32(ring[off:])), true
 	}
+	// The window ends at the newest recorded bucket when the recorder is on time (within a
+	// bucket: it writes historyDelay after each boundary), so it moves once per bucket, when
+	// the bucket lands; else at the newest that has ended.
 	end := newest
-	for _, idx := range []int64{newest + 1, newest} { // a recorder's clock a little ahead
+	for _, idx := range []int64{newest + 1, newest, newest - 1} { // newest+1: a recorder's clock a little ahead
 		if s, ok := stampAt(idx % n); ok && s == idx&math.MaxUint32 {
 			end = idx
 			break

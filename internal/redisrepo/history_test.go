@@ -213,3 +213,29 @@ func TestHistoryRecorderRunsInOneInstance(t *testing.T) {
 	<-done
 	<-done
 }
+
+// A nack is a failure in the history as a lease that ended is (the reaper's count).
+func TestHistoryCountsNacksAsFailures(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.Client(t)
+	clock := domain.NewManualClock(testNow.Add(time.Second))
+	svc := openTest(t, rdb, clock)
+	if _, err := svc.Queues.Enqueue(ctx, "mail", domain.NewJob{ID: "a", HasPriority: true, Priority: 1}); err != nil {
+		t.Fatal(err)
+	}
+	d, ok, err := svc.Queues.Poll(ctx, "mail", domain.PollOptions{Lease: 5 * time.Second})
+	if err != nil || !ok {
+		t.Fatalf("poll: ok %v, err %v", ok, err)
+	}
+	if _, err := svc.Queues.Nack(ctx, "mail", d.ID, d.Token, 0, "smtp timeout"); err != nil {
+		t.Fatal(err)
+	}
+	clock.Set(testNow.Add(10*time.Second + historyDelay))
+	if err := svc.History.Record(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// waiting (back after the nack), scheduled, in flight, dead, enqueued, completed, failed
+	if b := lastBucket(t, readHistory(t, svc, domain.HistoryQueue, "mail", domain.HistoryHour)); !reflect.DeepEqual(b.Values, []int64{1, 0, 0, 0, 1, 0, 1}) {
+		t.Errorf("after a nack: %v, want 1 waiting, 1 enqueued, 1 failed", b.Values)
+	}
+}
