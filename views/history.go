@@ -16,10 +16,10 @@ import (
 // a <title>, which browsers show on hover and screen readers read on focus.
 
 const (
-	chartW, chartH         = 720, 180
-	plotL, plotR           = 44, 712 // the plot's left and right edges in the viewBox
-	plotT, plotB           = 12, 148 // its top and bottom
-	hourColumns, dayColumn = 120, 144
+	chartW, chartH          = 720, 180
+	plotL, plotR            = 44, 712 // the plot's left and right edges in the viewBox
+	plotT, plotB            = 12, 148 // its top and bottom
+	hourColumns, dayColumns = 120, 144
 )
 
 // HistoryChartID is the id of an entity's chart block, which the live fragment replaces.
@@ -99,7 +99,7 @@ func historyCharts(h domain.History) []historyChart {
 func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChart {
 	cols := hourColumns
 	if h.Range == domain.HistoryDay {
-		cols = dayColumn
+		cols = dayColumns
 	}
 	per := max(len(h.Buckets)/cols, 1)
 	cols = (len(h.Buckets) + per - 1) / per
