@@ -31,17 +31,24 @@ func (c *CommandErrors) Counts() map[string]uint64 {
 
 func (c *CommandErrors) count(cmds ...redis.Cmder) {
 	for _, cmd := range cmds {
-		err := cmd.Err()
-		if err == nil || errors.Is(err, redis.Nil) || redis.HasErrorPrefix(err, "NOSCRIPT") {
-			continue
-		}
-		c.mu.Lock()
-		if c.n == nil {
-			c.n = map[string]uint64{}
-		}
-		c.n[strings.ToLower(cmd.Name())]++
-		c.mu.Unlock()
+		c.countErr(cmd, cmd.Err())
 	}
+}
+
+// countErr counts cmd when err says it failed.
+func (c *CommandErrors) countErr(cmd redis.Cmder, err error) {
+	name := strings.ToLower(cmd.Name())
+	// The connection handshake (HELLO, CLIENT SETINFO) may be refused by older servers;
+	// go-redis goes on without it.
+	if err == nil || errors.Is(err, redis.Nil) || redis.HasErrorPrefix(err, "NOSCRIPT") || name == "hello" || name == "client" {
+		return
+	}
+	c.mu.Lock()
+	if c.n == nil {
+		c.n = map[string]uint64{}
+	}
+	c.n[name]++
+	c.mu.Unlock()
 }
 
 func (c *CommandErrors) DialHook(next redis.DialHook) redis.DialHook {
@@ -50,8 +57,12 @@ func (c *CommandErrors) DialHook(next redis.DialHook) redis.DialHook {
 
 func (c *CommandErrors) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
+		// A single command's reply error is what next returns; go-redis sets it on cmd later.
 		err := next(ctx, cmd)
-		c.count(cmd)
+		if err == nil {
+			err = cmd.Err()
+		}
+		c.countErr(cmd, err)
 		return err
 	}
 }
