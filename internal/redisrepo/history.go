@@ -148,12 +148,12 @@ func (h *History) Record(ctx context.Context) error {
 	hourLen, dayLen := int64(domain.HistoryHour.Buckets()), int64(domain.HistoryDay.Buckets())
 	write := h.rdb.Pipeline()
 	for _, s := range samples {
-		ten, min := s.read()
+		ten, soFar := s.read()
 		size := int64(slotSize(s.kind))
 		hour, day := h.keys.HistoryRing(s.kind, s.name, domain.HistoryHour), h.keys.HistoryRing(s.kind, s.name, domain.HistoryDay)
 		write.SetRange(ctx, hour, (bucket%hourLen)*size, encodeSlot(bucket, ten))
 		write.PExpire(ctx, hour, historyHourTTL)
-		write.SetRange(ctx, day, (minute%dayLen)*size, encodeSlot(minute, min))
+		write.SetRange(ctx, day, (minute%dayLen)*size, encodeSlot(minute, soFar))
 		write.PExpire(ctx, day, historyDayTTL)
 		args := []any{bucket, s.name}
 		for i, info := range domain.HistorySeries[s.kind] {
@@ -185,7 +185,7 @@ func (h *History) planQueue(ctx context.Context, pipe redis.Pipeliner, queue str
 	return sample{kind: domain.HistoryQueue, name: queue, read: func() ([]int64, []int64) {
 		d := depth()
 		gauges := []int64{d.Due, d.Waiting - d.Due, d.Processing, d.Dead}
-		ten, min := sumSeconds(tput.Val(), start, minuteAt.Unix(), func(field string) (int, int64, bool) {
+		ten, soFar := sumSeconds(tput.Val(), start, minuteAt.Unix(), func(field string) (int, int64, bool) {
 			if len(field) < 2 {
 				return 0, 0, false
 			}
@@ -193,7 +193,7 @@ func (h *History) planQueue(ctx context.Context, pipe redis.Pipeliner, queue str
 			i := strings.IndexByte("ecf", field[0])
 			return i, minuteAt.Unix() + sec, err == nil && i >= 0
 		}, 3)
-		return append(slices.Clone(gauges), ten...), append(gauges, min...)
+		return append(slices.Clone(gauges), ten...), append(gauges, soFar...)
 	}}
 }
 
@@ -216,11 +216,11 @@ func (h *History) planBoard(ctx context.Context, pipe redis.Pipeliner, board str
 	players := pipe.ZCard(ctx, h.keys.Leaderboard(board))
 	adds := pipe.HGetAll(ctx, h.keys.BoardAdds(board, minuteAt))
 	return sample{kind: domain.HistoryBoard, name: board, read: func() ([]int64, []int64) {
-		ten, min := sumSeconds(adds.Val(), start, minuteAt.Unix(), func(field string) (int, int64, bool) {
+		ten, soFar := sumSeconds(adds.Val(), start, minuteAt.Unix(), func(field string) (int, int64, bool) {
 			sec, err := strconv.ParseInt(field, 10, 64)
 			return 0, minuteAt.Unix() + sec, err == nil
 		}, 1)
-		return []int64{players.Val(), ten[0]}, []int64{players.Val(), min[0]}
+		return []int64{players.Val(), ten[0]}, []int64{players.Val(), soFar[0]}
 	}}
 }
 
