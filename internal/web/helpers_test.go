@@ -79,14 +79,14 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string) t
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	clock := domain.SystemClock{}
 	svc := openRepo(t, rdb)
-	watcher := live.NewWatcher(svc.Snapshots.Read, TopicRenderer(bigKey), hub, 50*time.Millisecond, log, metrics)
+	watcher := live.NewWatcher(svc.Snapshots.Read, TopicRenderer(bigKey, adminToken != ""), hub, 50*time.Millisecond, log, metrics)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { svc.Run(ctx); close(done) }()
 	t.Cleanup(func() { stop(); <-done })
 	return testWiring{
 		deps: Deps{
-			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks,
+			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks, Auth: svc.Auth,
 			Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, Ping: svc.Ping,
 			AdminToken: adminToken, BigKey: bigKey,
 		},
