@@ -6,16 +6,24 @@ DIST     := static/dist
 ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(DIST)/favicon.svg
 TEMPLS   := $(wildcard views/*.templ)
 
-.PHONY: run test build generate dev bench assets templ check-generated clean
+.PHONY: run test fuzz build generate dev bench assets templ check-generated clean
 
 ## run: build what is needed, then serve (embedded in-memory Redis with demo data unless REDIS_URL is set)
 run: assets
 	$(GO) run ./cmd/web $(ARGS)
 
-## test: generated code is fresh, vet, then every test with the race detector
+## test: generated code is fresh, vet, every test with the race detector, each fuzz target briefly
 test: assets check-generated
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJSON$$' -fuzztime 3s ./internal/web
+	$(GO) test -run '^$$' -fuzz '^FuzzEntriesCursor$$' -fuzztime 3s ./internal/web
+
+## fuzz: each fuzz target for longer (FUZZTIME, default 1m)
+FUZZTIME ?= 1m
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJSON$$' -fuzztime $(FUZZTIME) ./internal/web
+	$(GO) test -run '^$$' -fuzz '^FuzzEntriesCursor$$' -fuzztime $(FUZZTIME) ./internal/web
 
 ## build: bin/zpulse, one binary with the assets embedded
 build: assets
