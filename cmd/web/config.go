@@ -48,7 +48,14 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	demoEvery := fs.String("demo-every", envOr(getenv, "ZPULSE_DEMO_EVERY", "400ms"), "how often the demo makes a round of traffic, 50ms to 1m (ZPULSE_DEMO_EVERY)")
 	bigKey := fs.String("big-key-members", envOr(getenv, "ZPULSE_BIG_KEY_MEMBERS", "1000000"), "members above which a board page warns of a big key, 1 or more (ZPULSE_BIG_KEY_MEMBERS)")
 	fs.StringVar(&cfg.APIRateLimit, "api-rate-limit", getenv("ZPULSE_API_RATE_LIMIT"), "limiter policy that limits the JSON API per client (API token or IP); none: off (ZPULSE_API_RATE_LIMIT)")
-	trustProxy := fs.String("trust-proxy", envOr(getenv, "ZPULSE_TRUST_PROXY", "false"), "zpulse is reached through a TLS-terminating proxy on a loopback or private address: honour its X-Forwarded-For (client address for limits), -Proto (Secure cookie) and -Host (websocket Origin check) (ZPULSE_TRUST_PROXY)")
+	if v := getenv("ZPULSE_TRUST_PROXY"); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return cfg, fmt.Errorf("ZPULSE_TRUST_PROXY must be true or false (got %q)", v)
+		}
+		cfg.TrustProxy = on
+	}
+	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", cfg.TrustProxy, "zpulse is reached through a TLS-terminating proxy on a loopback or private address: honour its X-Forwarded-For (client address for limits), -Proto (Secure cookie) and -Host (websocket Origin check) (ZPULSE_TRUST_PROXY)")
 	def := web.DefaultWSLimits
 	wsLimits := []struct {
 		name, env, usage string
@@ -81,9 +88,6 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if cfg.BigKey, err = strconv.ParseInt(*bigKey, 10, 64); err != nil || cfg.BigKey < 1 {
 		return cfg, fmt.Errorf("big-key-members must be a whole number of 1 or more (got %q)", *bigKey)
-	}
-	if cfg.TrustProxy, err = strconv.ParseBool(*trustProxy); err != nil {
-		return cfg, fmt.Errorf("trust-proxy must be true or false (got %q)", *trustProxy)
 	}
 	for i, l := range wsLimits {
 		n, err := strconv.Atoi(*wsValues[i])
