@@ -39,19 +39,22 @@ func who(c echo.Context) identity {
 
 // authenticate finds out who sent a request, once, for the handlers and views after it. A
 // bearer token is checked wherever it is sent (a wrong one is a guess of the admin token and
-// is refused and counted, even on a read); a session cookie is looked up in Redis.
-func (s *server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		id, err := s.identify(c)
-		if err != nil {
-			return err
+// is refused and counted, even on a read); with sessions (pages, not the API, which takes
+// bearer tokens only) a session cookie is looked up in Redis.
+func (s *server) authenticate(sessions bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			id, err := s.identify(c, sessions)
+			if err != nil {
+				return err
+			}
+			c.Set(identityKey, id)
+			return next(c)
 		}
-		c.Set(identityKey, id)
-		return next(c)
 	}
 }
 
-func (s *server) identify(c echo.Context) (identity, error) {
+func (s *server) identify(c echo.Context, sessions bool) (identity, error) {
 	if s.AdminToken == "" {
 		return identity{admin: true}, nil
 	}
@@ -62,7 +65,7 @@ func (s *server) identify(c echo.Context) (identity, error) {
 		return identity{admin: true}, nil
 	}
 	ck, err := c.Cookie(sessionCookie)
-	if err != nil || ck.Value == "" {
+	if !sessions || err != nil || ck.Value == "" {
 		return identity{}, nil
 	}
 	live, err := s.Auth.Session(c.Request().Context(), ck.Value, s.tokenFingerprint)

@@ -307,3 +307,12 @@ func sessionKeyHash(id string) string {
 	sum := sha256.Sum256([]byte(id))
 	return hex.EncodeToString(sum[:])
 }
+
+// The API takes bearer tokens only: an admin's session cookie does not change data through it.
+func TestAPIIgnoresSessionCookies(t *testing.T) {
+	s := newTestServer(t, "s3cret", nil)
+	s.signIn(t, "s3cret") // the client's jar now holds the session
+	if status, b := s.postJSON(t, "/api/v1/boards/b/scores", `{"player":"a","points":1}`); status != http.StatusUnauthorized {
+		t.Errorf("API write with a session cookie: %d %s, want 401", status, b)
+	}
+}

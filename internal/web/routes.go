@@ -18,7 +18,7 @@ func (s *server) routes(e *echo.Echo) {
 
 	// Pages, live over /ws. Forms carry a CSRF token; changes need an admin session when an
 	// admin token is configured, and wake the watcher when they succeed.
-	pages := e.Group("", refuseCSRFInQuery, csrf(), s.authenticate)
+	pages := e.Group("", refuseCSRFInQuery, csrf(), s.authenticate(true))
 	change := []echo.MiddlewareFunc{s.requireAdminPage, s.nudgeAfterChange}
 	pages.GET("/", s.overviewPage)
 	pages.POST("/demo", s.demoSwitch, change...)
@@ -53,7 +53,7 @@ func (s *server) routes(e *echo.Echo) {
 
 	// JSON API. Changes need "Authorization: Bearer <admin token>" when one is configured,
 	// and wake the watcher when they succeed. A bearer token is checked wherever it is sent.
-	api := e.Group("/api/v1", requireJSON, s.rateLimitAPI(), s.authenticate)
+	api := e.Group("/api/v1", requireJSON, s.rateLimitAPI(), s.authenticate(false))
 	write := []echo.MiddlewareFunc{s.requireAdminAPI, s.nudgeAfterChange}
 	api.GET("/boards", s.apiBoards)
 	api.GET("/boards/:board", s.apiSettings)
