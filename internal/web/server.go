@@ -59,8 +59,12 @@ type server struct {
 	admission        *wsAdmission
 }
 
-// NewServer returns zpulse's HTTP handler: middleware, then the routes of routes.go.
+// NewServer returns zpulse's HTTP handler: middleware, then the routes of routes.go. With an
+// admin token, d.Auth is required.
 func NewServer(d Deps) *echo.Echo {
+	if d.AdminToken != "" && d.Auth == nil {
+		panic("web.NewServer: an admin token needs Deps.Auth (redisrepo.Services.Auth) for its sessions and attempt limit")
+	}
 	s := &server{Deps: d, tokenFingerprint: fingerprint(d.AdminToken), admission: newWSAdmission(d.WS)}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
