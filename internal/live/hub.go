@@ -18,6 +18,10 @@ type Hub struct {
 	topics  map[string]*topic
 	clients map[*client]struct{}
 	closed  bool
+
+	// subscriptionsChanged, when set (by tests, before any connection), is called under mu
+	// after a client was added or removed, so a test waits for that instead of polling.
+	subscriptionsChanged func()
 }
 
 type topic struct {
@@ -83,7 +87,14 @@ func (h *Hub) subscribe(c *client) bool {
 		}
 	}
 	h.metrics.connected(len(h.clients))
+	h.changedLocked()
 	return true
+}
+
+func (h *Hub) changedLocked() {
+	if h.subscriptionsChanged != nil {
+		h.subscriptionsChanged()
+	}
 }
 
 // unsubscribe removes c everywhere and stops its writer. Safe to call more than once.
@@ -121,6 +132,7 @@ func (h *Hub) removeLocked(c *client, code int) {
 	c.closeCode = code
 	close(c.quit)
 	h.metrics.connected(len(h.clients))
+	h.changedLocked()
 }
 
 // Close disconnects every client with a "service restart" close frame, so browsers reconnect

@@ -68,21 +68,10 @@ func newWatcher(t *testing.T) (*Watcher, *source, *renders, *Hub, func(topics ..
 	subscribe := func(topics ...string) *websocket.Conn {
 		before := len(hub.Topics())
 		c := dial(t, srv, topics...)
-		waitUntil(t, func() bool { return len(hub.Topics()) > before })
+		waitSubscriptions(t, hub, func() bool { return len(hub.Topics()) > before })
 		return c
 	}
 	return w, src, r, hub, subscribe
-}
-
-func waitUntil(t *testing.T, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5s")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 func TestTickPublishesOnlyWhatChanged(t *testing.T) {
