@@ -45,3 +45,9 @@ func hubSubscribers(h *Hub, topic string) int {
 	}
 	return 0
 }
+
+func hubClients(h *Hub) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.clients)
+}

@@ -26,15 +26,26 @@ type Status struct {
 	Detail    string // why not, when not available
 }
 
+// DefaultMinGap is the shortest time between two ticks unless WithMinGap says otherwise:
+// short enough that a write made through zpulse shows at once to a person, long enough that a
+// flood of writes costs viewers at most 20 frames a second.
+const DefaultMinGap = 50 * time.Millisecond
+
 // Watcher polls the topics that have subscribers and publishes the ones that changed.
 type Watcher struct {
 	poll     PollFunc
 	render   RenderFunc
 	hub      *Hub
 	interval time.Duration
+	minGap   time.Duration
+	clock    Clock
 	log      *slog.Logger
 	metrics  *Metrics
 	nudge    chan struct{}
+
+	// handled, when set (by tests), is called by Run after each wake-up it dealt with, so a
+	// test moving a manual clock knows when the loop waits again.
+	handled func()
 
 	tickMu sync.Mutex     // one tick at a time
 	last   map[string]any // topic -> snapshot last published
@@ -43,12 +54,37 @@ type Watcher struct {
 	status   Status
 }
 
+// Clock is the time Run schedules ticks by: the machine's unless WithClock gives another.
+type Clock interface {
+	domain.Clock
+	// After sends the time once d has passed, like time.After.
+	After(d time.Duration) <-chan time.Time
+}
+
+type systemClock struct{ domain.SystemClock }
+
+func (systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Option configures a Watcher.
+type Option func(*Watcher)
+
+// WithMinGap sets the shortest time between two ticks, whatever nudges them (DefaultMinGap).
+// Each topic is then published at most once per gap.
+func WithMinGap(d time.Duration) Option { return func(w *Watcher) { w.minGap = d } }
+
+// WithClock makes Run schedule ticks by c instead of the machine's clock.
+func WithClock(c Clock) Option { return func(w *Watcher) { w.clock = c } }
+
 // NewWatcher returns a watcher that polls every interval. metrics may be nil.
-func NewWatcher(poll PollFunc, render RenderFunc, hub *Hub, interval time.Duration, log *slog.Logger, metrics *Metrics) *Watcher {
-	return &Watcher{
-		poll: poll, render: render, hub: hub, interval: interval, log: log, metrics: metrics,
-		nudge: make(chan struct{}, 1), last: map[string]any{}, status: Status{Available: true},
+func NewWatcher(poll PollFunc, render RenderFunc, hub *Hub, interval time.Duration, log *slog.Logger, metrics *Metrics, opts ...Option) *Watcher {
+	w := &Watcher{
+		poll: poll, render: render, hub: hub, interval: interval, minGap: DefaultMinGap, clock: systemClock{},
+		log: log, metrics: metrics, nudge: make(chan struct{}, 1), last: map[string]any{}, status: Status{Available: true},
 	}
+	for _, o := range opts {
+		o(w)
+	}
+	return w
 }
 
 // Status returns the outcome of the last poll (available until a poll failed).
@@ -58,7 +94,9 @@ func (w *Watcher) Status() Status {
 	return w.status
 }
 
-// Nudge asks for a tick now, e.g. right after a write made through zpulse. It never blocks.
+// Nudge asks for a tick soon, e.g. right after a write made through zpulse: at once after a
+// quiet minimum gap, else when the gap is over. It never blocks; nudges made while a tick
+// waits for its gap merge into that tick.
 func (w *Watcher) Nudge() {
 	select {
 	case w.nudge <- struct{}{}:
@@ -66,18 +104,36 @@ func (w *Watcher) Nudge() {
 	}
 }
 
-// Run ticks every interval, and at once when nudged, until ctx ends.
+// Run ticks every interval and when nudged, until ctx ends, never two ticks closer than the
+// minimum gap: a request that comes sooner waits for the gap's end, and every other request
+// made meanwhile merges into that one tick. So a flood of writes costs each viewer at most one
+// frame per gap, and a periodic tick still publishes within a gap of its time.
 func (w *Watcher) Run(ctx context.Context) {
-	t := time.NewTicker(w.interval)
-	defer t.Stop()
+	periodic := w.clock.After(w.interval)
+	var gapOver <-chan time.Time // set while a tick waits for the gap to end
+	var last time.Time           // when the last tick started; zero before the first
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-periodic:
+			periodic = w.clock.After(w.interval)
 		case <-w.nudge:
+		case <-gapOver:
+			gapOver = nil
 		}
-		w.Tick(ctx)
+		if gapOver == nil { // else this request merges into the tick that waits
+			now := w.clock.Now()
+			if wait := w.minGap - now.Sub(last); !last.IsZero() && wait > 0 {
+				gapOver = w.clock.After(wait)
+			} else {
+				last = now
+				w.Tick(ctx)
+			}
+		}
+		if w.handled != nil {
+			w.handled()
+		}
 	}
 }
 

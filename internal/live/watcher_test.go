@@ -66,9 +66,9 @@ func newWatcher(t *testing.T) (*Watcher, *source, *renders, *Hub, func(topics ..
 	r := &renders{n: map[string]int{}}
 	w := NewWatcher(src.poll, r.render, hub, 50*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	subscribe := func(topics ...string) *websocket.Conn {
-		before := len(hub.Topics())
+		before := hubClients(hub)
 		c := dial(t, srv, topics...)
-		waitSubscriptions(t, hub, func() bool { return len(hub.Topics()) > before })
+		waitSubscriptions(t, hub, func() bool { return hubClients(hub) > before })
 		return c
 	}
 	return w, src, r, hub, subscribe
