@@ -4,6 +4,7 @@
 package live
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/gorilla/websocket"
@@ -26,7 +27,22 @@ type Hub struct {
 
 type topic struct {
 	subs map[*client]struct{}
-	last *websocket.PreparedMessage
+	last *frame
+}
+
+// Fragment is one topic's HTML as published: its root element carries the id of the element it
+// replaces on the page, so fragments of several topics can travel in one websocket message.
+type Fragment struct {
+	Topic string
+	HTML  []byte
+}
+
+// frame is a fragment ready to send: its websocket frame is prepared once for every
+// subscriber that gets it alone, and its HTML is kept for the batches that carry several.
+type frame struct {
+	topic    string
+	html     []byte
+	prepared *websocket.PreparedMessage
 }
 
 // NewHub returns an empty hub. metrics may be nil.
@@ -46,22 +62,47 @@ func (h *Hub) Topics() []string {
 }
 
 // Publish sends a fragment to every subscriber of topic and keeps it for later subscribers.
-// The websocket frame is prepared once, whatever the number of subscribers. A subscriber
-// whose buffer is full is dropped (its browser reconnects) rather than stalling the others.
 func (h *Hub) Publish(name string, fragment []byte) error {
-	msg, err := websocket.NewPreparedMessage(websocket.TextMessage, fragment)
-	if err != nil {
-		return err
+	return h.PublishBatch([]Fragment{{Topic: name, HTML: fragment}})
+}
+
+// PublishBatch sends each fragment to the subscribers of its topic and keeps it for later
+// subscribers. A subscriber of several of the topics gets its fragments as one batch, which
+// its connection writes with one system call. A subscriber whose buffer is full is dropped
+// (its browser reconnects) rather than stalling the others.
+func (h *Hub) PublishBatch(fragments []Fragment) error {
+	frames := make([]*frame, 0, len(fragments))
+	for _, f := range fragments {
+		msg, err := websocket.NewPreparedMessage(websocket.TextMessage, f.HTML)
+		if err != nil {
+			return fmt.Errorf("live.PublishBatch: %w", err)
+		}
+		frames = append(frames, &frame{topic: f.Topic, html: f.HTML, prepared: msg})
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	t := h.topics[name]
-	if t == nil {
+	if len(frames) == 1 { // the common case: one slice shared by every subscriber, read only
+		if t := h.topics[frames[0].topic]; t != nil {
+			t.last = frames[0]
+			for c := range t.subs {
+				h.sendLocked(c, frames)
+			}
+		}
 		return nil
 	}
-	t.last = msg
-	for c := range t.subs {
-		h.sendLocked(c, msg)
+	batches := map[*client][]*frame{}
+	for _, f := range frames {
+		t := h.topics[f.topic]
+		if t == nil {
+			continue // nobody watches it: do not create it
+		}
+		t.last = f
+		for c := range t.subs {
+			batches[c] = append(batches[c], f)
+		}
+	}
+	for c, batch := range batches {
+		h.sendLocked(c, batch)
 	}
 	return nil
 }
@@ -75,6 +116,7 @@ func (h *Hub) subscribe(c *client) bool {
 		return false
 	}
 	h.clients[c] = struct{}{}
+	var replay []*frame
 	for _, name := range c.topics {
 		t := h.topics[name]
 		if t == nil {
@@ -83,8 +125,11 @@ func (h *Hub) subscribe(c *client) bool {
 		}
 		t.subs[c] = struct{}{}
 		if t.last != nil {
-			h.sendLocked(c, t.last)
+			replay = append(replay, t.last)
 		}
+	}
+	if len(replay) > 0 {
+		h.sendLocked(c, replay)
 	}
 	h.metrics.connected(len(h.clients))
 	h.changedLocked()
@@ -104,9 +149,9 @@ func (h *Hub) unsubscribe(c *client) {
 	h.removeLocked(c, websocket.CloseNormalClosure)
 }
 
-func (h *Hub) sendLocked(c *client, msg *websocket.PreparedMessage) {
+func (h *Hub) sendLocked(c *client, batch []*frame) {
 	select {
-	case c.send <- msg:
+	case c.send <- batch:
 	default:
 		h.metrics.dropped()
 		h.removeLocked(c, websocket.CloseTryAgainLater)

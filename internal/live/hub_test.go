@@ -52,6 +52,13 @@ func read(t *testing.T, conn *websocket.Conn) string {
 	return string(msg)
 }
 
+// readUntil reads messages until one is want, failing on error.
+func readUntil(t *testing.T, conn *websocket.Conn, want string) {
+	t.Helper()
+	for read(t, conn) != want {
+	}
+}
+
 // subscriptionChanges holds, per hub of newHubServer, the channel its subscriptionsChanged
 // hook signals.
 var subscriptionChanges sync.Map // *Hub -> chan struct{}
@@ -102,8 +109,7 @@ func TestNewSubscriberGetsTheLastFragment(t *testing.T) {
 	waitTopics(t, hub, 1)
 	hub.Publish("board:a", []byte("old"))
 	hub.Publish("board:a", []byte("new"))
-	read(t, first)
-	read(t, first)
+	readUntil(t, first, "new") // "old" may be skipped: a queued later fragment replaces it
 	late := dial(t, srv, "board:a")
 	if got := read(t, late); got != "new" {
 		t.Errorf("late subscriber got %q, want the last fragment", got)
@@ -216,5 +222,51 @@ func TestCloseSendsServiceRestart(t *testing.T) {
 	late.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if _, _, err := late.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseServiceRestart) {
 		t.Errorf("a connection after Close got %v, want close 1012", err)
+	}
+}
+
+// A page watching several topics gets one tick's fragments in one message, and a new
+// subscriber gets the last fragment of each of its topics in one message too.
+func TestBatchIsOneMessagePerConnection(t *testing.T) {
+	hub, srv, _ := newHubServer(t)
+	both := dial(t, srv, "status", "board:a")
+	one := dial(t, srv, "board:a")
+	waitTopics(t, hub, 2)
+	batch := []Fragment{{"status", []byte(`<div id="s">ok</div>`)}, {"board:a", []byte(`<section id="a">1</section>`)}, {"nobody", []byte("x")}}
+	if err := hub.PublishBatch(batch); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, both); got != `<div id="s">ok</div><section id="a">1</section>` {
+		t.Errorf("the page of both topics got %q, want both fragments in one message", got)
+	}
+	if got := read(t, one); got != `<section id="a">1</section>` {
+		t.Errorf("the page of one topic got %q", got)
+	}
+	late := dial(t, srv, "board:a", "status")
+	if got := read(t, late); got != `<section id="a">1</section><div id="s">ok</div>` {
+		t.Errorf("a new subscriber got %q, want the last fragment of each of its topics", got)
+	}
+}
+
+func TestLatestPerTopic(t *testing.T) {
+	f := func(topic, html string) *frame { return &frame{topic: topic, html: []byte(html)} }
+	for name, tc := range map[string]struct {
+		in   []*frame
+		want string
+	}{
+		"one":               {[]*frame{f("a", "1")}, "1"},
+		"distinct topics":   {[]*frame{f("a", "1"), f("b", "1")}, "11"},
+		"a later replaces":  {[]*frame{f("a", "1"), f("b", "1"), f("a", "2")}, "12"},
+		"three of one kind": {[]*frame{f("a", "1"), f("a", "2"), f("a", "3")}, "3"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var got strings.Builder
+			for _, fr := range latestPerTopic(tc.in) {
+				got.Write(fr.html)
+			}
+			if got.String() != tc.want {
+				t.Errorf("got %q, want %q", got.String(), tc.want)
+			}
+		})
 	}
 }

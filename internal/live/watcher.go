@@ -158,12 +158,17 @@ func (w *Watcher) Tick(ctx context.Context) int {
 			if errors.Is(err, context.DeadlineExceeded) {
 				detail = fmt.Sprintf("Redis did not answer within %v", timeout)
 			}
-			w.setStatus(Status{Available: false, Detail: detail}, err)
+			if s := (Status{Available: false, Detail: detail}); w.setStatus(s, err) {
+				w.publish(w.appendRendered(nil, domain.TopicStatus, s))
+			}
 		}
 		w.metrics.ticked(time.Since(start).Seconds(), true, 0)
 		return 0
 	}
-	pushed := w.setStatus(Status{Available: true}, nil)
+	var batch []Fragment
+	if w.setStatus(Status{Available: true}, nil) {
+		batch = w.appendRendered(batch, domain.TopicStatus, Status{Available: true})
+	}
 	for topic := range w.last {
 		if _, ok := snaps[topic]; !ok {
 			delete(w.last, topic) // nobody watches it any more: start afresh when somebody does
@@ -173,44 +178,58 @@ func (w *Watcher) Tick(ctx context.Context) int {
 		if prev, ok := w.last[topic]; ok && reflect.DeepEqual(prev, snap) {
 			continue
 		}
-		if w.publish(topic, snap) {
-			w.last[topic] = snap
-			pushed++
+		batch = w.appendRendered(batch, topic, snap)
+	}
+	pushed := w.publish(batch)
+	if pushed > 0 {
+		for _, f := range batch {
+			if f.Topic != domain.TopicStatus {
+				w.last[f.Topic] = snaps[f.Topic]
+			}
 		}
 	}
 	w.metrics.ticked(time.Since(start).Seconds(), false, pushed)
 	return pushed
 }
 
-// setStatus records the poll's outcome and, when availability changed, logs it and pushes
-// the status fragment to every page. It returns the number of fragments published.
-func (w *Watcher) setStatus(s Status, err error) int {
+// setStatus records the poll's outcome and, when availability changed, logs it. It reports
+// whether it changed, so the caller publishes the status fragment to every page.
+func (w *Watcher) setStatus(s Status, err error) bool {
 	w.statusMu.Lock()
 	changed := w.status.Available != s.Available
 	w.status = s
 	w.statusMu.Unlock()
 	if !changed {
-		return 0
+		return false
 	}
 	if s.Available {
 		w.log.Info("redis is available again; live updates resume")
 	} else {
 		w.log.Warn("redis is unavailable; pages show a banner until it answers", "err", err)
 	}
-	if w.publish(domain.TopicStatus, s) {
-		return 1
-	}
-	return 0
+	return true
 }
 
-func (w *Watcher) publish(topic string, snap any) bool {
-	frag, err := w.render(topic, snap)
-	if err == nil {
-		err = w.hub.Publish(topic, frag)
-	}
+// appendRendered appends topic's fragment to batch; a topic that fails to render is logged
+// and left out, so the next tick tries again.
+func (w *Watcher) appendRendered(batch []Fragment, topic string, snap any) []Fragment {
+	html, err := w.render(topic, snap)
 	if err != nil {
-		w.log.Error("cannot publish a live fragment", "topic", topic, "err", err)
-		return false
+		w.log.Error("cannot render a live fragment", "topic", topic, "err", err)
+		return batch
 	}
-	return true
+	return append(batch, Fragment{Topic: topic, HTML: html})
+}
+
+// publish hands one tick's fragments to the hub together, so a page watching several of the
+// topics gets them in one write. It returns the number of fragments published.
+func (w *Watcher) publish(batch []Fragment) int {
+	if len(batch) == 0 {
+		return 0
+	}
+	if err := w.hub.PublishBatch(batch); err != nil {
+		w.log.Error("cannot publish live fragments", "err", err)
+		return 0
+	}
+	return len(batch)
 }

@@ -141,11 +141,8 @@ func TestStatusFollowsTheSource(t *testing.T) {
 	src.setDown(false)
 	src.set("board:a", 2)
 	w.Tick(ctx)
-	if got := read(t, page); got != "status available=true" {
-		t.Errorf("recovery: got %q, want the status first", got)
-	}
-	if got := read(t, page); got != "board:a=2" {
-		t.Errorf("after recovery: got %q", got)
+	if got := read(t, page); got != "status available=trueboard:a=2" {
+		t.Errorf("recovery: got %q, want the status first and the change, in one message", got)
 	}
 	if !w.Status().Available {
 		t.Error("Status() still unavailable")
