@@ -68,8 +68,11 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
 		conn.Close()
 		return
 	}
+	// Both loops get goroutines of their own and the handler returns, as in gorilla's chat
+	// example: a handler still running would keep net/http's connection state, request and
+	// buffers (about 10 KB) alive for as long as the socket is open.
 	go c.writeLoop()
-	c.readLoop(h)
+	go c.readLoop(h)
 }
 
 // readLoop reads until the connection fails, which is how a closed tab or a missed pong is
