@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"math/rand/v2"
 	"net/http"
@@ -41,6 +42,8 @@ func main() {
 	dialers := flag.Int("dialers", 50, "viewers opened at the same time")
 	rate := flag.Float64("writes", 4, "writes per second during the measurement")
 	duration := flag.Duration("duration", 20*time.Second, "how long to measure")
+	apiRate := flag.Int("api-writes", 0, "writes per second made through zpulse's API meanwhile (each nudges the watcher), to see how a flood of writes reaches viewers")
+	apiClients := flag.Int("api-clients", 50, "concurrent API clients for -api-writes")
 	hold := flag.Duration("hold", time.Second, "how long to hold the viewers idle before measuring (e.g. to read the server's memory)")
 	flag.Parse()
 
@@ -95,6 +98,8 @@ func main() {
 
 	r.measuring.Store(true)
 	measureStart := time.Now()
+	stopFlood := make(chan struct{})
+	floodDone := flood(*base, *board, *apiRate, *apiClients, stopFlood)
 	every := float64(time.Second) / *rate
 	seq := 0
 	for time.Since(measureStart) < *duration {
@@ -108,6 +113,8 @@ func main() {
 			log.Fatalf("wsload: write: %v", err)
 		}
 	}
+	close(stopFlood)
+	apiOK, apiFailed := floodDone()
 	time.Sleep(2 * time.Second) // the last write's frames
 	r.measuring.Store(false)
 	elapsed := time.Since(measureStart)
@@ -118,6 +125,55 @@ func main() {
 	r.mu.Unlock()
 	wg.Wait()
 	r.report(seq, int(opened.Load()), elapsed)
+	if *apiRate > 0 {
+		fmt.Printf("API writes: %d ok, %d failed (%.0f/s); frames per viewer: %.1f/s\n",
+			apiOK, apiFailed, float64(apiOK)/elapsed.Seconds(), float64(r.frames.Load())/float64(opened.Load())/elapsed.Seconds())
+	}
+}
+
+// flood adds points through zpulse's API at rate per second from clients connections until
+// stop is closed, to one player kept at the top of the board so every write changes the
+// board's top 10. The returned function waits for the clients and counts their writes.
+func flood(base, board string, rate, clients int, stop <-chan struct{}) func() (ok, failed int64) {
+	if rate <= 0 {
+		return func() (int64, int64) { return 0, 0 }
+	}
+	var okN, failedN atomic.Int64
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	u := base + "/api/v1/boards/" + url.PathEscape(board) + "/scores"
+	post := func(points int64) {
+		body := fmt.Sprintf(`{"player":"wsload-flood","points":%d}`, points)
+		resp, err := hc.Post(u, "application/json", strings.NewReader(body))
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		if err != nil || resp.StatusCode != http.StatusOK {
+			failedN.Add(1)
+			return
+		}
+		okN.Add(1)
+	}
+	post(2_000_000_000) // above every wsload-N player
+	tick := time.NewTicker(time.Second / time.Duration(rate))
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					post(1)
+				}
+			}
+		})
+	}
+	return func() (int64, int64) {
+		wg.Wait()
+		tick.Stop()
+		return okN.Load(), failedN.Load()
+	}
 }
 
 type run struct {
