@@ -27,7 +27,7 @@ var topicPattern = regexp.MustCompile(`^[A-Za-z0-9:._-]{1,128}$`)
 type client struct {
 	conn   *websocket.Conn
 	topics []string
-	send   chan []*frame // batches from the hub; shared slices, never written to
+	send   chan *batch   // from the hub; shared between connections, never written to
 	quit   chan struct{} // closed by the hub when the client is removed
 	queued []*frame      // the writer's scratch: the batches it is about to write
 	// closeCode is the close frame's code, set by the hub before it closes quit.
@@ -62,7 +62,7 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the upgrader has answered already
 	}
-	c := &client{conn: conn, topics: topics, send: make(chan []*frame, sendBuffer), quit: make(chan struct{})}
+	c := &client{conn: conn, topics: topics, send: make(chan *batch, sendBuffer), quit: make(chan struct{})}
 	if !h.subscribe(c) {
 		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseServiceRestart, "shutting down"), time.Now().Add(writeWait))
 		conn.Close()
@@ -99,10 +99,10 @@ func (c *client) writeLoop() {
 	}()
 	for {
 		select {
-		case batch := <-c.send:
-			c.queued = append(c.queued[:0], batch...)
+		case b := <-c.send:
+			c.queued = append(c.queued[:0], b.frames...)
 			for range len(c.send) { // bounded: what is queued now, not what keeps coming
-				c.queued = append(c.queued, <-c.send...)
+				c.queued = append(c.queued, (<-c.send).frames...)
 			}
 			if err := c.write(latestPerTopic(c.queued)); err != nil {
 				return

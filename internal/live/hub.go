@@ -45,6 +45,10 @@ type frame struct {
 	prepared *websocket.PreparedMessage
 }
 
+// batch is what one publish queues to one connection. Connections queue pointers, 8 bytes a
+// slot, because every idle connection carries its whole queue.
+type batch struct{ frames []*frame }
+
 // NewHub returns an empty hub. metrics may be nil.
 func NewHub(metrics *Metrics) *Hub {
 	return &Hub{metrics: metrics, topics: map[string]*topic{}, clients: map[*client]struct{}{}}
@@ -81,16 +85,17 @@ func (h *Hub) PublishBatch(fragments []Fragment) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if len(frames) == 1 { // the common case: one slice shared by every subscriber, read only
+	if len(frames) == 1 { // the common case: one batch shared by every subscriber, read only
 		if t := h.topics[frames[0].topic]; t != nil {
 			t.last = frames[0]
+			shared := &batch{frames}
 			for c := range t.subs {
-				h.sendLocked(c, frames)
+				h.sendLocked(c, shared)
 			}
 		}
 		return nil
 	}
-	batches := map[*client][]*frame{}
+	batches := map[*client]*batch{}
 	for _, f := range frames {
 		t := h.topics[f.topic]
 		if t == nil {
@@ -98,11 +103,16 @@ func (h *Hub) PublishBatch(fragments []Fragment) error {
 		}
 		t.last = f
 		for c := range t.subs {
-			batches[c] = append(batches[c], f)
+			b := batches[c]
+			if b == nil {
+				b = &batch{}
+				batches[c] = b
+			}
+			b.frames = append(b.frames, f)
 		}
 	}
-	for c, batch := range batches {
-		h.sendLocked(c, batch)
+	for c, b := range batches {
+		h.sendLocked(c, b)
 	}
 	return nil
 }
@@ -129,7 +139,7 @@ func (h *Hub) subscribe(c *client) bool {
 		}
 	}
 	if len(replay) > 0 {
-		h.sendLocked(c, replay)
+		h.sendLocked(c, &batch{replay})
 	}
 	h.metrics.connected(len(h.clients))
 	h.changedLocked()
@@ -149,9 +159,9 @@ func (h *Hub) unsubscribe(c *client) {
 	h.removeLocked(c, websocket.CloseNormalClosure)
 }
 
-func (h *Hub) sendLocked(c *client, batch []*frame) {
+func (h *Hub) sendLocked(c *client, b *batch) {
 	select {
-	case c.send <- batch:
+	case c.send <- b:
 	default:
 		h.metrics.dropped()
 		h.removeLocked(c, websocket.CloseTryAgainLater)
