@@ -59,7 +59,7 @@ func (c *manualClock) Advance(d time.Duration) int {
 // until the loop has dealt with n wake-ups.
 func runManual(t *testing.T, w *Watcher) (*manualClock, func(n int)) {
 	clock := newManualClock()
-	w.clock = clock
+	WithClock(clock)(w)
 	handled := make(chan struct{})
 	w.handled = func() { handled <- struct{}{} }
 	ctx, cancel := context.WithCancel(context.Background())
@@ -81,8 +81,15 @@ func runManual(t *testing.T, w *Watcher) (*manualClock, func(n int)) {
 // 1,000 writes in one second of the watcher's time, each nudging it: every viewer sees the
 // last value, gets at most one frame per minimum gap, and nobody is dropped.
 func TestNudgeFloodIsCoalesced(t *testing.T) {
+	for _, gap := range []time.Duration{DefaultMinGap, 100 * time.Millisecond} {
+		t.Run(gap.String(), func(t *testing.T) { testNudgeFlood(t, gap) })
+	}
+}
+
+func testNudgeFlood(t *testing.T, gap time.Duration) {
 	w, src, _, hub, subscribe := newWatcher(t)
 	w.interval = 250 * time.Millisecond
+	WithMinGap(gap)(w)
 	const viewers, writes = 20, 1000
 	conns := make([]*websocket.Conn, viewers)
 	for i := range conns {
@@ -96,9 +103,9 @@ func TestNudgeFloodIsCoalesced(t *testing.T) {
 		waitHandled(1)
 		waitHandled(clock.Advance(time.Second / writes))
 	}
-	waitHandled(clock.Advance(DefaultMinGap)) // the tick that waited for its gap
+	waitHandled(clock.Advance(gap)) // the tick that waited for its gap
 	elapsed := clock.Now().Sub(start)
-	maxFrames := int(elapsed/DefaultMinGap) + 1
+	maxFrames := int(elapsed/gap) + 1
 
 	var wg sync.WaitGroup
 	for i, c := range conns {
@@ -115,7 +122,7 @@ func TestNudgeFloodIsCoalesced(t *testing.T) {
 				t.Logf("viewer 0: %d frames in %v of watcher time (at most %d allowed)", frames, elapsed, maxFrames)
 			}
 			if frames > maxFrames {
-				t.Errorf("viewer %d got %d frames in %v, want at most one per %v (%d)", i, frames, elapsed, DefaultMinGap, maxFrames)
+				t.Errorf("viewer %d got %d frames in %v, want at most one per %v (%d)", i, frames, elapsed, gap, maxFrames)
 			}
 		})
 	}
