@@ -170,11 +170,18 @@ return 1
 // KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:attempts  KEYS[4]  {queue:<name>}:scores
 // KEYS[5]  {queue:<name>}:dead      KEYS[6]  {queue:<name>}:settings
+// KEYS[7]  {queue:<name>}:reaper    the highest reaper fence seen
 // ARGV[1]  now, epoch ms, or "" for Redis TIME (the lease clock)
 // ARGV[2]  max attempts when the settings hold none
 // ARGV[3]  the most jobs to handle
-// Returns  {returned, died, 1 when it stopped at the limit (call again) else 0}
+// ARGV[4]  the reaper's fencing token (its singleton lock's); a lower one than KEYS[7]
+// holds is refused, so two reapers never reap one queue in turn after a handover
+// Returns  {returned, died, 1 when it stopped at the limit (call again) else 0};
+// {-1, the fence seen} when ARGV[4] is stale (nothing changes)
 var reapScript = newScript(`
+local fence, seen = tonumber(ARGV[4]), tonumber(redis.call('GET', KEYS[7]) or '0')
+if fence < seen then return {-1, seen} end
+if fence > seen then redis.call('SET', KEYS[7], ARGV[4]) end
 local now = tonumber(ARGV[1])
 if not now then
   local t = redis.call('TIME')

@@ -319,7 +319,7 @@ func (q *Queues) Ack(ctx context.Context, queue, id string) error {
 	return nil
 }
 
-func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
+func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, err error) {
 	names, err := q.found.namesWarm(ctx, queueKeys)
 	if err != nil {
 		return 0, 0, err
@@ -329,8 +329,8 @@ func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
 		cmds := make([]*redis.Cmd, len(names))
 		for i, name := range names {
 			keys := []string{q.keys.Queue(name), q.keys.QueueProcessing(name), q.keys.QueueAttempts(name), q.keys.QueueScores(name),
-				q.keys.QueueDead(name), q.keys.QueueSettings(name)}
-			cmds[i] = reapScript.EvalSha(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch)
+				q.keys.QueueDead(name), q.keys.QueueSettings(name), q.keys.QueueReaperFence(name)}
+			cmds[i] = reapScript.EvalSha(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch, fence)
 		}
 		if err := exec(ctx, q.rdb, pipe); err != nil {
 			return returned, died, opError("redisrepo.Queues.Reap", err)
@@ -338,6 +338,9 @@ func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
 		var again []string
 		for i, cmd := range cmds {
 			vals, err := cmd.Int64Slice()
+			if err == nil && len(vals) == 2 && vals[0] == -1 {
+				return returned, died, domain.Errorf(domain.ECONFLICT, "queue %q was reaped by a newer reaper (fencing token %d, this one's is %d): this reaper's term is over", names[i], vals[1], fence)
+			}
 			if err != nil || len(vals) != 3 {
 				return returned, died, fmt.Errorf("redisrepo.Queues.Reap: unexpected reply %v", cmd.Val())
 			}
@@ -351,14 +354,20 @@ func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
 	return returned, died, nil
 }
 
-// RunReaper reaps every interval until ctx ends; run it inside a domain.Singleton so one
-// instance reaps at a time. after, when not nil, is told what each round did (the watcher's
-// nudge). Redis errors wait for the next round.
-func (q *Queues) RunReaper(ctx context.Context, every time.Duration, after func(returned, died int64)) error {
+// RunReaper reaps every interval until ctx ends, with fence, the fencing token of the
+// domain.Singleton term it runs in (one instance reaps at a time). after, when not nil, is
+// told what each round did (the watcher's nudge). Redis errors wait for the next round; a
+// newer reaper's fence ends the loop with an error wrapping domain.ErrLockLost (the term is
+// over: Singletons campaigns again) and the ECONFLICT.
+func (q *Queues) RunReaper(ctx context.Context, every time.Duration, fence int64, after func(returned, died int64)) error {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if r, d, err := q.Reap(ctx); err == nil && (r > 0 || d > 0) && after != nil {
+		r, d, err := q.Reap(ctx, fence)
+		switch {
+		case domain.ErrorCode(err) == domain.ECONFLICT:
+			return fmt.Errorf("redisrepo.Queues.RunReaper: %w: %w", domain.ErrLockLost, err)
+		case err == nil && (r > 0 || d > 0) && after != nil:
 			after(r, d)
 		}
 		select {

@@ -265,7 +265,7 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var running, maxRunning, terms atomic.Int64
 	started := make(chan struct{}, 8) // a term began
-	loop := func(ctx context.Context) error {
+	loop := func(ctx context.Context, _ int64) error {
 		if n := running.Add(1); n > maxRunning.Load() {
 			maxRunning.Store(n)
 		}
@@ -321,7 +321,7 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 	// A loop that returns on its own ends Run with its result.
 	s := newSingletons(openTest(t, rdb, nil).Locks, DefaultKeys, log)
 	boom := errors.New("boom")
-	if err := s.Run(ctx, "once", func(context.Context) error { return boom }); err != boom {
+	if err := s.Run(ctx, "once", func(context.Context, int64) error { return boom }); err != boom {
 		t.Errorf("Run = %v, want the loop's error", err)
 	}
 	if rdb.Exists(ctx, "lock:zpulse:once").Val() != 0 {
