@@ -44,7 +44,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	defer cancel()
 	var wg sync.WaitGroup
 
-	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log})
+	// The sign-in limit is served from code while its hash is missing (never saved, or Redis
+	// came back empty): sign-in stays limited without a restart.
+	var builtins []domain.LimitPolicy
+	if cfg.AdminToken != "" {
+		builtins = append(builtins, web.LoginPolicy)
+	}
+	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log, Builtins: builtins})
 	if err != nil {
 		return err
 	}
@@ -66,11 +72,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	clock := domain.SystemClock{}
 	leaderboards, locks, limiters, queues, singletons := svc.Leaderboards, svc.Locks, svc.Limiters, svc.Queues, svc.Singletons
 	wg.Go(func() { svc.Run(ctx) }) // discovery, the lock watchdog, the limiters' history
-	if cfg.AdminToken != "" {
-		if _, err := limiters.SetPolicy(ctx, web.LoginPolicy); err != nil {
-			log.Warn("cannot save the sign-in limit; sign-in is not limited until it is saved", "err", err)
-		}
-	}
 	hub := live.NewHub(metrics)
 	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey), hub, cfg.PollInterval, log, metrics)
 

@@ -30,6 +30,10 @@ type OpenOptions struct {
 	TakePool int
 	// Log receives the services' messages; nil discards them.
 	Log *slog.Logger
+	// Builtins are limiter policies zpulse depends on (the sign-in limit), served from code
+	// while their hash is missing, as "default" always is: a Redis that comes back empty
+	// still limits, without a restart. Saving a policy of the same name overrides one.
+	Builtins []domain.LimitPolicy
 }
 
 // defaultTakePool: that many takes can wait at once; more wait for a connection (go-redis's
@@ -71,6 +75,10 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	builtins, err := newBuiltinPolicies(opt.Builtins)
+	if err != nil {
+		return nil, fmt.Errorf("redisrepo.Open: built-in limiter policy: %w", err)
+	}
 	s := &Services{Client: opt.Client}
 	if opt.Client == nil {
 		redis.SetLogger(goRedisLogger{opt.Log}) // go-redis would log every failed dial while Redis is down
@@ -110,11 +118,12 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Discovery = newDiscovery(rdb, keys)
 	s.Leaderboards = newLeaderboards(rdb, keys, s.Discovery, c)
 	s.Queues = newQueues(rdb, blocking, keys, s.Discovery, c)
-	s.Limiters = newLimiters(rdb, keys, c)
+	s.Limiters = newLimiters(rdb, keys, c, builtins)
 	s.Locks = newLocks(rdb, keys, s.Discovery, c)
 	s.Singletons = newSingletons(s.Locks, keys, opt.Log)
 	s.Demo = newDemoSwitch(rdb, keys)
 	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c)
+	s.Snapshots.limiters.builtins = builtins
 	s.Discovery.onRate = func(ctx context.Context, keys []string) { _ = s.Limiters.adoptClients(ctx, keys) }
 	return s, nil
 }
