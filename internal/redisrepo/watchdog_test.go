@@ -30,9 +30,15 @@ func newManualLocks(t *testing.T) (*Locks, *redis.Client, *domain.ManualClock) {
 
 // With the watchdog, a holder keeps its lock across several TTLs of work: every TTL/3 the
 // lease is back to a full TTL. Redis's own countdown is stood in for by cutting the key's
-// PTTL to 1 s before each renewal. At release the renewals stop.
+// PTTL to 1 s before each renewal. At release the renewals stop. On one server and on the
+// Cluster.
 func TestWatchdogKeepsTheLockAcrossSeveralTTLs(t *testing.T) {
-	locks, rdb, clock := newManualLocks(t)
+	redistest.ForEachTopology(t, testWatchdogKeepsTheLockAcrossSeveralTTLs)
+}
+
+func testWatchdogKeepsTheLockAcrossSeveralTTLs(t *testing.T, rdb redis.UniversalClient) {
+	clock := domain.NewManualClock(epoch)
+	locks := openTest(t, rdb, clock).Locks
 	h, err := locks.Hold(ctx, "job", domain.LockOptions{TTL: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
