@@ -50,7 +50,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if cfg.AdminToken != "" {
 		builtins = append(builtins, web.LoginPolicy)
 	}
-	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log, Builtins: builtins})
+	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log, Builtins: builtins,
+		WaitReplicas: cfg.WaitReplicas})
 	if err != nil {
 		return err
 	}

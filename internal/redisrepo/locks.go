@@ -4,6 +4,7 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -29,6 +30,7 @@ type Locks struct {
 	watchdog *Watchdog
 	gates    gates
 	found    *Discovery
+	replicas replicaWait // a lock taken waits for replicas (OpenOptions.WaitReplicas)
 }
 
 var _ domain.LockService = (*Locks)(nil)
@@ -105,10 +107,21 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 		sent := l.watchdog.clock.Now()
 		// The index is not part of the lock's atomic step: SADD is idempotent and keeps the
 		// script in the lock's slot; it only helps the /locks page find the lock at once.
-		pipe := l.rdb.Pipeline()
-		cmd := acquireLockScript.EvalSha(ctx, pipe, l.lockKeys(name), args...)
-		pipe.SAdd(ctx, l.keys.LockIndex(), name)
-		if err := exec(ctx, l.rdb, pipe); err != nil {
+		var cmd *redis.Cmd
+		err := l.replicas.write(ctx, l.rdb, l.keys.Lock(name), func(pipe redis.Pipeliner) {
+			cmd = acquireLockScript.EvalSha(ctx, pipe, l.lockKeys(name), args...)
+		}, func(pipe redis.Pipeliner) { pipe.SAdd(ctx, l.keys.LockIndex(), name) })
+		if errors.Is(err, errNotReplicated) && cmd.Err() == nil {
+			// Taken, but a failover could hand it to another owner while this one believes
+			// it holds it: give it back.
+			if vals, _ := cmd.Int64Slice(); len(vals) > 0 && vals[0] == 1 {
+				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+				_, _ = l.release(rctx, name, token) // best effort: else it expires within its TTL
+				cancel()
+			}
+			return domain.Lease{}, time.Time{}, 0, fmt.Errorf("redisrepo.Locks.Acquire: lock %q was given back: %w", name, err)
+		}
+		if err != nil {
 			return domain.Lease{}, time.Time{}, 0, opError("redisrepo.Locks.Acquire", err)
 		}
 		vals, err := cmd.Int64Slice()

@@ -34,6 +34,10 @@ type OpenOptions struct {
 	// while their hash is missing, as "default" always is: a Redis that comes back empty
 	// still limits, without a restart. Saving a policy of the same name overrides one.
 	Builtins []domain.LimitPolicy
+	// WaitReplicas, when not 0, makes an enqueue and a lock acquisition wait (WAIT, up to a
+	// second) until that many replicas have them, so a failover right after keeps them;
+	// fewer confirm: EUNAVAILABLE (a lock is given back). 0..MaxWaitReplicas.
+	WaitReplicas int
 }
 
 // defaultTakePool: that many takes can wait at once; more wait for a connection (go-redis's
@@ -74,6 +78,9 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	}
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if err := validateWaitReplicas(opt.WaitReplicas); err != nil {
+		return nil, fmt.Errorf("redisrepo.Open: %w", err)
 	}
 	builtins, err := newBuiltinPolicies(opt.Builtins)
 	if err != nil {
@@ -120,6 +127,8 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Queues = newQueues(rdb, blocking, keys, s.Discovery, c)
 	s.Limiters = newLimiters(rdb, keys, c, builtins)
 	s.Locks = newLocks(rdb, keys, s.Discovery, c)
+	s.Queues.replicas = replicaWait{n: opt.WaitReplicas}
+	s.Locks.replicas = s.Queues.replicas
 	s.Singletons = newSingletons(s.Locks, keys, opt.Log)
 	s.Demo = newDemoSwitch(rdb, keys)
 	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c)

@@ -28,6 +28,7 @@ type Queues struct {
 	lease    domain.Clock // lease deadlines; nil: Redis TIME
 	found    *Discovery
 	settings *ttlCache[domain.QueueSettings]
+	replicas replicaWait // an enqueue waits for replicas (OpenOptions.WaitReplicas)
 }
 
 var _ domain.QueueService = (*Queues)(nil)
@@ -119,13 +120,17 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 	field := tputField(now, 'e')
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueDead(queue),
 		q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now)}
-	pipe := q.rdb.Pipeline()
-	cmd := enqueueScript.EvalSha(ctx, pipe, keys, job.ID, string(domain.DefaultQueueKind(queue)), boolArg(job.HasPriority),
-		job.Priority, runAt, delay, now.UnixMilli(), string(job.Payload), field, queueThroughputTTL.Milliseconds())
-	// The index is not part of the job's atomic step: SADD is idempotent and keeps the
-	// script in the queue's slot.
-	pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
-	if err := exec(ctx, q.rdb, pipe); err != nil {
+	var cmd *redis.Cmd
+	err := q.replicas.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
+		cmd = enqueueScript.EvalSha(ctx, pipe, keys, job.ID, string(domain.DefaultQueueKind(queue)), boolArg(job.HasPriority),
+			job.Priority, runAt, delay, now.UnixMilli(), string(job.Payload), field, queueThroughputTTL.Milliseconds())
+	}, func(pipe redis.Pipeliner) {
+		// The index is not part of the job's atomic step: SADD is idempotent and keeps the
+		// script in the queue's slot.
+		pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
+	})
+	notReplicated := errors.Is(err, errNotReplicated)
+	if err != nil && !notReplicated {
 		return domain.Enqueued{}, opError("redisrepo.Queues.Enqueue", err)
 	}
 	q.found.add(queueKeys, queue)
@@ -165,6 +170,9 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 		out.RunAt = &t
 	}
 	q.remember(queue, kind)
+	if notReplicated {
+		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: job %q is enqueued (enqueueing it again with its id is safe), but %w", job.ID, err)
+	}
 	return out, nil
 }
 
