@@ -58,7 +58,7 @@ func NewToken() string {
 }
 
 func (l *Locks) Acquire(ctx context.Context, name string, opt domain.LockOptions) (domain.Lease, error) {
-	lease, sent, err := l.acquire(ctx, name, opt, "")
+	lease, sent, err := l.acquire(ctx, name, opt, "", l.replicas)
 	if err == nil && opt.Watchdog {
 		l.watchdog.watch(lease, sent, nil)
 	}
@@ -69,13 +69,14 @@ func (l *Locks) Acquire(ctx context.Context, name string, opt domain.LockOptions
 // TTL/3 until Release, and the returned Held's Context ends, with a cause wrapping
 // domain.ErrLockLost, as soon as the lock is lost. Errors as Acquire.
 func (l *Locks) Hold(ctx context.Context, name string, opt domain.LockOptions) (*Held, error) {
-	return l.hold(ctx, name, opt, "")
+	return l.hold(ctx, name, opt, "", l.replicas)
 }
 
-// hold is Hold with a given token for a non-reentrant lock ("" for a random one).
-func (l *Locks) hold(ctx context.Context, name string, opt domain.LockOptions, token string) (*Held, error) {
+// hold is Hold with a given token for a non-reentrant lock ("" for a random one), waiting
+// for the given replicas.
+func (l *Locks) hold(ctx context.Context, name string, opt domain.LockOptions, token string, replicas replicaWait) (*Held, error) {
 	opt.Watchdog = true
-	lease, sent, err := l.acquire(ctx, name, opt, token)
+	lease, sent, err := l.acquire(ctx, name, opt, token, replicas)
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +88,9 @@ func (l *Locks) hold(ctx context.Context, name string, opt domain.LockOptions, t
 
 // acquire takes the lock and returns, besides the lease, when the successful attempt was
 // sent by the watchdog's clock: the lease is known to last a TTL from then. token, when not
-// empty, is used for a non-reentrant lock instead of a random one.
-func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions, token string) (domain.Lease, time.Time, error) {
+// empty, is used for a non-reentrant lock instead of a random one. The lock taken waits for
+// replicas (see replicaWait).
+func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions, token string, replicas replicaWait) (domain.Lease, time.Time, error) {
 	if err := domain.ValidateName("lock", name); err != nil {
 		return domain.Lease{}, time.Time{}, err
 	}
@@ -108,7 +110,7 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 		// The index is not part of the lock's atomic step: SADD is idempotent and keeps the
 		// script in the lock's slot; it only helps the /locks page find the lock at once.
 		var cmd *redis.Cmd
-		err := l.replicas.write(ctx, l.rdb, l.keys.Lock(name), func(pipe redis.Pipeliner) {
+		err := replicas.write(ctx, l.rdb, l.keys.Lock(name), func(pipe redis.Pipeliner) {
 			cmd = acquireLockScript.EvalSha(ctx, pipe, l.lockKeys(name), args...)
 		}, func(pipe redis.Pipeliner) { pipe.SAdd(ctx, l.keys.LockIndex(), name) })
 		if errors.Is(err, errNotReplicated) && cmd.Err() == nil {

@@ -80,7 +80,9 @@ func (s *Singletons) Run(ctx context.Context, name string, fn func(ctx context.C
 	waiting := false
 	for {
 		// A fresh token per term: a term that was lost can never renew the next one.
-		h, err := s.locks.hold(ctx, lock, domain.LockOptions{TTL: s.TTL}, s.owner+":"+NewToken()[:8])
+		// No wait for replicas, whatever WaitReplicas says: a singleton must keep running while
+		// a replica is down; the reaper is fenced against a second holder after a failover.
+		h, err := s.locks.hold(ctx, lock, domain.LockOptions{TTL: s.TTL}, s.owner+":"+NewToken()[:8], replicaWait{})
 		switch {
 		case err == nil:
 			s.log.Info("running a singleton loop in this instance", "loop", name, "lock", lock, "fencing_token", h.Lease().Fence)
