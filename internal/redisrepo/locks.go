@@ -113,15 +113,16 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 		err := replicas.write(ctx, l.rdb, l.keys.Lock(name), func(pipe redis.Pipeliner) {
 			cmd = acquireLockScript.EvalSha(ctx, pipe, l.lockKeys(name), args...)
 		}, func(pipe redis.Pipeliner) { pipe.SAdd(ctx, l.keys.LockIndex(), name) })
-		if errors.Is(err, errNotReplicated) && cmd.Err() == nil {
-			// Taken, but a failover could hand it to another owner while this one believes
-			// it holds it: give it back.
+		if errors.Is(err, errNotReplicated) {
 			if vals, _ := cmd.Int64Slice(); len(vals) > 0 && vals[0] == 1 {
+				// Taken, but a failover could hand it to another owner while this one
+				// believes it holds it: give it back.
 				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 				_, _ = l.release(rctx, name, token) // best effort: else it expires within its TTL
 				cancel()
+				return domain.Lease{}, time.Time{}, 0, fmt.Errorf("redisrepo.Locks.Acquire: lock %q was given back: %w", name, err)
 			}
-			return domain.Lease{}, time.Time{}, 0, fmt.Errorf("redisrepo.Locks.Acquire: lock %q was given back: %w", name, err)
+			err = nil // not taken: nothing to confirm
 		}
 		if err != nil {
 			return domain.Lease{}, time.Time{}, 0, opError("redisrepo.Locks.Acquire", err)

@@ -71,6 +71,9 @@ func TestWaitReplicasBehindSentinel(t *testing.T) {
 	if n := rdb.Exists(ctx, "lock:invoice").Val(); n != 0 {
 		t.Error("a lock whose replicas did not confirm it was not given back")
 	}
+	if _, err := greedy.Locks.Acquire(ctx, "report", domain.LockOptions{TTL: time.Minute}); domain.ErrorCode(err) != domain.ECONFLICT {
+		t.Errorf("acquire of a lock another owner holds, waiting for 2 replicas = %v, want ECONFLICT", err)
+	}
 
 	// Enqueue through a failover: whatever returned without error survives it.
 	var (
