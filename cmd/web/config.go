@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/web"
 )
 
@@ -24,6 +25,7 @@ type config struct {
 	APIRateLimit string        // limiter policy protecting the JSON API per client; "" is off
 	TrustProxy   bool          // honour X-Forwarded-For/-Proto/-Host
 	WS           web.WSLimits  // bounds on websocket viewers
+	WaitReplicas int           // replicas an enqueue and a lock acquisition wait for; 0 is off
 }
 
 const (
@@ -47,6 +49,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.Var(&cfg.Demo, "demo", "run the traffic simulator (true or false); default on with the embedded Redis (ZPULSE_DEMO)")
 	demoEvery := fs.String("demo-every", envOr(getenv, "ZPULSE_DEMO_EVERY", "400ms"), "how often the demo makes a round of traffic, 50ms to 1m (ZPULSE_DEMO_EVERY)")
 	bigKey := fs.String("big-key-members", envOr(getenv, "ZPULSE_BIG_KEY_MEMBERS", "1000000"), "members above which a board page warns of a big key, 1 or more (ZPULSE_BIG_KEY_MEMBERS)")
+	waitReplicas := fs.String("redis-wait-replicas", envOr(getenv, "ZPULSE_REDIS_WAIT_REPLICAS", "0"), fmt.Sprintf("replicas an enqueue and a lock acquisition wait for (WAIT, up to 1 s), 0 to %d; 0: off (ZPULSE_REDIS_WAIT_REPLICAS)", redisrepo.MaxWaitReplicas))
 	fs.StringVar(&cfg.APIRateLimit, "api-rate-limit", getenv("ZPULSE_API_RATE_LIMIT"), "limiter policy that limits the JSON API per client (API token or IP); none: off (ZPULSE_API_RATE_LIMIT)")
 	if v := getenv("ZPULSE_TRUST_PROXY"); v != "" {
 		on, err := strconv.ParseBool(v)
@@ -95,6 +98,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 			return cfg, fmt.Errorf("%s must be a whole number from 1 to %d (got %q)", l.name, l.hi, *wsValues[i])
 		}
 		*l.dst = n
+	}
+	if cfg.WaitReplicas, err = strconv.Atoi(*waitReplicas); err != nil || cfg.WaitReplicas < 0 || cfg.WaitReplicas > redisrepo.MaxWaitReplicas {
+		return cfg, fmt.Errorf("redis-wait-replicas must be a whole number from 0 to %d (got %q)", redisrepo.MaxWaitReplicas, *waitReplicas)
 	}
 	if cfg.APIRateLimit != "" {
 		if err := domain.ValidateLimiterName(cfg.APIRateLimit); err != nil {
