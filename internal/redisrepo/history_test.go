@@ -71,7 +71,7 @@ func TestHistorySurvivesRestartAndIsSharedByInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock.Advance(3 * time.Second) // 12:00:04: the lease ends, the reaper counts a failure
-		if _, _, err := first.Queues.Reap(ctx); err != nil {
+		if _, _, err := first.Queues.Reap(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
 
@@ -196,7 +196,7 @@ func TestHistoryRecorderRunsInOneInstance(t *testing.T) {
 		svc := openTest(t, rdb, nil)
 		go func() {
 			defer func() { done <- struct{}{} }()
-			_ = svc.Singletons.Run(ctx, HistoryRecorderLoop, func(ctx context.Context) error {
+			_ = svc.Singletons.Run(ctx, HistoryRecorderLoop, func(ctx context.Context, _ int64) error {
 				started <- name
 				return svc.History.RunRecorder(ctx, nil)
 			})
