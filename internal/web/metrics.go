@@ -30,7 +30,7 @@ var (
 		[]string{"queue", "state"}, nil)
 	queueOldestDesc = prometheus.NewDesc("zpulse_queue_oldest_waiting_seconds", "How long the oldest due job of a queue has waited; 0 when none waits.",
 		[]string{"queue"}, nil)
-	queueProcessedDesc = prometheus.NewDesc("zpulse_queue_processed_total", "Jobs of a queue that completed (acked, or polled without a lease) or failed (their lease ended), since the history recorder began counting.",
+	queueProcessedDesc = prometheus.NewDesc("zpulse_queue_processed_total", "Jobs of a queue that completed (acked, or polled without a lease) or failed (nacked, or their lease ended), since the history recorder began counting.",
 		[]string{"queue", "outcome"}, nil)
 	queueEnqueuedDesc = prometheus.NewDesc("zpulse_queue_enqueued_total", "Jobs enqueued through zpulse, since the history recorder began counting.",
 		[]string{"queue"}, nil)
