@@ -103,7 +103,7 @@ func (s *server) loginPage(c echo.Context) error {
 // LoginPolicy limits sign-in attempts per address, so the admin token cannot be guessed at
 // speed. zpulse saves it at start when an admin token is configured; while it is missing or
 // Redis is down, sign-in is not limited (failing open keeps operators able to sign in).
-var LoginPolicy = domain.LimitPolicy{Name: "zpulse-login", Algorithm: domain.FixedWindow, Limit: 10, WindowMs: 5 * 60 * 1000}
+var LoginPolicy = domain.LimitPolicy{Name: domain.LoginLimiter, Algorithm: domain.FixedWindow, Limit: 10, WindowMs: 5 * 60 * 1000}
 
 func (s *server) login(c echo.Context) error {
 	next := localPath(c.FormValue("next"))
