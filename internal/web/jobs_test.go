@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -336,5 +337,57 @@ func TestLimiterDeletePage(t *testing.T) {
 	status, body, _ = s.postForm(t, "/limiters/default", "/limiters/default/delete", url.Values{})
 	if status != http.StatusConflict || !strings.Contains(body, "built in") {
 		t.Fatalf("posting a delete of default: %d", status)
+	}
+}
+
+// The board's CSV: every player once in rank order, across pages of the cursor paging, with
+// formula-like player ids quoted; the entries page has the total, a jump to a rank and a
+// previous page.
+func TestBoardExportAndEntriesPaging(t *testing.T) {
+	s := newTestServer(t, "", nil)
+	ctx := context.Background()
+	const n = 2500
+	pipe := s.rdb.Pipeline()
+	for i := 0; i < n; i++ {
+		pipe.ZAdd(ctx, "leaderboard:game", redis.Z{Score: float64(i / 3), Member: fmt.Sprintf("p%04d", i)}) // ties
+	}
+	pipe.ZAdd(ctx, "leaderboard:game", redis.Z{Score: 1e6, Member: "=cmd|' /C calc'!A0"}, redis.Z{Score: 1e6 - 1, Member: "a,\"b\""})
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/boards/game/export.csv", "/api/v1/boards/game/export.csv"} {
+		status, body, h := s.do(t, http.MethodGet, path, "", "")
+		if status != http.StatusOK || !strings.Contains(h.Get("Content-Disposition"), `filename="game.csv"`) {
+			t.Fatalf("%s: %d %v", path, status, h)
+		}
+		rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != n+3 || rows[1][1] != "'=cmd|' /C calc'!A0" || rows[2][1] != `a,"b"` || rows[1][0] != "1" || rows[n+2][0] != strconv.Itoa(n+2) {
+			t.Fatalf("%d rows; first %q %q, last %q", len(rows), rows[1], rows[2], rows[len(rows)-1])
+		}
+		players := map[string]bool{}
+		for _, r := range rows[1:] {
+			players[r[1]] = true
+		}
+		if len(players) != n+2 {
+			t.Fatalf("%d distinct players", len(players))
+		}
+	}
+	status, body := s.get(t, "/boards/game/entries?rank=1001")
+	if status != http.StatusOK || !strings.Contains(body, `data-testid="entries-total">2,502`) || !strings.Contains(body, "rank=951") ||
+		!strings.Contains(body, `rel="next"`) {
+		t.Fatalf("rank 1001: %d", status)
+	}
+	if status, _ := s.get(t, "/boards/game/entries?rank=0"); status != http.StatusBadRequest {
+		t.Fatalf("rank 0: %d", status)
+	}
+	if status, body := s.get(t, "/boards/game/entries?rank=99999"); status != http.StatusOK || !strings.Contains(body, "No more players") {
+		t.Fatalf("past the end: %d", status)
+	}
+	status, body = s.get(t, "/api/v1/boards/game/entries?limit=10")
+	if status != http.StatusOK || !strings.Contains(body, `"total":2502`) {
+		t.Fatalf("API entries total: %s", body)
 	}
 }
