@@ -34,7 +34,7 @@ func TestOpenJobFromQueuePage(t *testing.T) {
 	do(t, ctx, "open the queue", chromedp.Navigate(z.URL+"/queues/mail"))
 	waitLive(t, ctx)
 	waitJS(t, ctx, "the job's link", `document.querySelector('a[data-testid="job-link"]') !== null`, 5*time.Second)
-	do(t, ctx, "open the job", chromedp.Click(chromedp.CSS(`a[data-testid="job-link"]`)))
+	clickAndLoad(t, ctx, "open the job", `a[data-testid="job-link"]`)
 	waitJS(t, ctx, "the job's page", `document.querySelector('[data-testid="job-payload"]') !== null`, 5*time.Second)
 	if got := text(t, ctx, `[data-testid="job-payload"]`); !strings.Contains(got, `"to": "ana@example.com"`) {
 		t.Errorf("payload = %q", got)
@@ -70,7 +70,7 @@ func TestRequeueAllDeadAfterConfirmation(t *testing.T) {
 	ctx := newBrowser(t)
 	do(t, ctx, "open the queue", chromedp.Navigate(z.URL+"/queues/mail"))
 	waitJS(t, ctx, "the requeue-all link", `document.querySelector('[data-testid="requeue-all"]') !== null`, 5*time.Second)
-	do(t, ctx, "ask to requeue all", chromedp.Click(chromedp.CSS(`[data-testid="requeue-all"]`)))
+	clickAndLoad(t, ctx, "ask to requeue all", `[data-testid="requeue-all"]`)
 	waitJS(t, ctx, "the confirmation", `document.querySelector('[data-testid="confirm-requeue-dead"]') !== null`, 5*time.Second)
 	if got := text(t, ctx, `[data-testid="confirm-what"]`); !strings.Contains(got, "each of the 3 dead jobs of queue mail") {
 		t.Errorf("the confirmation says %q", got)
@@ -78,7 +78,7 @@ func TestRequeueAllDeadAfterConfirmation(t *testing.T) {
 	if n := rdb.ZCard(bg, "queue:mail").Val(); n != 0 {
 		t.Fatalf("something moved before the confirmation: %d", n)
 	}
-	do(t, ctx, "confirm", chromedp.Click(chromedp.CSS(`[data-testid="confirm-requeue-dead"]`)))
+	clickAndLoad(t, ctx, "confirm", `[data-testid="confirm-requeue-dead"]`)
 	waitJS(t, ctx, "the outcome on the queue page", `document.body.textContent.includes("Requeued 3 dead jobs.")`, 5*time.Second)
 	if n, d := rdb.ZCard(bg, "queue:mail").Val(), rdb.ZCard(bg, "{queue:mail}:dead").Val(); n != 3 || d != 0 {
 		t.Fatalf("after the requeue: %d waiting, %d dead", n, d)
@@ -122,4 +122,16 @@ func between(s, from, to string) string {
 	}
 	v, _, _ := strings.Cut(rest, to)
 	return v
+}
+
+// clickAndLoad clicks a link or a form's button that loads a page, and waits for that page.
+func clickAndLoad(t *testing.T, ctx context.Context, what, selector string) {
+	t.Helper()
+	resp, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(selector)))
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if resp.Status != http.StatusOK {
+		t.Fatalf("%s: status %d at %s", what, resp.Status, resp.URL)
+	}
 }
