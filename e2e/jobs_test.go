@@ -97,7 +97,7 @@ func TestPauseQueueOnPage(t *testing.T) {
 	ctx := newBrowser(t)
 	do(t, ctx, "open the queue", chromedp.Navigate(z.URL+"/queues/mail"))
 	waitLive(t, ctx)
-	do(t, ctx, "pause", chromedp.Click(chromedp.CSS(`[data-testid="pause"]`)))
+	do(t, ctx, "pause", clickJS(`[data-testid="pause"]`))
 	waitJS(t, ctx, "the paused note", `document.querySelector('[data-testid="paused-note"]') !== null`, 5*time.Second)
 	if got := text(t, ctx, `[data-testid="paused-note"]`); !strings.Contains(got, "not stopped") {
 		t.Errorf("paused note = %q", got)
@@ -107,7 +107,7 @@ func TestPauseQueueOnPage(t *testing.T) {
 			t.Fatalf("poll %v while paused: %d %s", poll, status, body)
 		}
 	}
-	do(t, ctx, "resume", chromedp.Click(chromedp.CSS(`[data-testid="resume"]`)))
+	do(t, ctx, "resume", clickJS(`[data-testid="resume"]`))
 	waitJS(t, ctx, "the pause button again", `document.querySelector('[data-testid="pause"]') !== null`, 5*time.Second)
 	if status, body := postJSON(t, base+"/poll", map[string]any{}); status != http.StatusOK || !strings.Contains(body, `"id":"a"`) {
 		t.Fatalf("poll after resume: %d %s", status, body)
@@ -125,13 +125,20 @@ func between(s, from, to string) string {
 }
 
 // clickAndLoad clicks a link or a form's button that loads a page, and waits for that page.
+// The click is one script, so a live fragment that replaces the element between finding it
+// and clicking it (as the first push after subscribing does) cannot make it miss.
 func clickAndLoad(t *testing.T, ctx context.Context, what, selector string) {
 	t.Helper()
-	resp, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(selector)))
+	resp, err := chromedp.RunResponse(ctx, clickJS(selector))
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 	if resp.Status != http.StatusOK {
 		t.Fatalf("%s: status %d at %s", what, resp.Status, resp.URL)
 	}
+}
+
+// clickJS clicks the element a selector finds, in one script (see clickAndLoad).
+func clickJS(selector string) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](`document.querySelector(` + jsString(selector) + `).click()`)
 }
