@@ -33,12 +33,9 @@ var Algorithms = []Algorithm{SlidingLog, FixedWindow, SlidingCounter, TokenBucke
 // until it is saved it is DefaultPolicy.
 const DefaultLimiter = "default"
 
-// LoginLimiter is the policy that limits zpulse's own sign-in attempts (web.LoginPolicy).
-const LoginLimiter = "zpulse-login"
-
-// BuiltinLimiter says a policy is one zpulse itself needs ("default", the sign-in limit), so
-// it cannot be deleted.
-func BuiltinLimiter(name string) bool { return name == DefaultLimiter || name == LoginLimiter }
+// BuiltinLimiter says a policy is one zpulse itself needs ("default", the sign-in limit
+// SignInAttempts), so it cannot be deleted.
+func BuiltinLimiter(name string) bool { return name == DefaultLimiter || name == SignInAttempts.Name }
 
 // DefaultPolicy is the policy "default" before anybody saved one: the articles' test, 3
 // requests per 10 seconds.

@@ -267,7 +267,7 @@ func TestJobDetail(t *testing.T) {
 	}
 	d, _ = poll(t, q, "mail", domain.PollOptions{Lease: time.Minute})
 	clock.Advance(2 * time.Minute)
-	if _, died, err := q.Reap(ctx); died != 1 || err != nil {
+	if _, died, err := q.Reap(ctx, 1); died != 1 || err != nil {
 		t.Fatalf("reap: %d %v", died, err)
 	}
 	j, _ = q.Job(ctx, "mail", "invoice")
@@ -343,7 +343,7 @@ func TestDeleteLimiterPolicy(t *testing.T) {
 	rdb := redistest.Client(t)
 	l := openTest(t, rdb, nil).Limiters
 	ctx := context.Background()
-	for _, name := range []string{domain.DefaultLimiter, domain.LoginLimiter} {
+	for _, name := range []string{domain.DefaultLimiter, domain.SignInAttempts.Name} {
 		if err := l.DeletePolicy(ctx, name); domain.ErrorCode(err) != domain.ECONFLICT {
 			t.Errorf("delete %s: %v; want ECONFLICT", name, err)
 		}

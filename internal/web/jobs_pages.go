@@ -155,6 +155,10 @@ func (s *server) pauseAction(paused bool) func(ctx context.Context, queue string
 
 func (s *server) confirmDeleteLimiter(c echo.Context) (views.ConfirmData, error) {
 	name := pathParam(c, "limiter")
+	if domain.BuiltinLimiter(name) {
+		return views.ConfirmData{Title: "Delete a limiter policy", Cancel: limiterPath(name),
+			Refused: fmt.Sprintf("Policy %s is built in: zpulse needs it, so it cannot be deleted.", name)}, nil
+	}
 	p, err := s.Limiters.Policy(c.Request().Context(), name)
 	if err != nil {
 		return views.ConfirmData{}, err
@@ -162,9 +166,6 @@ func (s *server) confirmDeleteLimiter(c echo.Context) (views.ConfirmData, error)
 	d := views.ConfirmData{Title: "Delete a limiter policy", Action: limiterPath(name) + "/delete", Button: "Delete the policy",
 		Cancel: limiterPath(name), TestID: "confirm-delete-limiter",
 		What: []string{fmt.Sprintf("This deletes policy %s (%s, limit %d) and its list of clients. Checks under it then answer not found; its clients' counters expire with their windows.", name, p.Algorithm, p.Limit)}}
-	if domain.BuiltinLimiter(name) {
-		d.Refused = fmt.Sprintf("Policy %s is built in: zpulse needs it, so it cannot be deleted. Change its numbers instead.", name)
-	}
 	return d, nil
 }
 

@@ -185,14 +185,11 @@ func TestAPIDeleteLimiter(t *testing.T) {
 	if status, _, _ := s.do(t, http.MethodDelete, "/api/v1/limiters/api", "", ""); status != http.StatusNotFound {
 		t.Fatalf("delete again: %d", status)
 	}
-	for _, name := range []string{"default", domain.LoginLimiter} {
+	for _, name := range []string{"default", domain.SignInAttempts.Name} {
 		status, body, _ := s.do(t, http.MethodDelete, "/api/v1/limiters/"+name, "", "")
 		if status != http.StatusConflict || !strings.Contains(body, "built in") {
 			t.Errorf("delete %s: %d %s", name, status, body)
 		}
-	}
-	if LoginPolicy.Name != domain.LoginLimiter {
-		t.Fatal("the sign-in policy is not the built-in one")
 	}
 }
 
