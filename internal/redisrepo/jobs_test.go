@@ -16,7 +16,7 @@ import (
 
 // seedDead puts n dead jobs in queue's dead set directly, 50 to a millisecond (the reaper
 // kills a batch at one time), each with a kept priority-queue score of priority 3.
-func seedDead(t testing.TB, rdb *redis.Client, queue string, n int, prefix string) {
+func seedDead(t testing.TB, rdb redis.UniversalClient, queue string, n int, prefix string) {
 	t.Helper()
 	ctx := context.Background()
 	pipe := rdb.Pipeline()
@@ -184,8 +184,10 @@ func b64enc(s string) string { return base64.RawURLEncoding.EncodeToString([]byt
 
 // Requeuing 10,000 dead jobs moves them all, in batches, each keeping its priority; a dead
 // job whose id waits again stays dead and is counted as skipped.
-func TestRequeueDeadInBulk(t *testing.T) {
-	q, rdb, _ := newTestQueues(t)
+func TestRequeueDeadInBulk(t *testing.T) { redistest.ForEachTopology(t, testRequeueDeadInBulk) }
+
+func testRequeueDeadInBulk(t *testing.T, rdb redis.UniversalClient) {
+	q, _ := newTestQueuesOn(t, rdb)
 	ctx := context.Background()
 	const n = 10_000
 	seedDead(t, rdb, "mail", n, "job-")
@@ -216,8 +218,10 @@ func TestRequeueDeadInBulk(t *testing.T) {
 	}
 }
 
-func TestDeleteDeadInBulk(t *testing.T) {
-	q, rdb, _ := newTestQueues(t)
+func TestDeleteDeadInBulk(t *testing.T) { redistest.ForEachTopology(t, testDeleteDeadInBulk) }
+
+func testDeleteDeadInBulk(t *testing.T, rdb redis.UniversalClient) {
+	q, _ := newTestQueuesOn(t, rdb)
 	ctx := context.Background()
 	seedDead(t, rdb, "mail", 1234, "job-")
 	rdb.HSet(ctx, DefaultKeys.QueueJobs("mail"), "job-00001", `{"a":1}`)
@@ -237,8 +241,10 @@ func TestDeleteDeadInBulk(t *testing.T) {
 
 // A job's detail follows it: waiting with its payload, in flight with its lease, back with
 // the error of its failed attempt, dead after the last one; gone after a delete.
-func TestJobDetail(t *testing.T) {
-	q, _, clock := newTestQueues(t)
+func TestJobDetail(t *testing.T) { redistest.ForEachTopology(t, testJobDetail) }
+
+func testJobDetail(t *testing.T, rdb redis.UniversalClient) {
+	q, clock := newTestQueuesOn(t, rdb)
 	ctx := context.Background()
 	if _, err := q.UpdateSettings(ctx, "mail", domain.QueueSettings{Kind: domain.PriorityQueue, MaxAttempts: 2}); err != nil {
 		t.Fatal(err)
@@ -286,8 +292,10 @@ func TestJobDetail(t *testing.T) {
 }
 
 // While a queue is paused every kind of poll through zpulse takes nothing; the job stays.
-func TestPausedQueueTakesNothing(t *testing.T) {
-	q, rdb, _ := newTestQueues(t)
+func TestPausedQueueTakesNothing(t *testing.T) { redistest.ForEachTopology(t, testPausedQueueTakesNothing) }
+
+func testPausedQueueTakesNothing(t *testing.T, rdb redis.UniversalClient) {
+	q, _ := newTestQueuesOn(t, rdb)
 	ctx := context.Background()
 	enqueue(t, q, "mail", "a", 1)
 	if _, err := q.Enqueue(ctx, "delayed", domain.NewJob{ID: "d"}); err != nil {
@@ -339,8 +347,9 @@ func TestPausedDuringBlockingTake(t *testing.T) {
 	}
 }
 
-func TestDeleteLimiterPolicy(t *testing.T) {
-	rdb := redistest.Client(t)
+func TestDeleteLimiterPolicy(t *testing.T) { redistest.ForEachTopology(t, testDeleteLimiterPolicy) }
+
+func testDeleteLimiterPolicy(t *testing.T, rdb redis.UniversalClient) {
 	l := openTest(t, rdb, nil).Limiters
 	ctx := context.Background()
 	for _, name := range []string{domain.DefaultLimiter, domain.SignInAttempts.Name} {
