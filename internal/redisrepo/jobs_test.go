@@ -292,7 +292,9 @@ func testJobDetail(t *testing.T, rdb redis.UniversalClient) {
 }
 
 // While a queue is paused every kind of poll through zpulse takes nothing; the job stays.
-func TestPausedQueueTakesNothing(t *testing.T) { redistest.ForEachTopology(t, testPausedQueueTakesNothing) }
+func TestPausedQueueTakesNothing(t *testing.T) {
+	redistest.ForEachTopology(t, testPausedQueueTakesNothing)
+}
 
 func testPausedQueueTakesNothing(t *testing.T, rdb redis.UniversalClient) {
 	q, _ := newTestQueuesOn(t, rdb)
