@@ -1,13 +1,19 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"net/url"
+	"path"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web"
 )
 
 // config is DESIGN.md's configuration table: every flag has an environment variable of the
@@ -21,6 +27,11 @@ type config struct {
 	DemoEvery    time.Duration // how often the demo makes a round of traffic
 	BigKey       int64         // members above which a board page warns of a big key
 	APIRateLimit string        // limiter policy protecting the JSON API per client; "" is off
+	LogFormat    string        // text or json
+	LogLevel     slog.Level
+	AccessLog    string // web.AccessLogAll, AccessLogErrors or AccessLogOff
+	BasePath     string // path prefix behind a proxy, "/zpulse"; "" is the root
+	Version      bool   // print the version and exit
 }
 
 const (
@@ -28,46 +39,93 @@ const (
 	maxPollInterval = time.Minute
 )
 
-func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
-	var cfg config
+// errExit ends the program with success before serving: --help and --version.
+var errExit = errors.New("nothing to serve")
+
+// parseConfig reads the flags, then the environment for each flag not given. Both go through
+// the flag's own typed parser, so a duration or number is checked the same way wherever it
+// comes from. --help prints the flags to out and answers errExit.
+func parseConfig(args []string, getenv func(string) string, out io.Writer) (config, error) {
+	cfg := config{LogFormat: "text", AccessLog: web.AccessLogAll}
 	fs := flag.NewFlagSet("zpulse", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.Addr, "addr", envOr(getenv, "ZPULSE_ADDR", ":8080"), "listen address (ZPULSE_ADDR)")
-	fs.StringVar(&cfg.RedisURL, "redis-url", getenv("REDIS_URL"), "redis:// or rediss:// URL; comma-separated addresses for Cluster/Sentinel; none: an embedded in-memory Redis with demo data (REDIS_URL)")
-	interval := fs.String("poll-interval", envOr(getenv, "ZPULSE_POLL_INTERVAL", "250ms"), "watcher tick, 10ms to 1m (ZPULSE_POLL_INTERVAL)")
-	fs.StringVar(&cfg.AdminToken, "admin-token", getenv("ZPULSE_ADMIN_TOKEN"), "when set, every change needs it: Bearer token in the API, sign-in in the browser (ZPULSE_ADMIN_TOKEN)")
-	if v := getenv("ZPULSE_DEMO"); v != "" {
-		if err := cfg.Demo.Set(v); err != nil {
-			return cfg, fmt.Errorf("ZPULSE_DEMO: %w", err)
-		}
+	fs.SetOutput(out)
+	envOf := map[string]string{} // flag name → its environment variable
+	str := func(p *string, name, env, def, usage string) {
+		fs.StringVar(p, name, def, usage+" ("+env+")")
+		envOf[name] = env
 	}
+	str(&cfg.Addr, "addr", "ZPULSE_ADDR", ":8080", "listen address")
+	str(&cfg.RedisURL, "redis-url", "REDIS_URL", "", "redis:// or rediss:// URL; comma-separated addresses for Cluster/Sentinel; none: an embedded in-memory Redis with demo data")
+	fs.DurationVar(&cfg.PollInterval, "poll-interval", 250*time.Millisecond, "watcher tick, a duration from 10ms to 1m (ZPULSE_POLL_INTERVAL)")
+	envOf["poll-interval"] = "ZPULSE_POLL_INTERVAL"
+	str(&cfg.AdminToken, "admin-token", "ZPULSE_ADMIN_TOKEN", "", "when set, every change needs it: Bearer token in the API, sign-in in the browser")
 	fs.Var(&cfg.Demo, "demo", "run the traffic simulator (true or false); default on with the embedded Redis (ZPULSE_DEMO)")
-	demoEvery := fs.String("demo-every", envOr(getenv, "ZPULSE_DEMO_EVERY", "400ms"), "how often the demo makes a round of traffic, 50ms to 1m (ZPULSE_DEMO_EVERY)")
-	bigKey := fs.String("big-key-members", envOr(getenv, "ZPULSE_BIG_KEY_MEMBERS", "1000000"), "members above which a board page warns of a big key, 1 or more (ZPULSE_BIG_KEY_MEMBERS)")
-	fs.StringVar(&cfg.APIRateLimit, "api-rate-limit", getenv("ZPULSE_API_RATE_LIMIT"), "limiter policy that limits the JSON API per client (API token or IP); none: off (ZPULSE_API_RATE_LIMIT)")
+	envOf["demo"] = "ZPULSE_DEMO"
+	fs.DurationVar(&cfg.DemoEvery, "demo-every", 400*time.Millisecond, "how often the demo makes a round of traffic, a duration from 50ms to 1m (ZPULSE_DEMO_EVERY)")
+	envOf["demo-every"] = "ZPULSE_DEMO_EVERY"
+	fs.Int64Var(&cfg.BigKey, "big-key-members", 1_000_000, "`members` (a count, 1 or more) above which a board page warns of a big key (ZPULSE_BIG_KEY_MEMBERS)")
+	envOf["big-key-members"] = "ZPULSE_BIG_KEY_MEMBERS"
+	str(&cfg.APIRateLimit, "api-rate-limit", "ZPULSE_API_RATE_LIMIT", "", "limiter policy that limits the JSON API per client (API token or IP); none: off")
+	fs.Var(choice{&cfg.LogFormat, []string{"text", "json"}}, "log-format", "log line `format`: text or json (ZPULSE_LOG_FORMAT)")
+	envOf["log-format"] = "ZPULSE_LOG_FORMAT"
+	fs.TextVar(&cfg.LogLevel, "log-level", slog.LevelInfo, "least severe log `level` written: debug, info, warn or error (ZPULSE_LOG_LEVEL)")
+	envOf["log-level"] = "ZPULSE_LOG_LEVEL"
+	fs.Var(choice{&cfg.AccessLog, web.AccessLogModes}, "access-log", "`requests` logged: all, errors (status 400 and above) or off; static files and probes log at debug (ZPULSE_ACCESS_LOG)")
+	envOf["access-log"] = "ZPULSE_ACCESS_LOG"
+	str(&cfg.BasePath, "base-path", "ZPULSE_BASE_PATH", "", "path prefix zpulse is served under behind a proxy, e.g. /zpulse; none: the root")
+	fs.BoolVar(&cfg.Version, "version", false, "print the version and commit, then exit")
+
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, errExit
+		}
 		return cfg, err
 	}
 	if fs.NArg() > 0 {
-		return cfg, fmt.Errorf("unexpected arguments %q: every setting is a flag, see -help", fs.Args())
+		return cfg, fmt.Errorf("unexpected arguments %q: every setting is a flag, see --help", fs.Args())
 	}
-	d, err := time.ParseDuration(*interval)
-	if err != nil || d < minPollInterval || d > maxPollInterval {
-		return cfg, fmt.Errorf("poll interval must be a duration from %v to %v, e.g. 250ms (got %q)", minPollInterval, maxPollInterval, *interval)
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for name, env := range envOf {
+		if v := getenv(env); v != "" && !given[name] {
+			if err := fs.Set(name, v); err != nil {
+				return cfg, fmt.Errorf("%s: %w", env, err)
+			}
+		}
 	}
-	cfg.PollInterval = d
-	if cfg.DemoEvery, err = time.ParseDuration(*demoEvery); err != nil || cfg.DemoEvery < 50*time.Millisecond || cfg.DemoEvery > time.Minute {
-		return cfg, fmt.Errorf("demo-every must be a duration from 50ms to 1m, e.g. 400ms (got %q)", *demoEvery)
+	if cfg.PollInterval < minPollInterval || cfg.PollInterval > maxPollInterval {
+		return cfg, fmt.Errorf("poll interval must be a duration from %v to %v, e.g. 250ms (got %v)", minPollInterval, maxPollInterval, cfg.PollInterval)
 	}
-	if cfg.BigKey, err = strconv.ParseInt(*bigKey, 10, 64); err != nil || cfg.BigKey < 1 {
-		return cfg, fmt.Errorf("big-key-members must be a whole number of 1 or more (got %q)", *bigKey)
+	if cfg.DemoEvery < 50*time.Millisecond || cfg.DemoEvery > time.Minute {
+		return cfg, fmt.Errorf("demo-every must be a duration from 50ms to 1m, e.g. 400ms (got %v)", cfg.DemoEvery)
+	}
+	if cfg.BigKey < 1 {
+		return cfg, fmt.Errorf("big-key-members must be a whole number of 1 or more (got %d)", cfg.BigKey)
 	}
 	if cfg.APIRateLimit != "" {
 		if err := domain.ValidateLimiterName(cfg.APIRateLimit); err != nil {
 			return cfg, fmt.Errorf("api rate limit: %s", domain.ErrorMessage(err))
 		}
 	}
+	var err error
+	if cfg.BasePath, err = cleanBasePath(cfg.BasePath); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
+}
+
+// cleanBasePath accepts "/zpulse" (or "zpulse/", "/zpulse/") as "/zpulse", and "" or "/" as
+// the root; a prefix holding a query, "..", or characters a URL path must escape is refused.
+func cleanBasePath(p string) (string, error) {
+	if p == "" || p == "/" {
+		return "", nil
+	}
+	clean := path.Clean("/" + p)
+	u, err := url.Parse(clean)
+	if err != nil || u.Path != clean || u.EscapedPath() != clean || strings.Contains(p, "..") || clean == "/" {
+		return "", fmt.Errorf("base path must be a plain path such as /zpulse (got %q)", p)
+	}
+	return clean, nil
 }
 
 // demoEnabled says whether to run the simulator: as asked, or with the embedded Redis.
@@ -81,7 +139,12 @@ func (c config) demoEnabled() bool {
 // optionalBool is a boolean flag that remembers whether it was given at all.
 type optionalBool struct{ set, on bool }
 
-func (b *optionalBool) String() string   { return strconv.FormatBool(b.on) }
+func (b *optionalBool) String() string {
+	if b == nil {
+		return "false"
+	}
+	return strconv.FormatBool(b.on)
+}
 func (b *optionalBool) IsBoolFlag() bool { return true }
 func (b *optionalBool) Set(s string) error {
 	on, err := strconv.ParseBool(s)
@@ -92,9 +155,25 @@ func (b *optionalBool) Set(s string) error {
 	return nil
 }
 
-func envOr(getenv func(string) string, key, def string) string {
-	if v := getenv(key); v != "" {
-		return v
+// choice is a string flag that takes one of a few words.
+type choice struct {
+	value   *string
+	allowed []string
+}
+
+func (c choice) String() string {
+	if c.value == nil {
+		return ""
 	}
-	return def
+	return *c.value
+}
+
+func (c choice) Set(s string) error {
+	for _, a := range c.allowed {
+		if s == a {
+			*c.value = s
+			return nil
+		}
+	}
+	return fmt.Errorf("must be one of %s (got %q)", strings.Join(c.allowed, ", "), s)
 }

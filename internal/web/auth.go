@@ -87,9 +87,9 @@ func (s *server) requireAdminPage(next echo.HandlerFunc) echo.HandlerFunc {
 		if s.AdminToken == "" || s.sessions.valid(c.Request()) {
 			return next(c)
 		}
-		login := "/login?" + url.Values{"next": {c.Request().Referer()}}.Encode()
+		login := "/login?" + url.Values{"next": {refererPath(c)}}.Encode()
 		if isHTMX(c) {
-			c.Response().Header().Set("HX-Redirect", login)
+			c.Response().Header().Set("HX-Redirect", urlFor(c, login))
 			return c.NoContent(http.StatusUnauthorized)
 		}
 		return seeOther(c, login)

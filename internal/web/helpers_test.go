@@ -86,7 +86,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 		clock = opt.clock
 	}
 	svc := openRepo(t, rdb, opt.clock)
-	render := TopicRenderer(bigKey, svc.Keys)
+	render := TopicRenderer(bigKey, svc.Keys, "")
 	if opt.rendered != nil {
 		next := render
 		render = func(topic string, snap any) ([]byte, error) { opt.rendered(topic); return next(topic, snap) }

@@ -12,8 +12,10 @@ import (
 )
 
 // TopicRenderer renders a live topic's snapshot into the fragment pushed to its subscribers.
-// Each fragment's root carries the id of the element it replaces on the page.
-func TopicRenderer(bigKey int64, keys domain.KeyDisplay) live.RenderFunc {
+// Each fragment's root carries the id of the element it replaces on the page; its links carry
+// basePath, the prefix zpulse is served under (Deps.BasePath).
+func TopicRenderer(bigKey int64, keys domain.KeyDisplay, basePath string) live.RenderFunc {
+	ctx := views.WithBasePath(context.Background(), basePath)
 	return func(topic string, snapshot any) ([]byte, error) {
 		var comp templ.Component
 		switch v := snapshot.(type) {
@@ -37,6 +39,6 @@ func TopicRenderer(bigKey int64, keys domain.KeyDisplay) live.RenderFunc {
 		default:
 			return nil, fmt.Errorf("web.TopicRenderer: no fragment for topic %q (a %T)", topic, snapshot)
 		}
-		return renderHTML(context.Background(), comp)
+		return renderHTML(ctx, comp)
 	}
 }

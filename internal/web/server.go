@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"log/slog"
-	"net/http"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -35,6 +34,12 @@ type Deps struct {
 	Keys               domain.KeyDisplay // Redis key names as pages show them
 	BigKey             int64             // members above which a board page warns of a big key
 	APIRateLimit       string            // limiter policy protecting the JSON API; "" is off
+	// BasePath is the path prefix zpulse is served under behind a proxy ("/zpulse"; "" is the
+	// root): every page, asset, form, redirect and websocket URL carries it.
+	BasePath string
+	// AccessLog says which requests are logged: AccessLogAll (also ""), AccessLogErrors
+	// (status 400 and above) or AccessLogOff. Static files and probes log at DEBUG.
+	AccessLog string
 }
 
 // Watcher is what the HTTP layer asks of the live watcher (*live.Watcher): what it knows of
@@ -56,21 +61,10 @@ func NewServer(d Deps) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
+	e.Pre(stripBasePath(d.BasePath))
 	e.Use(
 		middleware.RequestID(),
-		middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
-			LogStatus: true, LogURI: true, LogMethod: true, LogLatency: true, LogRequestID: true, LogError: true,
-			HandleError: true,
-			LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
-				level := slog.LevelInfo
-				if v.Status >= http.StatusInternalServerError {
-					level = slog.LevelError
-				}
-				d.Log.LogAttrs(c.Request().Context(), level, "request", slog.String("method", v.Method), slog.String("uri", v.URI),
-					slog.Int("status", v.Status), slog.Duration("latency", v.Latency), slog.String("request_id", v.RequestID))
-				return nil
-			},
-		}),
+		accessLog(d.Log, d.AccessLog),
 		middleware.Recover(),
 		middleware.BodyLimit(maxBodyBytes),
 		middleware.SecureWithConfig(middleware.SecureConfig{
