@@ -16,6 +16,10 @@ var readMethods = []string{http.MethodGet, http.MethodHead}
 // serve them, in the order an Allow header lists them.
 var knownMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
+// methodNotAllowedRoute names the routes allowMethods adds, so a walk over e.Routes() can
+// tell them from the real ones.
+const methodNotAllowedRoute = "zpulse.method_not_allowed"
+
 // matcher is an *echo.Echo or an *echo.Group.
 type matcher interface {
 	Match(methods []string, path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) []*echo.Route
@@ -53,13 +57,13 @@ func allowMethods(e *echo.Echo) {
 		header := strings.Join(allow, ", ")
 		for _, m := range knownMethods {
 			if !slices.Contains(allow, m) {
-				e.Add(m, path, methodNotAllowed(header))
+				e.Add(m, path, methodNotAllowed(header)).Name = methodNotAllowedRoute
 			}
 		}
 		e.Add(http.MethodOptions, path, func(c echo.Context) error {
 			c.Response().Header().Set(echo.HeaderAllow, header)
 			return c.NoContent(http.StatusNoContent)
-		})
+		}).Name = methodNotAllowedRoute
 	}
 }
 

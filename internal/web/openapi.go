@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	_ "embed"
 	"net/http"
 
@@ -15,8 +16,16 @@ import (
 //go:embed openapi.json
 var openAPI []byte
 
+// openAPIServer is the document's one server URL, relative to the host; served under a base
+// path, the document says so.
+const openAPIServer = `"url": "/api/v1"`
+
 // serveOpenAPI answers GET /api/v1/openapi.json, for client generators and people.
 func serveOpenAPI(c echo.Context) error {
+	doc := openAPI
+	if base := basePath(c); base != "" {
+		doc = bytes.Replace(doc, []byte(openAPIServer), []byte(`"url": "`+base+`/api/v1"`), 1)
+	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
-	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, openAPI)
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, doc)
 }
