@@ -4,18 +4,31 @@ TEMPL    := $(GO) tool templ
 TAILWIND := BROWSERSLIST_IGNORE_OLD_DATA=1 node_modules/.bin/tailwindcss
 DIST     := static/dist
 ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(DIST)/favicon.svg
+# FUZZ lists the fuzz targets as <package>:<target>, one word each: go test fuzzes one target
+# of a package per run. `make fuzz` runs each for FUZZTIME; `make test` for a few seconds.
+FUZZ     := ./internal/redisrepo:FuzzKeysInjective
+FUZZTIME ?= 30s
 
-.PHONY: run test build generate dev bench assets templ check-generated check-assets clean
+.PHONY: run test fuzz build generate dev bench assets templ check-generated check-assets clean
 
 ## run: serve (embedded in-memory Redis with demo data unless REDIS_URL is set); the built
 ## assets are committed, so this needs no npm
 run:
 	$(GO) run ./cmd/web $(ARGS)
 
-## test: generated code and built assets are fresh, vet, then every test with the race detector
+## test: generated code and built assets are fresh, vet, then every test with the race
+## detector, then each fuzz target for 3 s
 test: check-generated check-assets
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
+
+## fuzz: each fuzz target for FUZZTIME (30s unless given: make fuzz FUZZTIME=5m)
+fuzz:
+	@set -e; for f in $(FUZZ); do \
+		echo "fuzz $${f#*:} in $${f%%:*} for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${f#*:}\$$" -fuzztime $(FUZZTIME) $${f%%:*}; \
+	done
 
 ## build: bin/zpulse, one binary with the assets embedded
 build:
