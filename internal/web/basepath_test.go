@@ -23,14 +23,24 @@ func TestBasePath(t *testing.T) {
 			t.Errorf("GET %s = %d, want %d", path, status, want)
 		}
 	}
-	_, page := s.get(t, "/zpulse/boards/g")
-	urls := regexp.MustCompile(`(?:href|src|action|hx-post|ws-connect)="([^"]*)"`).FindAllStringSubmatch(page, -1)
-	if len(urls) < 15 {
-		t.Fatalf("only %d URLs on the board page", len(urls))
+	if status, _ := s.postJSON(t, "/zpulse/api/v1/boards/g/scores", `{"player":"p","points":1}`); status != http.StatusOK {
+		t.Fatalf("add points: %d", status)
 	}
-	for _, u := range urls {
-		if strings.HasPrefix(u[1], "/") && !strings.HasPrefix(u[1], "/zpulse/") {
-			t.Errorf("%s is outside the base path", u[1])
+	s.postJSON(t, "/zpulse/api/v1/queues/q/jobs", `{"id":"j"}`)
+	s.postJSON(t, "/zpulse/api/v1/locks/l/acquire", `{"ttl_ms":60000}`)
+	attr := regexp.MustCompile(`(?:href|src|action|hx-post|hx-get|ws-connect)="([^"]*)"`)
+	for _, path := range []string{"/zpulse/", "/zpulse/boards", "/zpulse/boards/g", "/zpulse/boards/g/entries", "/zpulse/queues",
+		"/zpulse/queues/q", "/zpulse/locks", "/zpulse/locks/l/force-release", "/zpulse/limiters", "/zpulse/limiters/default",
+		"/zpulse/login", "/zpulse/nope"} {
+		_, page := s.get(t, path)
+		urls := attr.FindAllStringSubmatch(page, -1)
+		if len(urls) < 10 {
+			t.Errorf("only %d URLs on %s", len(urls), path)
+		}
+		for _, u := range urls {
+			if strings.HasPrefix(u[1], "/") && !strings.HasPrefix(u[1], "/zpulse/") {
+				t.Errorf("%s on %s is outside the base path", u[1], path)
+			}
 		}
 	}
 	// A form without JavaScript: redirected back under the prefix.
