@@ -27,6 +27,8 @@ type config struct {
 	DemoEvery    time.Duration // how often the demo makes a round of traffic
 	BigKey       int64         // members above which a board page warns of a big key
 	APIRateLimit string        // limiter policy protecting the JSON API per client; "" is off
+	TrustProxy   bool          // honour X-Forwarded-For/-Proto/-Host
+	WS           web.WSLimits  // bounds on websocket viewers
 	LogFormat    string        // text or json
 	LogLevel     slog.Level
 	AccessLog    string // web.AccessLogAll, AccessLogErrors or AccessLogOff
@@ -66,6 +68,24 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.Int64Var(&cfg.BigKey, "big-key-members", 1_000_000, "`members` (a count, 1 or more) above which a board page warns of a big key (ZPULSE_BIG_KEY_MEMBERS)")
 	envOf["big-key-members"] = "ZPULSE_BIG_KEY_MEMBERS"
 	str(&cfg.APIRateLimit, "api-rate-limit", "ZPULSE_API_RATE_LIMIT", "", "limiter policy that limits the JSON API per client (API token or IP); none: off")
+	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", false, "zpulse is reached through a TLS-terminating proxy on a loopback or private address: honour its X-Forwarded-For (client address for limits), -Proto (Secure cookie) and -Host (websocket Origin check) (ZPULSE_TRUST_PROXY)")
+	envOf["trust-proxy"] = "ZPULSE_TRUST_PROXY"
+	def := web.DefaultWSLimits
+	wsLimits := []struct {
+		name, env, usage string
+		hi               int
+		dst              *int
+		def              int
+	}{
+		{"ws-per-address", "ZPULSE_WS_PER_ADDRESS", "live `connections` one client address may hold", 1_000_000, &cfg.WS.PerAddress, def.PerAddress},
+		{"ws-max-conns", "ZPULSE_WS_MAX_CONNS", "live `connections` in all", 10_000_000, &cfg.WS.Total, def.Total},
+		{"ws-max-topics", "ZPULSE_WS_MAX_TOPICS", "distinct live `topics` over all connections (each is polled every tick)", 1_000_000, &cfg.WS.Topics, def.Topics},
+		{"ws-topics-per-conn", "ZPULSE_WS_TOPICS_PER_CONN", "`topics` one live connection may ask for, at most 32", 32, &cfg.WS.TopicsPerConn, def.TopicsPerConn},
+	}
+	for _, l := range wsLimits {
+		fs.IntVar(l.dst, l.name, l.def, fmt.Sprintf("%s, 1 to %d (%s)", l.usage, l.hi, l.env))
+		envOf[l.name] = l.env
+	}
 	fs.Var(choice{&cfg.LogFormat, []string{"text", "json"}}, "log-format", "log line `format`: text or json (ZPULSE_LOG_FORMAT)")
 	envOf["log-format"] = "ZPULSE_LOG_FORMAT"
 	fs.TextVar(&cfg.LogLevel, "log-level", slog.LevelInfo, "least severe log `level` written: debug, info, warn or error (ZPULSE_LOG_LEVEL)")
@@ -101,6 +121,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	}
 	if cfg.BigKey < 1 {
 		return cfg, fmt.Errorf("big-key-members must be a whole number of 1 or more (got %d)", cfg.BigKey)
+	}
+	for _, l := range wsLimits {
+		if n := *l.dst; n < 1 || n > l.hi {
+			return cfg, fmt.Errorf("%s must be a whole number from 1 to %d (got %d)", l.name, l.hi, n)
+		}
 	}
 	if cfg.APIRateLimit != "" {
 		if err := domain.ValidateLimiterName(cfg.APIRateLimit); err != nil {

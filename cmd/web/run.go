@@ -73,13 +73,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	clock := domain.SystemClock{}
 	leaderboards, locks, limiters, queues, singletons := svc.Leaderboards, svc.Locks, svc.Limiters, svc.Queues, svc.Singletons
 	wg.Go(func() { svc.Run(ctx) }) // discovery, the lock watchdog, the limiters' history
-	if cfg.AdminToken != "" {
-		if _, err := limiters.SetPolicy(ctx, web.LoginPolicy); err != nil {
-			log.Warn("cannot save the sign-in limit; sign-in is not limited until it is saved", "err", err)
-		}
-	}
 	hub := live.NewHub(metrics)
-	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.BasePath), hub, cfg.PollInterval, log, metrics)
+	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.AdminToken != "", cfg.BasePath), hub, cfg.PollInterval, log, metrics)
 
 	if !static.Built() {
 		log.Warn("static assets are not built: pages render unstyled and without live updates; run `make generate`")
@@ -113,13 +108,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		Leaderboards: leaderboards, Queues: queues, Locks: locks, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
 		Clock: clock, AdminToken: cfg.AdminToken, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
 		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
-		BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
+		Auth: svc.Auth, TrustProxy: cfg.TrustProxy, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	srv := web.NewHTTPServer(handler, slog.NewLogLogger(log.Handler(), slog.LevelWarn))
 	access := "open: anyone who reaches this server can change data"
 	if cfg.AdminToken != "" {
 		access = "admin token required for changes"
@@ -127,6 +122,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	log.Info("zpulse is serving", "url", "http://"+displayAddr(ln.Addr())+cfg.BasePath+"/", "access", access,
 		"poll_interval", cfg.PollInterval.String(), "demo", cfg.demoEnabled())
 
+	if cfg.TrustProxy {
+		log.Info("trusting X-Forwarded-For/-Proto/-Host from a proxy on a loopback or private address (--trust-proxy)")
+	}
 	if cfg.APIRateLimit != "" {
 		log.Info("the JSON API is rate limited per client (API token or IP)", "policy", cfg.APIRateLimit)
 	}

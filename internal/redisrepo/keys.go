@@ -328,3 +328,24 @@ func (k Keys) QueueThroughput(name string, t time.Time) string {
 // QueueIndex is the SET of queue names zpulse has written to; queues other services wrote
 // are found by a slow, bounded SCAN of queue:*.
 func (k Keys) QueueIndex() string { return k.OwnPrefix + "index:queues" }
+
+// ---- admin access ----
+//
+// Sessions share one Cluster slot ({sessions}), so a session and the generation it was
+// opened in are read by one script; there are few of them (admins' browsers). Attempt
+// counters spread by address. A session id never appears in a key: only its SHA-256 does,
+// so reading the keyspace does not give away a session.
+//
+//	zpulse:{sessions}:generation      STRING  counter, no expiry: "sign out everywhere" bumps it
+//	zpulse:{sessions}:id:<sha256 hex> STRING  "<generation>:<token fingerprint>", PX the session's life
+//	zpulse:sign-in:{<address>}        HASH    fixed_window state of domain.SignInAttempts: w, n
+
+// SessionGeneration is the counter that ends every session opened before it changed.
+func (k Keys) SessionGeneration() string { return k.OwnPrefix + "{sessions}:generation" }
+
+// Session is the record of the session whose id hashes to idHash (64 hex digits).
+func (k Keys) Session(idHash string) string { return k.OwnPrefix + "{sessions}:id:" + idHash }
+
+// SignInAttempts is an address's count of admin-token attempts in the current window.
+// Addresses (IPv4, IPv6) hold no braces, so the key is one address's alone.
+func (k Keys) SignInAttempts(addr string) string { return k.OwnPrefix + "sign-in:{" + addr + "}" }

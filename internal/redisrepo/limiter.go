@@ -71,25 +71,31 @@ func (l *Limiters) checkArgs(ctx context.Context, limiter, client string) (domai
 
 // run runs the policy's script for one client.
 func (l *Limiters) run(ctx context.Context, p domain.LimitPolicy, client string, consume bool) (domain.LimitResult, error) {
+	return runLimiter(ctx, l.rdb, l.clock, p, l.keys.LimiterState(p, client), consume)
+}
+
+// runLimiter runs policy p's script on the state at key: it counts one request when consume
+// is set, else only looks. clock nil reads Redis TIME in the script. It is shared by the
+// saved policies (Limiters) and the built-in sign-in limit (Auth).
+func runLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clock, p domain.LimitPolicy, key string, consume bool) (domain.LimitResult, error) {
 	now := ""
-	if l.clock != nil {
-		now = strconv.FormatInt(l.clock.Now().UnixMilli(), 10)
+	if clock != nil {
+		now = strconv.FormatInt(clock.Now().UnixMilli(), 10)
 	}
 	flag := "0"
 	if consume {
 		flag = "1"
 	}
-	key := l.keys.LimiterState(p, client)
 	var cmd *redis.Cmd
 	switch p.Algorithm {
 	case domain.SlidingLog:
-		cmd = slidingLogScript.Run(ctx, l.rdb, []string{key}, now, flag, p.WindowMs, p.Limit, newUUID())
+		cmd = slidingLogScript.Run(ctx, rdb, []string{key}, now, flag, p.WindowMs, p.Limit, newUUID())
 	case domain.FixedWindow:
-		cmd = fixedWindowScript.Run(ctx, l.rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
+		cmd = fixedWindowScript.Run(ctx, rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
 	case domain.SlidingCounter:
-		cmd = slidingCounterScript.Run(ctx, l.rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
+		cmd = slidingCounterScript.Run(ctx, rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
 	case domain.TokenBucket:
-		cmd = tokenBucketScript.Run(ctx, l.rdb, []string{key}, now, flag, strconv.FormatFloat(p.RatePerS/1000, 'g', -1, 64), p.Burst)
+		cmd = tokenBucketScript.Run(ctx, rdb, []string{key}, now, flag, strconv.FormatFloat(p.RatePerS/1000, 'g', -1, 64), p.Burst)
 	default:
 		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unknown algorithm %q", p.Name, p.Algorithm)
 	}
@@ -100,8 +106,14 @@ func (l *Limiters) run(ctx context.Context, p domain.LimitPolicy, client string,
 	if len(vals) != 5 {
 		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unexpected reply %v", p.Name, vals)
 	}
+	// The scripts admit nothing when they only look (Peek): the next request would be
+	// admitted exactly when one remains.
+	allowed := vals[0] == 1
+	if !consume {
+		allowed = vals[1] > 0
+	}
 	return domain.LimitResult{
-		Allowed: vals[0] == 1, Limit: p.Quota(), Remaining: vals[1],
+		Allowed: allowed, Limit: p.Quota(), Remaining: vals[1],
 		RetryAfterMs: vals[2], ResetMs: vals[3], AtMs: vals[4], Policy: p,
 	}, nil
 }

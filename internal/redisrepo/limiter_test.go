@@ -128,7 +128,7 @@ return 0`
 	articleAcquire()
 	clock.Advance(time.Second)
 	articleAcquire()
-	if p, _ := l.Peek(ctx, "default", "c-77"); p.Remaining != 1 || p.ResetMs != 10_000 || p.Allowed {
+	if p, _ := l.Peek(ctx, "default", "c-77"); p.Remaining != 1 || p.ResetMs != 10_000 || !p.Allowed {
 		t.Errorf("Peek after the service's two requests = %+v, want 1 remaining", p)
 	}
 	if r := mustAllow(t, l, "default", "c-77"); !r.Allowed || r.Remaining != 0 || r.RetryAfterMs != 9000 {
@@ -228,7 +228,7 @@ func TestPeekWritesNothing(t *testing.T) {
 		mustAllow(t, l, p.Name, "c")
 		before := rdb.Dump(ctx, l.keys.LimiterState(p, "c")).Val()
 		for range 3 {
-			if r, err := l.Peek(ctx, p.Name, "c"); err != nil || r.Remaining != 99 || r.Allowed {
+			if r, err := l.Peek(ctx, p.Name, "c"); err != nil || r.Remaining != 99 || !r.Allowed {
 				t.Errorf("%s: Peek = %+v, %v; want 99 remaining", p.Name, r, err)
 			}
 		}

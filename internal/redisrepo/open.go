@@ -47,6 +47,8 @@ type Services struct {
 	Locks        *Locks
 	Singletons   *Singletons
 	Demo         *DemoSwitch
+	// Auth keeps admin sessions and the sign-in attempt counters.
+	Auth *Auth
 	// Snapshots is the live watcher's reader, and only its: it keeps state between reads.
 	Snapshots *Snapshots
 	// Discovery finds boards, queues, locks and limiter clients by bounded SCAN (Run drives it).
@@ -114,6 +116,7 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Locks = newLocks(rdb, keys, s.Discovery, c)
 	s.Singletons = newSingletons(s.Locks, keys, opt.Log)
 	s.Demo = newDemoSwitch(rdb, keys)
+	s.Auth = newAuth(rdb, keys, c)
 	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c)
 	s.Discovery.onRate = func(ctx context.Context, keys []string) { _ = s.Limiters.adoptClients(ctx, keys) }
 	return s, nil

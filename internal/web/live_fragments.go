@@ -12,9 +12,11 @@ import (
 )
 
 // TopicRenderer renders a live topic's snapshot into the fragment pushed to its subscribers.
-// Each fragment's root carries the id of the element it replaces on the page; its links carry
-// basePath, the prefix zpulse is served under (Deps.BasePath).
-func TopicRenderer(bigKey int64, keys domain.KeyDisplay, basePath string) live.RenderFunc {
+// Each fragment's root carries the id of the element it replaces on the page. Fragments go
+// to every viewer alike, anonymous ones too: with hideLockTokens (an admin token is
+// configured) the locks list shows no holder's token. Their links carry basePath, the
+// prefix zpulse is served under (Deps.BasePath).
+func TopicRenderer(bigKey int64, keys domain.KeyDisplay, hideLockTokens bool, basePath string) live.RenderFunc {
 	ctx := views.WithBasePath(context.Background(), basePath)
 	return func(topic string, snapshot any) ([]byte, error) {
 		var comp templ.Component
@@ -27,6 +29,9 @@ func TopicRenderer(bigKey int64, keys domain.KeyDisplay, basePath string) live.R
 		case []domain.BoardSummary:
 			comp = views.BoardsPanel(v, keys)
 		case domain.HeldLocks:
+			if hideLockTokens {
+				v = v.Redacted()
+			}
 			comp = views.LocksPanel(v, true, keys)
 		case domain.LimiterView:
 			comp = views.LimiterPanel(v, true)

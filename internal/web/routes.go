@@ -1,8 +1,6 @@
 package web
 
 import (
-	"net/http"
-
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -13,12 +11,12 @@ func (s *server) routes(e *echo.Echo) {
 	get(e, "/healthz", s.healthz)
 	get(e, "/readyz", s.readyz)
 	get(e, "/metrics", echo.WrapHandler(promhttp.HandlerFor(s.Registry, promhttp.HandlerOpts{})))
-	get(e, "/ws", echo.WrapHandler(http.HandlerFunc(s.Hub.ServeWS)))
+	get(e, "/ws", s.serveWS)
 	get(e, "/static/:file", s.asset)
 
 	// Pages, live over /ws. Forms carry a CSRF token; changes need an admin session when an
 	// admin token is configured, and wake the watcher when they succeed.
-	pages := e.Group("", csrf())
+	pages := e.Group("", refuseCSRFInQuery, csrf(), s.authenticate(true))
 	change := []echo.MiddlewareFunc{s.requireAdminPage, s.nudgeAfterChange}
 	get(pages, "/", s.overviewPage)
 	pages.POST("/demo", s.demoSwitch, change...)
@@ -49,10 +47,11 @@ func (s *server) routes(e *echo.Echo) {
 	get(pages, "/login", s.loginPage)
 	pages.POST("/login", s.login)
 	pages.POST("/logout", s.logout)
+	pages.POST("/logout/everywhere", s.logoutEverywhere, s.requireAdminPage)
 
 	// JSON API. Changes need "Authorization: Bearer <admin token>" when one is configured,
-	// and wake the watcher when they succeed.
-	api := e.Group("/api/v1", requireJSON, s.rateLimitAPI())
+	// and wake the watcher when they succeed. A bearer token is checked wherever it is sent.
+	api := e.Group("/api/v1", requireJSON, s.rateLimitAPI(), s.authenticate(false))
 	write := []echo.MiddlewareFunc{s.requireAdminAPI, s.nudgeAfterChange}
 	get(api, "/boards", s.apiBoards)
 	get(api, "/boards/:board", s.apiSettings)
