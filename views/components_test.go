@@ -103,7 +103,7 @@ func TestLocksPanel(t *testing.T) {
 			{Lock: "order:1", Token: "tok-1", Type: "string", Fence: 12345, RemainingMs: 1500, LeaseMs: 30000, Holds: 1, Watchdog: true},
 			{Lock: "legacy", Type: "hash", RemainingMs: -1, Holds: 1},
 		}}
-		doc := render(t, LocksPanel(held, true, domain.KeyDisplay{}))
+		doc := render(t, LocksPanel(held, true, testKeys))
 		panel := must(t, doc, "panel", has("id", LocksPanelID))
 		wantText(t, must(t, panel, "lock count", has("data-testid", "lock-count")), "4 locks")
 		order := must(t, panel, "order:1 row", has("data-lock", "order:1"))
@@ -122,8 +122,8 @@ func TestLocksPanel(t *testing.T) {
 		wantText(t, panel, "2 more not shown")
 	})
 	t.Run("none", func(t *testing.T) {
-		wantText(t, render(t, LocksPanel(domain.HeldLocks{}, true, domain.KeyDisplay{})), "No lock is held.")
-		wantText(t, render(t, LocksPanel(domain.HeldLocks{}, false, domain.KeyDisplay{})), "Locks cannot be read while Redis is unavailable.")
+		wantText(t, render(t, LocksPanel(domain.HeldLocks{}, true, testKeys)), "No lock is held.", "SET lock:order:1001")
+		wantText(t, render(t, LocksPanel(domain.HeldLocks{}, false, testKeys)), "Locks cannot be read while Redis is unavailable.")
 	})
 }
 
@@ -174,3 +174,6 @@ func TestFormAlertAndSuccess(t *testing.T) {
 		}
 	})
 }
+
+// testKeys are key names as the repository gives them to views.
+var testKeys = domain.KeyDisplay{Boards: "leaderboard:*", Queues: "queue:*", Lock: "lock:<name>", LockExample: "lock:order:1001", RateDefault: "rate:<client>"}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/web"
 )
 
@@ -29,6 +30,7 @@ type config struct {
 	APIRateLimit string        // limiter policy protecting the JSON API per client; "" is off
 	TrustProxy   bool          // honour X-Forwarded-For/-Proto/-Host
 	WS           web.WSLimits  // bounds on websocket viewers
+	WaitReplicas int           // replicas an enqueue and a lock acquisition wait for; 0 is off
 	LogFormat    string        // text or json
 	LogLevel     slog.Level
 	AccessLog    string // web.AccessLogAll, AccessLogErrors or AccessLogOff
@@ -70,6 +72,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	str(&cfg.APIRateLimit, "api-rate-limit", "ZPULSE_API_RATE_LIMIT", "", "limiter policy that limits the JSON API per client (API token or IP); none: off")
 	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", false, "zpulse is reached through a TLS-terminating proxy on a loopback or private address: honour its X-Forwarded-For (client address for limits), -Proto (Secure cookie) and -Host (websocket Origin check) (ZPULSE_TRUST_PROXY)")
 	envOf["trust-proxy"] = "ZPULSE_TRUST_PROXY"
+	fs.IntVar(&cfg.WaitReplicas, "redis-wait-replicas", 0, fmt.Sprintf("`replicas` an enqueue and a lock acquisition wait for (WAIT, up to 1 s), 0 to %d; 0: off (ZPULSE_REDIS_WAIT_REPLICAS)", redisrepo.MaxWaitReplicas))
+	envOf["redis-wait-replicas"] = "ZPULSE_REDIS_WAIT_REPLICAS"
 	def := web.DefaultWSLimits
 	wsLimits := []struct {
 		name, env, usage string
@@ -126,6 +130,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		if n := *l.dst; n < 1 || n > l.hi {
 			return cfg, fmt.Errorf("%s must be a whole number from 1 to %d (got %d)", l.name, l.hi, n)
 		}
+	}
+	if cfg.WaitReplicas < 0 || cfg.WaitReplicas > redisrepo.MaxWaitReplicas {
+		return cfg, fmt.Errorf("redis-wait-replicas must be a whole number from 0 to %d (got %d)", redisrepo.MaxWaitReplicas, cfg.WaitReplicas)
 	}
 	if cfg.APIRateLimit != "" {
 		if err := domain.ValidateLimiterName(cfg.APIRateLimit); err != nil {

@@ -51,7 +51,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	defer cancel()
 	var wg sync.WaitGroup
 
-	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log})
+	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log, WaitReplicas: cfg.WaitReplicas})
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		services := demo.Services{Leaderboards: leaderboards, Limiters: limiters, Locks: locks, Queues: queues, Switch: demoSwitch}
 		// One instance seeds and makes the demo traffic, however many share the Redis.
 		wg.Go(func() {
-			_ = singletons.Run(ctx, "demo-traffic", func(ctx context.Context) error {
+			// The demo's writes are not fenced: a stale term's last round costs a little extra
+			// demo traffic, nothing more.
+			_ = singletons.Run(ctx, "demo-traffic", func(ctx context.Context, _ int64) error {
 				if err := demo.Seed(ctx, services); err != nil {
 					log.Warn("cannot seed demo data", "err", err)
 				}
@@ -96,8 +98,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	wg.Go(func() { watcher.Run(ctx) })
 	wg.Go(func() {
-		_ = singletons.Run(ctx, "queue-reaper", func(ctx context.Context) error {
-			return queues.RunReaper(ctx, reapEvery, func(returned, died int64) {
+		_ = singletons.Run(ctx, "queue-reaper", func(ctx context.Context, fence int64) error {
+			return queues.RunReaper(ctx, reapEvery, fence, func(returned, died int64) {
 				log.Info("reaped expired leases", "returned", returned, "dead", died)
 				watcher.Nudge()
 			})

@@ -238,3 +238,20 @@ func TestParseConfigTrustAndLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestParseWaitReplicasConfig(t *testing.T) {
+	if cfg, err := parseConfig(nil, env(nil), io.Discard); err != nil || cfg.WaitReplicas != 0 {
+		t.Errorf("default: %+v %v, want off", cfg, err)
+	}
+	if cfg, err := parseConfig([]string{"--redis-wait-replicas", "1"}, env(nil), io.Discard); err != nil || cfg.WaitReplicas != 1 {
+		t.Errorf("flag: %+v %v", cfg, err)
+	}
+	if cfg, _ := parseConfig(nil, env(map[string]string{"ZPULSE_REDIS_WAIT_REPLICAS": "2"}), io.Discard); cfg.WaitReplicas != 2 {
+		t.Error("env not read")
+	}
+	for _, bad := range []string{"-1", "17", "one"} {
+		if _, err := parseConfig([]string{"--redis-wait-replicas", bad}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "redis-wait-replicas") {
+			t.Errorf("%q: %v, want an error naming the flag", bad, err)
+		}
+	}
+}

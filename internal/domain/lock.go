@@ -144,11 +144,14 @@ type LockService interface {
 type Singleton interface {
 	// Run campaigns for the lock of name and, once it holds it, runs fn with a context that
 	// is cancelled when the lock is lost (its watchdog could not renew it, an admin
-	// force-released it, Redis lost it in a restart) or when ctx ends. The lock is renewed
-	// every TTL/3 while fn runs and released when fn returns. When fn returns because the
-	// lock was lost, Run campaigns again; an instance that dies is replaced within a TTL.
-	// Run returns fn's result when fn returns on its own, or ctx's error when ctx ends.
-	Run(ctx context.Context, name string, fn func(ctx context.Context) error) error
+	// force-released it, Redis lost it in a restart) or when ctx ends, and with the term's
+	// fencing token: it grows with every term, so work that a stale holder could still do
+	// after its lease ran out (a paused process) passes the fence to Redis, which refuses a
+	// lower one than it has seen. The lock is renewed while fn runs and released when fn
+	// returns. When fn returns because the lock was lost, Run campaigns again; an instance
+	// that dies is replaced within the lease plus one retry. Run returns fn's result when fn
+	// returns on its own, or ctx's error when ctx ends.
+	Run(ctx context.Context, name string, fn func(ctx context.Context, fence int64) error) error
 }
 
 // ErrLockLost is the cause (context.Cause) of a held lock's context when the lock was lost

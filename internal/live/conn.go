@@ -32,6 +32,7 @@ type client struct {
 	queued []*frame      // the writer's scratch: the batches it is about to write
 	// closeCode is the close frame's code, set by the hub before it closes quit.
 	closeCode int
+	ended     func() // told once the connection is over (Serve); nil for none
 }
 
 // upgrader refuses cross-origin connections: CheckOrigin is left nil, so gorilla compares the
@@ -46,26 +47,38 @@ var batchBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // ServeWS upgrades a request to a websocket subscribed to the topics named by its repeated
 // "topic" query parameter, e.g. /ws?topic=status&topic=board:game:2048.
-func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
+func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) { h.Serve(w, r, nil) }
+
+// Serve is ServeWS that calls ended, when not nil, once the connection is over, however it
+// ends (refused, failed upgrade, closed by either side). The handler returns as soon as the
+// connection's loops run, so ended is how a caller that counts connections knows one ended.
+func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, ended func()) {
+	if ended == nil {
+		ended = func() {}
+	}
 	topics := r.URL.Query()[topicQueryName]
 	if len(topics) == 0 || len(topics) > maxTopics {
 		http.Error(w, "ask for 1 to 32 topics with ?topic=NAME", http.StatusBadRequest)
+		ended()
 		return
 	}
 	for _, t := range topics {
 		if !topicPattern.MatchString(t) {
 			http.Error(w, "a topic is 1 to 128 characters from A-Z, a-z, 0-9 and : . _ -", http.StatusBadRequest)
+			ended()
 			return
 		}
 	}
 	conn, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
+		ended()
 		return // the upgrader has answered already
 	}
-	c := &client{conn: conn, topics: topics, send: make(chan *batch, sendBuffer), quit: make(chan struct{})}
+	c := &client{conn: conn, topics: topics, send: make(chan *batch, sendBuffer), quit: make(chan struct{}), ended: ended}
 	if !h.subscribe(c) {
 		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseServiceRestart, "shutting down"), time.Now().Add(writeWait))
 		conn.Close()
+		ended()
 		return
 	}
 	// Both loops get goroutines of their own and the handler returns, as in gorilla's chat
@@ -78,6 +91,7 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
 // readLoop reads until the connection fails, which is how a closed tab or a missed pong is
 // noticed; browsers send nothing else.
 func (c *client) readLoop(h *Hub) {
+	defer c.ended()
 	defer h.unsubscribe(c)
 	c.conn.SetReadLimit(maxReadBytes)
 	_ = c.conn.SetReadDeadline(time.Now().Add(pongWait))

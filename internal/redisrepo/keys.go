@@ -325,6 +325,12 @@ func (k Keys) QueueThroughput(name string, t time.Time) string {
 	return k.queueTag(name) + ":tput:" + strconv.FormatInt(t.Unix()/60, 10)
 }
 
+// QueueReaperFence is zpulse's STRING of the highest fencing token a reaper showed on this
+// queue (the singleton lock's, see Singletons): the reap script refuses a lower one, so a
+// reaper whose lease ran out while it was paused cannot reap beside its successor. No
+// expiry: one small key per queue.
+func (k Keys) QueueReaperFence(name string) string { return k.queueTag(name) + ":reaper" }
+
 // QueueIndex is the SET of queue names zpulse has written to; queues other services wrote
 // are found by a slow, bounded SCAN of queue:*.
 func (k Keys) QueueIndex() string { return k.OwnPrefix + "index:queues" }

@@ -28,15 +28,18 @@ type Limiters struct {
 	clock domain.Clock // nil: Redis TIME inside each script
 
 	policies *ttlCache[domain.LimitPolicy]
+	builtins builtinPolicies
 
 	rec recorder
 }
 
 var _ domain.LimiterService = (*Limiters)(nil)
 
-// newLimiters returns limiters kept in rdb under keys, timed by the scripts' clock.
-func newLimiters(rdb redis.UniversalClient, keys Keys, c clocks) *Limiters {
-	return &Limiters{rdb: rdb, keys: keys, clock: c.script, policies: newTTLCache[domain.LimitPolicy](policyCacheTTL, c.local())}
+// newLimiters returns limiters kept in rdb under keys, timed by the scripts' clock, serving
+// builtins while their hash is missing.
+func newLimiters(rdb redis.UniversalClient, keys Keys, c clocks, builtins builtinPolicies) *Limiters {
+	return &Limiters{rdb: rdb, keys: keys, clock: c.script, builtins: builtins,
+		policies: newTTLCache[domain.LimitPolicy](policyCacheTTL, c.local())}
 }
 
 func (l *Limiters) Allow(ctx context.Context, limiter, client string) (domain.LimitResult, error) {
@@ -141,26 +144,36 @@ func (l *Limiters) Policy(ctx context.Context, name string) (domain.LimitPolicy,
 	if err != nil {
 		return domain.LimitPolicy{}, opError("redisrepo.Limiters.Policy", err)
 	}
-	p, ok := decodePolicy(name, fields)
+	p, ok := l.builtins.decode(name, fields)
 	if !ok {
 		return domain.LimitPolicy{}, domain.Errorf(domain.ENOTFOUND, "there is no limiter policy %q: create it with PUT /api/v1/limiters/%s or on its page", name, name)
 	}
 	return p, nil
 }
 
-// decodePolicy reads a policy hash; a missing (or unreadable) hash is no policy, except for
-// "default", which is then domain.DefaultPolicy.
-func decodePolicy(name string, f map[string]string) (domain.LimitPolicy, bool) {
+// builtinPolicies are the policies zpulse serves from code while their hash is missing:
+// "default" (domain.DefaultPolicy), so a Redis that lost its data (a restart without
+// persistence, a failover to an empty replica, FLUSHALL) still limits without a restart. A
+// saved policy of the same name wins. (The sign-in limit needs no policy at all: it is
+// domain.SignInAttempts, in code, with counters of its own; see Auth.)
+type builtinPolicies map[string]domain.LimitPolicy
+
+// newBuiltinPolicies returns the built-in policies: "default".
+func newBuiltinPolicies() builtinPolicies {
+	return builtinPolicies{domain.DefaultLimiter: domain.DefaultPolicy}
+}
+
+// decode reads a policy hash; a missing (or unreadable) hash is no policy, unless the
+// policy is built in.
+func (b builtinPolicies) decode(name string, f map[string]string) (domain.LimitPolicy, bool) {
 	p := domain.LimitPolicy{Name: name, Algorithm: domain.Algorithm(f["algorithm"])}
 	p.Limit, _ = strconv.ParseInt(f["limit"], 10, 64)
 	p.WindowMs, _ = strconv.ParseInt(f["window_ms"], 10, 64)
 	p.RatePerS, _ = strconv.ParseFloat(f["rate_per_s"], 64)
 	p.Burst, _ = strconv.ParseInt(f["burst"], 10, 64)
 	if len(f) == 0 || p.Validate() != nil {
-		if name == domain.DefaultLimiter {
-			return domain.DefaultPolicy, true
-		}
-		return domain.LimitPolicy{}, false
+		builtin, ok := b[name]
+		return builtin, ok
 	}
 	return p, true
 }
@@ -189,8 +202,10 @@ func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 	if err != nil {
 		return nil, opError("redisrepo.Limiters.Policies", err)
 	}
-	if !slices.Contains(names, domain.DefaultLimiter) {
-		names = append(names, domain.DefaultLimiter)
+	for name := range l.builtins {
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
 	}
 	slices.Sort(names)
 	pipe := l.rdb.Pipeline()
@@ -203,7 +218,7 @@ func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 	}
 	out := make([]domain.LimitPolicy, 0, len(names))
 	for i, n := range names {
-		if p, ok := decodePolicy(n, cmds[i].Val()); ok {
+		if p, ok := l.builtins.decode(n, cmds[i].Val()); ok {
 			out = append(out, p)
 		}
 	}

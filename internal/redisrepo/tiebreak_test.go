@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
 )
 
 func tieBreakBoard(t *testing.T, lb *Leaderboards, board string) {
@@ -32,8 +35,13 @@ func order(t *testing.T, lb *Leaderboards, board string) string {
 }
 
 // Who reaches a score first ranks higher, also when the score was reached by increments.
+// On one server and on the Cluster.
 func TestTieBreakFirstToReachRanksHigher(t *testing.T) {
-	lb, _, clock := newBoards(t)
+	redistest.ForEachTopology(t, testTieBreakFirstToReachRanksHigher)
+}
+
+func testTieBreakFirstToReachRanksHigher(t *testing.T, rdb redis.UniversalClient) {
+	lb, clock := newBoardsOn(t, rdb)
 	ctx := context.Background()
 	tieBreakBoard(t, lb, "tb")
 	lb.AddPoints(ctx, "tb", "zoe", 60) // without the tie-break zoe would lead any tie ("zoe" > "anna")

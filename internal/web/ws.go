@@ -43,7 +43,7 @@ func (l WSLimits) withDefaults() WSLimits {
 
 // wsAdmission counts what open websockets hold, and admits a new one only within WSLimits.
 // It counts beside the hub, not in it: a connection is counted from before its upgrade until
-// the hub's ServeWS returns (after the hub forgot it), so the hub's fan-out never waits on it.
+// the hub says it ended (Hub.Serve's ended), so the hub's fan-out never waits on it.
 type wsAdmission struct {
 	limits WSLimits
 
@@ -127,14 +127,13 @@ func (s *server) serveWS(c echo.Context) error {
 		}
 		return c.String(refused.status, refused.msg)
 	}
-	defer release()
 	rc := http.NewResponseController(c.Response())
 	_ = rc.SetReadDeadline(time.Time{})
 	_ = rc.SetWriteDeadline(time.Time{})
 	if host := s.forwardedHost(r); host != "" {
 		r.Host = host
 	}
-	s.Hub.ServeWS(c.Response(), r)
+	s.Hub.Serve(c.Response(), r, release) // the slot is given back when the connection ends
 	return nil
 }
 
