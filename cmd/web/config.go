@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/web"
 )
@@ -23,6 +24,7 @@ type config struct {
 	Addr         string
 	RedisURL     string
 	PollInterval time.Duration
+	MinGap       time.Duration // shortest time between two watcher ticks, however often nudged
 	AdminToken   string
 	Demo         optionalBool  // unset: on with the embedded Redis, off otherwise
 	DemoEvery    time.Duration // how often the demo makes a round of traffic
@@ -62,6 +64,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	str(&cfg.RedisURL, "redis-url", "REDIS_URL", "", "redis:// or rediss:// URL; comma-separated addresses for Cluster/Sentinel; none: an embedded in-memory Redis with demo data")
 	fs.DurationVar(&cfg.PollInterval, "poll-interval", 250*time.Millisecond, "watcher tick, a duration from 10ms to 1m (ZPULSE_POLL_INTERVAL)")
 	envOf["poll-interval"] = "ZPULSE_POLL_INTERVAL"
+	fs.DurationVar(&cfg.MinGap, "live-min-gap", live.DefaultMinGap, "shortest time between two live updates of a topic, however many writes nudge the watcher, a duration from 0 to the poll interval (ZPULSE_LIVE_MIN_GAP)")
+	envOf["live-min-gap"] = "ZPULSE_LIVE_MIN_GAP"
 	str(&cfg.AdminToken, "admin-token", "ZPULSE_ADMIN_TOKEN", "", "when set, every change needs it: Bearer token in the API, sign-in in the browser")
 	fs.Var(&cfg.Demo, "demo", "run the traffic simulator (true or false); default on with the embedded Redis (ZPULSE_DEMO)")
 	envOf["demo"] = "ZPULSE_DEMO"
@@ -119,6 +123,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	}
 	if cfg.PollInterval < minPollInterval || cfg.PollInterval > maxPollInterval {
 		return cfg, fmt.Errorf("poll interval must be a duration from %v to %v, e.g. 250ms (got %v)", minPollInterval, maxPollInterval, cfg.PollInterval)
+	}
+	if cfg.MinGap < 0 || cfg.MinGap > cfg.PollInterval {
+		return cfg, fmt.Errorf("live-min-gap must be a duration from 0 to the poll interval (%v), e.g. 50ms (got %v)", cfg.PollInterval, cfg.MinGap)
 	}
 	if cfg.DemoEvery < 50*time.Millisecond || cfg.DemoEvery > time.Minute {
 		return cfg, fmt.Errorf("demo-every must be a duration from 50ms to 1m, e.g. 400ms (got %v)", cfg.DemoEvery)

@@ -74,7 +74,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	leaderboards, locks, limiters, queues, singletons := svc.Leaderboards, svc.Locks, svc.Limiters, svc.Queues, svc.Singletons
 	wg.Go(func() { svc.Run(ctx) }) // discovery, the lock watchdog, the limiters' history
 	hub := live.NewHub(metrics)
-	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.AdminToken != "", cfg.BasePath), hub, cfg.PollInterval, log, metrics)
+	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.AdminToken != "", cfg.BasePath), hub, cfg.PollInterval, log, metrics,
+		live.WithMinGap(cfg.MinGap))
 
 	if !static.Built() {
 		log.Warn("static assets are not built: pages render unstyled and without live updates; run `make generate`")
