@@ -52,6 +52,7 @@ var keyKinds = []struct {
 	{"queue attempts", named("queue", Keys.QueueAttempts)},
 	{"queue scores", named("queue", Keys.QueueScores)},
 	{"queue settings", named("queue", Keys.QueueSettings)},
+	{"queue paused", named("queue", Keys.QueuePaused)},
 	{"queue throughput", func(k Keys, a, _ string, t time.Time) (string, string, bool) {
 		return k.QueueThroughput(a, t), a + "\x00" + fmt.Sprint(t.Unix()/60), domain.ValidateName("queue", a) == nil
 	}},
@@ -211,7 +212,7 @@ func checkSlots(t *testing.T, name, client string, at time.Time) {
 	}
 	if domain.ValidateName("queue", name) == nil {
 		same("queue "+name, k.Queue(name), k.QueueProcessing(name), k.QueueJobs(name), k.QueueDead(name),
-			k.QueueAttempts(name), k.QueueScores(name), k.QueueSettings(name), k.QueueThroughput(name, at),
+			k.QueueAttempts(name), k.QueueScores(name), k.QueueSettings(name), k.QueuePaused(name), k.QueueThroughput(name, at),
 			k.HistoryRing(domain.HistoryQueue, name, domain.HistoryHour), k.HistoryRing(domain.HistoryQueue, name, domain.HistoryDay))
 		same("lock "+name, k.Lock(name), k.LockMeta(name), k.LockFence(name))
 		same("board "+name, k.BoardSettings(name), k.BoardUnique(name, at), k.BoardAdds(name, at),
