@@ -250,9 +250,14 @@ func (k Keys) queueTag(name string) string { return "{" + k.Queue(name) + "}" }
 // score = lease deadline, epoch ms. The reaper returns what is past its deadline.
 func (k Keys) QueueProcessing(name string) string { return k.queueTag(name) + ":processing" }
 
-// QueueJobs is the HASH of a queue's payloads (DESIGN.md): job id -> JSON. A payload leaves
-// with the ack (or with a poll without lease, or a delete).
+// QueueJobs is the HASH of a queue's payloads (DESIGN.md): job id -> "@<score>|<JSON>", the
+// payload bound to the score of the enqueue it came with (see bindPayload). A payload leaves
+// with the ack (or with a poll without lease, or a delete), or as an orphan (QueueOrphans).
 func (k Keys) QueueJobs(name string) string { return k.queueTag(name) + ":jobs" }
+
+// QueueOrphans is zpulse's ZSET of payloads that belong to no job: member = job id, score =
+// when the reaper first saw it orphaned, epoch ms. It is removed after domain.OrphanGrace.
+func (k Keys) QueueOrphans(name string) string { return k.queueTag(name) + ":orphans" }
 
 // QueueDead is zpulse's ZSET of a queue's dead jobs, leased MaxAttempts times without an
 // ack: member = job id, score = when it died, epoch ms.
