@@ -5,17 +5,29 @@ TAILWIND := BROWSERSLIST_IGNORE_OLD_DATA=1 node_modules/.bin/tailwindcss
 DIST     := static/dist
 ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(DIST)/favicon.svg
 TEMPLS   := $(wildcard views/*.templ)
+# FUZZ lists the fuzz targets as <package>:<target>, one word each: go test fuzzes one target
+# of a package per run. `make fuzz` runs each for FUZZTIME; `make test` for a few seconds.
+FUZZ     := ./internal/redisrepo:FuzzKeysInjective
+FUZZTIME ?= 30s
 
-.PHONY: run test build generate dev bench assets templ check-generated clean
+.PHONY: run test fuzz build generate dev bench assets templ check-generated clean
 
 ## run: build what is needed, then serve (embedded in-memory Redis with demo data unless REDIS_URL is set)
 run: assets
 	$(GO) run ./cmd/web $(ARGS)
 
-## test: generated code is fresh, vet, then every test with the race detector
+## test: generated code is fresh, vet, then every test with the race detector, then each fuzz target for 3 s
 test: assets check-generated
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
+
+## fuzz: each fuzz target for FUZZTIME (30s unless given: make fuzz FUZZTIME=5m)
+fuzz:
+	@set -e; for f in $(FUZZ); do \
+		echo "fuzz $${f#*:} in $${f%%:*} for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${f#*:}\$$" -fuzztime $(FUZZTIME) $${f%%:*}; \
+	done
 
 ## build: bin/zpulse, one binary with the assets embedded
 build: assets

@@ -135,7 +135,7 @@ type heldLock struct {
 	until time.Time
 }
 
-type pendingAck struct{ queue, id string }
+type pendingAck struct{ queue, id, token string }
 
 // round makes one round of traffic, unless the demo is paused: points on a board, a few
 // limiter checks, and a lock taken or given back. It reports whether it made any.
@@ -170,8 +170,8 @@ func queueTraffic(ctx context.Context, queues domain.QueueService, acks map[pend
 	for a, at := range acks {
 		if now.After(at) {
 			delete(acks, a)
-			if err := queues.Ack(ctx, a.queue, a.id); err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
-				return err // not found: the lease ran out first and the job went back
+			if err := queues.Ack(ctx, a.queue, a.id, a.token); err != nil && domain.ErrorCode(err) != domain.ECONFLICT {
+				return err // conflict: the lease ran out first and the job went back
 			}
 		}
 	}
@@ -195,10 +195,14 @@ func queueTraffic(ctx context.Context, queues domain.QueueService, acks map[pend
 		}
 		switch r := rand.IntN(20); {
 		case r < 2: // the worker dies: no ack; the reaper returns the job after its lease
+		case r < 3: // the worker fails and says so: the job goes back at once
+			if _, err := queues.Nack(ctx, q, d.ID, d.Token, 0, "demo: the mail server refused the message"); err != nil {
+				return err
+			}
 		case r < 6: // a slow worker
-			acks[pendingAck{q, d.ID}] = now.Add(time.Duration(1+rand.IntN(3)) * time.Second)
+			acks[pendingAck{q, d.ID, d.Token}] = now.Add(time.Duration(1+rand.IntN(3)) * time.Second)
 		default:
-			if err := queues.Ack(ctx, q, d.ID); err != nil {
+			if err := queues.Ack(ctx, q, d.ID, d.Token); err != nil {
 				return err
 			}
 		}

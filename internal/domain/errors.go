@@ -12,8 +12,12 @@ const (
 	ECONFLICT     = "conflict"     // the request clashes with the current state
 	EUNAUTHORIZED = "unauthorized" // an admin credential is needed and was missing or wrong
 	ERATELIMITED  = "rate_limited" // the caller is over its limit
-	EUNAVAILABLE  = "unavailable"  // Redis cannot be reached
+	EUNAVAILABLE  = "unavailable"  // Redis refused or was not reached: nothing changed
 	EINTERNAL     = "internal"     // a bug or an unexpected failure
+	// EUNKNOWN says a write was sent but its answer did not come back (a timeout, or a
+	// connection cut after sending): Redis may or may not have applied it, so a blind retry
+	// could apply it twice. Look before retrying.
+	EUNKNOWN = "unknown_outcome"
 )
 
 // Error is an application error with a machine-readable code and a message for people.

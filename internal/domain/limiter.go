@@ -48,10 +48,6 @@ const (
 	MinRatePerS = 0.001
 )
 
-// reservedLimiterNames are the algorithm tags of the keys under rate: (see redisrepo.Keys).
-// A sliding-log policy named like one would share keys with another algorithm.
-var reservedLimiterNames = []string{"fw", "swc", "tb"}
-
 // LimitPolicy is a named rate limit. Window algorithms use Limit and WindowMs; the token
 // bucket uses RatePerS and Burst.
 type LimitPolicy struct {
@@ -117,17 +113,21 @@ func (p *LimitPolicy) Validate() error {
 	return nil
 }
 
-// ValidateLimiterName checks a limiter policy's name: a name (see ValidateName) whose first
-// ":"-separated part is not an algorithm tag of the keys (fw, swc, tb). Returns EINVALID.
-func ValidateLimiterName(name string) error {
-	if err := ValidateName("limiter", name); err != nil {
+// ValidateLimiterName checks a limiter policy's name (see ValidateName). Any name is safe:
+// every policy but "default" keeps its clients' state under an algorithm tag and the client
+// in braces (see redisrepo.Keys), so no name can reach another policy's keys. Returns EINVALID.
+func ValidateLimiterName(name string) error { return ValidateName("limiter", name) }
+
+// ValidateClient checks a limiter client id: a member (see ValidateMember) without braces.
+// The braces mark where the client starts and ends in the keys of every policy but
+// "default" (rate:<algorithm>:<policy>:{<client>}), which keeps its keys apart from the
+// default policy's rate:<client> and from other policies' clients. Returns EINVALID.
+func ValidateClient(client string) error {
+	if err := ValidateMember("client", client); err != nil {
 		return err
 	}
-	first, _, _ := strings.Cut(name, ":")
-	for _, r := range reservedLimiterNames {
-		if first == r {
-			return Errorf(EINVALID, "limiter names may not start with %q: fw, swc and tb tag the keys of the other algorithms under rate:", r)
-		}
+	if strings.ContainsAny(client, "{}") {
+		return Errorf(EINVALID, "client may not contain { or }: zpulse keeps a client's state under rate:<algorithm>:<policy>:{<client>}, where braces mark the client (got %q)", clip(client))
 	}
 	return nil
 }

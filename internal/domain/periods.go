@@ -2,7 +2,9 @@ package domain
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -77,5 +79,37 @@ func (p Period) Label() string {
 		return "This month"
 	default:
 		return "All time"
+	}
+}
+
+var periodSuffix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|\d{4}-W\d{2}|\d{4}-\d{2})$`)
+
+// IsPeriodSuffix says whether s looks like a period's key suffix: a day (2026-11-30), an ISO
+// week (2026-W48) or a month (2026-11).
+func IsPeriodSuffix(s string) bool { return periodSuffix.MatchString(s) }
+
+// ValidateNewBoardName checks the name of a board zpulse is asked to create (write points
+// or settings to): a name (see ValidateName) whose last ":"-separated part does not look
+// like a period. The articles keep board x's period boards at leaderboard:x:<period>, so a
+// board named x:2026-11-30 would be board x's daily board as well. Returns EINVALID.
+func ValidateNewBoardName(name string) error {
+	if err := ValidateName("board", name); err != nil {
+		return err
+	}
+	if i := strings.LastIndexByte(name, ':'); i >= 0 && IsPeriodSuffix(name[i+1:]) {
+		return Errorf(EINVALID, "board name %q ends in %q, which names a period: its key leaderboard:%s is also board %q's %s board (leaderboard:<board>:<day|week|month>); choose a name that does not end in :<yyyy-mm-dd>, :<yyyy-Www> or :<yyyy-mm>",
+			name, name[i:], name, name[:i], periodKind(name[i+1:]))
+	}
+	return nil
+}
+
+func periodKind(suffix string) string {
+	switch {
+	case strings.Contains(suffix, "W"):
+		return "weekly"
+	case len(suffix) == len("2006-01-02"):
+		return "daily"
+	default:
+		return "monthly"
 	}
 }

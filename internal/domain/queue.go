@@ -212,8 +212,12 @@ type Delivery struct {
 	Payload  json.RawMessage `json:"payload,omitempty"`
 	// Attempt counts the deliveries with a lease, this one included; 0 without a lease.
 	Attempt int `json:"attempt,omitempty"`
-	// LeaseDeadline is when the lease ends: ack before then, or the reaper returns the job
-	// to its queue. Nil without a lease.
+	// Token proves the lease: Ack, Extend and Nack need it, so a consumer whose lease ended
+	// cannot end the lease of the consumer that has the job now. Random and unguessable;
+	// "" without a lease.
+	Token string `json:"token,omitempty"`
+	// LeaseDeadline is when the lease ends: ack (or extend) before then, or the reaper
+	// returns the job to its queue and the token stops working. Nil without a lease.
 	LeaseDeadline *time.Time `json:"lease_deadline,omitempty"`
 }
 
@@ -229,8 +233,10 @@ type PollOptions struct {
 
 // Validate checks the options for a queue of kind. Returns EINVALID.
 func (o PollOptions) Validate(kind QueueKind) error {
-	if o.Lease != 0 && (o.Lease < MinLease || o.Lease > MaxLease || o.Lease%time.Millisecond != 0) {
-		return Errorf(EINVALID, "lease_ms must be a whole number of milliseconds from %d to %d (got %v)", MinLease.Milliseconds(), MaxLease.Milliseconds(), o.Lease)
+	if o.Lease != 0 {
+		if err := ValidateLease(o.Lease); err != nil {
+			return err
+		}
 	}
 	if o.Wait < 0 || o.Wait > MaxTakeWait || o.Wait%time.Second != 0 {
 		return Errorf(EINVALID, "wait_ms must be whole seconds from 0 to %d: 1000, 2000, ... (BZPOPMIN waits whole seconds) (got %d)", MaxTakeWait.Milliseconds(), o.Wait.Milliseconds())
@@ -338,8 +344,10 @@ const (
 type QueueService interface {
 	// Enqueue adds a job. Priority queues score it priority*1e13 + now ms; delayed queues
 	// score it with its run-at ms. Returns ECONFLICT when that id is already waiting, in
-	// flight or dead (the waiting job is not moved); EINVALID for a bad name, id, priority,
-	// time or payload, or options that do not fit the queue's kind; EUNAVAILABLE.
+	// flight or dead (the waiting job is not moved), or completed less than
+	// CompletedRetention ago (so an enqueue retried after EUNKNOWN never runs a job twice);
+	// EINVALID for a bad name, id, priority, time or payload, or options that do not fit the
+	// queue's kind; EUNAVAILABLE; EUNKNOWN.
 	Enqueue(ctx context.Context, queue string, job NewJob) (Enqueued, error)
 
 	// Poll takes the job that leaves first: the lowest score (ZPOPMIN) of a priority queue,
@@ -349,10 +357,30 @@ type QueueService interface {
 	// is empty or nothing is due. Returns EINVALID, EUNAVAILABLE, or ctx's error.
 	Poll(ctx context.Context, queue string, opt PollOptions) (d Delivery, ok bool, err error)
 
-	// Ack ends a leased job: it leaves the processing set, its payload and its attempt count.
-	// Returns ENOTFOUND when the job is not in flight (never leased, already acked, or its
-	// lease ended and the reaper returned it); EINVALID; EUNAVAILABLE.
-	Ack(ctx context.Context, queue, id string) error
+	// Ack completes a leased job: it leaves the processing set with its payload and attempt
+	// count, and is remembered as completed for CompletedRetention. token is the lease's
+	// (Delivery.Token). An ack repeated with the same token after it succeeded succeeds again
+	// (safe to retry). Returns ECONFLICT when the lease of token ended (its deadline passed, or
+	// the reaper returned the job) or passed to another consumer, or another consumer's ack
+	// completed the job; ENOTFOUND when the job is not in flight at all; EINVALID;
+	// EUNAVAILABLE; EUNKNOWN.
+	Ack(ctx context.Context, queue, id, token string) error
+
+	// Extend is a heartbeat: the lease of token now ends lease (MinLease..MaxLease) after
+	// now, so a worker on a long job keeps it. Returns the new deadline. Errors as Ack.
+	Extend(ctx context.Context, queue, id, token string, lease time.Duration) (time.Time, error)
+
+	// Nack gives a leased job back: to its place in its queue at once, or, on a delayed
+	// queue, delay after now; or, when it was delivered MaxAttempts times, to the dead set.
+	// The delivery counts as an attempt, and errMsg (at most MaxErrorBytes; may be "") is kept
+	// with the job's last AttemptErrorsKept errors. Returns where the job went (Waiting or
+	// DeadLetter). A delay on a priority queue is EINVALID (its order is its priority). Errors
+	// otherwise as Ack.
+	Nack(ctx context.Context, queue, id, token string, delay time.Duration, errMsg string) (Where, error)
+
+	// AttemptErrors returns the kept errors of a job's failed attempts, oldest first (none
+	// for a job that never failed). Returns EINVALID, EUNAVAILABLE.
+	AttemptErrors(ctx context.Context, queue, id string) ([]AttemptError, error)
 
 	// Reap returns every job whose lease ended to its queue with its score, or moves it to the
 	// dead set once it was delivered MaxAttempts times, in every known queue. It returns how
@@ -401,9 +429,10 @@ type QueueService interface {
 
 // DrainDue is the article's delayed-queue worker (its @Scheduled method): it polls a queue
 // until nothing is due, handing each job to handle, and returns how many it handled. With a
-// lease, a job is acked when handle returns nil and left to the reaper otherwise (it comes
-// back after the lease, until its attempts run out). It stops at the first Redis error or
-// when ctx ends.
+// lease, a job is acked when handle returns nil and nacked with handle's error otherwise (it
+// comes back at once, until its attempts run out). A lease that ended meanwhile (ECONFLICT)
+// is not an error: the job is someone else's now. It stops at the first Redis error or when
+// ctx ends.
 func DrainDue(ctx context.Context, q QueueService, queue string, lease time.Duration, handle func(context.Context, Delivery) error) (int, error) {
 	n := 0
 	for ctx.Err() == nil {
@@ -412,10 +441,17 @@ func DrainDue(ctx context.Context, q QueueService, queue string, lease time.Dura
 			return n, err
 		}
 		n++
-		if herr := handle(ctx, d); herr == nil && lease > 0 {
-			if err := q.Ack(ctx, queue, d.ID); err != nil && ErrorCode(err) != ENOTFOUND {
-				return n, err
-			}
+		herr := handle(ctx, d)
+		if lease == 0 {
+			continue
+		}
+		if herr == nil {
+			err = q.Ack(ctx, queue, d.ID, d.Token)
+		} else {
+			_, err = q.Nack(ctx, queue, d.ID, d.Token, 0, clipUTF8(herr.Error(), MaxErrorBytes))
+		}
+		if code := ErrorCode(err); err != nil && code != ECONFLICT && code != ENOTFOUND {
+			return n, err
 		}
 	}
 	return n, ctx.Err()

@@ -33,7 +33,7 @@ func (d *DemoSwitch) Paused(ctx context.Context) (bool, error) {
 
 func (d *DemoSwitch) SetPaused(ctx context.Context, paused bool) error {
 	if paused {
-		return opError("redisrepo.DemoSwitch.SetPaused", d.rdb.Set(ctx, d.keys.DemoPaused(), "1", 0).Err())
+		return opWriteError("redisrepo.DemoSwitch.SetPaused", d.rdb.Set(ctx, d.keys.DemoPaused(), "1", 0).Err())
 	}
-	return opError("redisrepo.DemoSwitch.SetPaused", d.rdb.Del(ctx, d.keys.DemoPaused()).Err())
+	return opWriteError("redisrepo.DemoSwitch.SetPaused", d.rdb.Del(ctx, d.keys.DemoPaused()).Err())
 }

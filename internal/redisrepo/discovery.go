@@ -261,7 +261,7 @@ func (d *Discovery) names(k keyKind) []string {
 	maps.Copy(names, s.own)
 	if k == boardKeys { // period boards of a known board are not boards of their own
 		for b := range names {
-			if i := strings.LastIndexByte(b, ':'); i > 0 && IsPeriodSuffix(b[i+1:]) {
+			if i := strings.LastIndexByte(b, ':'); i > 0 && domain.IsPeriodSuffix(b[i+1:]) {
 				if _, known := names[b[:i]]; known {
 					delete(names, b)
 				}

@@ -98,38 +98,6 @@ func (h *scanHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	}
 }
 
-// Reset names the board's keys: boards whose names start like it, and a board whose name
-// looks like its unique-player key, keep theirs.
-func TestResetTouchesNothingElse(t *testing.T) {
-	lb, rdb, clock := newBoards(t)
-	ctx := context.Background()
-	daily := []domain.Period{domain.Daily, domain.Weekly, domain.Monthly}
-	lb.PatchSettings(ctx, "x", domain.BoardSettingsPatch{Periods: &daily})
-	for _, b := range []string{"x", "x:extra", "xy", "x:unique:y"} {
-		lb.AddPoints(ctx, b, "p", 1)
-	}
-	clock.Advance(-40 * 24 * time.Hour) // an older month's board, still within its retention
-	lb.AddPoints(ctx, "x", "p", 1)
-	clock.Advance(40 * 24 * time.Hour)
-	before := rdb.Keys(ctx, "*").Val()
-	if _, err := lb.Reset(ctx, "x"); err != nil {
-		t.Fatal(err)
-	}
-	var left []string
-	for _, k := range before {
-		if rdb.Exists(ctx, k).Val() == 1 {
-			left = append(left, k)
-		}
-	}
-	slices.Sort(left)
-	want := []string{"leaderboard:x:extra", "leaderboard:x:unique:y", "leaderboard:xy",
-		"zpulse:board:x:extra:unique:2026-11-29", "zpulse:board:x:settings", "zpulse:board:x:unique:y:unique:2026-11-29",
-		"zpulse:board:xy:unique:2026-11-29", "zpulse:index:boards"}
-	if !slices.Equal(left, want) {
-		t.Errorf("after reset:\n got  %v\n want %v", left, want)
-	}
-}
-
 // A master that left the Cluster mid-sweep does not hold the sweep open forever: what is gone
 // still leaves the cache when the masters of now have been swept.
 func TestDiscoveryForgetsAMasterThatLeft(t *testing.T) {

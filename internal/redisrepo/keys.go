@@ -2,7 +2,6 @@
 package redisrepo
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -34,7 +33,7 @@ var DefaultKeys = Keys{LeaderboardPrefix: "leaderboard:", OwnPrefix: "zpulse:", 
 // Display names the keys for people, as pages show them.
 func (k Keys) Display() domain.KeyDisplay {
 	return domain.KeyDisplay{Boards: k.Leaderboard("*"), Queues: k.Queue("*"), Lock: k.Lock("<name>"),
-		LockExample: k.Lock("order:1001"), RateDefault: k.SlidingLog(domain.DefaultLimiter, "<client>")}
+		LockExample: k.Lock("order:1001"), RateDefault: k.LimiterState(domain.DefaultPolicy, "<client>")}
 }
 
 // Leaderboard is the ZSET of a board: member = player id, score = points.
@@ -51,12 +50,23 @@ func (k Keys) PeriodBoard(board string, p domain.Period, t time.Time) string {
 }
 
 // BoardKeys names every key of a board a reset deletes: the board, each period board that can
-// still exist at now (periods that ended up to MaxRetentionDays ago, the current one and the
-// next, for clocks a little ahead), and the unique-player counts that can still exist (a day's
-// lives uniqueTTL after the day). They are named exactly, never found by a glob over the
-// board's name: a user chose it, and board x's glob would match board x:y's keys.
+// still exist at now, its settings and the unique-player counts that can still exist. They
+// are named exactly, never found by a glob over the board's name: a user chose it, and board
+// x's glob would match board x:y's keys.
+//
+// Period boards are named from the retention window, not from a record of what was written:
+// a period key expires at the end of its period plus the board's retention (at most
+// MaxRetentionDays), so every one that can exist is a day, week or month that ended up to
+// MaxRetentionDays ago, the current one or the next (for clocks a little ahead). Every period
+// is named, not only those the settings keep now: a period turned off, or a retention made
+// shorter, leaves keys that live until their own expiry. That is about 4,300 DELs (ten years
+// of days, weeks and months), mostly of keys that do not exist, in one pipelined round trip
+// once per reset (about 7 ms on a local Redis), and nothing on the write path (a SET of the
+// period keys written would cost every write a command). A period board a foreign service
+// wrote without expiry, older than that window, is not found. A day's unique-player count
+// lives uniqueTTL after the day.
 func (k Keys) BoardKeys(board string, now time.Time) []string {
-	keys := []string{k.Leaderboard(board)}
+	keys := []string{k.Leaderboard(board), k.BoardSettings(board)}
 	seen := map[string]bool{}
 	first := now.AddDate(0, 0, -domain.MaxRetentionDays-31) // a month that ended then began up to 31 days before
 	for t := first; !t.After(now.Add(24 * time.Hour)); t = t.Add(24 * time.Hour) {
@@ -73,20 +83,20 @@ func (k Keys) BoardKeys(board string, now time.Time) []string {
 	return keys
 }
 
-var periodSuffix = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|\d{4}-W\d{2}|\d{4}-\d{2})$`)
-
-// IsPeriodSuffix says whether s (what follows "<board>:") names a day, ISO week or month.
-func IsPeriodSuffix(s string) bool { return periodSuffix.MatchString(s) }
-
 // BoardIndex is the SET of board names zpulse has written to.
 func (k Keys) BoardIndex() string { return k.OwnPrefix + "index:boards" }
 
-// BoardSettings is the HASH of a board's settings: tie_break, periods, retention_days.
-func (k Keys) BoardSettings(board string) string { return k.OwnPrefix + "board:" + board + ":settings" }
+// A board's own keys carry its name in braces, which a name cannot contain, so the name ends
+// exactly at the "}": board x's keys and board x:unique:y's never meet. The braces also put
+// a board's own keys in one Cluster slot.
+func (k Keys) boardTag(board string) string { return k.OwnPrefix + "board:{" + board + "}" }
+
+// BoardSettings is the HASH of a board's settings: ties (the encoding; legacy tie_break), periods, retention_days.
+func (k Keys) BoardSettings(board string) string { return k.boardTag(board) + ":settings" }
 
 // BoardUnique is the HyperLogLog of the players who scored on a board on t's day (UTC).
 func (k Keys) BoardUnique(board string, t time.Time) string {
-	return k.OwnPrefix + "board:" + board + ":unique:" + domain.Daily.Suffix(t)
+	return k.boardTag(board) + ":unique:" + domain.Daily.Suffix(t)
 }
 
 // Lock is the STRING of a lock, exactly the article's: the holder's token, with a PX lease.
@@ -107,7 +117,13 @@ func (k Keys) LockFence(name string) string { return "{" + k.Lock(name) + "}:fen
 
 // SingletonLock is the name of the lock of a loop that runs in one instance at a time:
 // loop "queue-reaper" holds lock zpulse:queue-reaper, whose key is lock:zpulse:queue-reaper.
+// Lock names starting with OwnPrefix are zpulse's own (IsSingletonLock): Locks refuses to take
+// them for anyone else, so no lock a user takes is a singleton's. (Braces would not do here:
+// lock:{x}'s parts {lock:{x}}:meta would hash to another Cluster slot than the lock.)
 func (k Keys) SingletonLock(loop string) string { return k.OwnPrefix + loop }
+
+// IsSingletonLock says whether a lock name is reserved for zpulse's singleton loops.
+func (k Keys) IsSingletonLock(name string) bool { return strings.HasPrefix(name, k.OwnPrefix) }
 
 // LockIndex is the SET of lock names zpulse has taken, so the /locks page finds them at once;
 // locks taken by other services are found by a slow, bounded SCAN of lock:*.
@@ -115,25 +131,25 @@ func (k Keys) LockIndex() string { return k.OwnPrefix + "index:locks" }
 
 // ---- rate limiters ----
 //
-// Per-client state lives under RatePrefix, one key per client, so that clients spread over a
-// Cluster's slots and each script touches one key:
+// Per-client state lives under RatePrefix, one key per client, so that each script touches
+// one key and clients spread over a Cluster's slots:
 //
-//	rate:<client>                  ZSET  sliding_log of the policy "default" (the articles' key):
-//	                                     score = request epoch ms, member = random UUID
-//	rate:<policy>:<client>         ZSET  sliding_log of any other policy, same encoding
-//	rate:fw:<policy>:<client>      HASH  fixed_window: w = window start epoch ms, n = count
-//	rate:swc:<policy>:<client>     HASH  sliding_counter: w = current window start epoch ms,
-//	                                     c = its count, p = the previous window's count
-//	rate:tb:<policy>:<client>      HASH  token_bucket: tokens (a decimal string), ts = last
-//	                                     refill epoch ms
+//	rate:<client>                   ZSET  sliding_log of the policy "default" (the articles' key):
+//	                                      score = request epoch ms, member = random UUID
+//	rate:sl:<policy>:{<client>}     ZSET  sliding_log of any other policy, same encoding
+//	rate:fw:<policy>:{<client>}     HASH  fixed_window: w = window start epoch ms, n = count
+//	rate:swc:<policy>:{<client>}    HASH  sliding_counter: w = current window start epoch ms,
+//	                                      c = its count, p = the previous window's count
+//	rate:tb:<policy>:{<client>}     HASH  token_bucket: tokens (a decimal string), ts = last
+//	                                      refill epoch ms
 //
-// fw, swc and tb cannot start a policy name (domain.ValidateLimiterName), so a sliding log's
-// key never looks like another algorithm's. Names and clients may contain ":", so
-// rate:a:b:c is policy a's client b:c or policy a:b's client c; zpulse reads a key as
-// belonging to the longest saved sliding-log policy it starts with.
+// Neither names nor clients may contain braces (domain.ValidateName, domain.ValidateClient),
+// so the layout is injective although both may contain ":": a key with braces is never the
+// default policy's; in one with braces the tag ends at the first ":", the policy at the "{"
+// and the client at the final "}". The client is the hash tag, so a policy's clients spread
+// over the slots (each client's keys of every policy share one).
 //
-// zpulse's own keys put the policy in braces, which a name cannot contain, so they never
-// collide; a policy's own keys also share a Cluster slot:
+// zpulse's own keys put the policy in braces, so a policy's own keys share a Cluster slot:
 //
 //	zpulse:limiter:{<policy>}                  HASH  the policy (algorithm, limit, window_ms, rate_per_s, burst)
 //	zpulse:limiter:{<policy>}:clients          ZSET  clients seen lately: member = client, score = last seen epoch ms
@@ -141,41 +157,54 @@ func (k Keys) LockIndex() string { return k.OwnPrefix + "index:locks" }
 //	zpulse:limiter:{<policy>}:stats:<minute>   HASH  "<unix second>:a" / ":r" -> checks admitted / rejected in that second
 //	zpulse:index:limiters                      SET   names of saved policies
 
-// SlidingLog is a client's sliding-window log under a policy.
-func (k Keys) SlidingLog(policy, client string) string {
-	if policy == domain.DefaultLimiter {
+// algorithmTags are the tags of the per-client keys of every policy but "default".
+var algorithmTags = map[domain.Algorithm]string{
+	domain.SlidingLog: "sl", domain.FixedWindow: "fw", domain.SlidingCounter: "swc", domain.TokenBucket: "tb",
+}
+
+// LimiterState is a client's state key for a policy with the given algorithm.
+func (k Keys) LimiterState(p domain.LimitPolicy, client string) string {
+	return k.limiterState(p.Algorithm, p.Name, client)
+}
+
+func (k Keys) limiterState(a domain.Algorithm, policy, client string) string {
+	if a == domain.SlidingLog && policy == domain.DefaultLimiter {
 		return k.RatePrefix + client
 	}
-	return k.RatePrefix + policy + ":" + client
-}
-
-// FixedWindow is a client's fixed-window counter under a policy.
-func (k Keys) FixedWindow(policy, client string) string {
-	return k.RatePrefix + "fw:" + policy + ":" + client
-}
-
-// SlidingCounter is a client's two-window counter under a policy.
-func (k Keys) SlidingCounter(policy, client string) string {
-	return k.RatePrefix + "swc:" + policy + ":" + client
-}
-
-// TokenBucket is a client's token bucket under a policy.
-func (k Keys) TokenBucket(policy, client string) string {
-	return k.RatePrefix + "tb:" + policy + ":" + client
-}
-
-// LimiterState is a client's state key for the policy's algorithm.
-func (k Keys) LimiterState(p domain.LimitPolicy, client string) string {
-	switch p.Algorithm {
-	case domain.FixedWindow:
-		return k.FixedWindow(p.Name, client)
-	case domain.SlidingCounter:
-		return k.SlidingCounter(p.Name, client)
-	case domain.TokenBucket:
-		return k.TokenBucket(p.Name, client)
-	default:
-		return k.SlidingLog(p.Name, client)
+	tag, ok := algorithmTags[a]
+	if !ok {
+		tag = algorithmTags[domain.SlidingLog]
 	}
+	return k.RatePrefix + tag + ":" + policy + ":{" + client + "}"
+}
+
+// parseLimiterState reads a key under RatePrefix back into the algorithm, policy and client
+// LimiterState built it from. A key without braces is the default policy's sliding log, as
+// the articles' services write it; ok is false for a key no valid (policy, client) builds.
+func (k Keys) parseLimiterState(key string) (a domain.Algorithm, policy, client string, ok bool) {
+	rest, ok := strings.CutPrefix(key, k.RatePrefix)
+	if !ok {
+		return "", "", "", false
+	}
+	if !strings.ContainsAny(rest, "{}") {
+		return domain.SlidingLog, domain.DefaultLimiter, rest, domain.ValidateClient(rest) == nil
+	}
+	tag, rest, _ := strings.Cut(rest, ":")
+	open := strings.IndexByte(rest, '{')
+	if open < 1 || rest[open-1] != ':' || !strings.HasSuffix(rest, "}") {
+		return "", "", "", false
+	}
+	policy, client = rest[:open-1], rest[open+1:len(rest)-1]
+	for alg, t := range algorithmTags {
+		if t == tag {
+			a = alg
+		}
+	}
+	if a == "" || domain.ValidateLimiterName(policy) != nil || domain.ValidateClient(client) != nil ||
+		(a == domain.SlidingLog && policy == domain.DefaultLimiter) {
+		return "", "", "", false
+	}
+	return a, policy, client, true
 }
 
 // LimiterStateDisplay names a policy's per-client state for people: its type and its key with
@@ -210,27 +239,14 @@ func (k Keys) LimiterStats(policy string, minute int64) string {
 // LimiterIndex is the SET of saved policy names.
 func (k Keys) LimiterIndex() string { return k.OwnPrefix + "index:limiters" }
 
-// parseSlidingLog reads a key under RatePrefix as a sliding log of one of the given
-// sliding-log policies: the longest policy name (other than "default") the rest starts with
-// followed by ":", or else the policy "default" with the rest as the client.
+// parseSlidingLog reads a key under RatePrefix as the sliding log of a client of one of the
+// given sliding-log policies.
 func (k Keys) parseSlidingLog(key string, logs map[string]domain.LimitPolicy) (policy, client string, ok bool) {
-	rest, ok := strings.CutPrefix(key, k.RatePrefix)
-	if !ok {
+	a, policy, client, ok := k.parseLimiterState(key)
+	if _, saved := logs[policy]; !ok || a != domain.SlidingLog || !saved {
 		return "", "", false
 	}
-	best := ""
-	for name := range logs {
-		if name != domain.DefaultLimiter && len(name) > len(best) && len(rest) > len(name)+1 && strings.HasPrefix(rest, name+":") {
-			best = name
-		}
-	}
-	if best != "" {
-		return best, rest[len(best)+1:], true
-	}
-	if _, ok := logs[domain.DefaultLimiter]; !ok || domain.ValidateMember("client", rest) != nil {
-		return "", "", false
-	}
-	return domain.DefaultLimiter, rest, true
+	return policy, client, true
 }
 
 // DemoPaused is a STRING that exists while the demo traffic is paused.
@@ -251,7 +267,7 @@ func (k Keys) queueTag(name string) string { return "{" + k.Queue(name) + "}" }
 func (k Keys) QueueProcessing(name string) string { return k.queueTag(name) + ":processing" }
 
 // QueueJobs is the HASH of a queue's payloads (DESIGN.md): job id -> "@<score>|<JSON>", the
-// payload bound to the score of the enqueue it came with (see bindPayload). A payload leaves
+// payload bound to the score of the enqueue it came with (see boundPayload). A payload leaves
 // with the ack (or with a poll without lease, or a delete), or as an orphan (QueueOrphans).
 func (k Keys) QueueJobs(name string) string { return k.queueTag(name) + ":jobs" }
 
@@ -271,6 +287,29 @@ func (k Keys) QueueAttempts(name string) string { return k.queueTag(name) + ":at
 // so the reaper returns it to its place and a requeue keeps its priority. It lives while the
 // job is in flight or dead.
 func (k Keys) QueueScores(name string) string { return k.queueTag(name) + ":scores" }
+
+// QueueLeases is zpulse's HASH of the token of each job's latest lease: job id -> token.
+// Ack, extend and nack must show it. It is replaced by the next lease and removed when the job
+// completes or is deleted; after the reaper returned a job it stays, so a late ack is told
+// that its lease ended rather than that the job is unknown.
+func (k Keys) QueueLeases(name string) string { return k.queueTag(name) + ":leases" }
+
+// QueueErrors is zpulse's HASH of the errors of each job's last failed attempts: job id ->
+// JSON array of {"attempt","at" (epoch ms),"error"}, at most domain.AttemptErrorsKept long.
+// It lives while the job is waiting for a retry or dead.
+func (k Keys) QueueErrors(name string) string { return k.queueTag(name) + ":errors" }
+
+// QueueCompleted is zpulse's ZSET of the jobs completed lately (acked, or taken without a
+// lease): member = job id, score = completion time, epoch ms (lease clock). An enqueue of one
+// of these ids is a retry and is refused. Trimmed to domain.CompletedRetention and
+// domain.CompletedKept ids by every write, and expires with QueueAckTokens when the queue is
+// idle that long.
+func (k Keys) QueueCompleted(name string) string { return k.queueTag(name) + ":completed" }
+
+// QueueAckTokens is zpulse's HASH of the lease token that completed each job of
+// QueueCompleted that was acked: job id -> token, so an ack repeated by the
+// consumer that acked succeeds again, and another's is told the job is done.
+func (k Keys) QueueAckTokens(name string) string { return k.queueTag(name) + ":acked" }
 
 // QueueSettings is zpulse's HASH of a queue's settings: kind ("priority" or "delayed"),
 // max_attempts. Scripts read it in the queue's slot.

@@ -46,7 +46,10 @@ func (l *Leaderboards) SetScore(ctx context.Context, board, player string, point
 // settings keep: one script per board, all in one round trip, with the bookkeeping (index of
 // boards, unique players today).
 func (l *Leaderboards) write(ctx context.Context, board, player string, points int64, mode string) (domain.Entry, error) {
-	if err := validateBoardPlayer(board, player); err != nil {
+	if err := domain.ValidateNewBoardName(board); err != nil { // a write creates the board
+		return domain.Entry{}, err
+	}
+	if err := domain.ValidateMember("player", player); err != nil {
 		return domain.Entry{}, err
 	}
 	set, err := l.boardSettings(ctx, board)
@@ -79,7 +82,7 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 	pipe.PFAdd(ctx, unique, player)
 	pipe.ExpireAt(ctx, unique, domain.Daily.End(now).Add(uniqueTTL))
 	if err := exec(ctx, l.rdb, pipe); err != nil {
-		return domain.Entry{}, opError("redisrepo.Leaderboards.write", err)
+		return domain.Entry{}, opWriteError("redisrepo.Leaderboards.write", err)
 	}
 	l.found.add(boardKeys, board)
 	entries := make([]domain.Entry, len(results))
@@ -137,7 +140,7 @@ func (l *Leaderboards) RemovePlayer(ctx context.Context, board, player string) e
 		pipe.ZRem(ctx, l.keys.PeriodBoard(board, p, now), player)
 	}
 	if err := exec(ctx, l.rdb, pipe); err != nil {
-		return opError("redisrepo.Leaderboards.RemovePlayer", err)
+		return opWriteError("redisrepo.Leaderboards.RemovePlayer", err)
 	}
 	if removed.Val() == 0 {
 		return domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
@@ -157,7 +160,7 @@ func (l *Leaderboards) Trim(ctx context.Context, board string, keep int64) (int6
 	}
 	// ZREMRANGEBYRANK counts from the lowest score: removing ranks 0..-(keep+1) keeps the top keep.
 	n, err := l.rdb.ZRemRangeByRank(ctx, l.keys.Leaderboard(board), 0, -(keep + 1)).Result()
-	return n, opError("redisrepo.Leaderboards.Trim", err)
+	return n, opWriteError("redisrepo.Leaderboards.Trim", err)
 }
 
 func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
@@ -172,7 +175,7 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 	}
 	pipe.SRem(ctx, l.keys.BoardIndex(), board)
 	if err := exec(ctx, l.rdb, pipe); err != nil {
-		return 0, opError("redisrepo.Leaderboards.Reset", err)
+		return 0, opWriteError("redisrepo.Leaderboards.Reset", err)
 	}
 	l.found.forget(boardKeys, board)
 	var n int64

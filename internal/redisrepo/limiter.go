@@ -63,7 +63,7 @@ func (l *Limiters) checkArgs(ctx context.Context, limiter, client string) (domai
 	if err := domain.ValidateLimiterName(limiter); err != nil {
 		return domain.LimitPolicy{}, err
 	}
-	if err := domain.ValidateMember("client", client); err != nil {
+	if err := domain.ValidateClient(client); err != nil {
 		return domain.LimitPolicy{}, err
 	}
 	return l.cachedPolicy(ctx, limiter)
@@ -95,7 +95,7 @@ func (l *Limiters) run(ctx context.Context, p domain.LimitPolicy, client string,
 	}
 	vals, err := cmd.Int64Slice()
 	if err != nil {
-		return domain.LimitResult{}, opError("redisrepo.Limiters.Allow", err)
+		return domain.LimitResult{}, opWriteError("redisrepo.Limiters.Allow", err)
 	}
 	if len(vals) != 5 {
 		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unexpected reply %v", p.Name, vals)
@@ -166,7 +166,7 @@ func (l *Limiters) SetPolicy(ctx context.Context, p domain.LimitPolicy) (domain.
 		"rate_per_s", strconv.FormatFloat(p.RatePerS, 'g', -1, 64), "burst", p.Burst)
 	pipe.SAdd(ctx, l.keys.LimiterIndex(), p.Name)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.LimitPolicy{}, opError("redisrepo.Limiters.SetPolicy", err)
+		return domain.LimitPolicy{}, opWriteError("redisrepo.Limiters.SetPolicy", err)
 	}
 	l.policies.put(p.Name, p)
 	return p, nil
@@ -301,7 +301,7 @@ func (l *Limiters) Flush(ctx context.Context) error {
 		pipe.Expire(ctx, sk, statsTTL)
 	}
 	_, err := pipe.Exec(ctx)
-	return opError("redisrepo.Limiters.Flush", err)
+	return opWriteError("redisrepo.Limiters.Flush", err)
 }
 
 // trimClients keeps a policy's client list small: clients seen lately, at most maxListed.
@@ -375,7 +375,7 @@ func (l *Limiters) adoptClients(ctx context.Context, keys []string) error {
 	}
 	if len(newest) > 0 {
 		if _, err := pipe.Exec(ctx); err != nil {
-			return opError("redisrepo.Limiters.adoptClients", err)
+			return opWriteError("redisrepo.Limiters.adoptClients", err)
 		}
 	}
 	return nil

@@ -170,8 +170,8 @@ func TestAlgorithmsWithAMovedClock(t *testing.T) {
 	if !a.Allowed || !b.Allowed || c.Allowed || c.RetryAfterMs != 7000 || c.ResetMs != 7000 || b.Remaining != 0 {
 		t.Errorf("fixed window: %+v %+v %+v", a, b, c)
 	}
-	if f := rdb.HGetAll(ctx, "rate:fw:fixed:x").Val(); f["n"] != "2" || f["w"] != fmt.Sprint(t0.UnixMilli()) {
-		t.Errorf("rate:fw:fixed:x = %v, want n 2 (the rejected one not counted) and w the window start", f)
+	if f := rdb.HGetAll(ctx, "rate:fw:fixed:{x}").Val(); f["n"] != "2" || f["w"] != fmt.Sprint(t0.UnixMilli()) {
+		t.Errorf("rate:fw:fixed:{x} = %v, want n 2 (the rejected one not counted) and w the window start", f)
 	}
 	clock.Set(t0.Add(10 * time.Second))
 	if r := mustAllow(t, l, "fixed", "x"); !r.Allowed || r.Remaining != 1 {
@@ -191,8 +191,8 @@ func TestAlgorithmsWithAMovedClock(t *testing.T) {
 	if !r1.Allowed || r1.Remaining != 0 || r2.Allowed || r2.RetryAfterMs != 2500 {
 		t.Errorf("counter at 25%% of the next window: %+v %+v; want one allowed, then retry once the previous weighs 2 (at 50%%, in 2.5 s)", r1, r2)
 	}
-	if r := rdb.HGetAll(ctx, "rate:swc:counter:x").Val(); r["c"] != "1" || r["p"] != "4" {
-		t.Errorf("rate:swc:counter:x = %v", r)
+	if r := rdb.HGetAll(ctx, "rate:swc:counter:{x}").Val(); r["c"] != "1" || r["p"] != "4" {
+		t.Errorf("rate:swc:counter:{x} = %v", r)
 	}
 
 	// Token bucket: burst 2, one token every 2 s.
@@ -210,7 +210,7 @@ func TestAlgorithmsWithAMovedClock(t *testing.T) {
 	if r := mustAllow(t, l, "bucket", "x"); !r.Allowed || r.Remaining != 0 {
 		t.Errorf("bucket after 2 s: %+v", r)
 	}
-	if tokens := rdb.HGet(ctx, "rate:tb:bucket:x", "tokens").Val(); tokens != "0" {
+	if tokens := rdb.HGet(ctx, "rate:tb:bucket:{x}", "tokens").Val(); tokens != "0" {
 		t.Errorf("tokens = %q, want 0", tokens)
 	}
 	clock.Advance(time.Hour)
@@ -430,7 +430,7 @@ func TestPolicies(t *testing.T) {
 		{Name: "x", Algorithm: domain.SlidingLog, Limit: 1, WindowMs: 5},
 		{Name: "x", Algorithm: domain.TokenBucket, RatePerS: 0, Burst: 1},
 		{Name: "x", Algorithm: domain.TokenBucket, RatePerS: 1, Burst: 0},
-		{Name: "tb:x", Algorithm: domain.SlidingLog, Limit: 1, WindowMs: 1000},
+		{Name: "x{y}", Algorithm: domain.SlidingLog, Limit: 1, WindowMs: 1000},
 		{Name: "a b", Algorithm: domain.SlidingLog, Limit: 1, WindowMs: 1000},
 	} {
 		if _, err := l.SetPolicy(ctx, bad); domain.ErrorCode(err) != domain.EINVALID {
@@ -439,6 +439,9 @@ func TestPolicies(t *testing.T) {
 	}
 	if _, err := l.Allow(ctx, "default", strings.Repeat("x", 65)); domain.ErrorCode(err) != domain.EINVALID {
 		t.Errorf("65-byte client: %v", err)
+	}
+	if _, err := l.Allow(ctx, "default", "a{b}"); domain.ErrorCode(err) != domain.EINVALID || !strings.Contains(err.Error(), "braces mark the client") {
+		t.Errorf("client with braces: %v", err)
 	}
 }
 

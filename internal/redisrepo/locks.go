@@ -56,6 +56,9 @@ func NewToken() string {
 }
 
 func (l *Locks) Acquire(ctx context.Context, name string, opt domain.LockOptions) (domain.Lease, error) {
+	if err := l.refuseSingleton(name); err != nil {
+		return domain.Lease{}, err
+	}
 	lease, sent, err := l.acquire(ctx, name, opt, "")
 	if err == nil && opt.Watchdog {
 		l.watchdog.watch(lease, sent, nil)
@@ -67,7 +70,20 @@ func (l *Locks) Acquire(ctx context.Context, name string, opt domain.LockOptions
 // TTL/3 until Release, and the returned Held's Context ends, with a cause wrapping
 // domain.ErrLockLost, as soon as the lock is lost. Errors as Acquire.
 func (l *Locks) Hold(ctx context.Context, name string, opt domain.LockOptions) (*Held, error) {
+	if err := l.refuseSingleton(name); err != nil {
+		return nil, err
+	}
 	return l.hold(ctx, name, opt, "")
+}
+
+// refuseSingleton keeps the names of zpulse's singleton locks (Keys.IsSingletonLock) for
+// Singletons, which take them through hold: a lock anyone else takes is never a singleton's.
+// Returns EINVALID.
+func (l *Locks) refuseSingleton(name string) error {
+	if l.keys.IsSingletonLock(name) {
+		return domain.Errorf(domain.EINVALID, "lock names starting with %q are zpulse's own (its singleton loops hold them); choose another name (got %q)", l.keys.SingletonLock(""), name)
+	}
+	return nil
 }
 
 // hold is Hold with a given token for a non-reentrant lock ("" for a random one).
@@ -109,7 +125,7 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 		cmd := acquireLockScript.EvalSha(ctx, pipe, l.lockKeys(name), args...)
 		pipe.SAdd(ctx, l.keys.LockIndex(), name)
 		if err := exec(ctx, l.rdb, pipe); err != nil {
-			return domain.Lease{}, time.Time{}, 0, opError("redisrepo.Locks.Acquire", err)
+			return domain.Lease{}, time.Time{}, 0, opWriteError("redisrepo.Locks.Acquire", err)
 		}
 		vals, err := cmd.Int64Slice()
 		if err != nil || len(vals) < 2 || (vals[0] == 1 && len(vals) != 3) {
@@ -245,7 +261,7 @@ func (l *Locks) release(ctx context.Context, name, token string) (int64, error) 
 	holds, err := releaseLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], token).Int64()
 	switch {
 	case err != nil:
-		return 0, opError("redisrepo.Locks.Release", err)
+		return 0, opWriteError("redisrepo.Locks.Release", err)
 	case holds < 0:
 		return 0, domain.Errorf(domain.ECONFLICT, "that token does not hold lock %q (it expired, was released, or another owner holds it now); nothing was changed", name)
 	case holds == 0:
@@ -268,7 +284,7 @@ func (l *Locks) Extend(ctx context.Context, name, token string, ttl time.Duratio
 	vals, err := extendLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], token, ttl.Milliseconds()).Int64Slice()
 	switch {
 	case err != nil:
-		return domain.Lease{}, opError("redisrepo.Locks.Extend", err)
+		return domain.Lease{}, opWriteError("redisrepo.Locks.Extend", err)
 	case len(vals) == 0 || vals[0] != 1:
 		return domain.Lease{}, domain.Errorf(domain.ECONFLICT, "that token does not hold lock %q (it expired, was released, or another owner holds it now); nothing was changed", name)
 	case len(vals) != 3:
@@ -289,7 +305,7 @@ func (l *Locks) ForceRelease(ctx context.Context, name, expectToken string) erro
 	res, err := forceReleaseLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], expectToken).Int64()
 	switch {
 	case err != nil:
-		return opError("redisrepo.Locks.ForceRelease", err)
+		return opWriteError("redisrepo.Locks.ForceRelease", err)
 	case res == 0:
 		return domain.Errorf(domain.ENOTFOUND, "lock %q is not held", name)
 	case res < 0:

@@ -10,7 +10,8 @@ package redisrepo
 //   - Lease deadlines and their expiry decide correctness across instances (the reaper of one
 //     instance returns the job another leased), so they come from one clock: Redis TIME,
 //     read inside the script when the "lease now" ARGV is "" (production), or the injected
-//     clock's ms in tests.
+//     clock's ms in tests. Completions (see lease_scripts.go) use it too: they are compared
+//     across instances.
 
 // popDueScript is the article's POP_DUE (section 4.2), character for character: the earliest
 // job whose run-at is at or before now leaves the delayed queue in one atomic step, so two
@@ -28,15 +29,19 @@ return jobs[1]
 
 // enqueueScript adds a job with the score of its queue's kind, unless that id is already
 // waiting, in flight or dead (nothing moves then: a second enqueue never pushes a waiting job
-// back or forward). The kind is read here, in the same atomic step, from the settings hash,
+// back or forward), or completed within the retention (see luaComplete), which makes an
+// enqueue safe to retry after an answer that did not come back. The kind is read here, in the same atomic step, from the settings hash,
 // so every instance scores a queue alike the moment its kind changes. The payload is stored
-// beside it bound to this enqueue: "@<score>|<payload>" (see bindPayload), and the second's
+// beside it bound to this enqueue: "@<score>|<payload>" (see boundPayload), and the second's
 // enqueue count grows.
 //
 // KEYS[1]  queue:<name>           KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:jobs    KEYS[4]  {queue:<name>}:dead
 // KEYS[5]  {queue:<name>}:settings
 // KEYS[6]  {queue:<name>}:tput:<minute>
+// KEYS[7]  {queue:<name>}:completed  KEYS[8]  {queue:<name>}:acked
+// KEYS[9]  {queue:<name>}:leases     KEYS[10] {queue:<name>}:attempts
+// KEYS[11] {queue:<name>}:errors
 // ARGV[1]  job id
 // ARGV[2]  the queue's default kind, when its settings hold none
 // ARGV[3]  "1" when a priority was given, "0" when not
@@ -47,10 +52,13 @@ return jobs[1]
 // ARGV[8]  payload JSON, or ""
 // ARGV[9]  throughput field of this second ("e<second>")
 // ARGV[10] throughput hash's TTL, ms
+// ARGV[11] lease now, epoch ms, or "" for Redis TIME (the clock of completions)
+// ARGV[12] completed retention, ms
 // Returns  {1, kind, score}; {code, kind} when refused: -1 the id is waiting, -2 in flight,
 // -3 dead, -4 a run-at or delay on a priority queue, -5 no priority on a priority queue,
-// -6 a priority on a delayed queue
-var enqueueScript = newScript(`
+// -6 a priority on a delayed queue; {-7, kind, completed at ms}: that id completed within
+// the retention, so this enqueue is taken for a retry of the one that ran
+var enqueueScript = newScript(luaLeaseNow + `
 local kind = redis.call('HGET', KEYS[5], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[2] end
 local score
@@ -71,6 +79,12 @@ end
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return {-1, kind} end
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return {-2, kind} end
 if redis.call('ZSCORE', KEYS[4], ARGV[1]) then return {-3, kind} end
+local done = redis.call('ZSCORE', KEYS[7], ARGV[1])
+if done and tonumber(done) > leaseNow(ARGV[11]) - tonumber(ARGV[12]) then return {-7, kind, tonumber(done)} end
+-- A new job under this id: nothing of an earlier one (its completion, a token a foreign
+-- consumer left behind, its attempts and errors) carries over.
+redis.call('ZREM', KEYS[7], ARGV[1])
+for i = 8, 11 do redis.call('HDEL', KEYS[i], ARGV[1]) end
 redis.call('ZADD', KEYS[1], score, ARGV[1])
 if ARGV[8] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[1], '@' .. string.format('%.17g', score) .. '|' .. ARGV[8])
@@ -83,137 +97,40 @@ return {1, kind, score}
 `)
 
 // pollScript is the article's poll (ZPOPMIN: two consumers never get one job) of a priority
-// queue, with, in the same step, what zpulse keeps beside the job: its payload leaves with it
-// (a job taken without a lease is done as far as the queue knows), and the second's
-// completed count grows. One round trip per job.
+// queue, with, in the same step, what zpulse keeps beside the job (see luaTaken): a job
+// taken without a lease is complete as far as the queue knows. One round trip per job.
 //
-// KEYS[1]  queue:<name>            KEYS[2]  {queue:<name>}:jobs
-// KEYS[3]  {queue:<name>}:attempts KEYS[4]  {queue:<name>}:scores
-// KEYS[5]  {queue:<name>}:tput:<minute>
-// ARGV[1]  throughput field of this second ("c<second>")
-// ARGV[2]  throughput hash's TTL, ms
+// KEYS[1]  queue:<name>
+// KEYS[2]  {queue:<name>}:jobs       KEYS[3]  {queue:<name>}:attempts
+// KEYS[4]  {queue:<name>}:scores     KEYS[5]  {queue:<name>}:leases
+// KEYS[6]  {queue:<name>}:errors     KEYS[7]  {queue:<name>}:completed
+// KEYS[8]  {queue:<name>}:acked      KEYS[9]  {queue:<name>}:tput:<minute>
+// ARGV[1]  lease now, epoch ms, or "" for Redis TIME
+// ARGV[2]  completed retention, ms   ARGV[3]  completed ids kept
+// ARGV[4]  throughput field of this second ("c<second>")
+// ARGV[5]  throughput hash's TTL, ms
 // Returns  {id, score, payload or nil}, or nil when the queue is empty
-var pollScript = newScript(`
+var pollScript = newScript(luaLeaseNow + luaTaken + `
 local r = redis.call('ZPOPMIN', KEYS[1])
 if #r == 0 then return false end
-local payload = redis.call('HGET', KEYS[2], r[1])
-redis.call('HDEL', KEYS[2], r[1])
-redis.call('HDEL', KEYS[3], r[1])
-redis.call('HDEL', KEYS[4], r[1])
-redis.call('HINCRBY', KEYS[5], ARGV[1], 1)
-redis.call('PEXPIRE', KEYS[5], ARGV[2])
+local payload = taken(KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], r[1],
+  leaseNow(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5])
 return {r[1], r[2], payload}
-`)
-
-// leaseScript closes the gap the article warns about ("after the pop the job has left Redis;
-// if the worker dies half-way, the job is lost"): the job leaves the queue and enters the
-// processing set, scored by its lease deadline, in one atomic step, so at every instant it is
-// in one of the two. Its queue score is kept (to return it to its place), and its delivery
-// count grows.
-//
-// KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:processing
-// KEYS[3]  {queue:<name>}:jobs      KEYS[4]  {queue:<name>}:attempts
-// KEYS[5]  {queue:<name>}:scores
-// ARGV[1]  "" for a priority queue (the lowest score, as ZPOPMIN); for a delayed queue, now
-// in epoch ms (caller's clock): the earliest job due by then, as POP_DUE
-// ARGV[2]  lease now, epoch ms, or "" for Redis TIME
-// ARGV[3]  lease, ms
-// Returns  {id, score, deadline ms, attempt, payload or nil}, or nil when no job is there or due
-var leaseScript = newScript(`
-local id, score
-if ARGV[1] == '' then
-  local r = redis.call('ZPOPMIN', KEYS[1])
-  if #r == 0 then return false end
-  id, score = r[1], r[2]
-else
-  local r = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, 1)
-  if #r == 0 then return false end
-  redis.call('ZREM', KEYS[1], r[1])
-  id, score = r[1], r[2]
-end
-local now = tonumber(ARGV[2])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-local deadline = now + tonumber(ARGV[3])
-redis.call('ZADD', KEYS[2], deadline, id)
-redis.call('HSET', KEYS[5], id, score)
-local attempt = redis.call('HINCRBY', KEYS[4], id, 1)
-return {id, score, deadline, attempt, redis.call('HGET', KEYS[3], id)}
-`)
-
-// ackScript ends a leased job: it leaves the processing set with its payload, attempts and
-// kept score, and the second's completed count grows.
-//
-// KEYS[1]  {queue:<name>}:processing KEYS[2]  {queue:<name>}:jobs
-// KEYS[3]  {queue:<name>}:attempts   KEYS[4]  {queue:<name>}:scores
-// KEYS[5]  {queue:<name>}:tput:<minute>
-// ARGV[1]  job id
-// ARGV[2]  throughput field of this second ("c<second>")
-// ARGV[3]  throughput hash's TTL, ms
-// Returns  1 acked; 0 the job is not in flight (nothing changes)
-var ackScript = newScript(`
-if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('HDEL', KEYS[3], ARGV[1])
-redis.call('HDEL', KEYS[4], ARGV[1])
-redis.call('HINCRBY', KEYS[5], ARGV[2], 1)
-redis.call('PEXPIRE', KEYS[5], ARGV[3])
-return 1
-`)
-
-// reapScript returns a queue's jobs whose lease ended: back into the queue with the score
-// they had (a job first in line is first again), or, once delivered max_attempts times, into
-// the dead set. A job that another service leased without keeping its score goes back due
-// now. At most ARGV[3] jobs per call, so one call never holds Redis for long.
-//
-// KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:processing
-// KEYS[3]  {queue:<name>}:attempts  KEYS[4]  {queue:<name>}:scores
-// KEYS[5]  {queue:<name>}:dead      KEYS[6]  {queue:<name>}:settings
-// ARGV[1]  now, epoch ms, or "" for Redis TIME (the lease clock)
-// ARGV[2]  max attempts when the settings hold none
-// ARGV[3]  the most jobs to handle
-// Returns  {returned, died, 1 when it stopped at the limit (call again) else 0}
-var reapScript = newScript(`
-local now = tonumber(ARGV[1])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-local max = tonumber(redis.call('HGET', KEYS[6], 'max_attempts')) or tonumber(ARGV[2])
-local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
-local back, died = 0, 0
-for _, id in ipairs(ids) do
-  redis.call('ZREM', KEYS[2], id)
-  local attempts = tonumber(redis.call('HGET', KEYS[3], id)) or 0
-  if attempts >= max then
-    redis.call('ZADD', KEYS[5], now, id)
-    died = died + 1
-  else
-    local score = redis.call('HGET', KEYS[4], id) or now
-    redis.call('ZADD', KEYS[1], 'NX', score, id)
-    redis.call('HDEL', KEYS[4], id)
-    back = back + 1
-  end
-end
-local more = 0
-if #ids == tonumber(ARGV[3]) then more = 1 end
-return {back, died, more}
 `)
 
 // requeueScript puts a dead job back in its queue, due now: a priority queue's job keeps its
 // priority (from its kept score) and goes to the back of that priority's line. Its attempts
-// start again; its payload is bound to the new score (see bindPayload).
+// start again; its payload is bound to the new score (see boundPayload).
 //
 // KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:dead
 // KEYS[3]  {queue:<name>}:attempts  KEYS[4]  {queue:<name>}:scores
-// KEYS[5]  {queue:<name>}:settings  KEYS[6]  {queue:<name>}:jobs
+// KEYS[5]  {queue:<name>}:settings KEYS[6]  {queue:<name>}:leases
+// KEYS[7]  {queue:<name>}:jobs
 // ARGV[1]  now, epoch ms (caller's clock)
 // ARGV[2]  the queue's default kind
 // ARGV[3]  job id
 // Returns  {1, score} requeued; {0} the job is not dead; {-1} that id is waiting already
-var requeueScript = newScript(`
+var requeueScript = newScript(luaRebind + `
 if not redis.call('ZSCORE', KEYS[2], ARGV[3]) then return {0} end
 if redis.call('ZSCORE', KEYS[1], ARGV[3]) then return {-1} end
 local kind = redis.call('HGET', KEYS[5], 'kind')
@@ -227,11 +144,8 @@ redis.call('ZREM', KEYS[2], ARGV[3])
 redis.call('ZADD', KEYS[1], score, ARGV[3])
 redis.call('HDEL', KEYS[3], ARGV[3])
 redis.call('HDEL', KEYS[4], ARGV[3])
-local payload = redis.call('HGET', KEYS[6], ARGV[3])
-if payload then
-  local body = string.match(payload, '^@[^|]*|(.*)$') or payload
-  redis.call('HSET', KEYS[6], ARGV[3], '@' .. string.format('%.17g', score) .. '|' .. body)
-end
+redis.call('HDEL', KEYS[6], ARGV[3])
+rebind(KEYS[7], ARGV[3], score)
 return {1, score}
 `)
 
@@ -240,6 +154,7 @@ return {1, score}
 // KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:dead      KEYS[4]  {queue:<name>}:jobs
 // KEYS[5]  {queue:<name>}:attempts  KEYS[6]  {queue:<name>}:scores
+// KEYS[7]  {queue:<name>}:leases    KEYS[8]  {queue:<name>}:errors
 // ARGV[1]  job id
 // Returns  "waiting", "processing" or "dead": where it was; nil when nowhere
 var deleteJobScript = newScript(`
@@ -248,9 +163,7 @@ if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then where = 'waiting'
 elseif redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then where = 'processing'
 elseif redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then where = 'dead' end
 if not where then return false end
-redis.call('HDEL', KEYS[4], ARGV[1])
-redis.call('HDEL', KEYS[5], ARGV[1])
-redis.call('HDEL', KEYS[6], ARGV[1])
+for i = 4, 8 do redis.call('HDEL', KEYS[i], ARGV[1]) end
 return where
 `)
 
@@ -297,6 +210,19 @@ for i, r in ipairs({redis.call('ZRANGE', KEYS[1], 0, n, 'WITHSCORES'), redis.cal
 end
 return out
 `)
+
+// luaRebind defines rebind(jobs key, id, score): a job of ours whose score zpulse itself
+// moves (a requeue, a delayed nack) keeps its payload, bound to the new score (see
+// bindPayload). Payloads stored before the binding get bound too.
+const luaRebind = `
+local function rebind(jkey, id, score)
+  local payload = redis.call('HGET', jkey, id)
+  if payload then
+    local body = string.match(payload, '^@[^|]*|(.*)$') or payload
+    redis.call('HSET', jkey, id, '@' .. string.format('%.17g', score) .. '|' .. body)
+  end
+end
+`
 
 // orphanSweepScript finds payloads that belong to no job and removes them after a grace
 // period. A payload is an orphan when its id is not waiting, in flight or dead (a foreign

@@ -74,7 +74,7 @@ func (q *Queues) PatchSettings(ctx context.Context, queue string, p domain.Queue
 	saved := pipe.HGetAll(ctx, q.keys.QueueSettings(queue)) // the same slot: read right after the script
 	pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
 	if err := exec(ctx, q.rdb, pipe); err != nil {
-		return domain.QueueSettings{}, opError("redisrepo.Queues.PatchSettings", err)
+		return domain.QueueSettings{}, opWriteError("redisrepo.Queues.PatchSettings", err)
 	}
 	vals, err := cmd.Int64Slice()
 	switch {

@@ -122,15 +122,17 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 	}
 	field := tputField(now, 'e')
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueDead(queue),
-		q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now)}
+		q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
+		q.keys.QueueLeases(queue), q.keys.QueueAttempts(queue), q.keys.QueueErrors(queue)}
 	pipe := q.rdb.Pipeline()
 	cmd := enqueueScript.EvalSha(ctx, pipe, keys, job.ID, string(domain.DefaultQueueKind(queue)), boolArg(job.HasPriority),
-		job.Priority, runAt, delay, now.UnixMilli(), string(job.Payload), field, queueThroughputTTL.Milliseconds())
+		job.Priority, runAt, delay, now.UnixMilli(), string(job.Payload), field, queueThroughputTTL.Milliseconds(),
+		q.leaseNow(), domain.CompletedRetention.Milliseconds())
 	// The index is not part of the job's atomic step: SADD is idempotent and keeps the
 	// script in the queue's slot.
 	pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
 	if err := exec(ctx, q.rdb, pipe); err != nil {
-		return domain.Enqueued{}, opError("redisrepo.Queues.Enqueue", err)
+		return domain.Enqueued{}, opWriteError("redisrepo.Queues.Enqueue", err)
 	}
 	q.found.add(queueKeys, queue)
 	vals, _ := cmd.Val().([]any)
@@ -153,6 +155,10 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 		return domain.Enqueued{}, domain.Errorf(domain.EINVALID, "priority is required on priority queue %q: a whole number from 0 (first) to 9 (last)", queue)
 	case -6:
 		return domain.Enqueued{}, domain.Errorf(domain.EINVALID, "queue %q is a delayed queue: give run_at or delay_ms (or neither: due now), not a priority", queue)
+	case -7:
+		at, _ := vals[2].(int64)
+		return domain.Enqueued{}, domain.Errorf(domain.ECONFLICT, "job %q already ran: it completed in queue %q at %s, so this enqueue is taken for a retry and was not added again (an id is remembered for %v after its job completes; use a new id to run the job again)",
+			job.ID, queue, time.UnixMilli(at).UTC().Format(time.RFC3339), domain.CompletedRetention)
 	default:
 		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: unexpected reply %v", cmd.Val())
 	}
@@ -193,18 +199,19 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 		if errors.Is(err, redis.Nil) {
 			return domain.Delivery{}, false, nil
 		} else if err != nil {
-			return domain.Delivery{}, false, opError("redisrepo.Queues.Poll", err)
+			return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
 		}
 		return q.finishTaken(ctx, queue, id, nil) // POP_DUE returns no score
 	default:
 		now := q.now()
 		field := tputField(now, 'c')
-		keys := []string{q.keys.Queue(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue), q.keys.QueueThroughput(queue, now)}
-		vals, err := pollScript.Run(ctx, q.rdb, keys, field, queueThroughputTTL.Milliseconds()).Slice()
+		keys := append([]string{q.keys.Queue(queue)}, q.takenKeys(queue, now)...)
+		vals, err := pollScript.Run(ctx, q.rdb, keys, q.leaseNow(), domain.CompletedRetention.Milliseconds(), domain.CompletedKept,
+			field, queueThroughputTTL.Milliseconds()).Slice()
 		if errors.Is(err, redis.Nil) {
 			return domain.Delivery{}, false, nil
 		} else if err != nil {
-			return domain.Delivery{}, false, opError("redisrepo.Queues.Poll", err)
+			return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
 		}
 		if len(vals) != 3 {
 			return domain.Delivery{}, false, fmt.Errorf("redisrepo.Queues.Poll: unexpected reply %v", vals)
@@ -222,39 +229,35 @@ func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (do
 	case ctx.Err() != nil:
 		return domain.Delivery{}, false, ctx.Err()
 	case err != nil:
-		return domain.Delivery{}, false, opError("redisrepo.Queues.Poll", err)
+		return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
 	}
 	id, _ := z.Member.(string)
 	return q.finishTaken(ctx, queue, id, z.Score)
 }
 
 // finishTaken does, after a plain ZPOPMIN-like take (POP_DUE, BZPOPMIN), what pollScript does
-// in its step: the payload leaves with the job and the second's completed count grows. The
-// job is ours alone already, so a second round trip changes nothing for anyone else.
+// in its step (takenScript). The job is ours alone already, so a second round trip changes
+// nothing for anyone else.
 //
 // score is the taken job's score, nil when the take did not return it (the article's POP_DUE):
 // the payload's binding is checked only when it is known.
 func (q *Queues) finishTaken(ctx context.Context, queue, id string, score any) (domain.Delivery, bool, error) {
 	now := q.now()
-	key, field := q.keys.QueueThroughput(queue, now), tputField(now, 'c')
-	pipe := q.rdb.Pipeline()
-	payload := pipe.HGet(ctx, q.keys.QueueJobs(queue), id)
-	pipe.HDel(ctx, q.keys.QueueJobs(queue), id)
-	pipe.HDel(ctx, q.keys.QueueAttempts(queue), id)
-	pipe.HDel(ctx, q.keys.QueueScores(queue), id)
-	pipe.HIncrBy(ctx, key, field, 1)
-	pipe.PExpire(ctx, key, queueThroughputTTL)
-	if err := exec(ctx, q.rdb, pipe); err != nil {
+	payload, err := takenScript.Run(ctx, q.rdb, q.takenKeys(queue, now), id, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
+		domain.CompletedKept, tputField(now, 'c'), queueThroughputTTL.Milliseconds()).Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
 		// The job is taken; only its bookkeeping failed. Hand it over without its payload
 		// rather than lose it.
 		return delivery(queue, "", id, score, nil), true, nil
 	}
 	set, _ := q.cachedSettings(ctx, queue)
-	var p any
-	if v, err := payload.Result(); err == nil {
-		p = v
-	}
-	return delivery(queue, set.Kind, id, score, p), true, nil
+	return delivery(queue, set.Kind, id, score, payload), true, nil
+}
+
+// takenKeys are the keys of luaTaken, in its order.
+func (q *Queues) takenKeys(queue string, now time.Time) []string {
+	return []string{q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue), q.keys.QueueLeases(queue),
+		q.keys.QueueErrors(queue), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue), q.keys.QueueThroughput(queue, now)}
 }
 
 func (q *Queues) pollLeased(ctx context.Context, queue string, kind domain.QueueKind, lease time.Duration) (domain.Delivery, bool, error) {
@@ -262,12 +265,15 @@ func (q *Queues) pollLeased(ctx context.Context, queue string, kind domain.Queue
 	if kind == domain.DelayedQueue {
 		due = strconv.FormatInt(q.now().UnixMilli(), 10)
 	}
-	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue)}
+	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue),
+		q.keys.QueueScores(queue), q.keys.QueueLeases(queue)}
+	token := NewToken()
 	pipe := q.rdb.Pipeline()
-	cmd := leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds())
+	cmd := leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds(), token)
 	pipe.SAdd(ctx, q.keys.QueueIndex(), queue) // the reaper must know this queue
 	if err := exec(ctx, q.rdb, pipe); err != nil {
-		return domain.Delivery{}, false, opError("redisrepo.Queues.Poll", err)
+		// A lost answer leaves the job leased to nobody: the reaper gives it back after the lease.
+		return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
 	}
 	if errors.Is(cmd.Err(), redis.Nil) {
 		return domain.Delivery{}, false, nil
@@ -281,7 +287,7 @@ func (q *Queues) pollLeased(ctx context.Context, queue string, kind domain.Queue
 	deadline, _ := vals[2].(int64)
 	attempt, _ := vals[3].(int64)
 	t := time.UnixMilli(deadline).UTC()
-	d.LeaseDeadline, d.Attempt = &t, int(attempt)
+	d.LeaseDeadline, d.Attempt, d.Token = &t, int(attempt), token
 	return d, true, nil
 }
 
@@ -311,23 +317,6 @@ func delivery(queue string, kind domain.QueueKind, id, score, payload any) domai
 	return d
 }
 
-func (q *Queues) Ack(ctx context.Context, queue, id string) error {
-	if err := validateQueueJob(queue, id); err != nil {
-		return err
-	}
-	now := q.now()
-	field := tputField(now, 'c')
-	keys := []string{q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue), q.keys.QueueThroughput(queue, now)}
-	n, err := ackScript.Run(ctx, q.rdb, keys, id, field, queueThroughputTTL.Milliseconds()).Int64()
-	switch {
-	case err != nil:
-		return opError("redisrepo.Queues.Ack", err)
-	case n == 0:
-		return domain.Errorf(domain.ENOTFOUND, "job %q is not in flight in queue %q: it was never leased, was acked already, or its lease ended and it went back to the queue", id, queue)
-	}
-	return nil
-}
-
 func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
 	names, err := q.found.namesWarm(ctx, queueKeys)
 	if err != nil {
@@ -338,11 +327,12 @@ func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
 		cmds := make([]*redis.Cmd, len(names))
 		for i, name := range names {
 			keys := []string{q.keys.Queue(name), q.keys.QueueProcessing(name), q.keys.QueueAttempts(name), q.keys.QueueScores(name),
-				q.keys.QueueDead(name), q.keys.QueueSettings(name)}
-			cmds[i] = reapScript.EvalSha(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch)
+				q.keys.QueueDead(name), q.keys.QueueSettings(name), q.keys.QueueErrors(name)}
+			cmds[i] = reapScript.EvalSha(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch,
+				domain.AttemptErrorsKept, domain.LeaseEndedError)
 		}
 		if err := exec(ctx, q.rdb, pipe); err != nil {
-			return returned, died, opError("redisrepo.Queues.Reap", err)
+			return returned, died, opWriteError("redisrepo.Queues.Reap", err)
 		}
 		var again []string
 		for i, cmd := range cmds {
@@ -386,11 +376,12 @@ func (q *Queues) Requeue(ctx context.Context, queue, id string) error {
 	if err := validateQueueJob(queue, id); err != nil {
 		return err
 	}
-	keys := []string{q.keys.Queue(queue), q.keys.QueueDead(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue), q.keys.QueueSettings(queue), q.keys.QueueJobs(queue)}
+	keys := []string{q.keys.Queue(queue), q.keys.QueueDead(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue),
+		q.keys.QueueSettings(queue), q.keys.QueueLeases(queue), q.keys.QueueJobs(queue)}
 	vals, err := requeueScript.Run(ctx, q.rdb, keys, q.now().UnixMilli(), string(domain.DefaultQueueKind(queue)), id).Int64Slice()
 	switch {
 	case err != nil:
-		return opError("redisrepo.Queues.Requeue", err)
+		return opWriteError("redisrepo.Queues.Requeue", err)
 	case len(vals) == 0:
 		return fmt.Errorf("redisrepo.Queues.Requeue: empty reply")
 	case vals[0] == 0:
@@ -406,13 +397,13 @@ func (q *Queues) Delete(ctx context.Context, queue, id string) (domain.Where, er
 		return "", err
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue), q.keys.QueueJobs(queue),
-		q.keys.QueueAttempts(queue), q.keys.QueueScores(queue)}
+		q.keys.QueueAttempts(queue), q.keys.QueueScores(queue), q.keys.QueueLeases(queue), q.keys.QueueErrors(queue)}
 	where, err := deleteJobScript.Run(ctx, q.rdb, keys, id).Text()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return "", domain.Errorf(domain.ENOTFOUND, "job %q is not in queue %q: not waiting, not in flight, not dead", id, queue)
 	case err != nil:
-		return "", opError("redisrepo.Queues.Delete", err)
+		return "", opWriteError("redisrepo.Queues.Delete", err)
 	}
 	return domain.Where(where), nil
 }

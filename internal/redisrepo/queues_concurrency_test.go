@@ -101,7 +101,7 @@ func TestConcurrentLeasesLoseNothing(t *testing.T) {
 			if rand.IntN(20) == 0 {
 				return true // dies holding the job: no ack
 			}
-			if err := q.Ack(ctx, "bulk", d.ID); err != nil {
+			if err := q.Ack(ctx, "bulk", d.ID, d.Token); err != nil {
 				t.Errorf("ack %s: %v", d.ID, err)
 				return false
 			}

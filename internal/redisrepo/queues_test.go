@@ -264,11 +264,17 @@ func TestLeaseAckReapDead(t *testing.T) {
 	if s := rdb.ZScore(ctx, "{queue:email-jobs}:processing", "acked").Val(); s != float64(testNow.Add(10*time.Second).UnixMilli()) {
 		t.Errorf("ZSCORE {queue:email-jobs}:processing acked = %v, want the deadline", s)
 	}
-	if err := q.Ack(ctx, "email-jobs", "acked"); err != nil {
+	if err := q.Ack(ctx, "email-jobs", "acked", d.Token); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Ack(ctx, "email-jobs", "acked"); domain.ErrorCode(err) != domain.ENOTFOUND {
-		t.Errorf("second ack = %v, want ENOTFOUND", err)
+	if err := q.Ack(ctx, "email-jobs", "acked", d.Token); err != nil {
+		t.Errorf("the same ack again (a retry) = %v, want nil", err)
+	}
+	if err := q.Ack(ctx, "email-jobs", "acked", "another-token"); domain.ErrorCode(err) != domain.ECONFLICT {
+		t.Errorf("ack of a completed job with another token = %v, want ECONFLICT", err)
+	}
+	if err := q.Ack(ctx, "email-jobs", "never-leased", d.Token); domain.ErrorCode(err) != domain.ENOTFOUND {
+		t.Errorf("ack of a job never leased = %v, want ENOTFOUND", err)
 	}
 
 	for attempt := 1; attempt <= 2; attempt++ {

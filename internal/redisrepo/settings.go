@@ -40,7 +40,7 @@ func (l *Leaderboards) UpdateSettings(ctx context.Context, board string, s domai
 // PatchSettings writes only the fields the patch gives (HSET of those fields merges them into
 // the HASH in one command) and reads the result in the same transaction, on the one key.
 func (l *Leaderboards) PatchSettings(ctx context.Context, board string, p domain.BoardSettingsPatch) (domain.BoardSettings, error) {
-	if err := domain.ValidateName("board", board); err != nil {
+	if err := domain.ValidateNewBoardName(board); err != nil { // saving settings creates the board
 		return domain.BoardSettings{}, err
 	}
 	// The fields are independent: a patch is valid when it is valid over the defaults.
@@ -72,7 +72,7 @@ func (l *Leaderboards) PatchSettings(ctx context.Context, board string, p domain
 	}
 	saved := pipe.HGetAll(ctx, key)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.BoardSettings{}, opError("redisrepo.Leaderboards.PatchSettings", err)
+		return domain.BoardSettings{}, opWriteError("redisrepo.Leaderboards.PatchSettings", err)
 	}
 	s := decodeSettings(saved.Val())
 	l.settings.put(board, s)

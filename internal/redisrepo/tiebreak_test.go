@@ -218,7 +218,7 @@ func TestTieBreakStampsRedisTime(t *testing.T) {
 func TestTieBreakLegacySettingsReadAsWide(t *testing.T) {
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
-	rdb.HSet(ctx, "zpulse:board:old:settings", "tie_break", "first_reached", "retention_days", "7")
+	rdb.HSet(ctx, DefaultKeys.BoardSettings("old"), "tie_break", "first_reached", "retention_days", "7")
 	wide, _ := domain.TieBreakFirstReachedWide.Encode(3_000_000, testNow.Add(-time.Hour))
 	rdb.ZAdd(ctx, "leaderboard:old", redis.Z{Score: wide, Member: "early"})
 	s, err := lb.Settings(ctx, "old")
@@ -235,7 +235,7 @@ func TestTieBreakLegacySettingsReadAsWide(t *testing.T) {
 	if err != nil || s.TieBreak != domain.TieBreakFirstReached {
 		t.Fatalf("save = %+v, %v", s, err)
 	}
-	if h := rdb.HGetAll(ctx, "zpulse:board:old:settings").Val(); h["ties"] != "first_reached" || h["tie_break"] != "" {
+	if h := rdb.HGetAll(ctx, DefaultKeys.BoardSettings("old")).Val(); h["ties"] != "first_reached" || h["tie_break"] != "" {
 		t.Errorf("settings hash after a save = %v", h)
 	}
 }

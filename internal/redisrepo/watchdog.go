@@ -281,7 +281,7 @@ func (w *Watchdog) extendAll(ctx context.Context, keys []watchKey, ttls []time.D
 		cmds, err = run(extendLockScript.Eval)
 	}
 	if err != nil {
-		return nil, opError("redisrepo.Watchdog.extendAll", err)
+		return nil, opWriteError("redisrepo.Watchdog.extendAll", err)
 	}
 	held := make([]bool, len(cmds))
 	for i, c := range cmds {

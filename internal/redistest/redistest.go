@@ -129,7 +129,8 @@ func (s *Server) start() error {
 	}
 	args = append(args, "--port", port, "--bind", "127.0.0.1", "--dir", s.dir, "--daemonize", "no", "--loglevel", "warning")
 	if s.conf == "" {
-		args = append(args, "--save", "", "--appendonly", "no")
+		// DEBUG SLEEP plays a stalled Redis in tests.
+		args = append(args, "--save", "", "--appendonly", "no", "--enable-debug-command", "local")
 	}
 	args = append(args, s.args...)
 	s.cmd = exec.Command("redis-server", args...)

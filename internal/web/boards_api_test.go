@@ -140,3 +140,29 @@ func TestAPIBoardsList(t *testing.T) {
 		t.Errorf("boards: %s", b)
 	}
 }
+
+// A board named like another board's period board (leaderboard:x:2026-11-30 is board x's
+// daily board in the articles' layout) is refused, with the reason, and nothing is written.
+func TestAPIRefusesABoardNamedLikeAPeriod(t *testing.T) {
+	s := newTestServer(t, "", nil)
+	for _, board := range []string{"x:2026-11-30", "x:2026-W48", "x:2026-11"} {
+		for _, c := range []struct{ method, path, body string }{
+			{http.MethodPost, "/api/v1/boards/" + board + "/scores", `{"player":"p","points":1}`},
+			{http.MethodPut, "/api/v1/boards/" + board + "/players/p", `{"score":1}`},
+			{http.MethodPut, "/api/v1/boards/" + board, `{"periods":["daily"]}`},
+		} {
+			status, b, _ := s.do(t, c.method, c.path, "application/json", c.body)
+			var e apiError
+			json.Unmarshal([]byte(b), &e)
+			if status != http.StatusBadRequest || e.Error.Code != "invalid" || !strings.Contains(e.Error.Message, "is also board \"x\"'s") {
+				t.Errorf("%s %s: %d %s; want 400 saying the key is also board x's period board", c.method, c.path, status, b)
+			}
+		}
+	}
+	if k := s.rdb.Keys(t.Context(), "*").Val(); len(k) != 0 {
+		t.Errorf("refused writes wrote %v", k)
+	}
+	if status, _ := s.postJSON(t, "/api/v1/boards/x:2026/scores", `{"player":"p","points":1}`); status != http.StatusOK {
+		t.Errorf("x:2026 names no period, yet: %d", status)
+	}
+}

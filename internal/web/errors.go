@@ -41,7 +41,12 @@ var errorStatuses = []struct {
 	{domain.ERATELIMITED, http.StatusTooManyRequests, 0},
 	{domain.EINTERNAL, http.StatusInternalServerError, 0},
 	{domain.EUNAVAILABLE, http.StatusServiceUnavailable, http.StatusServiceUnavailable},
+	{domain.EUNKNOWN, http.StatusServiceUnavailable, http.StatusServiceUnavailable}, // after EUNAVAILABLE: codeOf(503)
 }
+
+// unknownOutcome is what a form says when Redis did not answer a write (domain.EUNKNOWN):
+// unlike EUNAVAILABLE ("nothing was changed"), the change may have been applied.
+const unknownOutcome = "Redis did not answer in time, so this may or may not have been applied. Reload the page to see whether it was before trying again."
 
 // statusOf is the HTTP status of an error code; 500 for a code the table does not know.
 func statusOf(code string) int {
@@ -71,8 +76,11 @@ func formFailure(err error, notDone string) (status int, message string, shown b
 	code := domain.ErrorCode(err)
 	for _, row := range errorStatuses {
 		if row.code == code && row.form != 0 {
-			if code == domain.EUNAVAILABLE {
+			switch code {
+			case domain.EUNAVAILABLE:
 				return row.form, "Redis is unavailable, so " + notDone + ". Try again when the banner is gone.", true
+			case domain.EUNKNOWN:
+				return row.form, unknownOutcome, true
 			}
 			return row.form, domain.ErrorMessage(err), true
 		}
@@ -114,7 +122,7 @@ func (s *server) handleError(err error, c echo.Context) {
 		return
 	}
 	status, code, message := describeError(err)
-	if status >= http.StatusInternalServerError && code != domain.EUNAVAILABLE {
+	if status >= http.StatusInternalServerError && code != domain.EUNAVAILABLE && code != domain.EUNKNOWN {
 		s.Log.Error("request failed", "err", err, "uri", c.Request().RequestURI,
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
 	}

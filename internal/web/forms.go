@@ -52,7 +52,7 @@ func (s *server) handleForm(p pageForms, id string, fields []string, act formAct
 			if status, message, shown = formFailure(err, "nothing was changed"); !shown {
 				return err
 			}
-			if domain.ErrorCode(err) == domain.EUNAVAILABLE {
+			if code := domain.ErrorCode(err); code == domain.EUNAVAILABLE || code == domain.EUNKNOWN {
 				field = "" // about the whole form, not the field
 			}
 			f.Errors[field] = message

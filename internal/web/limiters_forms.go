@@ -69,7 +69,7 @@ func (s *server) limiterPolicyForm(c echo.Context) error {
 				return err
 			}
 			field := policyField(message)
-			if domain.ErrorCode(err) == domain.EUNAVAILABLE {
+			if code := domain.ErrorCode(err); code == domain.EUNAVAILABLE || code == domain.EUNKNOWN {
 				field = ""
 			}
 			f.Errors[field] = message
@@ -118,7 +118,7 @@ func (s *server) limiterTryForm(c echo.Context) error {
 		N:      strings.TrimSpace(c.FormValue("n")),
 		Errors: map[string]string{},
 	}
-	if err := domain.ValidateMember("client", f.Client); err != nil {
+	if err := domain.ValidateClient(f.Client); err != nil {
 		f.Errors["client"] = domain.ErrorMessage(err)
 	}
 	n, ok := parseWhole(f.N, 1, maxTry)

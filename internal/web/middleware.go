@@ -29,11 +29,16 @@ func csrf() echo.MiddlewareFunc {
 	})
 }
 
-// requireJSON refuses API bodies that are not application/json with a 415.
+// requireJSON refuses API bodies that are not application/json with a 415. A request with
+// no body and no Content-Type has no media type to refuse: it goes to its handler, which
+// takes it where the body is optional (a poll) and answers 400 where one is needed.
 func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodDelete {
+			return next(c)
+		}
+		if r.ContentLength == 0 && r.Header.Get(echo.HeaderContentType) == "" {
 			return next(c)
 		}
 		mt, _, err := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))

@@ -14,7 +14,9 @@ func (s *server) healthz(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// readyz answers 503 while Redis does not answer a PING within a second.
+// readyz answers 503 while Redis does not answer a PING within a second. It asks Redis on
+// every call (no cached status), and the client enforces the deadline
+// (ContextTimeoutEnabled), so a stalled Redis is reported within about a second.
 func (s *server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
 	defer cancel()

@@ -142,11 +142,68 @@ func (s *server) apiPoll(c echo.Context) error {
 	return c.JSON(http.StatusOK, d)
 }
 
+// apiAck completes a leased job: {"token": the poll's token}.
 func (s *server) apiAck(c echo.Context) error {
-	if err := s.Queues.Ack(c.Request().Context(), pathParam(c, "queue"), pathParam(c, "id")); err != nil {
+	var req struct {
+		Token string `json:"token"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if err := s.Queues.Ack(c.Request().Context(), pathParam(c, "queue"), pathParam(c, "id"), req.Token); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// apiExtend is a worker's heartbeat: {"token", "lease_ms"}; the lease then ends lease_ms
+// from now.
+func (s *server) apiExtend(c echo.Context) error {
+	var req struct {
+		Token   string          `json:"token"`
+		LeaseMs json.RawMessage `json:"lease_ms"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.LeaseMs == nil {
+		return domain.Errorf(domain.EINVALID, "lease_ms is required: the lease's new length from now, %d to %d ms", domain.MinLease.Milliseconds(), domain.MaxLease.Milliseconds())
+	}
+	lease, err := decodeMillis(req.LeaseMs, "lease_ms", domain.MinLease, domain.MaxLease)
+	if err != nil {
+		return err
+	}
+	queue, id := pathParam(c, "queue"), pathParam(c, "id")
+	deadline, err := s.Queues.Extend(c.Request().Context(), queue, id, req.Token, lease)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"id": id, "queue": queue, "lease_deadline": deadline})
+}
+
+// apiNack gives a leased job back: {"token", "delay_ms"?, "error"?}.
+func (s *server) apiNack(c echo.Context) error {
+	var req struct {
+		Token   string          `json:"token"`
+		DelayMs json.RawMessage `json:"delay_ms"`
+		Error   string          `json:"error"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	var delay time.Duration
+	if req.DelayMs != nil {
+		var err error
+		if delay, err = decodeMillis(req.DelayMs, "delay_ms", 0, domain.MaxDelay); err != nil {
+			return err
+		}
+	}
+	queue, id := pathParam(c, "queue"), pathParam(c, "id")
+	where, err := s.Queues.Nack(c.Request().Context(), queue, id, req.Token, delay, req.Error)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"id": id, "queue": queue, "state": where})
 }
 
 func (s *server) apiDeleteJob(c echo.Context) error {

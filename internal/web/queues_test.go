@@ -67,20 +67,35 @@ func TestQueueAPI(t *testing.T) {
 		t.Errorf("polls = %v, want password-reset, newsletter, nothing", got)
 	}
 
-	// At-least-once over the API: lease, ack, a second ack is a 404.
+	// At-least-once over the API: lease, ack with the lease's token; the same ack again (a
+	// retry) is a 204, another token a 409, a job never leased a 404.
 	s.postJSON(t, "/api/v1/queues/email-jobs/jobs", `{"id":"invoice","priority":2}`)
 	status, body = s.postJSON(t, "/api/v1/queues/email-jobs/poll", `{"lease_ms":30000}`)
 	if status != 200 || !strings.Contains(body, `"lease_deadline"`) || !strings.Contains(body, `"attempt":1`) {
 		t.Errorf("leased poll: %d %s", status, body)
 	}
+	var leased domain.Delivery
+	if err := json.Unmarshal([]byte(body), &leased); err != nil || len(leased.Token) != 32 {
+		t.Fatalf("leased poll's token: %q, %v", leased.Token, err)
+	}
 	if n := s.rdb.ZCard(ctx, "{queue:email-jobs}:processing").Val(); n != 1 {
 		t.Errorf("processing holds %d jobs, want 1", n)
 	}
-	if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/jobs/invoice/ack", ""); status != 204 {
+	if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/jobs/invoice/ack", ""); status != 400 || !strings.Contains(body, "body is empty") {
+		t.Errorf("ack without a body: %d %s", status, body)
+	}
+	ack := `{"token":"` + leased.Token + `"}`
+	if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/jobs/invoice/ack", ack); status != 204 {
 		t.Errorf("ack: %d %s", status, body)
 	}
-	if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/jobs/invoice/ack", ""); status != 404 || !strings.Contains(body, "not in flight") {
-		t.Errorf("second ack: %d %s", status, body)
+	if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/jobs/invoice/ack", ack); status != 204 {
+		t.Errorf("the same ack again: %d %s", status, body)
+	}
+	if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/jobs/invoice/ack", `{"token":"forged"}`); status != 409 || !strings.Contains(body, `"conflict"`) {
+		t.Errorf("ack with another token: %d %s", status, body)
+	}
+	if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/jobs/other/ack", ack); status != 404 || !strings.Contains(body, "not in flight") {
+		t.Errorf("ack of a job never leased: %d %s", status, body)
 	}
 	for _, c := range []struct{ body, want string }{
 		{`{"lease_ms":10}`, "lease_ms must be"},

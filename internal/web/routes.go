@@ -85,6 +85,8 @@ func (s *server) routes(e *echo.Echo) {
 	api.POST("/queues/:queue/jobs", s.apiEnqueue, write...)
 	api.POST("/queues/:queue/poll", s.apiPoll, write...)
 	api.POST("/queues/:queue/jobs/:id/ack", s.apiAck, write...)
+	api.POST("/queues/:queue/jobs/:id/extend", s.apiExtend, write...)
+	api.POST("/queues/:queue/jobs/:id/nack", s.apiNack, write...)
 	api.DELETE("/queues/:queue/jobs/:id", s.apiDeleteJob, write...)
 	api.POST("/queues/:queue/dead/:id/requeue", s.apiRequeue, write...)
 	api.Any("/*", func(c echo.Context) error { return echo.ErrNotFound })

@@ -1,0 +1,119 @@
+package redisrepo
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
+)
+
+// A write whose reply is lost after Redis applied it is EUNKNOWN ("may or may not have been
+// applied"), not EUNAVAILABLE ("nothing changed"); its retry is recognised rather than run
+// twice. A read whose reply is lost is just unavailable, and a write that never left is
+// unavailable too.
+func TestLostReplyIsUnknownOutcome(t *testing.T) {
+	direct := redistest.Client(t)
+	proxy := redistest.NewProxy(t, redistest.Shared().Addr)
+	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr, MaxRetries: -1, PoolSize: 1})
+	t.Cleanup(func() { rdb.Close() })
+	q := openTest(t, rdb, domain.NewManualClock(testNow)).Queues
+	ctx := context.Background()
+	enqueue(t, q, "email-jobs", "warm-up", 1) // the scripts are loaded, the connection made
+
+	proxy.CutReplyTo("lost-reply")
+	_, err := q.Enqueue(ctx, "email-jobs", domain.NewJob{ID: "lost-reply", Priority: 1, HasPriority: true})
+	wantCode(t, "enqueue whose reply was lost", err, domain.EUNKNOWN)
+	if msg := domain.ErrorMessage(err); !strings.Contains(msg, "may or may not have been applied") {
+		t.Errorf("message %q should say the change may or may not have been applied", msg)
+	}
+	if _, err := direct.ZScore(ctx, "queue:email-jobs", "lost-reply").Result(); err != nil {
+		t.Fatalf("the job is not in the queue (%v): the cut came before Redis ran the write", err)
+	}
+	_, err = q.Enqueue(ctx, "email-jobs", domain.NewJob{ID: "lost-reply", Priority: 1, HasPriority: true})
+	wantCode(t, "the retried enqueue", err, domain.ECONFLICT)
+	if n := direct.ZCard(ctx, "queue:email-jobs").Val(); n != 2 {
+		t.Errorf("the queue holds %d jobs, want 2: the retry added one", n)
+	}
+
+	// The lease's answer is lost (the settings read before it is answered): the job is
+	// leased to nobody until the reaper gives it back, and the poll says the outcome is unknown.
+	proxy.CutReplyTo("{queue:email-jobs}:leases")
+	_, _, err = q.Poll(ctx, "email-jobs", domain.PollOptions{Lease: domain.MinLease})
+	wantCode(t, "leased poll whose reply was lost", err, domain.EUNKNOWN)
+
+	proxy.CutReplyTo("email-jobs")
+	_, err = q.View(ctx, "email-jobs")
+	wantCode(t, "read whose reply was lost", err, domain.EUNAVAILABLE)
+
+	down := redis.NewClient(&redis.Options{Addr: closedAddr(t), MaxRetries: -1, DialerRetries: 1})
+	t.Cleanup(func() { down.Close() })
+	qd := openTest(t, down, nil).Queues
+	_, err = qd.Enqueue(ctx, "email-jobs", domain.NewJob{ID: "never-sent", Priority: 1, HasPriority: true})
+	wantCode(t, "enqueue to a Redis that cannot be reached", err, domain.EUNAVAILABLE)
+}
+
+// closedAddr is an address of 127.0.0.1 where nothing listens.
+func closedAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// The classification behind wrap and wrapWrite, error by error.
+func TestClassify(t *testing.T) {
+	readTimeout := &net.OpError{Op: "read", Net: "tcp", Err: timeoutErr{}}
+	for _, c := range []struct {
+		name        string
+		err         error
+		read, write string
+	}{
+		{"dial refused", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, domain.EUNAVAILABLE, domain.EUNAVAILABLE},
+		{"pool timeout", redis.ErrPoolTimeout, domain.EUNAVAILABLE, domain.EUNAVAILABLE},
+		{"client closed", redis.ErrClosed, domain.EUNAVAILABLE, domain.EUNAVAILABLE},
+		{"loading", loadingErr("LOADING Redis is loading the dataset in memory"), domain.EUNAVAILABLE, domain.EUNAVAILABLE},
+		{"read timeout", readTimeout, domain.EUNAVAILABLE, domain.EUNKNOWN},
+		{"connection reset", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, domain.EUNAVAILABLE, domain.EUNKNOWN},
+		{"eof", io.EOF, domain.EUNAVAILABLE, domain.EUNKNOWN},
+		{"deadline", context.DeadlineExceeded, "", domain.EUNKNOWN},
+		{"script error", loadingErr("ERR user_script:1: boom"), domain.EINTERNAL, domain.EINTERNAL},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := domain.ErrorCode(wrap(c.err)); c.read != "" && got != c.read {
+				t.Errorf("wrap = %s, want %s", got, c.read)
+			}
+			if got := domain.ErrorCode(wrapWrite(c.err)); got != c.write {
+				t.Errorf("wrapWrite = %s, want %s", got, c.write)
+			}
+		})
+	}
+	if err := wrap(context.DeadlineExceeded); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a read's deadline = %v, want it passed through", err)
+	}
+	if err := wrapWrite(context.Canceled); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled write = %v, want it passed through", err)
+	}
+}
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
+
+// loadingErr is an error reply as go-redis returns it.
+type loadingErr string
+
+func (e loadingErr) Error() string { return string(e) }
+func (loadingErr) RedisError()     {}
