@@ -111,3 +111,20 @@ func TestOrphanedPayloadsRemovedAfterGrace(t *testing.T) {
 		t.Errorf("orphans after removal = %d", v.Orphans)
 	}
 }
+
+// A delayed nack moves the job's score: its payload moves with it.
+func TestDelayedNackKeepsThePayload(t *testing.T) {
+	q, _, clock := newTestQueues(t)
+	ctx := context.Background()
+	if _, err := q.Enqueue(ctx, "delayed", domain.NewJob{ID: "r", Payload: json.RawMessage(`{"n":7}`)}); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := poll(t, q, "delayed", domain.PollOptions{Lease: time.Minute})
+	if _, err := q.Nack(ctx, "delayed", "r", d.Token, time.Second, "retry later"); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	if d, ok := poll(t, q, "delayed", domain.PollOptions{Lease: time.Minute}); !ok || string(d.Payload) != `{"n":7}` {
+		t.Errorf("after a delayed nack: %+v payload %s", d, d.Payload)
+	}
+}
