@@ -83,7 +83,7 @@ func (l *Limiters) run(ctx context.Context, p domain.LimitPolicy, client string,
 	var cmd *redis.Cmd
 	switch p.Algorithm {
 	case domain.SlidingLog:
-		cmd = slidingLogScript.Run(ctx, l.rdb, []string{key}, now, flag, p.WindowMs, p.Limit, newUUID())
+		cmd = slidingLogScript.Run(ctx, l.rdb, []string{key}, now, flag, p.WindowMs, p.Limit, newUUID(), p.KeepMs())
 	case domain.FixedWindow:
 		cmd = fixedWindowScript.Run(ctx, l.rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
 	case domain.SlidingCounter:
@@ -97,13 +97,32 @@ func (l *Limiters) run(ctx context.Context, p domain.LimitPolicy, client string,
 	if err != nil {
 		return domain.LimitResult{}, opWriteError("redisrepo.Limiters.Allow", err)
 	}
-	if len(vals) != 5 {
+	if len(vals) != 5 && (len(vals) != 6 || p.Algorithm != domain.SlidingLog) {
 		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unexpected reply %v", p.Name, vals)
+	}
+	if len(vals) == 6 && vals[5] > p.SeenWindowMs {
+		l.sawLongerWriter(ctx, p, vals[5])
 	}
 	return domain.LimitResult{
 		Allowed: vals[0] == 1, Limit: p.Quota(), Remaining: vals[1],
 		RetryAfterMs: vals[2], ResetMs: vals[3], AtMs: vals[4], Policy: p,
 	}, nil
+}
+
+// sawLongerWriter records a longer window seen on the policy's keys, for the page's warning.
+// A failure loses only the warning (the next check reports it again), never a decision.
+func (l *Limiters) sawLongerWriter(ctx context.Context, p domain.LimitPolicy, seenMs int64) {
+	key := l.keys.LimiterPolicy(p.Name)
+	if p.Name == domain.DefaultLimiter {
+		// The default policy may have no hash: give it one, so the warning has a place.
+		l.rdb.HSetNX(ctx, key, "algorithm", string(p.Algorithm))
+		l.rdb.HSetNX(ctx, key, "limit", p.Limit)
+		l.rdb.HSetNX(ctx, key, "window_ms", p.WindowMs)
+	}
+	if raiseSeenWindowScript.Run(ctx, l.rdb, []string{key}, seenMs).Val() == int64(1) {
+		p.SeenWindowMs = seenMs
+		l.policies.put(p.Name, p)
+	}
 }
 
 // newUUID returns a random (version 4) UUID, the member the articles' script adds per request.
@@ -144,12 +163,15 @@ func decodePolicy(name string, f map[string]string) (domain.LimitPolicy, bool) {
 	p.WindowMs, _ = strconv.ParseInt(f["window_ms"], 10, 64)
 	p.RatePerS, _ = strconv.ParseFloat(f["rate_per_s"], 64)
 	p.Burst, _ = strconv.ParseInt(f["burst"], 10, 64)
+	p.SharedWindowMs, _ = strconv.ParseInt(f["shared_window_ms"], 10, 64)
+	seen, _ := strconv.ParseInt(f["seen_window_ms"], 10, 64)
 	if len(f) == 0 || p.Validate() != nil {
 		if name == domain.DefaultLimiter {
 			return domain.DefaultPolicy, true
 		}
 		return domain.LimitPolicy{}, false
 	}
+	p.SeenWindowMs = seen
 	return p, true
 }
 
@@ -163,7 +185,7 @@ func (l *Limiters) SetPolicy(ctx context.Context, p domain.LimitPolicy) (domain.
 	// between the two is mended by saving again.
 	pipe := l.rdb.Pipeline()
 	pipe.HSet(ctx, key, "algorithm", string(p.Algorithm), "limit", p.Limit, "window_ms", p.WindowMs,
-		"rate_per_s", strconv.FormatFloat(p.RatePerS, 'g', -1, 64), "burst", p.Burst)
+		"rate_per_s", strconv.FormatFloat(p.RatePerS, 'g', -1, 64), "burst", p.Burst, "shared_window_ms", p.SharedWindowMs)
 	pipe.SAdd(ctx, l.keys.LimiterIndex(), p.Name)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return domain.LimitPolicy{}, opWriteError("redisrepo.Limiters.SetPolicy", err)
