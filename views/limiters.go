@@ -13,8 +13,8 @@ import (
 type PolicyForm struct {
 	Algorithm, Limit, Window, Rate, Burst string
 	Shared                                string // sliding_log: the longest window of services sharing the keys, "" for none
-	Exists                                bool // a policy is saved under this name
-	Saved                                 bool // it was just saved
+	Exists                                bool   // a policy is saved under this name
+	Saved                                 bool   // it was just saved
 	Errors                                map[string]string
 }
 

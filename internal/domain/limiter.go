@@ -75,7 +75,9 @@ func (p LimitPolicy) KeepMs() int64 { return max(p.WindowMs, p.SharedWindowMs) }
 
 // LongerWriter says whether zpulse has seen a writer on the policy's keys whose window is
 // longer than the entries it keeps.
-func (p LimitPolicy) LongerWriter() bool { return p.Algorithm == SlidingLog && p.SeenWindowMs > p.KeepMs() }
+func (p LimitPolicy) LongerWriter() bool {
+	return p.Algorithm == SlidingLog && p.SeenWindowMs > p.KeepMs()
+}
 
 // Quota is how many requests the policy admits at once: Limit, or Burst for a bucket.
 func (p LimitPolicy) Quota() int64 {
