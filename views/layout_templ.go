@@ -100,7 +100,7 @@ func header(c Chrome) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<header class=\"sticky top-0 z-10 border-b border-slate-200 bg-white/85 backdrop-blur dark:border-slate-800 dark:bg-slate-900/85\"><div class=\"mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3 sm:px-6 lg:px-8\"><a href=\"/\" class=\"flex items-center gap-2 text-lg font-bold tracking-tight\"><img src=\"/static/favicon.svg\" alt=\"\" class=\"h-6 w-6\"> zpulse</a><nav class=\"flex items-center gap-3 text-sm font-medium text-slate-600 dark:text-slate-300\"><a href=\"/\" class=\"hover:text-indigo-600 dark:hover:text-indigo-400\">Overview</a> <a href=\"/boards\" class=\"hover:text-indigo-600 dark:hover:text-indigo-400\">Leaderboards</a> <a href=\"/locks\" class=\"hover:text-indigo-600 dark:hover:text-indigo-400\">Locks</a> <a href=\"/limiters\" class=\"hover:text-indigo-600 dark:hover:text-indigo-400\">Limiters</a> <a href=\"/queues\" class=\"hover:text-indigo-600 dark:hover:text-indigo-400\">Queues</a></nav><div class=\"ml-auto flex flex-wrap items-center gap-2 text-xs\"><span class=\"badge bg-white text-slate-700 ring-slate-300 dark:bg-slate-900 dark:text-slate-300 dark:ring-slate-700\" title=\"Live connection to this server\"><span class=\"conn-dot h-2 w-2 rounded-full\" aria-hidden=\"true\"></span> <span class=\"conn-label\" role=\"status\" aria-live=\"polite\"></span></span> ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<header class=\"sticky top-0 z-10 border-b border-slate-200 bg-white/85 backdrop-blur dark:border-slate-800 dark:bg-slate-900/85\"><div class=\"mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3 sm:px-6 lg:px-8\"><a href=\"/\" class=\"flex items-center gap-2 text-lg font-bold tracking-tight\"><img src=\"/static/favicon.svg\" alt=\"\" class=\"h-6 w-6\"> zpulse</a><nav class=\"flex items-center gap-3 text-sm font-medium text-slate-600 dark:text-slate-300\"><a href=\"/\" class=\"hover:text-indigo-600 dark:hover:text-indigo-400\">Overview</a> <a href=\"/boards\" class=\"hover:text-indigo-600 dark:hover:text-indigo-400\">Leaderboards</a> <a href=\"/locks\" class=\"hover:text-indigo-600 dark:hover:text-indigo-400\">Locks</a> <a href=\"/limiters\" class=\"hover:text-indigo-600 dark:hover:text-indigo-400\">Limiters</a> <a href=\"/queues\" class=\"hover:text-indigo-600 dark:hover:text-indigo-400\">Queues</a> <a href=\"/sources\" class=\"hover:text-indigo-600 dark:hover:text-indigo-400\">Sources</a></nav><div class=\"ml-auto flex flex-wrap items-center gap-2 text-xs\"><span class=\"badge bg-white text-slate-700 ring-slate-300 dark:bg-slate-900 dark:text-slate-300 dark:ring-slate-700\" title=\"Live connection to this server\"><span class=\"conn-dot h-2 w-2 rounded-full\" aria-hidden=\"true\"></span> <span class=\"conn-label\" role=\"status\" aria-live=\"polite\"></span></span> ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -157,7 +157,7 @@ func accessBadge(c Chrome) templ.Component {
 			var templ_7745c5c3_Var6 string
 			templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.CSRF).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 70, Col: 51}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 71, Col: 51}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 			if templ_7745c5c3_Err != nil {
@@ -175,7 +175,7 @@ func accessBadge(c Chrome) templ.Component {
 			var templ_7745c5c3_Var7 string
 			templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(c.loginURL())).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 74, Col: 39}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 75, Col: 39}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
 			if templ_7745c5c3_Err != nil {
@@ -220,7 +220,7 @@ func StatusBanner(s Status) templ.Component {
 			var templ_7745c5c3_Var9 string
 			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(s.Detail)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 85, Col: 181}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/layout.templ`, Line: 86, Col: 181}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 			if templ_7745c5c3_Err != nil {

@@ -105,7 +105,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	handler := web.NewServer(web.Deps{
 		Leaderboards: leaderboards, Queues: queues, Locks: locks, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
 		Clock: clock, AdminToken: cfg.AdminToken, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
-		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
+		Limiters: limiters, FlushLimiterChecks: limiters.Flush, Sources: svc.Sources, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

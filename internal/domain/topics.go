@@ -99,3 +99,15 @@ type KeyDisplay struct {
 	LockExample string // a lock's key for an example command, e.g. lock:order:1001
 	RateDefault string // the default limiter's per-client key, e.g. rate:<client>
 }
+
+// sourceTopicPrefix + source: an adopted source's live view (a SourceView).
+const sourceTopicPrefix = "source."
+
+// SourceTopic is the topic of an adopted source's live view.
+func SourceTopic(name string) string { return sourceTopicPrefix + name }
+
+// ParseSourceTopic returns the source a source topic is about.
+func ParseSourceTopic(topic string) (name string, ok bool) {
+	name, ok = strings.CutPrefix(topic, sourceTopicPrefix)
+	return name, ok && ValidateName("source", name) == nil
+}

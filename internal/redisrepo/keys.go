@@ -129,6 +129,21 @@ func (k Keys) IsSingletonLock(name string) bool { return strings.HasPrefix(name,
 // locks taken by other services are found by a slow, bounded SCAN of lock:*.
 func (k Keys) LockIndex() string { return k.OwnPrefix + "index:locks" }
 
+// ---- adopted sources ----
+
+// Sources is zpulse's HASH of adopted sources: name -> the domain.Source as JSON.
+func (k Keys) Sources() string { return k.OwnPrefix + "sources" }
+
+// SourceBoard is the key an adopted board is read at now: its layout with the current
+// period filled in. Another service's key: zpulse reads it only.
+func (k Keys) SourceBoard(s domain.Source, now time.Time) string { return s.BoardKey(now) }
+
+// SourceClient is an adopted limiter's key for a client at now, in the service's layout: the
+// only key zpulse writes for an adopted source (a "try").
+func (k Keys) SourceClient(s domain.Source, client string, now time.Time) string {
+	return s.ClientKey(client, now)
+}
+
 // ---- rate limiters ----
 //
 // Per-client state lives under RatePrefix, one key per client, so that each script touches

@@ -45,6 +45,7 @@ type Services struct {
 	Queues       *Queues
 	Limiters     *Limiters
 	Locks        *Locks
+	Sources      *Sources
 	Singletons   *Singletons
 	Demo         *DemoSwitch
 	// Snapshots is the live watcher's reader, and only its: it keeps state between reads.
@@ -114,7 +115,9 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Locks = newLocks(rdb, keys, s.Discovery, c)
 	s.Singletons = newSingletons(s.Locks, keys, opt.Log)
 	s.Demo = newDemoSwitch(rdb, keys)
+	s.Sources = newSources(rdb, keys, s.Discovery, c)
 	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c)
+	s.Snapshots.sources = s.Sources
 	s.Discovery.onRate = func(ctx context.Context, keys []string) { _ = s.Limiters.adoptClients(ctx, keys) }
 	return s, nil
 }

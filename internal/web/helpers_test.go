@@ -98,7 +98,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 	t.Cleanup(func() { stop(); <-done })
 	return testWiring{
 		deps: Deps{
-			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks,
+			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks, Sources: svc.Sources,
 			Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, Ping: svc.Ping, Keys: svc.Keys,
 			AdminToken: adminToken, BigKey: bigKey,
 		},

@@ -32,6 +32,8 @@ func TopicRenderer(bigKey int64, keys domain.KeyDisplay) live.RenderFunc {
 			comp = views.LimitersOverview(v)
 		case domain.QueueView:
 			comp = views.QueuePanel(v, "", true)
+		case domain.SourceView:
+			comp = views.SourcePanel(v)
 		case []domain.QueueSummary:
 			comp = views.QueuesPanel(v, keys)
 		default:

@@ -23,7 +23,8 @@ type Deps struct {
 	// the try form's checks show at once; nil leaves them to the next flush.
 	FlushLimiterChecks func(context.Context) error
 	Locks              domain.LockService
-	Demo               domain.DemoSwitch // nil when the demo does not run
+	Sources            domain.SourceService // adopted key layouts of other services
+	Demo               domain.DemoSwitch    // nil when the demo does not run
 	Hub                *live.Hub
 	Watcher            Watcher
 	Ping               func(context.Context) error // answers whether Redis is reachable
