@@ -7,7 +7,7 @@ ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(D
 TEMPLS   := $(wildcard views/*.templ)
 # FUZZ lists the fuzz targets as <package>:<target>, one word each: go test fuzzes one target
 # of a package per run. `make fuzz` runs each for FUZZTIME; `make test` for a few seconds.
-FUZZ     := ./internal/redisrepo:FuzzKeysInjective
+FUZZ     := ./internal/redisrepo:FuzzKeysInjective ./internal/web:FuzzDecodeJSON ./internal/web:FuzzEntriesCursor
 FUZZTIME ?= 30s
 
 .PHONY: run test fuzz build generate dev bench assets templ check-generated clean

@@ -81,3 +81,19 @@ func acquiredText(l domain.Lease) string {
 	}
 	return s + "."
 }
+
+// holderText is a lock's holder as a page shows it: its token, or that it is withheld.
+func holderText(l domain.LockInfo) string {
+	if l.TokenHidden {
+		return "hidden"
+	}
+	return l.Token
+}
+
+// holderTitle explains a withheld token on hover.
+func holderTitle(l domain.LockInfo) string {
+	if l.TokenHidden {
+		return "The holder's token releases the lock: only a signed-in admin sees it"
+	}
+	return l.Token
+}

@@ -44,7 +44,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	defer cancel()
 	var wg sync.WaitGroup
 
-	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log})
+	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log, WaitReplicas: cfg.WaitReplicas})
 	if err != nil {
 		return err
 	}
@@ -66,13 +66,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	clock := domain.SystemClock{}
 	leaderboards, locks, limiters, queues, singletons := svc.Leaderboards, svc.Locks, svc.Limiters, svc.Queues, svc.Singletons
 	wg.Go(func() { svc.Run(ctx) }) // discovery, the lock watchdog, the limiters' history
-	if cfg.AdminToken != "" {
-		if _, err := limiters.SetPolicy(ctx, web.LoginPolicy); err != nil {
-			log.Warn("cannot save the sign-in limit; sign-in is not limited until it is saved", "err", err)
-		}
-	}
 	hub := live.NewHub(metrics)
-	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys), hub, cfg.PollInterval, log, metrics)
+	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.AdminToken != ""), hub, cfg.PollInterval, log, metrics)
 
 	if !static.Built() {
 		log.Warn("static assets are not built: pages render unstyled and without live updates; run `make generate`")
@@ -83,7 +78,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		services := demo.Services{Leaderboards: leaderboards, Limiters: limiters, Locks: locks, Queues: queues, Switch: demoSwitch}
 		// One instance seeds and makes the demo traffic, however many share the Redis.
 		wg.Go(func() {
-			_ = singletons.Run(ctx, "demo-traffic", func(ctx context.Context) error {
+			// The demo's writes are not fenced: a stale term's last round costs a little extra
+			// demo traffic, nothing more.
+			_ = singletons.Run(ctx, "demo-traffic", func(ctx context.Context, _ int64) error {
 				if err := demo.Seed(ctx, services); err != nil {
 					log.Warn("cannot seed demo data", "err", err)
 				}
@@ -94,8 +91,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	wg.Go(func() { watcher.Run(ctx) })
 	wg.Go(func() {
-		_ = singletons.Run(ctx, "queue-reaper", func(ctx context.Context) error {
-			return queues.RunReaper(ctx, reapEvery, func(returned, died int64) {
+		_ = singletons.Run(ctx, "queue-reaper", func(ctx context.Context, fence int64) error {
+			return queues.RunReaper(ctx, reapEvery, fence, func(returned, died int64) {
 				log.Info("reaped expired leases", "returned", returned, "dead", died)
 				watcher.Nudge()
 			})
@@ -105,13 +102,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	handler := web.NewServer(web.Deps{
 		Leaderboards: leaderboards, Queues: queues, Locks: locks, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
 		Clock: clock, AdminToken: cfg.AdminToken, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
-		Limiters: limiters, FlushLimiterChecks: limiters.Flush, Sources: svc.Sources, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
+		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
+		Auth: svc.Auth, TrustProxy: cfg.TrustProxy, WS: cfg.WS, Sources: svc.Sources,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	srv := web.NewHTTPServer(handler, slog.NewLogLogger(log.Handler(), slog.LevelWarn))
 	access := "open: anyone who reaches this server can change data"
 	if cfg.AdminToken != "" {
 		access = "admin token required for changes"
@@ -119,6 +117,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	log.Info("zpulse is serving", "url", "http://"+displayAddr(ln.Addr()), "access", access,
 		"poll_interval", cfg.PollInterval, "demo", cfg.demoEnabled())
 
+	if cfg.TrustProxy {
+		log.Info("trusting X-Forwarded-For/-Proto/-Host from a proxy on a loopback or private address (--trust-proxy)")
+	}
 	if cfg.APIRateLimit != "" {
 		log.Info("the JSON API is rate limited per client (API token or IP)", "policy", cfg.APIRateLimit)
 	}

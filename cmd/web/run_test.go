@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/zpulse/zpulse/internal/redistest"
+	"github.com/zpulse/zpulse/internal/web"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -204,5 +205,53 @@ func TestParseAPIRateLimitConfig(t *testing.T) {
 	}
 	if _, err := parseConfig([]string{"--api-rate-limit", "a b"}, env(nil), io.Discard); err == nil {
 		t.Error("a bad policy name was accepted")
+	}
+}
+
+// --trust-proxy and the websocket limits: off and the web package's defaults unless set,
+// flags over environment, bad values refused.
+func TestParseConfigTrustAndLimits(t *testing.T) {
+	cfg, err := parseConfig(nil, env(nil), io.Discard)
+	if err != nil || cfg.TrustProxy || cfg.WS != web.DefaultWSLimits {
+		t.Errorf("defaults: %+v %v", cfg, err)
+	}
+	e := env(map[string]string{"ZPULSE_TRUST_PROXY": "true", "ZPULSE_WS_PER_ADDRESS": "5", "ZPULSE_WS_MAX_CONNS": "50",
+		"ZPULSE_WS_MAX_TOPICS": "70", "ZPULSE_WS_TOPICS_PER_CONN": "8"})
+	cfg, err = parseConfig(nil, e, io.Discard)
+	if err != nil || !cfg.TrustProxy || cfg.WS != (web.WSLimits{PerAddress: 5, Total: 50, Topics: 70, TopicsPerConn: 8}) {
+		t.Errorf("from env: %+v %v", cfg, err)
+	}
+	cfg, err = parseConfig([]string{"--trust-proxy=false", "--ws-per-address", "6"}, e, io.Discard)
+	if err != nil || cfg.TrustProxy || cfg.WS.PerAddress != 6 {
+		t.Errorf("flags win: %+v %v", cfg, err)
+	}
+	if cfg, err = parseConfig([]string{"--trust-proxy"}, env(nil), io.Discard); err != nil || !cfg.TrustProxy {
+		t.Errorf("--trust-proxy alone: %+v %v", cfg, err)
+	}
+	if _, err := parseConfig(nil, env(map[string]string{"ZPULSE_TRUST_PROXY": "maybe"}), io.Discard); err == nil {
+		t.Error("a bad ZPULSE_TRUST_PROXY was accepted")
+	}
+	for _, bad := range [][]string{{"--trust-proxy=maybe"}, {"--ws-per-address", "0"}, {"--ws-max-conns", "x"},
+		{"--ws-max-topics", "-1"}, {"--ws-topics-per-conn", "33"}} {
+		if _, err := parseConfig(bad, env(nil), io.Discard); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+}
+
+func TestParseWaitReplicasConfig(t *testing.T) {
+	if cfg, err := parseConfig(nil, env(nil), io.Discard); err != nil || cfg.WaitReplicas != 0 {
+		t.Errorf("default: %+v %v, want off", cfg, err)
+	}
+	if cfg, err := parseConfig([]string{"--redis-wait-replicas", "1"}, env(nil), io.Discard); err != nil || cfg.WaitReplicas != 1 {
+		t.Errorf("flag: %+v %v", cfg, err)
+	}
+	if cfg, _ := parseConfig(nil, env(map[string]string{"ZPULSE_REDIS_WAIT_REPLICAS": "2"}), io.Discard); cfg.WaitReplicas != 2 {
+		t.Error("env not read")
+	}
+	for _, bad := range []string{"-1", "17", "one"} {
+		if _, err := parseConfig([]string{"--redis-wait-replicas", bad}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "redis-wait-replicas") {
+			t.Errorf("%q: %v, want an error naming the flag", bad, err)
+		}
 	}
 }

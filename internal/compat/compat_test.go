@@ -236,12 +236,12 @@ func TestForeignConsumerNeverGetsTheOldPayload(t *testing.T) {
 	// Another one taken by the article and never re-added: an orphan, counted, then removed.
 	get(svc.Queues.Enqueue(ctx, "email-jobs", domain.NewJob{ID: "k", Priority: 2, HasPriority: true, Payload: json.RawMessage(`{"to":"k"}`)}))(t)
 	q.Poll(ctx)
-	get2(svc.Queues.Reap(ctx))(t)
+	get2(svc.Queues.Reap(ctx, 1))(t)
 	if v := get(svc.Queues.View(ctx, "email-jobs"))(t); v.Orphans != 1 {
 		t.Errorf("orphans on the page = %d, want 1", v.Orphans)
 	}
 	clock.Advance(domain.OrphanGrace)
-	get2(svc.Queues.Reap(ctx))(t)
+	get2(svc.Queues.Reap(ctx, 1))(t)
 	if n := rdb.Exists(ctx, "{queue:email-jobs}:jobs").Val(); n != 0 {
 		t.Errorf("payloads left after the grace period: %v", rdb.HGetAll(ctx, "{queue:email-jobs}:jobs").Val())
 	}

@@ -95,6 +95,11 @@ func Seed(ctx context.Context, s Services) error {
 func Run(ctx context.Context, s Services, every time.Duration, nudge func(), log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	run(ctx, s, t.C, nudge, log)
+}
+
+// run makes a round of traffic for each value received from rounds; a test sends them itself.
+func run(ctx context.Context, s Services, rounds <-chan time.Time, nudge func(), log *slog.Logger) {
 	st := &state{held: map[string]heldLock{}, acks: map[pendingAck]time.Time{}}
 	defer func() {
 		for name, h := range st.held { // a fresh context: ctx has ended
@@ -108,7 +113,7 @@ func Run(ctx context.Context, s Services, every time.Duration, nudge func(), log
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-rounds:
 		}
 		acted, err := round(ctx, s, st)
 		switch {

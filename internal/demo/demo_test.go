@@ -31,31 +31,47 @@ func TestDemoTraffic(t *testing.T) {
 	if err := Seed(ctx, s); err != nil {
 		t.Fatal(err)
 	}
+	// rounds is unbuffered: a send returns once the previous round has finished and the
+	// loop waits again, so the test knows exactly which rounds have run.
+	rounds := make(chan time.Time)
 	nudges := make(chan struct{}, 1000)
 	done := make(chan struct{})
 	go func() {
-		Run(ctx, s, 5*time.Millisecond, func() { nudges <- struct{}{} }, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		run(ctx, s, rounds, func() { nudges <- struct{}{} }, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		close(done)
 	}()
 	for range 100 {
-		<-nudges
+		rounds <- time.Now()
 	}
-	// Paused: no more rounds.
+	rounds <- time.Now() // the 100th round is over once this one has started
+	if n := len(nudges); n != 101 && n != 100 {
+		t.Fatalf("%d nudges after 100 rounds, want one per round", n)
+	}
+	// Paused: rounds make no traffic and nudge nobody.
 	if err := s.Switch.SetPaused(ctx, true); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(20 * time.Millisecond) // let a round under way finish
+	rounds <- time.Now() // waits for the round under way, which may have acted
 	drain(nudges)
-	time.Sleep(50 * time.Millisecond) // ten rounds' time
+	for range 10 {
+		rounds <- time.Now()
+	}
+	rounds <- time.Now()
 	if len(nudges) != 0 {
 		t.Errorf("%d rounds ran while paused", len(nudges))
 	}
-	s.Switch.SetPaused(ctx, false)
-	<-nudges // running again
+	if err := s.Switch.SetPaused(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	rounds <- time.Now()
+	rounds <- time.Now()
+	if len(nudges) == 0 {
+		t.Error("no round ran once running again")
+	}
 	cancel()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(5 * time.Second): // a guard against a hang
 		t.Fatal("the demo did not stop within 5s of its context ending")
 	}
 	for _, k := range rdb.Keys(context.Background(), "*").Val() {

@@ -63,6 +63,27 @@ type LockInfo struct {
 	Holds       int64 `json:"holds"`     // reentrancy count; 1 for a plain or foreign lock
 	Watchdog    bool  `json:"watchdog"`  // a zpulse process renews it every TTL/3
 	Reentrant   bool  `json:"reentrant"` // taken with an owner, who may take it again
+	// TokenHidden says Token was withheld: an admin token is configured and the reader is
+	// not an admin (a holder's token releases the lock, so it is a secret).
+	TokenHidden bool `json:"token_hidden,omitempty"`
+}
+
+// Redacted is l as a reader who is not an admin sees it: without the holder's token.
+func (l LockInfo) Redacted() LockInfo {
+	if l.Token != "" {
+		l.Token, l.TokenHidden = "", true
+	}
+	return l
+}
+
+// Redacted is h without the holders' tokens (see LockInfo.Redacted).
+func (h HeldLocks) Redacted() HeldLocks {
+	locks := make([]LockInfo, len(h.Locks))
+	for i, l := range h.Locks {
+		locks[i] = l.Redacted()
+	}
+	h.Locks = locks
+	return h
 }
 
 // Foreign says whether the lock was taken by another service rather than through zpulse.
@@ -123,11 +144,14 @@ type LockService interface {
 type Singleton interface {
 	// Run campaigns for the lock of name and, once it holds it, runs fn with a context that
 	// is cancelled when the lock is lost (its watchdog could not renew it, an admin
-	// force-released it, Redis lost it in a restart) or when ctx ends. The lock is renewed
-	// every TTL/3 while fn runs and released when fn returns. When fn returns because the
-	// lock was lost, Run campaigns again; an instance that dies is replaced within a TTL.
-	// Run returns fn's result when fn returns on its own, or ctx's error when ctx ends.
-	Run(ctx context.Context, name string, fn func(ctx context.Context) error) error
+	// force-released it, Redis lost it in a restart) or when ctx ends, and with the term's
+	// fencing token: it grows with every term, so work that a stale holder could still do
+	// after its lease ran out (a paused process) passes the fence to Redis, which refuses a
+	// lower one than it has seen. The lock is renewed while fn runs and released when fn
+	// returns. When fn returns because the lock was lost, Run campaigns again; an instance
+	// that dies is replaced within the lease plus one retry. Run returns fn's result when fn
+	// returns on its own, or ctx's error when ctx ends.
+	Run(ctx context.Context, name string, fn func(ctx context.Context, fence int64) error) error
 }
 
 // ErrLockLost is the cause (context.Cause) of a held lock's context when the lock was lost

@@ -384,9 +384,12 @@ type QueueService interface {
 
 	// Reap returns every job whose lease ended to its queue with its score, or moves it to the
 	// dead set once it was delivered MaxAttempts times, in every known queue. It returns how
-	// many jobs went back and how many died. Run it in one instance at a time (Singleton).
-	// Returns EUNAVAILABLE.
-	Reap(ctx context.Context) (returned, died int64, err error)
+	// many jobs went back and how many died. Run it in one instance at a time (Singleton),
+	// with that term's fencing token: a queue refuses a fence lower than the highest one it
+	// has seen, so a reaper that lost its term while paused never reaps beside its successor.
+	// Returns ECONFLICT when a newer reaper's fence was seen (the caller's term is over);
+	// EUNAVAILABLE.
+	Reap(ctx context.Context, fence int64) (returned, died int64, err error)
 
 	// Requeue puts a dead job back in its queue, due now (a priority queue keeps its
 	// priority), with its attempts reset. Returns ENOTFOUND when the job is not dead;

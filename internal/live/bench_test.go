@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // BenchmarkFanOut measures one fragment's way from Publish to every subscriber's socket read,
@@ -27,9 +26,7 @@ func BenchmarkFanOut(b *testing.B) {
 					}
 				}()
 			}
-			for len(hub.Topics()) == 0 || hubSubscribers(hub, "t") < subscribers {
-				time.Sleep(time.Millisecond)
-			}
+			waitSubscriptions(b, hub, func() bool { return hubSubscribers(hub, "t") == subscribers })
 			b.ResetTimer()
 			for b.Loop() {
 				got.Add(subscribers)
@@ -47,4 +44,10 @@ func hubSubscribers(h *Hub, topic string) int {
 		return len(t.subs)
 	}
 	return 0
+}
+
+func hubClients(h *Hub) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.clients)
 }

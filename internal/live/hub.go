@@ -4,6 +4,7 @@
 package live
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/gorilla/websocket"
@@ -18,12 +19,35 @@ type Hub struct {
 	topics  map[string]*topic
 	clients map[*client]struct{}
 	closed  bool
+
+	// subscriptionsChanged, when set (by tests, before any connection), is called under mu
+	// after a client was added or removed, so a test waits for that instead of polling.
+	subscriptionsChanged func()
 }
 
 type topic struct {
 	subs map[*client]struct{}
-	last *websocket.PreparedMessage
+	last *frame
 }
+
+// Fragment is one topic's HTML as published: its root element carries the id of the element it
+// replaces on the page, so fragments of several topics can travel in one websocket message.
+type Fragment struct {
+	Topic string
+	HTML  []byte
+}
+
+// frame is a fragment ready to send: its websocket frame is prepared once for every
+// subscriber that gets it alone, and its HTML is kept for the batches that carry several.
+type frame struct {
+	topic    string
+	html     []byte
+	prepared *websocket.PreparedMessage
+}
+
+// batch is what one publish queues to one connection. Connections queue pointers, 8 bytes a
+// slot, because every idle connection carries its whole queue.
+type batch struct{ frames []*frame }
 
 // NewHub returns an empty hub. metrics may be nil.
 func NewHub(metrics *Metrics) *Hub {
@@ -42,22 +66,53 @@ func (h *Hub) Topics() []string {
 }
 
 // Publish sends a fragment to every subscriber of topic and keeps it for later subscribers.
-// The websocket frame is prepared once, whatever the number of subscribers. A subscriber
-// whose buffer is full is dropped (its browser reconnects) rather than stalling the others.
 func (h *Hub) Publish(name string, fragment []byte) error {
-	msg, err := websocket.NewPreparedMessage(websocket.TextMessage, fragment)
-	if err != nil {
-		return err
+	return h.PublishBatch([]Fragment{{Topic: name, HTML: fragment}})
+}
+
+// PublishBatch sends each fragment to the subscribers of its topic and keeps it for later
+// subscribers. A subscriber of several of the topics gets its fragments as one batch, which
+// its connection writes with one system call. A subscriber whose buffer is full is dropped
+// (its browser reconnects) rather than stalling the others.
+func (h *Hub) PublishBatch(fragments []Fragment) error {
+	frames := make([]*frame, 0, len(fragments))
+	for _, f := range fragments {
+		msg, err := websocket.NewPreparedMessage(websocket.TextMessage, f.HTML)
+		if err != nil {
+			return fmt.Errorf("live.PublishBatch: %w", err)
+		}
+		frames = append(frames, &frame{topic: f.Topic, html: f.HTML, prepared: msg})
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	t := h.topics[name]
-	if t == nil {
+	if len(frames) == 1 { // the common case: one batch shared by every subscriber, read only
+		if t := h.topics[frames[0].topic]; t != nil {
+			t.last = frames[0]
+			shared := &batch{frames}
+			for c := range t.subs {
+				h.sendLocked(c, shared)
+			}
+		}
 		return nil
 	}
-	t.last = msg
-	for c := range t.subs {
-		h.sendLocked(c, msg)
+	batches := map[*client]*batch{}
+	for _, f := range frames {
+		t := h.topics[f.topic]
+		if t == nil {
+			continue // nobody watches it: do not create it
+		}
+		t.last = f
+		for c := range t.subs {
+			b := batches[c]
+			if b == nil {
+				b = &batch{}
+				batches[c] = b
+			}
+			b.frames = append(b.frames, f)
+		}
+	}
+	for c, b := range batches {
+		h.sendLocked(c, b)
 	}
 	return nil
 }
@@ -71,6 +126,7 @@ func (h *Hub) subscribe(c *client) bool {
 		return false
 	}
 	h.clients[c] = struct{}{}
+	var replay []*frame
 	for _, name := range c.topics {
 		t := h.topics[name]
 		if t == nil {
@@ -79,11 +135,21 @@ func (h *Hub) subscribe(c *client) bool {
 		}
 		t.subs[c] = struct{}{}
 		if t.last != nil {
-			h.sendLocked(c, t.last)
+			replay = append(replay, t.last)
 		}
 	}
+	if len(replay) > 0 {
+		h.sendLocked(c, &batch{replay})
+	}
 	h.metrics.connected(len(h.clients))
+	h.changedLocked()
 	return true
+}
+
+func (h *Hub) changedLocked() {
+	if h.subscriptionsChanged != nil {
+		h.subscriptionsChanged()
+	}
 }
 
 // unsubscribe removes c everywhere and stops its writer. Safe to call more than once.
@@ -93,9 +159,9 @@ func (h *Hub) unsubscribe(c *client) {
 	h.removeLocked(c, websocket.CloseNormalClosure)
 }
 
-func (h *Hub) sendLocked(c *client, msg *websocket.PreparedMessage) {
+func (h *Hub) sendLocked(c *client, b *batch) {
 	select {
-	case c.send <- msg:
+	case c.send <- b:
 	default:
 		h.metrics.dropped()
 		h.removeLocked(c, websocket.CloseTryAgainLater)
@@ -121,6 +187,7 @@ func (h *Hub) removeLocked(c *client, code int) {
 	c.closeCode = code
 	close(c.quit)
 	h.metrics.connected(len(h.clients))
+	h.changedLocked()
 }
 
 // Close disconnects every client with a "service restart" close frame, so browsers reconnect

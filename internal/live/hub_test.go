@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +18,14 @@ func newHubServer(t testing.TB) (*Hub, *httptest.Server, *Metrics) {
 	t.Helper()
 	m := NewMetrics(prometheus.NewRegistry())
 	hub := NewHub(m)
+	changes := make(chan struct{}, 1)
+	hub.subscriptionsChanged = func() {
+		select {
+		case changes <- struct{}{}:
+		default: // a signal is pending already; the waiter re-checks its condition
+		}
+	}
+	subscriptionChanges.Store(hub, changes)
 	srv := httptest.NewServer(http.HandlerFunc(hub.ServeWS))
 	t.Cleanup(func() { hub.Close(); srv.Close() })
 	return hub, srv, m
@@ -43,16 +52,36 @@ func read(t *testing.T, conn *websocket.Conn) string {
 	return string(msg)
 }
 
+// readUntil reads messages until one is want, failing on error.
+func readUntil(t *testing.T, conn *websocket.Conn, want string) {
+	t.Helper()
+	for read(t, conn) != want {
+	}
+}
+
+// subscriptionChanges holds, per hub of newHubServer, the channel its subscriptionsChanged
+// hook signals.
+var subscriptionChanges sync.Map // *Hub -> chan struct{}
+
+// waitSubscriptions waits until ok holds, re-checking it each time the hub adds or removes a
+// client. The 5 s are a guard against a hang, not a synchronisation.
+func waitSubscriptions(t testing.TB, hub *Hub, ok func() bool) {
+	t.Helper()
+	ch, _ := subscriptionChanges.Load(hub)
+	guard := time.After(5 * time.Second)
+	for !ok() {
+		select {
+		case <-ch.(chan struct{}):
+		case <-guard:
+			t.Fatalf("subscriptions not as expected within 5s; topics %v", hub.Topics())
+		}
+	}
+}
+
 // waitTopics waits until the hub has registered the subscriptions of dialled connections.
 func waitTopics(t *testing.T, hub *Hub, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(hub.Topics()) != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("hub has topics %v, want %d", hub.Topics(), n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitSubscriptions(t, hub, func() bool { return len(hub.Topics()) == n })
 }
 
 func TestPublishReachesSubscribersOfTheTopicOnly(t *testing.T) {
@@ -80,8 +109,7 @@ func TestNewSubscriberGetsTheLastFragment(t *testing.T) {
 	waitTopics(t, hub, 1)
 	hub.Publish("board:a", []byte("old"))
 	hub.Publish("board:a", []byte("new"))
-	read(t, first)
-	read(t, first)
+	readUntil(t, first, "new") // "old" may be skipped: a queued later fragment replaces it
 	late := dial(t, srv, "board:a")
 	if got := read(t, late); got != "new" {
 		t.Errorf("late subscriber got %q, want the last fragment", got)
@@ -112,32 +140,37 @@ func TestSlowClientIsDroppedOthersKeepReceiving(t *testing.T) {
 	fast := dial(t, srv, "t")
 	waitTopics(t, hub, 1)
 	big := []byte(strings.Repeat("x", 128<<10))
-	done := make(chan int)
-	go func() { // the fast client reads everything it is sent, up to "end"
-		n := 0
+	got := make(chan error)
+	go func() { // the fast client reads everything it is sent and says so
 		for {
 			fast.SetReadDeadline(time.Now().Add(5 * time.Second))
-			_, msg, err := fast.ReadMessage()
-			if err != nil || string(msg) == "end" {
-				done <- n
+			_, _, err := fast.ReadMessage()
+			got <- err
+			if err != nil {
 				return
 			}
-			n++
 		}
 	}()
 	const sent = 300 // 38 MB to a client that never reads: far beyond socket buffers + sendBuffer
-	for range sent {
+	for i := range sent {
 		hub.Publish("t", big)
-		time.Sleep(time.Millisecond) // let the fast reader keep up
+		if err := <-got; err != nil { // in step with the fast reader, so only the slow one lags
+			t.Fatalf("the fast client failed at fragment %d: %v", i, err)
+		}
 	}
 	if got := testutil.ToFloat64(m.drops); got != 1 {
 		t.Errorf("dropped %v clients, want the slow one only", got)
 	}
-	hub.Publish("t", []byte("end"))
-	if n := <-done; n < sent {
-		t.Errorf("the fast client got %d of %d fragments", n, sent)
+	waitSubscriptions(t, hub, func() bool { return hubSubscribers(hub, "t") == 1 })
+	slow.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for { // behind its backlog, the slow client finds "try again later"
+		if _, _, err := slow.ReadMessage(); err != nil {
+			if !websocket.IsCloseError(err, websocket.CloseTryAgainLater) {
+				t.Errorf("the slow client ended with %v, want close 1013", err)
+			}
+			break
+		}
 	}
-	_ = slow
 }
 
 func TestForeignOriginIsRefused(t *testing.T) {
@@ -151,15 +184,21 @@ func TestForeignOriginIsRefused(t *testing.T) {
 
 func TestTopicsAreValidated(t *testing.T) {
 	_, srv, _ := newHubServer(t)
-	for _, q := range []string{"", "topic=" + url.QueryEscape("<script>"), strings.Repeat("topic=a&", 33)} {
-		resp, err := http.Get(srv.URL + "/ws?" + q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadRequest {
-			t.Errorf("?%s: status %d, want 400", q, resp.StatusCode)
-		}
+	for name, q := range map[string]string{
+		"no topic":      "",
+		"bad character": "topic=" + url.QueryEscape("<script>"),
+		"33 topics":     strings.Repeat("topic=a&", 33),
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp, err := http.Get(srv.URL + "/ws?" + q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("?%s: status %d, want 400", q, resp.StatusCode)
+			}
+		})
 	}
 }
 
@@ -183,5 +222,51 @@ func TestCloseSendsServiceRestart(t *testing.T) {
 	late.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if _, _, err := late.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseServiceRestart) {
 		t.Errorf("a connection after Close got %v, want close 1012", err)
+	}
+}
+
+// A page watching several topics gets one tick's fragments in one message, and a new
+// subscriber gets the last fragment of each of its topics in one message too.
+func TestBatchIsOneMessagePerConnection(t *testing.T) {
+	hub, srv, _ := newHubServer(t)
+	both := dial(t, srv, "status", "board:a")
+	one := dial(t, srv, "board:a")
+	waitTopics(t, hub, 2)
+	batch := []Fragment{{"status", []byte(`<div id="s">ok</div>`)}, {"board:a", []byte(`<section id="a">1</section>`)}, {"nobody", []byte("x")}}
+	if err := hub.PublishBatch(batch); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, both); got != `<div id="s">ok</div><section id="a">1</section>` {
+		t.Errorf("the page of both topics got %q, want both fragments in one message", got)
+	}
+	if got := read(t, one); got != `<section id="a">1</section>` {
+		t.Errorf("the page of one topic got %q", got)
+	}
+	late := dial(t, srv, "board:a", "status")
+	if got := read(t, late); got != `<section id="a">1</section><div id="s">ok</div>` {
+		t.Errorf("a new subscriber got %q, want the last fragment of each of its topics", got)
+	}
+}
+
+func TestLatestPerTopic(t *testing.T) {
+	f := func(topic, html string) *frame { return &frame{topic: topic, html: []byte(html)} }
+	for name, tc := range map[string]struct {
+		in   []*frame
+		want string
+	}{
+		"one":               {[]*frame{f("a", "1")}, "1"},
+		"distinct topics":   {[]*frame{f("a", "1"), f("b", "1")}, "11"},
+		"a later replaces":  {[]*frame{f("a", "1"), f("b", "1"), f("a", "2")}, "12"},
+		"three of one kind": {[]*frame{f("a", "1"), f("a", "2"), f("a", "3")}, "3"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var got strings.Builder
+			for _, fr := range latestPerTopic(tc.in) {
+				got.Write(fr.html)
+			}
+			if got.String() != tc.want {
+				t.Errorf("got %q, want %q", got.String(), tc.want)
+			}
+		})
 	}
 }

@@ -26,15 +26,26 @@ type Status struct {
 	Detail    string // why not, when not available
 }
 
+// DefaultMinGap is the shortest time between two ticks unless WithMinGap says otherwise:
+// short enough that a write made through zpulse shows at once to a person, long enough that a
+// flood of writes costs viewers at most 20 frames a second.
+const DefaultMinGap = 50 * time.Millisecond
+
 // Watcher polls the topics that have subscribers and publishes the ones that changed.
 type Watcher struct {
 	poll     PollFunc
 	render   RenderFunc
 	hub      *Hub
 	interval time.Duration
+	minGap   time.Duration
+	clock    Clock
 	log      *slog.Logger
 	metrics  *Metrics
 	nudge    chan struct{}
+
+	// handled, when set (by tests), is called by Run after each wake-up it dealt with, so a
+	// test moving a manual clock knows when the loop waits again.
+	handled func()
 
 	tickMu sync.Mutex     // one tick at a time
 	last   map[string]any // topic -> snapshot last published
@@ -43,12 +54,37 @@ type Watcher struct {
 	status   Status
 }
 
+// Clock is the time Run schedules ticks by: the machine's unless WithClock gives another.
+type Clock interface {
+	domain.Clock
+	// After sends the time once d has passed, like time.After.
+	After(d time.Duration) <-chan time.Time
+}
+
+type systemClock struct{ domain.SystemClock }
+
+func (systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Option configures a Watcher.
+type Option func(*Watcher)
+
+// WithMinGap sets the shortest time between two ticks, whatever nudges them (DefaultMinGap).
+// Each topic is then published at most once per gap.
+func WithMinGap(d time.Duration) Option { return func(w *Watcher) { w.minGap = d } }
+
+// WithClock makes Run schedule ticks by c instead of the machine's clock.
+func WithClock(c Clock) Option { return func(w *Watcher) { w.clock = c } }
+
 // NewWatcher returns a watcher that polls every interval. metrics may be nil.
-func NewWatcher(poll PollFunc, render RenderFunc, hub *Hub, interval time.Duration, log *slog.Logger, metrics *Metrics) *Watcher {
-	return &Watcher{
-		poll: poll, render: render, hub: hub, interval: interval, log: log, metrics: metrics,
-		nudge: make(chan struct{}, 1), last: map[string]any{}, status: Status{Available: true},
+func NewWatcher(poll PollFunc, render RenderFunc, hub *Hub, interval time.Duration, log *slog.Logger, metrics *Metrics, opts ...Option) *Watcher {
+	w := &Watcher{
+		poll: poll, render: render, hub: hub, interval: interval, minGap: DefaultMinGap, clock: systemClock{},
+		log: log, metrics: metrics, nudge: make(chan struct{}, 1), last: map[string]any{}, status: Status{Available: true},
 	}
+	for _, o := range opts {
+		o(w)
+	}
+	return w
 }
 
 // Status returns the outcome of the last poll (available until a poll failed).
@@ -58,7 +94,9 @@ func (w *Watcher) Status() Status {
 	return w.status
 }
 
-// Nudge asks for a tick now, e.g. right after a write made through zpulse. It never blocks.
+// Nudge asks for a tick soon, e.g. right after a write made through zpulse: at once after a
+// quiet minimum gap, else when the gap is over. It never blocks; nudges made while a tick
+// waits for its gap merge into that tick.
 func (w *Watcher) Nudge() {
 	select {
 	case w.nudge <- struct{}{}:
@@ -66,18 +104,36 @@ func (w *Watcher) Nudge() {
 	}
 }
 
-// Run ticks every interval, and at once when nudged, until ctx ends.
+// Run ticks every interval and when nudged, until ctx ends, never two ticks closer than the
+// minimum gap: a request that comes sooner waits for the gap's end, and every other request
+// made meanwhile merges into that one tick. So a flood of writes costs each viewer at most one
+// frame per gap, and a periodic tick still publishes within a gap of its time.
 func (w *Watcher) Run(ctx context.Context) {
-	t := time.NewTicker(w.interval)
-	defer t.Stop()
+	periodic := w.clock.After(w.interval)
+	var gapOver <-chan time.Time // set while a tick waits for the gap to end
+	var last time.Time           // when the last tick started; zero before the first
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-periodic:
+			periodic = w.clock.After(w.interval)
 		case <-w.nudge:
+		case <-gapOver:
+			gapOver = nil
 		}
-		w.Tick(ctx)
+		if gapOver == nil { // else this request merges into the tick that waits
+			now := w.clock.Now()
+			if wait := w.minGap - now.Sub(last); !last.IsZero() && wait > 0 {
+				gapOver = w.clock.After(wait)
+			} else {
+				last = now
+				w.Tick(ctx)
+			}
+		}
+		if w.handled != nil {
+			w.handled()
+		}
 	}
 }
 
@@ -102,12 +158,17 @@ func (w *Watcher) Tick(ctx context.Context) int {
 			if errors.Is(err, context.DeadlineExceeded) {
 				detail = fmt.Sprintf("Redis did not answer within %v", timeout)
 			}
-			w.setStatus(Status{Available: false, Detail: detail}, err)
+			if s := (Status{Available: false, Detail: detail}); w.setStatus(s, err) {
+				w.publish(w.appendRendered(nil, domain.TopicStatus, s))
+			}
 		}
 		w.metrics.ticked(time.Since(start).Seconds(), true, 0)
 		return 0
 	}
-	pushed := w.setStatus(Status{Available: true}, nil)
+	var batch []Fragment
+	if w.setStatus(Status{Available: true}, nil) {
+		batch = w.appendRendered(batch, domain.TopicStatus, Status{Available: true})
+	}
 	for topic := range w.last {
 		if _, ok := snaps[topic]; !ok {
 			delete(w.last, topic) // nobody watches it any more: start afresh when somebody does
@@ -117,44 +178,58 @@ func (w *Watcher) Tick(ctx context.Context) int {
 		if prev, ok := w.last[topic]; ok && reflect.DeepEqual(prev, snap) {
 			continue
 		}
-		if w.publish(topic, snap) {
-			w.last[topic] = snap
-			pushed++
+		batch = w.appendRendered(batch, topic, snap)
+	}
+	pushed := w.publish(batch)
+	if pushed > 0 {
+		for _, f := range batch {
+			if f.Topic != domain.TopicStatus {
+				w.last[f.Topic] = snaps[f.Topic]
+			}
 		}
 	}
 	w.metrics.ticked(time.Since(start).Seconds(), false, pushed)
 	return pushed
 }
 
-// setStatus records the poll's outcome and, when availability changed, logs it and pushes
-// the status fragment to every page. It returns the number of fragments published.
-func (w *Watcher) setStatus(s Status, err error) int {
+// setStatus records the poll's outcome and, when availability changed, logs it. It reports
+// whether it changed, so the caller publishes the status fragment to every page.
+func (w *Watcher) setStatus(s Status, err error) bool {
 	w.statusMu.Lock()
 	changed := w.status.Available != s.Available
 	w.status = s
 	w.statusMu.Unlock()
 	if !changed {
-		return 0
+		return false
 	}
 	if s.Available {
 		w.log.Info("redis is available again; live updates resume")
 	} else {
 		w.log.Warn("redis is unavailable; pages show a banner until it answers", "err", err)
 	}
-	if w.publish(domain.TopicStatus, s) {
-		return 1
-	}
-	return 0
+	return true
 }
 
-func (w *Watcher) publish(topic string, snap any) bool {
-	frag, err := w.render(topic, snap)
-	if err == nil {
-		err = w.hub.Publish(topic, frag)
-	}
+// appendRendered appends topic's fragment to batch; a topic that fails to render is logged
+// and left out, so the next tick tries again.
+func (w *Watcher) appendRendered(batch []Fragment, topic string, snap any) []Fragment {
+	html, err := w.render(topic, snap)
 	if err != nil {
-		w.log.Error("cannot publish a live fragment", "topic", topic, "err", err)
-		return false
+		w.log.Error("cannot render a live fragment", "topic", topic, "err", err)
+		return batch
 	}
-	return true
+	return append(batch, Fragment{Topic: topic, HTML: html})
+}
+
+// publish hands one tick's fragments to the hub together, so a page watching several of the
+// topics gets them in one write. It returns the number of fragments published.
+func (w *Watcher) publish(batch []Fragment) int {
+	if len(batch) == 0 {
+		return 0
+	}
+	if err := w.hub.PublishBatch(batch); err != nil {
+		w.log.Error("cannot publish live fragments", "err", err)
+		return 0
+	}
+	return len(batch)
 }

@@ -66,23 +66,12 @@ func newWatcher(t *testing.T) (*Watcher, *source, *renders, *Hub, func(topics ..
 	r := &renders{n: map[string]int{}}
 	w := NewWatcher(src.poll, r.render, hub, 50*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	subscribe := func(topics ...string) *websocket.Conn {
-		before := len(hub.Topics())
+		before := hubClients(hub)
 		c := dial(t, srv, topics...)
-		waitUntil(t, func() bool { return len(hub.Topics()) > before })
+		waitSubscriptions(t, hub, func() bool { return hubClients(hub) > before })
 		return c
 	}
 	return w, src, r, hub, subscribe
-}
-
-func waitUntil(t *testing.T, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5s")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 func TestTickPublishesOnlyWhatChanged(t *testing.T) {
@@ -152,11 +141,8 @@ func TestStatusFollowsTheSource(t *testing.T) {
 	src.setDown(false)
 	src.set("board:a", 2)
 	w.Tick(ctx)
-	if got := read(t, page); got != "status available=true" {
-		t.Errorf("recovery: got %q, want the status first", got)
-	}
-	if got := read(t, page); got != "board:a=2" {
-		t.Errorf("after recovery: got %q", got)
+	if got := read(t, page); got != "status available=trueboard:a=2" {
+		t.Errorf("recovery: got %q, want the status first and the change, in one message", got)
 	}
 	if !w.Status().Available {
 		t.Error("Status() still unavailable")

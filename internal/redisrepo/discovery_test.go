@@ -120,3 +120,65 @@ func TestDiscoveryForgetsAMasterThatLeft(t *testing.T) {
 		t.Errorf("queues = %v: the sweep waited for a master that left", names)
 	}
 }
+
+// On a Cluster, locks and limiter clients that other services wrote on each of the three
+// masters appear in one call: one lock list, one discovery refresh (its SCAN goes to every
+// master, not to whichever node a keyless command reaches).
+func TestDiscoveryReachesEveryMaster(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.ClusterClient(t)
+	svc := openTest(t, rdb, nil)
+	now := time.Now().UnixMilli()
+	var wantLocks, wantClients []string
+	for _, node := range redistest.SharedCluster(t).Nodes {
+		direct := redis.NewClient(&redis.Options{Addr: node.Addr})
+		defer direct.Close()
+		// The first names whose keys this master serves: a master refuses (MOVED) the others.
+		for i := 0; ; i++ {
+			name := fmt.Sprintf("theirs-%s-%d", node.Addr, i)
+			if err := direct.Set(ctx, "lock:"+name, "uuid", time.Minute).Err(); err == nil {
+				wantLocks = append(wantLocks, name)
+				break
+			} else if !strings.HasPrefix(err.Error(), "MOVED") {
+				t.Fatal(err)
+			}
+		}
+		for i := 0; ; i++ {
+			client := fmt.Sprintf("c-%d-%d", len(wantClients), i)
+			if err := direct.ZAdd(ctx, "rate:"+client, redis.Z{Score: float64(now), Member: "u1"}).Err(); err == nil {
+				wantClients = append(wantClients, client)
+				break
+			} else if !strings.HasPrefix(err.Error(), "MOVED") {
+				t.Fatal(err)
+			}
+		}
+	}
+	held, err := svc.Locks.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotLocks []string
+	for _, l := range held.Locks {
+		gotLocks = append(gotLocks, l.Lock)
+	}
+	slices.Sort(wantLocks)
+	if !slices.Equal(gotLocks, wantLocks) {
+		t.Errorf("one lock list = %v, want the locks on every master %v", gotLocks, wantLocks)
+	}
+	if err := svc.Discovery.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	view, err := svc.Limiters.View(ctx, domain.DefaultLimiter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotClients []string
+	for _, c := range view.Clients {
+		gotClients = append(gotClients, c.Client)
+	}
+	slices.Sort(gotClients)
+	slices.Sort(wantClients)
+	if !slices.Equal(gotClients, wantClients) {
+		t.Errorf("after one refresh the default limiter lists %v, want the clients on every master %v", gotClients, wantClients)
+	}
+}

@@ -66,7 +66,7 @@ func (k Keys) PeriodBoard(board string, p domain.Period, t time.Time) string {
 // wrote without expiry, older than that window, is not found. A day's unique-player count
 // lives uniqueTTL after the day.
 func (k Keys) BoardKeys(board string, now time.Time) []string {
-	keys := []string{k.Leaderboard(board), k.BoardSettings(board)}
+	keys := []string{k.Leaderboard(board), k.BoardSettings(board), k.LegacyBoardSettings(board)}
 	seen := map[string]bool{}
 	first := now.AddDate(0, 0, -domain.MaxRetentionDays-31) // a month that ended then began up to 31 days before
 	for t := first; !t.After(now.Add(24 * time.Hour)); t = t.Add(24 * time.Hour) {
@@ -93,6 +93,14 @@ func (k Keys) boardTag(board string) string { return k.OwnPrefix + "board:{" + b
 
 // BoardSettings is the HASH of a board's settings: ties (the encoding; legacy tie_break), periods, retention_days.
 func (k Keys) BoardSettings(board string) string { return k.boardTag(board) + ":settings" }
+
+// LegacyBoardSettings is where zpulse kept a board's settings before the braces
+// (zpulse:board:<board>:settings). It is only read, to carry a board's settings over to
+// BoardSettings (boardSettings), and deleted with the board. Names hold no braces, so it never
+// equals a key of the current layout.
+func (k Keys) LegacyBoardSettings(board string) string {
+	return k.OwnPrefix + "board:" + board + ":settings"
+}
 
 // BoardUnique is the HyperLogLog of the players who scored on a board on t's day (UTC).
 func (k Keys) BoardUnique(board string, t time.Time) string {
@@ -337,6 +345,33 @@ func (k Keys) QueueThroughput(name string, t time.Time) string {
 	return k.queueTag(name) + ":tput:" + strconv.FormatInt(t.Unix()/60, 10)
 }
 
+// QueueReaperFence is zpulse's STRING of the highest fencing token a reaper showed on this
+// queue (the singleton lock's, see Singletons): the reap script refuses a lower one, so a
+// reaper whose lease ran out while it was paused cannot reap beside its successor. No
+// expiry: one small key per queue.
+func (k Keys) QueueReaperFence(name string) string { return k.queueTag(name) + ":reaper" }
+
 // QueueIndex is the SET of queue names zpulse has written to; queues other services wrote
 // are found by a slow, bounded SCAN of queue:*.
 func (k Keys) QueueIndex() string { return k.OwnPrefix + "index:queues" }
+
+// ---- admin access ----
+//
+// Sessions share one Cluster slot ({sessions}), so a session and the generation it was
+// opened in are read by one script; there are few of them (admins' browsers). Attempt
+// counters spread by address. A session id never appears in a key: only its SHA-256 does,
+// so reading the keyspace does not give away a session.
+//
+//	zpulse:{sessions}:generation      STRING  counter, no expiry: "sign out everywhere" bumps it
+//	zpulse:{sessions}:id:<sha256 hex> STRING  "<generation>:<token fingerprint>", PX the session's life
+//	zpulse:sign-in:{<address>}        HASH    fixed_window state of domain.SignInAttempts: w, n
+
+// SessionGeneration is the counter that ends every session opened before it changed.
+func (k Keys) SessionGeneration() string { return k.OwnPrefix + "{sessions}:generation" }
+
+// Session is the record of the session whose id hashes to idHash (64 hex digits).
+func (k Keys) Session(idHash string) string { return k.OwnPrefix + "{sessions}:id:" + idHash }
+
+// SignInAttempts is an address's count of admin-token attempts in the current window.
+// Addresses (IPv4, IPv6) hold no braces, so the key is one address's alone.
+func (k Keys) SignInAttempts(addr string) string { return k.OwnPrefix + "sign-in:{" + addr + "}" }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -304,8 +305,14 @@ func decodeCursor(s string) (cursor, error) {
 	if err == nil {
 		err = json.Unmarshal(b, &c)
 	}
+	// The score must be one Page wrote: a number printed as FormatFloat prints it. Anything
+	// else (NaN, hex floats, "1e400", spaces) was forged or damaged, and the page script
+	// would fail on it.
 	if err == nil {
-		_, err = strconv.ParseFloat(c.Score, 64)
+		var f float64
+		if f, err = strconv.ParseFloat(c.Score, 64); err == nil && (math.IsNaN(f) || strconv.FormatFloat(f, 'g', -1, 64) != c.Score) {
+			err = errors.New("not a score this API wrote")
+		}
 	}
 	if err != nil || domain.ValidateMember("player", c.Member) != nil {
 		return cursor{}, domain.Errorf(domain.EINVALID, "cursor must be a next_cursor this API returned")

@@ -246,12 +246,19 @@ return {1, attempts, score}
 // KEYS[3]  {queue:<name>}:attempts  KEYS[4]  {queue:<name>}:scores
 // KEYS[5]  {queue:<name>}:dead      KEYS[6]  {queue:<name>}:settings
 // KEYS[7]  {queue:<name>}:errors
+// KEYS[8]  {queue:<name>}:reaper    the highest reaper fence seen
 // ARGV[1]  now, epoch ms, or "" for Redis TIME (the lease clock)
 // ARGV[2]  max attempts when the settings hold none
 // ARGV[3]  the most jobs to handle
 // ARGV[4]  attempt errors kept       ARGV[5]  the error of an attempt whose lease ended
-// Returns  {returned, died, 1 when it stopped at the limit (call again) else 0}
+// ARGV[6]  the reaper's fencing token (its singleton lock's); a lower one than KEYS[8]
+// holds is refused, so two reapers never reap one queue in turn after a handover
+// Returns  {returned, died, 1 when it stopped at the limit (call again) else 0};
+// {-1, the fence seen} when ARGV[6] is stale (nothing changes)
 var reapScript = newScript(luaLeaseNow + luaAddError + `
+local fence, seen = tonumber(ARGV[6]), tonumber(redis.call('GET', KEYS[8]) or '0')
+if fence < seen then return {-1, seen} end
+if fence > seen then redis.call('SET', KEYS[8], ARGV[6]) end
 local now = leaseNow(ARGV[1])
 local max = tonumber(redis.call('HGET', KEYS[6], 'max_attempts')) or tonumber(ARGV[2])
 local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))

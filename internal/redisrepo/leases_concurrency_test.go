@@ -83,7 +83,7 @@ func TestConcurrentLateAcksCompleteOnce(t *testing.T) {
 			break
 		}
 		clock.Advance(10 * time.Second) // every held lease ends
-		if r, died, err := q.Reap(ctx); err != nil || died != 0 || r != int64(len(late)) {
+		if r, died, err := q.Reap(ctx, 1); err != nil || died != 0 || r != int64(len(late)) {
 			t.Fatalf("reap = %d back, %d dead, %v; want the %d held jobs back", r, died, err, len(late))
 		}
 	}

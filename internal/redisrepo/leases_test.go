@@ -37,7 +37,7 @@ func TestLateAckAfterRedeliveryConflicts(t *testing.T) {
 	if !strings.Contains(domain.ErrorMessage(err), "ended at") {
 		t.Errorf("message %q should say when the lease ended", domain.ErrorMessage(err))
 	}
-	if r, _, _ := q.Reap(ctx); r != 1 {
+	if r, _, _ := q.Reap(ctx, 1); r != 1 {
 		t.Fatalf("reap returned %d jobs, want 1", r)
 	}
 	err = q.Ack(ctx, "email-jobs", "invoice", a.Token)
@@ -88,7 +88,7 @@ func TestExtendKeepsLeaseAlive(t *testing.T) {
 		if err != nil || !deadline.Equal(clock.Now().Add(10*time.Second)) {
 			t.Fatalf("extend = %v, %v; want now + 10 s", deadline, err)
 		}
-		if r, died, err := q.Reap(ctx); r+died != 0 || err != nil {
+		if r, died, err := q.Reap(ctx, 1); r+died != 0 || err != nil {
 			t.Fatalf("reap after a heartbeat moved %d jobs, %v", r+died, err)
 		}
 	}
@@ -135,7 +135,7 @@ func TestNackReschedulesAndCounts(t *testing.T) {
 		t.Fatalf("after the delay = %+v; want pay, attempt 2", d)
 	}
 	clock.Advance(10 * time.Second)
-	if r, _, _ := q.Reap(ctx); r != 1 {
+	if r, _, _ := q.Reap(ctx, 1); r != 1 {
 		t.Fatalf("reap returned %d, want 1", r)
 	}
 	d, _ = poll(t, q, "reminders", domain.PollOptions{Lease: 10 * time.Second})
@@ -239,7 +239,7 @@ func TestLeaseScriptsRunOnMiniredis(t *testing.T) {
 	}
 	d, _ = poll(t, q, "email-jobs", domain.PollOptions{Lease: 10 * time.Second})
 	m.SetTime(testNow.Add(10 * time.Second))
-	if r, _, err := q.Reap(ctx); r != 1 || err != nil {
+	if r, _, err := q.Reap(ctx, 1); r != 1 || err != nil {
 		t.Errorf("reap = %d, %v", r, err)
 	}
 	wantCode(t, "ack after the reap", q.Ack(ctx, "email-jobs", "a", d.Token), domain.ECONFLICT)

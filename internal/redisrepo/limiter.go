@@ -28,15 +28,18 @@ type Limiters struct {
 	clock domain.Clock // nil: Redis TIME inside each script
 
 	policies *ttlCache[domain.LimitPolicy]
+	builtins builtinPolicies
 
 	rec recorder
 }
 
 var _ domain.LimiterService = (*Limiters)(nil)
 
-// newLimiters returns limiters kept in rdb under keys, timed by the scripts' clock.
-func newLimiters(rdb redis.UniversalClient, keys Keys, c clocks) *Limiters {
-	return &Limiters{rdb: rdb, keys: keys, clock: c.script, policies: newTTLCache[domain.LimitPolicy](policyCacheTTL, c.local())}
+// newLimiters returns limiters kept in rdb under keys, timed by the scripts' clock, serving
+// builtins while their hash is missing.
+func newLimiters(rdb redis.UniversalClient, keys Keys, c clocks, builtins builtinPolicies) *Limiters {
+	return &Limiters{rdb: rdb, keys: keys, clock: c.script, builtins: builtins,
+		policies: newTTLCache[domain.LimitPolicy](policyCacheTTL, c.local())}
 }
 
 func (l *Limiters) Allow(ctx context.Context, limiter, client string) (domain.LimitResult, error) {
@@ -71,25 +74,34 @@ func (l *Limiters) checkArgs(ctx context.Context, limiter, client string) (domai
 
 // run runs the policy's script for one client.
 func (l *Limiters) run(ctx context.Context, p domain.LimitPolicy, client string, consume bool) (domain.LimitResult, error) {
+	return runLimiter(ctx, l.rdb, l.clock, p, l.keys.LimiterState(p, client), consume, func(seenMs int64) { l.sawLongerWriter(ctx, p, seenMs) })
+}
+
+// runLimiter runs policy p's script on the state at key: it counts one request when consume
+// is set, else only looks. clock nil reads Redis TIME in the script. It is shared by the
+// saved policies (Limiters) and the built-in sign-in limit (Auth).
+//
+// onSeen, when not nil, is told of a writer with a longer window on a sliding log (see
+// slidingLogScript).
+func runLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clock, p domain.LimitPolicy, key string, consume bool, onSeen func(seenMs int64)) (domain.LimitResult, error) {
 	now := ""
-	if l.clock != nil {
-		now = strconv.FormatInt(l.clock.Now().UnixMilli(), 10)
+	if clock != nil {
+		now = strconv.FormatInt(clock.Now().UnixMilli(), 10)
 	}
 	flag := "0"
 	if consume {
 		flag = "1"
 	}
-	key := l.keys.LimiterState(p, client)
 	var cmd *redis.Cmd
 	switch p.Algorithm {
 	case domain.SlidingLog:
-		cmd = slidingLogScript.Run(ctx, l.rdb, []string{key}, now, flag, p.WindowMs, p.Limit, newUUID(), p.KeepMs())
+		cmd = slidingLogScript.Run(ctx, rdb, []string{key}, now, flag, p.WindowMs, p.Limit, newUUID(), p.KeepMs())
 	case domain.FixedWindow:
-		cmd = fixedWindowScript.Run(ctx, l.rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
+		cmd = fixedWindowScript.Run(ctx, rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
 	case domain.SlidingCounter:
-		cmd = slidingCounterScript.Run(ctx, l.rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
+		cmd = slidingCounterScript.Run(ctx, rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
 	case domain.TokenBucket:
-		cmd = tokenBucketScript.Run(ctx, l.rdb, []string{key}, now, flag, strconv.FormatFloat(p.RatePerS/1000, 'g', -1, 64), p.Burst)
+		cmd = tokenBucketScript.Run(ctx, rdb, []string{key}, now, flag, strconv.FormatFloat(p.RatePerS/1000, 'g', -1, 64), p.Burst)
 	default:
 		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unknown algorithm %q", p.Name, p.Algorithm)
 	}
@@ -100,11 +112,17 @@ func (l *Limiters) run(ctx context.Context, p domain.LimitPolicy, client string,
 	if len(vals) != 5 && (len(vals) != 6 || p.Algorithm != domain.SlidingLog) {
 		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unexpected reply %v", p.Name, vals)
 	}
-	if len(vals) == 6 && vals[5] > p.SeenWindowMs {
-		l.sawLongerWriter(ctx, p, vals[5])
+	if len(vals) == 6 && vals[5] > p.SeenWindowMs && onSeen != nil {
+		onSeen(vals[5])
+	}
+	// The scripts admit nothing when they only look (Peek): the next request would be
+	// admitted exactly when one remains.
+	allowed := vals[0] == 1
+	if !consume {
+		allowed = vals[1] > 0
 	}
 	return domain.LimitResult{
-		Allowed: vals[0] == 1, Limit: p.Quota(), Remaining: vals[1],
+		Allowed: allowed, Limit: p.Quota(), Remaining: vals[1],
 		RetryAfterMs: vals[2], ResetMs: vals[3], AtMs: vals[4], Policy: p,
 	}, nil
 }
@@ -148,16 +166,28 @@ func (l *Limiters) Policy(ctx context.Context, name string) (domain.LimitPolicy,
 	if err != nil {
 		return domain.LimitPolicy{}, opError("redisrepo.Limiters.Policy", err)
 	}
-	p, ok := decodePolicy(name, fields)
+	p, ok := l.builtins.decode(name, fields)
 	if !ok {
 		return domain.LimitPolicy{}, domain.Errorf(domain.ENOTFOUND, "there is no limiter policy %q: create it with PUT /api/v1/limiters/%s or on its page", name, name)
 	}
 	return p, nil
 }
 
-// decodePolicy reads a policy hash; a missing (or unreadable) hash is no policy, except for
-// "default", which is then domain.DefaultPolicy.
-func decodePolicy(name string, f map[string]string) (domain.LimitPolicy, bool) {
+// builtinPolicies are the policies zpulse serves from code while their hash is missing:
+// "default" (domain.DefaultPolicy), so a Redis that lost its data (a restart without
+// persistence, a failover to an empty replica, FLUSHALL) still limits without a restart. A
+// saved policy of the same name wins. (The sign-in limit needs no policy at all: it is
+// domain.SignInAttempts, in code, with counters of its own; see Auth.)
+type builtinPolicies map[string]domain.LimitPolicy
+
+// newBuiltinPolicies returns the built-in policies: "default".
+func newBuiltinPolicies() builtinPolicies {
+	return builtinPolicies{domain.DefaultLimiter: domain.DefaultPolicy}
+}
+
+// decode reads a policy hash; a missing (or unreadable) hash is no policy, unless the
+// policy is built in.
+func (b builtinPolicies) decode(name string, f map[string]string) (domain.LimitPolicy, bool) {
 	p := domain.LimitPolicy{Name: name, Algorithm: domain.Algorithm(f["algorithm"])}
 	p.Limit, _ = strconv.ParseInt(f["limit"], 10, 64)
 	p.WindowMs, _ = strconv.ParseInt(f["window_ms"], 10, 64)
@@ -166,10 +196,8 @@ func decodePolicy(name string, f map[string]string) (domain.LimitPolicy, bool) {
 	p.SharedWindowMs, _ = strconv.ParseInt(f["shared_window_ms"], 10, 64)
 	seen, _ := strconv.ParseInt(f["seen_window_ms"], 10, 64)
 	if len(f) == 0 || p.Validate() != nil {
-		if name == domain.DefaultLimiter {
-			return domain.DefaultPolicy, true
-		}
-		return domain.LimitPolicy{}, false
+		builtin, ok := b[name]
+		return builtin, ok
 	}
 	p.SeenWindowMs = seen
 	return p, true
@@ -199,8 +227,10 @@ func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 	if err != nil {
 		return nil, opError("redisrepo.Limiters.Policies", err)
 	}
-	if !slices.Contains(names, domain.DefaultLimiter) {
-		names = append(names, domain.DefaultLimiter)
+	for name := range l.builtins {
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
 	}
 	slices.Sort(names)
 	pipe := l.rdb.Pipeline()
@@ -213,7 +243,7 @@ func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 	}
 	out := make([]domain.LimitPolicy, 0, len(names))
 	for i, n := range names {
-		if p, ok := decodePolicy(n, cmds[i].Val()); ok {
+		if p, ok := l.builtins.decode(n, cmds[i].Val()); ok {
 			out = append(out, p)
 		}
 	}

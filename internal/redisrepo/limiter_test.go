@@ -28,8 +28,15 @@ func newTestLimiters(t *testing.T) (*Limiters, *redis.Client, *domain.ManualCloc
 // newLimiterServices is newTestLimiters with every service of the same wiring (discovery, snapshots).
 func newLimiterServices(t *testing.T) (*Services, *redis.Client, *domain.ManualClock) {
 	rdb := redistest.Client(t)
+	svc, clock := newLimiterServicesOn(t, rdb)
+	return svc, rdb, clock
+}
+
+// newLimiterServicesOn is newLimiterServices on a given client (a topology of
+// redistest.ForEachTopology).
+func newLimiterServicesOn(t *testing.T, rdb redis.UniversalClient) (*Services, *domain.ManualClock) {
 	clock := domain.NewManualClock(t0)
-	return openTest(t, rdb, clock), rdb, clock
+	return openTest(t, rdb, clock), clock
 }
 
 // policies100 are the four algorithms at 100 requests a second.
@@ -53,8 +60,12 @@ func mustAllow(t *testing.T, l *Limiters, limiter, client string) domain.LimitRe
 
 // The article's test: limit 3 per 10 s (the policy "default" before anyone edits it).
 // c-42 gets true, true, true, false; c-99 true; once the window slid, c-42 is allowed again.
-func TestSlidingLogArticleTest(t *testing.T) {
-	l, rdb, clock := newTestLimiters(t)
+// On one server and on the Cluster.
+func TestSlidingLogArticleTest(t *testing.T) { redistest.ForEachTopology(t, testSlidingLogArticleTest) }
+
+func testSlidingLogArticleTest(t *testing.T, rdb redis.UniversalClient) {
+	svc, clock := newLimiterServicesOn(t, rdb)
+	l := svc.Limiters
 	ctx := context.Background()
 	var got []bool
 	for range 4 {
@@ -128,7 +139,7 @@ return 0`
 	articleAcquire()
 	clock.Advance(time.Second)
 	articleAcquire()
-	if p, _ := l.Peek(ctx, "default", "c-77"); p.Remaining != 1 || p.ResetMs != 10_000 || p.Allowed {
+	if p, _ := l.Peek(ctx, "default", "c-77"); p.Remaining != 1 || p.ResetMs != 10_000 || !p.Allowed {
 		t.Errorf("Peek after the service's two requests = %+v, want 1 remaining", p)
 	}
 	if r := mustAllow(t, l, "default", "c-77"); !r.Allowed || r.Remaining != 0 || r.RetryAfterMs != 9000 {
@@ -151,9 +162,14 @@ return 0`
 	}
 }
 
-// Each algorithm's own rules, with a moved clock.
+// Each algorithm's own rules, with a moved clock. On one server and on the Cluster.
 func TestAlgorithmsWithAMovedClock(t *testing.T) {
-	l, rdb, clock := newTestLimiters(t)
+	redistest.ForEachTopology(t, testAlgorithmsWithAMovedClock)
+}
+
+func testAlgorithmsWithAMovedClock(t *testing.T, rdb redis.UniversalClient) {
+	svc, clock := newLimiterServicesOn(t, rdb)
+	l := svc.Limiters
 	ctx := context.Background()
 	for _, p := range []domain.LimitPolicy{
 		{Name: "fixed", Algorithm: domain.FixedWindow, Limit: 2, WindowMs: 10_000},
@@ -228,7 +244,7 @@ func TestPeekWritesNothing(t *testing.T) {
 		mustAllow(t, l, p.Name, "c")
 		before := rdb.Dump(ctx, l.keys.LimiterState(p, "c")).Val()
 		for range 3 {
-			if r, err := l.Peek(ctx, p.Name, "c"); err != nil || r.Remaining != 99 || r.Allowed {
+			if r, err := l.Peek(ctx, p.Name, "c"); err != nil || r.Remaining != 99 || !r.Allowed {
 				t.Errorf("%s: Peek = %+v, %v; want 99 remaining", p.Name, r, err)
 			}
 		}
@@ -398,8 +414,11 @@ func TestBoundaryBurst(t *testing.T) {
 	}
 }
 
-func TestPolicies(t *testing.T) {
-	l, rdb, _ := newTestLimiters(t)
+func TestPolicies(t *testing.T) { redistest.ForEachTopology(t, testPolicies) }
+
+func testPolicies(t *testing.T, rdb redis.UniversalClient) {
+	svc, _ := newLimiterServicesOn(t, rdb)
+	l := svc.Limiters
 	ctx := context.Background()
 	if p, err := l.Policy(ctx, "default"); err != nil || p != domain.DefaultPolicy {
 		t.Errorf("default before any save = %+v, %v", p, err)

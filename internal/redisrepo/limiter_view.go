@@ -29,15 +29,16 @@ type limiterPrev struct {
 
 // limiterViews reads limiters' views with the clock the limiters use.
 type limiterViews struct {
-	keys  Keys
-	clock domain.Clock // nil: Redis TIME
+	keys     Keys
+	clock    domain.Clock    // nil: Redis TIME
+	builtins builtinPolicies // policies that exist without a hash; Open sets the live path's
 
 	mu   sync.Mutex
 	prev map[string]limiterPrev // for the live path: topic's limiter -> last read
 }
 
 func newLimiterViews(keys Keys, clock domain.Clock) *limiterViews {
-	return &limiterViews{keys: keys, clock: clock, prev: map[string]limiterPrev{}}
+	return &limiterViews{keys: keys, clock: clock, builtins: newBuiltinPolicies(), prev: map[string]limiterPrev{}}
 }
 
 // planLive adds the reads of a limiter's view on the live path's pipeline. The decoder
@@ -138,7 +139,7 @@ func (v *limiterViews) plan(ctx context.Context, pipe redis.Pipeliner, name stri
 		if timeCmd != nil {
 			now = timeCmd.Val().UnixMilli()
 		}
-		policy, exists := decodePolicy(name, policyCmd.Val())
+		policy, exists := v.builtins.decode(name, policyCmd.Val())
 		if !exists {
 			policy = domain.LimitPolicy{Name: name}
 		}
@@ -207,6 +208,7 @@ func (l *Limiters) Views(ctx context.Context) ([]domain.LimiterView, error) {
 // first learns each policy and its clients, the second reads their state.
 func (l *Limiters) readViews(ctx context.Context, names []string) ([]domain.LimiterView, error) {
 	v := newLimiterViews(l.keys, l.clock)
+	v.builtins = l.builtins
 	pipe := l.rdb.Pipeline()
 	firsts := make([]func() (domain.LimiterView, limiterPrev), len(names))
 	for i, name := range names {

@@ -4,6 +4,7 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -29,6 +30,7 @@ type Locks struct {
 	watchdog *Watchdog
 	gates    gates
 	found    *Discovery
+	replicas replicaWait // a lock taken waits for replicas (OpenOptions.WaitReplicas)
 }
 
 var _ domain.LockService = (*Locks)(nil)
@@ -59,7 +61,7 @@ func (l *Locks) Acquire(ctx context.Context, name string, opt domain.LockOptions
 	if err := l.refuseSingleton(name); err != nil {
 		return domain.Lease{}, err
 	}
-	lease, sent, err := l.acquire(ctx, name, opt, "")
+	lease, sent, err := l.acquire(ctx, name, opt, "", l.replicas)
 	if err == nil && opt.Watchdog {
 		l.watchdog.watch(lease, sent, nil)
 	}
@@ -73,7 +75,7 @@ func (l *Locks) Hold(ctx context.Context, name string, opt domain.LockOptions) (
 	if err := l.refuseSingleton(name); err != nil {
 		return nil, err
 	}
-	return l.hold(ctx, name, opt, "")
+	return l.hold(ctx, name, opt, "", l.replicas)
 }
 
 // refuseSingleton keeps the names of zpulse's singleton locks (Keys.IsSingletonLock) for
@@ -86,10 +88,11 @@ func (l *Locks) refuseSingleton(name string) error {
 	return nil
 }
 
-// hold is Hold with a given token for a non-reentrant lock ("" for a random one).
-func (l *Locks) hold(ctx context.Context, name string, opt domain.LockOptions, token string) (*Held, error) {
+// hold is Hold with a given token for a non-reentrant lock ("" for a random one), waiting
+// for the given replicas.
+func (l *Locks) hold(ctx context.Context, name string, opt domain.LockOptions, token string, replicas replicaWait) (*Held, error) {
 	opt.Watchdog = true
-	lease, sent, err := l.acquire(ctx, name, opt, token)
+	lease, sent, err := l.acquire(ctx, name, opt, token, replicas)
 	if err != nil {
 		return nil, err
 	}
@@ -101,8 +104,9 @@ func (l *Locks) hold(ctx context.Context, name string, opt domain.LockOptions, t
 
 // acquire takes the lock and returns, besides the lease, when the successful attempt was
 // sent by the watchdog's clock: the lease is known to last a TTL from then. token, when not
-// empty, is used for a non-reentrant lock instead of a random one.
-func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions, token string) (domain.Lease, time.Time, error) {
+// empty, is used for a non-reentrant lock instead of a random one. The lock taken waits for
+// replicas (see replicaWait).
+func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions, token string, replicas replicaWait) (domain.Lease, time.Time, error) {
 	if err := domain.ValidateName("lock", name); err != nil {
 		return domain.Lease{}, time.Time{}, err
 	}
@@ -121,10 +125,22 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 		sent := l.watchdog.clock.Now()
 		// The index is not part of the lock's atomic step: SADD is idempotent and keeps the
 		// script in the lock's slot; it only helps the /locks page find the lock at once.
-		pipe := l.rdb.Pipeline()
-		cmd := acquireLockScript.EvalSha(ctx, pipe, l.lockKeys(name), args...)
-		pipe.SAdd(ctx, l.keys.LockIndex(), name)
-		if err := exec(ctx, l.rdb, pipe); err != nil {
+		var cmd *redis.Cmd
+		err := replicas.write(ctx, l.rdb, l.keys.Lock(name), func(pipe redis.Pipeliner) {
+			cmd = acquireLockScript.EvalSha(ctx, pipe, l.lockKeys(name), args...)
+		}, func(pipe redis.Pipeliner) { pipe.SAdd(ctx, l.keys.LockIndex(), name) })
+		if errors.Is(err, errNotReplicated) {
+			if vals, _ := cmd.Int64Slice(); len(vals) > 0 && vals[0] == 1 {
+				// Taken, but a failover could hand it to another owner while this one
+				// believes it holds it: give it back.
+				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+				_, _ = l.release(rctx, name, token) // best effort: else it expires within its TTL
+				cancel()
+				return domain.Lease{}, time.Time{}, 0, fmt.Errorf("redisrepo.Locks.Acquire: lock %q was given back: %w", name, err)
+			}
+			err = nil // not taken: nothing to confirm
+		}
+		if err != nil {
 			return domain.Lease{}, time.Time{}, 0, opWriteError("redisrepo.Locks.Acquire", err)
 		}
 		vals, err := cmd.Int64Slice()

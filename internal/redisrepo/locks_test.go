@@ -34,9 +34,12 @@ var ctx = context.Background()
 
 // The article's lock, scene 3: SET lock:order:1001 <token> NX PX; a second acquire fails; a
 // release with a wrong token changes nothing; the right token releases it. zpulse and code
-// written from the article exclude each other on the same key.
-func TestLockArticleScenario(t *testing.T) {
-	locks, rdb := newTestLocks(t)
+// written from the article exclude each other on the same key. On one server and on the
+// Cluster.
+func TestLockArticleScenario(t *testing.T) { redistest.ForEachTopology(t, testLockArticleScenario) }
+
+func testLockArticleScenario(t *testing.T, rdb redis.UniversalClient) {
+	locks := openTest(t, rdb, nil).Locks
 	lease, err := locks.Acquire(ctx, "order:1001", domain.LockOptions{TTL: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)

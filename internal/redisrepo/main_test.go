@@ -2,6 +2,8 @@ package redisrepo
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +32,43 @@ func openTest(t testing.TB, rdb redis.UniversalClient, clock domain.Clock) *Serv
 
 func newBoards(t *testing.T) (*Leaderboards, *redis.Client, *domain.ManualClock) {
 	rdb := redistest.Client(t)
+	lb, clock := newBoardsOn(t, rdb)
+	return lb, rdb, clock
+}
+
+// newBoardsOn is newBoards on a given client (a topology of redistest.ForEachTopology).
+func newBoardsOn(t *testing.T, rdb redis.UniversalClient) (*Leaderboards, *domain.ManualClock) {
 	clock := domain.NewManualClock(testNow)
-	return openTest(t, rdb, clock).Leaderboards, rdb, clock
+	return openTest(t, rdb, clock).Leaderboards, clock
+}
+
+// keysOnEveryMaster returns the keys matching pattern on every master (one server: itself),
+// read by SCAN: KEYS on a Cluster client would ask one node only.
+func keysOnEveryMaster(t *testing.T, rdb redis.UniversalClient, pattern string) []string {
+	t.Helper()
+	var mu sync.Mutex
+	var keys []string
+	scan := func(ctx context.Context, node *redis.Client) error {
+		iter := node.Scan(ctx, 0, pattern, 1000).Iterator()
+		for iter.Next(ctx) {
+			mu.Lock()
+			keys = append(keys, iter.Val())
+			mu.Unlock()
+		}
+		return iter.Err()
+	}
+	var err error
+	switch c := rdb.(type) {
+	case *redis.ClusterClient:
+		err = c.ForEachMaster(context.Background(), scan)
+	case *redis.Client:
+		err = scan(context.Background(), c)
+	default:
+		t.Fatalf("keysOnEveryMaster: a %T", rdb)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -30,6 +30,10 @@ type OpenOptions struct {
 	TakePool int
 	// Log receives the services' messages; nil discards them.
 	Log *slog.Logger
+	// WaitReplicas, when not 0, makes an enqueue and a lock acquisition wait (WAIT, up to a
+	// second) until that many replicas have them, so a failover right after keeps them;
+	// fewer confirm: EUNAVAILABLE (a lock is given back). 0..MaxWaitReplicas.
+	WaitReplicas int
 }
 
 // defaultTakePool: that many takes can wait at once; more wait for a connection (go-redis's
@@ -48,6 +52,8 @@ type Services struct {
 	Sources      *Sources
 	Singletons   *Singletons
 	Demo         *DemoSwitch
+	// Auth keeps admin sessions and the sign-in attempt counters.
+	Auth *Auth
 	// Snapshots is the live watcher's reader, and only its: it keeps state between reads.
 	Snapshots *Snapshots
 	// Discovery finds boards, queues, locks and limiter clients by bounded SCAN (Run drives it).
@@ -72,6 +78,10 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if err := validateWaitReplicas(opt.WaitReplicas); err != nil {
+		return nil, fmt.Errorf("redisrepo.Open: %w", err)
+	}
+	builtins := newBuiltinPolicies()
 	s := &Services{Client: opt.Client}
 	if opt.Client == nil {
 		redis.SetLogger(goRedisLogger{opt.Log}) // go-redis would log every failed dial while Redis is down
@@ -111,12 +121,16 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Discovery = newDiscovery(rdb, keys)
 	s.Leaderboards = newLeaderboards(rdb, keys, s.Discovery, c)
 	s.Queues = newQueues(rdb, blocking, keys, s.Discovery, c)
-	s.Limiters = newLimiters(rdb, keys, c)
+	s.Limiters = newLimiters(rdb, keys, c, builtins)
 	s.Locks = newLocks(rdb, keys, s.Discovery, c)
+	s.Queues.replicas = replicaWait{n: opt.WaitReplicas}
+	s.Locks.replicas = s.Queues.replicas
 	s.Singletons = newSingletons(s.Locks, keys, opt.Log)
 	s.Demo = newDemoSwitch(rdb, keys)
+	s.Auth = newAuth(rdb, keys, c)
 	s.Sources = newSources(rdb, keys, s.Discovery, c)
 	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c)
+	s.Snapshots.limiters.builtins = builtins
 	s.Snapshots.sources = s.Sources
 	s.Discovery.onRate = func(ctx context.Context, keys []string) { _ = s.Limiters.adoptClients(ctx, keys) }
 	return s, nil

@@ -3,18 +3,24 @@ package redisrepo
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
 )
 
 // One add updates the all-time board and the current day, ISO week and month boards; each
 // period key expires at its period's end plus the retention. The clock moves across a day,
-// an ISO week, a month and a year boundary (UTC).
+// an ISO week, a month and a year boundary (UTC). On one server and on the Cluster.
 func TestPeriodBoardsAndTheirTTLs(t *testing.T) {
-	lb, rdb, clock := newBoards(t)
+	redistest.ForEachTopology(t, testPeriodBoardsAndTheirTTLs)
+}
+
+func testPeriodBoardsAndTheirTTLs(t *testing.T, rdb redis.UniversalClient) {
+	lb, clock := newBoardsOn(t, rdb)
 	ctx := context.Background()
 	if _, err := lb.UpdateSettings(ctx, "g", domain.BoardSettings{TieBreak: domain.TieBreakNone, Periods: []domain.Period{domain.Monthly, domain.Daily, domain.Weekly}, RetentionDays: 2}); err != nil {
 		t.Fatal(err)
@@ -57,8 +63,7 @@ func TestPeriodBoardsAndTheirTTLs(t *testing.T) {
 	if got := rdb.ZScore(ctx, "leaderboard:g:2026-11", "p").Val(); got != 20 {
 		t.Errorf("2026-11 holds %v, want 20", got)
 	}
-	keys := rdb.Keys(ctx, "leaderboard:g:*").Val()
-	slices.Sort(keys)
+	keys := keysOnEveryMaster(t, rdb, "leaderboard:g:*")
 	if len(keys) != 12 {
 		t.Errorf("period keys: %v", keys)
 	}

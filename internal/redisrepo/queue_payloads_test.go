@@ -67,7 +67,7 @@ func TestBoundPayloadFollowsItsJob(t *testing.T) {
 			t.Errorf("lease payload = %s", d.Payload)
 		}
 		clock.Advance(2 * time.Second)
-		if _, _, err := q.Reap(ctx); err != nil {
+		if _, _, err := q.Reap(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -90,7 +90,7 @@ func TestOrphanedPayloadsRemovedAfterGrace(t *testing.T) {
 	q.Enqueue(ctx, "mail", withPayload("kept", 2, `{"x":3}`))
 	rdb.ZRem(ctx, "queue:mail", "gone", "readded") // taken by a foreign consumer
 	rdb.ZAdd(ctx, "queue:mail", redis.Z{Score: 2e13 + float64(clock.Now().UnixMilli()) + 7, Member: "readded"})
-	if _, _, err := q.Reap(ctx); err != nil {
+	if _, _, err := q.Reap(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	v, err := q.View(ctx, "mail")
@@ -98,12 +98,12 @@ func TestOrphanedPayloadsRemovedAfterGrace(t *testing.T) {
 		t.Fatalf("orphans on the page = %d, %v; want 2", v.Orphans, err)
 	}
 	clock.Advance(domain.OrphanGrace - time.Millisecond)
-	q.Reap(ctx)
+	q.Reap(ctx, 1)
 	if n := rdb.HLen(ctx, "{queue:mail}:jobs").Val(); n != 3 {
 		t.Errorf("payloads before the grace period ended = %d, want 3", n)
 	}
 	clock.Advance(time.Millisecond)
-	q.Reap(ctx)
+	q.Reap(ctx, 1)
 	if got := rdb.HKeys(ctx, "{queue:mail}:jobs").Val(); len(got) != 1 || got[0] != "kept" {
 		t.Errorf("payloads after the grace period = %v, want [kept]", got)
 	}

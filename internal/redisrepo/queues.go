@@ -29,6 +29,7 @@ type Queues struct {
 	lease    domain.Clock // lease deadlines; nil: Redis TIME
 	found    *Discovery
 	settings *ttlCache[domain.QueueSettings]
+	replicas replicaWait // an enqueue waits for replicas (OpenOptions.WaitReplicas)
 
 	sweepMu sync.Mutex
 	sweep   map[string]string // queue -> HSCAN cursor of its unfinished orphan sweep
@@ -124,14 +125,18 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueDead(queue),
 		q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
 		q.keys.QueueLeases(queue), q.keys.QueueAttempts(queue), q.keys.QueueErrors(queue)}
-	pipe := q.rdb.Pipeline()
-	cmd := enqueueScript.EvalSha(ctx, pipe, keys, job.ID, string(domain.DefaultQueueKind(queue)), boolArg(job.HasPriority),
-		job.Priority, runAt, delay, now.UnixMilli(), string(job.Payload), field, queueThroughputTTL.Milliseconds(),
-		q.leaseNow(), domain.CompletedRetention.Milliseconds())
-	// The index is not part of the job's atomic step: SADD is idempotent and keeps the
-	// script in the queue's slot.
-	pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
-	if err := exec(ctx, q.rdb, pipe); err != nil {
+	var cmd *redis.Cmd
+	err := q.replicas.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
+		cmd = enqueueScript.EvalSha(ctx, pipe, keys, job.ID, string(domain.DefaultQueueKind(queue)), boolArg(job.HasPriority),
+			job.Priority, runAt, delay, now.UnixMilli(), string(job.Payload), field, queueThroughputTTL.Milliseconds(),
+			q.leaseNow(), domain.CompletedRetention.Milliseconds())
+	}, func(pipe redis.Pipeliner) {
+		// The index is not part of the job's atomic step: SADD is idempotent and keeps the
+		// script in the queue's slot.
+		pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
+	})
+	notReplicated := errors.Is(err, errNotReplicated)
+	if err != nil && !notReplicated {
 		return domain.Enqueued{}, opWriteError("redisrepo.Queues.Enqueue", err)
 	}
 	q.found.add(queueKeys, queue)
@@ -175,6 +180,9 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 		out.RunAt = &t
 	}
 	q.remember(queue, kind)
+	if notReplicated {
+		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: job %q is enqueued (enqueueing it again with its id is safe), but %w", job.ID, err)
+	}
 	return out, nil
 }
 
@@ -317,7 +325,7 @@ func delivery(queue string, kind domain.QueueKind, id, score, payload any) domai
 	return d
 }
 
-func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
+func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, err error) {
 	names, err := q.found.namesWarm(ctx, queueKeys)
 	if err != nil {
 		return 0, 0, err
@@ -327,9 +335,9 @@ func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
 		cmds := make([]*redis.Cmd, len(names))
 		for i, name := range names {
 			keys := []string{q.keys.Queue(name), q.keys.QueueProcessing(name), q.keys.QueueAttempts(name), q.keys.QueueScores(name),
-				q.keys.QueueDead(name), q.keys.QueueSettings(name), q.keys.QueueErrors(name)}
+				q.keys.QueueDead(name), q.keys.QueueSettings(name), q.keys.QueueErrors(name), q.keys.QueueReaperFence(name)}
 			cmds[i] = reapScript.EvalSha(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch,
-				domain.AttemptErrorsKept, domain.LeaseEndedError)
+				domain.AttemptErrorsKept, domain.LeaseEndedError, fence)
 		}
 		if err := exec(ctx, q.rdb, pipe); err != nil {
 			return returned, died, opWriteError("redisrepo.Queues.Reap", err)
@@ -337,6 +345,9 @@ func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
 		var again []string
 		for i, cmd := range cmds {
 			vals, err := cmd.Int64Slice()
+			if err == nil && len(vals) == 2 && vals[0] == -1 {
+				return returned, died, domain.Errorf(domain.ECONFLICT, "queue %q was reaped by a newer reaper (fencing token %d, this one's is %d): this reaper's term is over", names[i], vals[1], fence)
+			}
 			if err != nil || len(vals) != 3 {
 				return returned, died, fmt.Errorf("redisrepo.Queues.Reap: unexpected reply %v", cmd.Val())
 			}
@@ -354,14 +365,20 @@ func (q *Queues) Reap(ctx context.Context) (returned, died int64, err error) {
 	return returned, died, nil
 }
 
-// RunReaper reaps every interval until ctx ends; run it inside a domain.Singleton so one
-// instance reaps at a time. after, when not nil, is told what each round did (the watcher's
-// nudge). Redis errors wait for the next round.
-func (q *Queues) RunReaper(ctx context.Context, every time.Duration, after func(returned, died int64)) error {
+// RunReaper reaps every interval until ctx ends, with fence, the fencing token of the
+// domain.Singleton term it runs in (one instance reaps at a time). after, when not nil, is
+// told what each round did (the watcher's nudge). Redis errors wait for the next round; a
+// newer reaper's fence ends the loop with an error wrapping domain.ErrLockLost (the term is
+// over: Singletons campaigns again) and the ECONFLICT.
+func (q *Queues) RunReaper(ctx context.Context, every time.Duration, fence int64, after func(returned, died int64)) error {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if r, d, err := q.Reap(ctx); err == nil && (r > 0 || d > 0) && after != nil {
+		r, d, err := q.Reap(ctx, fence)
+		switch {
+		case domain.ErrorCode(err) == domain.ECONFLICT:
+			return fmt.Errorf("redisrepo.Queues.RunReaper: %w: %w", domain.ErrLockLost, err)
+		case err == nil && (r > 0 || d > 0) && after != nil:
 			after(r, d)
 		}
 		select {

@@ -126,7 +126,7 @@ func TestConcurrentLeasesLoseNothing(t *testing.T) {
 			t.Fatalf("round %d: giving up", round)
 		}
 		clock.Advance(30 * time.Second) // every lease of the dead consumers ends
-		returned, dead, err := q.Reap(ctx)
+		returned, dead, err := q.Reap(ctx, 1)
 		if err != nil || dead != 0 {
 			t.Fatalf("reap: %d dead, %v", dead, err)
 		}

@@ -17,8 +17,14 @@ import (
 // and leases, and a blocking client of their own.
 func newTestQueues(t testing.TB) (*Queues, *redis.Client, *domain.ManualClock) {
 	rdb := redistest.Client(t)
+	q, clock := newTestQueuesOn(t, rdb)
+	return q, rdb, clock
+}
+
+// newTestQueuesOn is newTestQueues on a given client (a topology of ForEachTopology).
+func newTestQueuesOn(t testing.TB, rdb redis.UniversalClient) (*Queues, *domain.ManualClock) {
 	clock := domain.NewManualClock(testNow)
-	return openTest(t, rdb, clock).Queues, rdb, clock
+	return openTest(t, rdb, clock).Queues, clock
 }
 
 func prio(p int) domain.NewJob { return domain.NewJob{Priority: p, HasPriority: true} }
@@ -242,9 +248,13 @@ func TestDelayedNeverEarly(t *testing.T) {
 
 // A leased job sits in {queue:x}:processing with its deadline; ack ends it with its payload;
 // a job not acked goes back to its place after its lease, then dies after max attempts and can
-// be requeued.
+// be requeued. On one server and on the Cluster.
 func TestLeaseAckReapDead(t *testing.T) {
-	q, rdb, clock := newTestQueues(t)
+	redistest.ForEachTopology(t, testLeaseAckReapDead)
+}
+
+func testLeaseAckReapDead(t *testing.T, rdb redis.UniversalClient) {
+	q, clock := newTestQueuesOn(t, rdb)
 	ctx := context.Background()
 	if _, err := q.UpdateSettings(ctx, "email-jobs", domain.QueueSettings{Kind: domain.PriorityQueue, MaxAttempts: 2}); err != nil {
 		t.Fatal(err)
@@ -283,11 +293,11 @@ func TestLeaseAckReapDead(t *testing.T) {
 			t.Fatalf("lease %d = %+v; want invoice, attempt %d, with its payload", attempt, d, attempt)
 		}
 		clock.Advance(9 * time.Second)
-		if r, died, _ := q.Reap(ctx); r+died != 0 {
+		if r, died, _ := q.Reap(ctx, 1); r+died != 0 {
 			t.Fatalf("reap before the deadline moved %d jobs", r+died)
 		}
 		clock.Advance(time.Second)
-		r, died, err := q.Reap(ctx)
+		r, died, err := q.Reap(ctx, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,6 +332,36 @@ func TestLeaseAckReapDead(t *testing.T) {
 	if err := q.Requeue(ctx, "email-jobs", "invoice"); domain.ErrorCode(err) != domain.ENOTFOUND {
 		t.Errorf("Requeue of a job not dead = %v, want ENOTFOUND", err)
 	}
+}
+
+// The reap script checks the reaper's fencing token: a reaper whose term ended (a lower fence
+// than one the queue has seen) changes nothing, and a newer one reaps. On one server and on
+// the Cluster, with queues on every master.
+func TestReapRefusesAStaleFence(t *testing.T) {
+	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
+		q, clock := newTestQueuesOn(t, rdb)
+		ctx := context.Background()
+		queues := []string{"mail", "sms", "push", "fax", "pager", "telex"} // spread over the masters
+		for _, name := range queues {
+			enqueue(t, q, name, "j", 1)
+			poll(t, q, name, domain.PollOptions{Lease: time.Second})
+		}
+		if _, _, err := q.Reap(ctx, 1_000); err != nil {
+			t.Fatalf("reap with fence 1000: %v", err)
+		}
+		clock.Advance(2 * time.Second) // every lease ended
+		if r, d, err := q.Reap(ctx, 999); domain.ErrorCode(err) != domain.ECONFLICT || r+d != 0 {
+			t.Fatalf("reap with a stale fence = %d back, %d dead, %v; want ECONFLICT and nothing moved", r, d, err)
+		}
+		for _, name := range queues {
+			if n := rdb.ZCard(ctx, "{queue:"+name+"}:processing").Val(); n != 1 {
+				t.Fatalf("queue %s: %d in flight after the stale reap, want 1", name, n)
+			}
+		}
+		if r, _, err := q.Reap(ctx, 1_001); err != nil || r != int64(len(queues)) {
+			t.Fatalf("reap with a newer fence = %d back, %v; want %d", r, err, len(queues))
+		}
+	})
 }
 
 // The kind of a queue is stored in Redis; "delayed" is delayed out of the box, and a kind

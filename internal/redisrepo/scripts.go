@@ -22,7 +22,7 @@ func newScript(src string) *redis.Script {
 // reply (redis.Nil is an answer, read from each command). Script calls (EVALSHA) that Redis did not know,
 // after a restart, a SCRIPT FLUSH or on a cluster node that has not seen the script, are sent
 // once more with their source, each alone: nothing in the pipeline runs twice.
-func exec(ctx context.Context, rdb redis.UniversalClient, pipe redis.Pipeliner) error {
+func exec(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner) error {
 	cmds, _ := pipe.Exec(ctx)
 	retry := rdb.Pipeline()
 	var forgotten, resent []*redis.Cmd

@@ -19,11 +19,40 @@ const settingsTTL = time.Second
 func (l *Leaderboards) boardSettings(ctx context.Context, board string) (domain.BoardSettings, error) {
 	return l.settings.get(ctx, board, func(ctx context.Context) (domain.BoardSettings, error) {
 		h, err := l.rdb.HGetAll(ctx, l.keys.BoardSettings(board)).Result()
+		if err == nil && len(h) == 0 {
+			h, err = l.carryOverSettings(ctx, board)
+		}
 		if err != nil {
 			return domain.BoardSettings{}, opError("redisrepo.Leaderboards.Settings", err)
 		}
 		return decodeSettings(h), nil
 	})
+}
+
+// carryOverSettings moves settings saved under the layout before the braces to their key now,
+// so an upgrade keeps every board's tie-break, periods and retention. The two keys may be on
+// different Cluster slots, so it is no one atomic step, but it is safe to repeat and never
+// overwrites: HSETNX keeps a field a newer write already set, and the old key goes only after
+// the copy. It returns the settings as they are now.
+func (l *Leaderboards) carryOverSettings(ctx context.Context, board string) (map[string]string, error) {
+	legacy := l.keys.LegacyBoardSettings(board)
+	old, err := l.rdb.HGetAll(ctx, legacy).Result()
+	if err != nil || len(old) == 0 {
+		return old, err
+	}
+	key := l.keys.BoardSettings(board)
+	pipe := l.rdb.Pipeline()
+	for field, value := range old {
+		pipe.HSetNX(ctx, key, field, value)
+	}
+	saved := pipe.HGetAll(ctx, key)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, err
+	}
+	if err := l.rdb.Del(ctx, legacy).Err(); err != nil {
+		return nil, err
+	}
+	return saved.Val(), nil
 }
 
 func (l *Leaderboards) Settings(ctx context.Context, board string) (domain.BoardSettings, error) {

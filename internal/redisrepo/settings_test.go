@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
 )
 
 // Patches of different fields from two instances at once both apply: the merge happens in
@@ -52,4 +53,30 @@ func TestPatchSettingsMergesInRedis(t *testing.T) {
 			t.Errorf("settings = %+v, want both patches applied", got)
 		}
 	})
+}
+
+// Settings saved before the key layout had braces carry over on first read: an upgrade keeps
+// every board's tie-break, and the old key goes.
+func TestLegacySettingsCarryOver(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.Client(t)
+	svc := openTest(t, rdb, nil)
+	legacy := DefaultKeys.LegacyBoardSettings("game:2048")
+	if err := rdb.HSet(ctx, legacy, "tie_break", "first_reached", "periods", "daily", "retention_days", "7").Err(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := svc.Leaderboards.Settings(ctx, "game:2048")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The legacy "first_reached" was the wide encoding (see decodeSettings).
+	if s.TieBreak != domain.TieBreakFirstReachedWide || s.RetentionDays != 7 || len(s.Periods) != 1 || s.Periods[0] != domain.Daily {
+		t.Errorf("settings = %+v, want the legacy ones", s)
+	}
+	if rdb.Exists(ctx, legacy).Val() != 0 {
+		t.Error("the legacy settings key is still there")
+	}
+	if got := rdb.HGet(ctx, DefaultKeys.BoardSettings("game:2048"), "tie_break").Val(); got != "first_reached" {
+		t.Errorf("tie_break under the new key = %q", got)
+	}
 }

@@ -108,7 +108,7 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 
 // planLimiters adds the view of every limiter, for the overview. The names are those the
 // index held at the previous read (read again on this pipeline), so a new policy shows one
-// tick after it was saved; DefaultLimiter is always there.
+// tick after it was saved; the built-in policies (DefaultLimiter…) are always there.
 func (s *Snapshots) planLimiters(ctx context.Context, pipe redis.Pipeliner, watched map[string]bool) func() any {
 	s.mu.Lock()
 	names := s.limiterNames
@@ -120,7 +120,10 @@ func (s *Snapshots) planLimiters(ctx context.Context, pipe redis.Pipeliner, watc
 		watched[name] = true
 	}
 	return func() any {
-		next := append(index.Val(), domain.DefaultLimiter)
+		next := index.Val()
+		for name := range s.limiters.builtins {
+			next = append(next, name)
+		}
 		slices.Sort(next)
 		s.mu.Lock()
 		s.limiterNames = slices.Compact(next)

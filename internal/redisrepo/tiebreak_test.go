@@ -38,36 +38,41 @@ func order(t *testing.T, lb *Leaderboards, board string) string {
 }
 
 // Who reaches a score first ranks higher, also when the score was reached by increments, in
-// every encoding that carries a time.
+// every encoding that carries a time. On one server and on the Cluster.
 func TestTieBreakFirstToReachRanksHigher(t *testing.T) {
+	redistest.ForEachTopology(t, testTieBreakFirstToReachRanksHigher)
+}
+
+func testTieBreakFirstToReachRanksHigher(t *testing.T, rdb redis.UniversalClient) {
 	for _, enc := range timedEncodings {
 		t.Run(string(enc), func(t *testing.T) {
-			lb, _, clock := newBoards(t)
+			lb, clock := newBoardsOn(t, rdb)
 			ctx := context.Background()
-			tieBreakBoard(t, lb, "tb", enc)
-			lb.AddPoints(ctx, "tb", "zoe", 60) // without the tie-break zoe would lead any tie ("zoe" > "anna")
+			board := "tb:" + string(enc) // one Redis for every encoding: a board each
+			tieBreakBoard(t, lb, board, enc)
+			lb.AddPoints(ctx, board, "zoe", 60) // without the tie-break zoe would lead any tie ("zoe" > "anna")
 			clock.Advance(time.Second)
-			lb.AddPoints(ctx, "tb", "anna", 100)
+			lb.AddPoints(ctx, board, "anna", 100)
 			clock.Advance(time.Second)
-			lb.AddPoints(ctx, "tb", "zoe", 40) // zoe reaches 100 after anna
-			if got := order(t, lb, "tb"); got != "anna=100 zoe=100" {
+			lb.AddPoints(ctx, board, "zoe", 40) // zoe reaches 100 after anna
+			if got := order(t, lb, board); got != "anna=100 zoe=100" {
 				t.Errorf("order = %s, want anna (first to 100) above zoe", got)
 			}
 			clock.Advance(time.Second)
-			lb.AddPoints(ctx, "tb", "zoe", 5)
+			lb.AddPoints(ctx, board, "zoe", 5)
 			clock.Advance(time.Second)
-			lb.AddPoints(ctx, "tb", "anna", 5)
-			if got := order(t, lb, "tb"); got != "zoe=105 anna=105" {
+			lb.AddPoints(ctx, board, "anna", 5)
+			if got := order(t, lb, board); got != "zoe=105 anna=105" {
 				t.Errorf("order = %s, want zoe (first to 105) above anna", got)
 			}
 			clock.Advance(time.Second)
-			lb.AddPoints(ctx, "tb", "zoe", -10)
-			if got := order(t, lb, "tb"); got != "anna=105 zoe=95" {
+			lb.AddPoints(ctx, board, "zoe", -10)
+			if got := order(t, lb, board); got != "anna=105 zoe=95" {
 				t.Errorf("after a negative add: %s", got)
 			}
 			clock.Advance(time.Second)
-			e, _ := lb.SetScore(ctx, "tb", "bea", 105) // set stamps the time too: bea is last of the 105s
-			if got := order(t, lb, "tb"); got != "anna=105 bea=105 zoe=95" || e.Rank != 2 || e.Score != 105 {
+			e, _ := lb.SetScore(ctx, board, "bea", 105) // set stamps the time too: bea is last of the 105s
+			if got := order(t, lb, board); got != "anna=105 bea=105 zoe=95" || e.Rank != 2 || e.Score != 105 {
 				t.Errorf("after set: %s (bea %+v)", got, e)
 			}
 		})

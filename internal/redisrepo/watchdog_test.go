@@ -30,9 +30,15 @@ func newManualLocks(t *testing.T) (*Locks, *redis.Client, *domain.ManualClock) {
 
 // With the watchdog, a holder keeps its lock across several TTLs of work: every TTL/3 the
 // lease is back to a full TTL. Redis's own countdown is stood in for by cutting the key's
-// PTTL to 1 s before each renewal. At release the renewals stop.
+// PTTL to 1 s before each renewal. At release the renewals stop. On one server and on the
+// Cluster.
 func TestWatchdogKeepsTheLockAcrossSeveralTTLs(t *testing.T) {
-	locks, rdb, clock := newManualLocks(t)
+	redistest.ForEachTopology(t, testWatchdogKeepsTheLockAcrossSeveralTTLs)
+}
+
+func testWatchdogKeepsTheLockAcrossSeveralTTLs(t *testing.T, rdb redis.UniversalClient) {
+	clock := domain.NewManualClock(epoch)
+	locks := openTest(t, rdb, clock).Locks
 	h, err := locks.Hold(ctx, "job", domain.LockOptions{TTL: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -265,7 +271,7 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var running, maxRunning, terms atomic.Int64
 	started := make(chan struct{}, 8) // a term began
-	loop := func(ctx context.Context) error {
+	loop := func(ctx context.Context, _ int64) error {
 		if n := running.Add(1); n > maxRunning.Load() {
 			maxRunning.Store(n)
 		}
@@ -321,7 +327,7 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 	// A loop that returns on its own ends Run with its result.
 	s := newSingletons(openTest(t, rdb, nil).Locks, DefaultKeys, log)
 	boom := errors.New("boom")
-	if err := s.Run(ctx, "once", func(context.Context) error { return boom }); err != boom {
+	if err := s.Run(ctx, "once", func(context.Context, int64) error { return boom }); err != boom {
 		t.Errorf("Run = %v, want the loop's error", err)
 	}
 	if rdb.Exists(ctx, "lock:zpulse:once").Val() != 0 {

@@ -4,10 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync/atomic"
 
 	"github.com/labstack/echo/v4"
@@ -40,7 +38,7 @@ func (s *server) rateLimitAPI() echo.MiddlewareFunc {
 
 func (rl *apiRateLimit) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		res, err := rl.limiters.Allow(c.Request().Context(), rl.policy, apiClient(c.Request()))
+		res, err := rl.limiters.Allow(c.Request().Context(), rl.policy, apiClient(c))
 		switch domain.ErrorCode(err) {
 		case "":
 			if rl.missing.Swap(false) {
@@ -79,19 +77,14 @@ func setRateLimitHeaders(h http.Header, p domain.LimitPolicy, res domain.LimitRe
 	h.Set("RateLimit", fmt.Sprintf("%s;r=%d;t=%d", name, res.Remaining, reset))
 }
 
-// apiClient names the caller for the API's limit: its bearer token's hash, or its address.
-// The address is the connection's: X-Forwarded-For is not trusted, since any client could
-// set it to escape its limit.
-func apiClient(r *http.Request) string {
-	if token, ok := strings.CutPrefix(r.Header.Get(echo.HeaderAuthorization), "Bearer "); ok && token != "" {
+// apiClient names the caller for the API's limit: its bearer token's hash, or its address
+// (c.RealIP: the connection's, or with --trust-proxy the forwarded one).
+func apiClient(c echo.Context) string {
+	if token, ok := bearerToken(c.Request()); ok && token != "" {
 		sum := sha256.Sum256([]byte(token))
 		return "token:" + hex.EncodeToString(sum[:8])
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return "ip:" + host
+	return "ip:" + c.RealIP()
 }
 
 // seconds rounds milliseconds up to whole seconds.

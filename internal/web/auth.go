@@ -1,10 +1,9 @@
 package web
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -23,69 +22,145 @@ const (
 	sessionTTL    = 12 * time.Hour
 )
 
-// sessions are signed cookies that prove a browser signed in with the admin token. They hold
-// only an expiry and its HMAC keyed by the token, so every instance with the same token
-// accepts them, and changing the token signs everybody out.
-type sessions struct {
-	token string
-	clock domain.Clock
+// identity is who sent a request, as authenticate found out.
+type identity struct {
+	admin    bool  // may change data and see secrets: open access, the bearer token, or a live session
+	signedIn bool  // holds a live browser session
+	err      error // the session could not be checked (Redis down): refused where admin is needed
 }
 
-func (s sessions) sign(expiry int64) string {
-	key := sha256.Sum256([]byte("zpulse-session-key:" + s.token))
-	mac := hmac.New(sha256.New, key[:])
-	mac.Write([]byte("zpulse-admin-session:" + strconv.FormatInt(expiry, 10)))
-	return strconv.FormatInt(expiry, 10) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+const identityKey = "zpulse.identity"
+
+// who is the request's identity (authenticate set it; none for routes it does not cover).
+func who(c echo.Context) identity {
+	id, _ := c.Get(identityKey).(identity)
+	return id
 }
 
-func (s sessions) cookie(r *http.Request) *http.Cookie {
-	expiry := s.clock.Now().Add(sessionTTL)
-	return &http.Cookie{Name: sessionCookie, Value: s.sign(expiry.Unix()), Path: "/", Expires: expiry,
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode}
-}
-
-// valid says whether r carries a session that has not expired.
-func (s sessions) valid(r *http.Request) bool {
-	if s.token == "" {
-		return false
-	}
-	ck, err := r.Cookie(sessionCookie)
-	if err != nil {
-		return false
-	}
-	exp, _, ok := strings.Cut(ck.Value, ".")
-	expiry, err := strconv.ParseInt(exp, 10, 64)
-	if !ok || err != nil || s.clock.Now().Unix() >= expiry {
-		return false
-	}
-	return hmac.Equal([]byte(ck.Value), []byte(s.sign(expiry)))
-}
-
-func (s *server) isAdminToken(given string) bool {
-	return subtle.ConstantTimeCompare([]byte(given), []byte(s.AdminToken)) == 1
-}
-
-// requireAdminAPI lets a change through the API when no admin token is configured or the
-// request carries it as a Bearer token.
-func (s *server) requireAdminAPI(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if s.AdminToken == "" {
+// authenticate finds out who sent a request, once, for the handlers and views after it. A
+// bearer token is checked wherever it is sent (a wrong one is a guess of the admin token and
+// is refused and counted, even on a read); with sessions (pages, not the API, which takes
+// bearer tokens only) a session cookie is looked up in Redis.
+func (s *server) authenticate(sessions bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			id, err := s.identify(c, sessions)
+			if err != nil {
+				return err
+			}
+			c.Set(identityKey, id)
 			return next(c)
 		}
-		given, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
-		if !ok || !s.isAdminToken(given) {
+	}
+}
+
+func (s *server) identify(c echo.Context, sessions bool) (identity, error) {
+	if s.AdminToken == "" {
+		return identity{admin: true}, nil
+	}
+	if token, ok := bearerToken(c.Request()); ok {
+		if err := s.checkAdminToken(c, token, false); err != nil {
+			return identity{}, err
+		}
+		return identity{admin: true}, nil
+	}
+	ck, err := c.Cookie(sessionCookie)
+	if !sessions || err != nil || ck.Value == "" {
+		return identity{}, nil
+	}
+	live, err := s.Auth.Session(c.Request().Context(), ck.Value, s.tokenFingerprint)
+	if err != nil {
+		return identity{err: err}, nil
+	}
+	return identity{admin: live, signedIn: live}, nil
+}
+
+// bearerToken is the credentials of an "Authorization: Bearer <token>" header; the scheme is
+// case-insensitive (RFC 9110 section 11.1).
+func bearerToken(r *http.Request) (string, bool) {
+	scheme, token, _ := strings.Cut(r.Header.Get(echo.HeaderAuthorization), " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
+}
+
+// checkAdminToken is the one check of a guess of the admin token, for sign-in forms and
+// bearer tokens alike, under the built-in attempt limit per client address. A sign-in
+// (countAll) counts every attempt before the comparison, so parallel guesses cannot pass the
+// limit; a bearer token counts only when wrong (an API client that holds the token is not
+// limited), after a look at the limit that refuses an address which used it up, right token
+// or not, so the limit cannot be probed. When Redis cannot answer, the guess is refused: a
+// limit that cannot be checked does not protect.
+func (s *server) checkAdminToken(c echo.Context, given string, countAll bool) error {
+	ctx, addr := c.Request().Context(), c.RealIP()
+	look := s.Auth.Attempts
+	if countAll {
+		look = s.Auth.CountAttempt
+	}
+	res, err := look(ctx, addr)
+	if err != nil {
+		return attemptsUnchecked(err)
+	}
+	if !res.Allowed {
+		return s.tooManyAttempts(c, res)
+	}
+	if subtle.ConstantTimeCompare([]byte(given), []byte(s.AdminToken)) == 1 {
+		return nil
+	}
+	if !countAll {
+		if res, err = s.Auth.CountAttempt(ctx, addr); err != nil {
+			return attemptsUnchecked(err)
+		}
+		if !res.Allowed {
+			return s.tooManyAttempts(c, res)
+		}
+	}
+	s.Log.Warn("a wrong admin token was sent", "addr", addr, "path", c.Request().URL.Path)
+	return domain.Errorf(domain.EUNAUTHORIZED, "that is not the admin token")
+}
+
+func attemptsUnchecked(err error) error {
+	return fmt.Errorf("web.checkAdminToken: %w", domain.Errorf(domain.EUNAVAILABLE,
+		"the admin token cannot be checked while Redis is unavailable (its attempt limit lives there): try again when it answers"))
+}
+
+func (s *server) tooManyAttempts(c echo.Context, res domain.LimitResult) error {
+	retry := max(seconds(res.RetryAfterMs), 1)
+	c.Response().Header().Set(echo.HeaderRetryAfter, strconv.FormatInt(retry, 10))
+	p := domain.SignInAttempts
+	return domain.Errorf(domain.ERATELIMITED, "too many admin-token attempts from your address (%d per %s): try again in %d s",
+		p.Limit, windowText(p.WindowMs), retry)
+}
+
+// fingerprint names an admin token without giving it away; sessions carry it, so changing
+// the token ends them.
+func fingerprint(token string) string {
+	sum := sha256.Sum256([]byte("zpulse-admin-token:" + token))
+	return hex.EncodeToString(sum[:8])
+}
+
+// requireAdminAPI lets a change through the API for an admin: open access, or the bearer
+// token (authenticate checked it).
+func (s *server) requireAdminAPI(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !who(c).admin {
 			return domain.Errorf(domain.EUNAUTHORIZED, "this call changes data: send the admin token as \"Authorization: Bearer <token>\"")
 		}
 		return next(c)
 	}
 }
 
-// requireAdminPage lets a form through when no admin token is configured or the browser has
-// signed in; otherwise it sends the browser to the sign-in page.
+// requireAdminPage lets a form through for an admin; otherwise it sends the browser to the
+// sign-in page, or answers 503 when the session could not be checked.
 func (s *server) requireAdminPage(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if s.AdminToken == "" || s.sessions.valid(c.Request()) {
+		id := who(c)
+		if id.admin {
 			return next(c)
+		}
+		if id.err != nil {
+			return id.err
 		}
 		login := "/login?" + url.Values{"next": {c.Request().Referer()}}.Encode()
 		if isHTMX(c) {
@@ -100,34 +175,70 @@ func (s *server) loginPage(c echo.Context) error {
 	return s.render(c, http.StatusOK, views.LoginPage(s.chrome(c, "Sign in"), localPath(c.QueryParam("next")), ""))
 }
 
-// LoginPolicy limits sign-in attempts per address, so the admin token cannot be guessed at
-// speed. zpulse saves it at start when an admin token is configured; while it is missing or
-// Redis is down, sign-in is not limited (failing open keeps operators able to sign in).
-var LoginPolicy = domain.LimitPolicy{Name: "zpulse-login", Algorithm: domain.FixedWindow, Limit: 10, WindowMs: 5 * 60 * 1000}
-
 func (s *server) login(c echo.Context) error {
 	next := localPath(c.FormValue("next"))
 	if s.AdminToken == "" {
 		return seeOther(c, next) // access is open: nothing to sign in to
 	}
-	if s.Limiters != nil {
-		res, err := s.Limiters.Allow(c.Request().Context(), LoginPolicy.Name, apiClient(c.Request()))
-		if err == nil && !res.Allowed {
-			c.Response().Header().Set(echo.HeaderRetryAfter, strconv.FormatInt(seconds(res.RetryAfterMs), 10))
-			msg := fmt.Sprintf("Too many sign-in attempts from your address: try again in %d s.", seconds(res.RetryAfterMs))
-			return s.render(c, http.StatusTooManyRequests, views.LoginPage(s.chrome(c, "Sign in"), next, msg))
+	if err := s.checkAdminToken(c, c.FormValue("token"), true); err != nil {
+		status, msg := statusOf(domain.ErrorCode(err)), domain.ErrorMessage(err)
+		switch domain.ErrorCode(err) {
+		case domain.EUNAUTHORIZED:
+			msg = "That is not the admin token."
+		case domain.ERATELIMITED:
+			msg = "Too many sign-in attempts from your address: try again in " + c.Response().Header().Get(echo.HeaderRetryAfter) + " s."
+		case domain.EUNAVAILABLE:
+			msg = "Sign-in is refused while Redis is unavailable: the attempt limit and the sessions live there. Try again when the banner is gone."
+		default:
+			return err
 		}
+		return s.render(c, status, views.LoginPage(s.chrome(c, "Sign in"), next, msg))
 	}
-	if !s.isAdminToken(c.FormValue("token")) {
-		return s.render(c, http.StatusUnauthorized, views.LoginPage(s.chrome(c, "Sign in"), next, "That is not the admin token."))
+	id, err := s.Auth.CreateSession(c.Request().Context(), sessionTTL, s.tokenFingerprint)
+	if err != nil {
+		return err
 	}
-	c.SetCookie(s.sessions.cookie(c.Request()))
+	c.SetCookie(s.sessionCookie(c, id, sessionTTL))
 	return seeOther(c, next)
 }
 
+// logout ends this browser's session in Redis, so a copy of the cookie kept elsewhere
+// changes nothing.
 func (s *server) logout(c echo.Context) error {
-	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" && s.AdminToken != "" {
+		if err := s.Auth.EndSession(c.Request().Context(), ck.Value); err != nil {
+			return err
+		}
+	}
+	c.SetCookie(s.sessionCookie(c, "", -1))
 	return seeOther(c, "/")
+}
+
+// logoutEverywhere ends every admin session, on every browser and instance.
+func (s *server) logoutEverywhere(c echo.Context) error {
+	if s.AdminToken == "" {
+		return seeOther(c, "/")
+	}
+	if err := s.Auth.EndAllSessions(c.Request().Context()); err != nil {
+		return err
+	}
+	s.Log.Warn("every admin session was ended", "addr", c.RealIP())
+	c.SetCookie(s.sessionCookie(c, "", -1))
+	return seeOther(c, "/")
+}
+
+// sessionCookie is the cookie of session id that lasts ttl (a negative ttl deletes it).
+// It is Secure when the browser reached zpulse over HTTPS: directly, or (with --trust-proxy)
+// through a proxy that says so.
+func (s *server) sessionCookie(c echo.Context, id string, ttl time.Duration) *http.Cookie {
+	ck := &http.Cookie{Name: sessionCookie, Value: id, Path: "/", HttpOnly: true, Secure: s.overHTTPS(c.Request()),
+		SameSite: http.SameSiteLaxMode}
+	if ttl < 0 {
+		ck.MaxAge = -1
+	} else {
+		ck.MaxAge = int(ttl.Seconds())
+	}
+	return ck
 }
 
 // localPath keeps a "back to" address on this site: a path of its own or "/". A full URL

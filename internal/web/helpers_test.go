@@ -86,7 +86,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 		clock = opt.clock
 	}
 	svc := openRepo(t, rdb, opt.clock)
-	render := TopicRenderer(bigKey, svc.Keys)
+	render := TopicRenderer(bigKey, svc.Keys, adminToken != "")
 	if opt.rendered != nil {
 		next := render
 		render = func(topic string, snap any) ([]byte, error) { opt.rendered(topic); return next(topic, snap) }
@@ -98,8 +98,9 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 	t.Cleanup(func() { stop(); <-done })
 	return testWiring{
 		deps: Deps{
-			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks, Sources: svc.Sources,
-			Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, Ping: svc.Ping, Keys: svc.Keys,
+			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks, Auth: svc.Auth,
+			Sources: svc.Sources,
+			Hub:     hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, Ping: svc.Ping, Keys: svc.Keys,
 			AdminToken: adminToken, BigKey: bigKey,
 		},
 		watcher: watcher,

@@ -35,7 +35,7 @@ func TestAPILateAckAfterRedelivery(t *testing.T) {
 	// A's lease ends (its deadline moved into the past, as time would) and the reaper gives the
 	// job back; B gets it.
 	s.rdb.ZAdd(ctx, "{queue:email-jobs}:processing", redis.Z{Score: 1, Member: "invoice"})
-	if r, _, err := s.queues.Reap(ctx); r != 1 || err != nil {
+	if r, _, err := s.queues.Reap(ctx, 1); r != 1 || err != nil {
 		t.Fatalf("reap: %d, %v", r, err)
 	}
 	b := s.leasedPoll(t, "email-jobs")

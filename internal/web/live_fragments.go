@@ -12,8 +12,10 @@ import (
 )
 
 // TopicRenderer renders a live topic's snapshot into the fragment pushed to its subscribers.
-// Each fragment's root carries the id of the element it replaces on the page.
-func TopicRenderer(bigKey int64, keys domain.KeyDisplay) live.RenderFunc {
+// Each fragment's root carries the id of the element it replaces on the page. Fragments go
+// to every viewer alike, anonymous ones too: with hideLockTokens (an admin token is
+// configured) the locks list shows no holder's token.
+func TopicRenderer(bigKey int64, keys domain.KeyDisplay, hideLockTokens bool) live.RenderFunc {
 	return func(topic string, snapshot any) ([]byte, error) {
 		var comp templ.Component
 		switch v := snapshot.(type) {
@@ -25,6 +27,9 @@ func TopicRenderer(bigKey int64, keys domain.KeyDisplay) live.RenderFunc {
 		case []domain.BoardSummary:
 			comp = views.BoardsPanel(v, keys)
 		case domain.HeldLocks:
+			if hideLockTokens {
+				v = v.Redacted()
+			}
 			comp = views.LocksPanel(v, true, keys)
 		case domain.LimiterView:
 			comp = views.LimiterPanel(v, true)

@@ -147,6 +147,9 @@ func (s *server) apiLocks(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if !who(c).admin {
+		held = held.Redacted()
+	}
 	return c.JSON(http.StatusOK, held)
 }
 
@@ -154,6 +157,9 @@ func (s *server) apiLock(c echo.Context) error {
 	info, err := s.Locks.Inspect(c.Request().Context(), pathParam(c, "lock"))
 	if err != nil {
 		return err
+	}
+	if !who(c).admin {
+		info = info.Redacted()
 	}
 	return c.JSON(http.StatusOK, info)
 }

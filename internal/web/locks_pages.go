@@ -23,6 +23,9 @@ func (s *server) locksPageWith(c echo.Context, status int, f views.LockForms, fl
 		return err
 	}
 	ch := unavailable(s.chrome(c, "Locks", domain.TopicLocks), err)
+	if s.AdminToken != "" {
+		held = held.Redacted() // as the live list shows it to everyone (TopicRenderer)
+	}
 	return s.render(c, status, views.LocksPage(ch, held, f, flash))
 }
 
@@ -45,6 +48,9 @@ func (s *server) forceReleasePageWith(c echo.Context, status int, name, errMsg s
 		}
 	default:
 		return err
+	}
+	if !who(c).admin {
+		info = info.Redacted()
 	}
 	return s.render(c, status, views.ForceReleasePage(s.chrome(c, "Force-release "+name), info, err == nil, errMsg))
 }

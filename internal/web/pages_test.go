@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -101,7 +100,7 @@ func TestPlayerNamesAreEscaped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display())(domain.BoardTopic("xss", domain.AllTime, 10), top)
+	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), false)(domain.BoardTopic("xss", domain.AllTime, 10), top)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +178,7 @@ func TestRedisDown(t *testing.T) {
 }
 
 func TestStatusFragment(t *testing.T) {
-	render := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display())
+	render := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), false)
 	down, _ := render(domain.TopicStatus, live.Status{Available: false, Detail: "refused"})
 	up, _ := render(domain.TopicStatus, live.Status{Available: true})
 	if !strings.Contains(string(down), `id="redis-status"`) || !strings.Contains(string(down), "Redis unavailable") {
@@ -202,23 +201,5 @@ func TestOperationsEndpoints(t *testing.T) {
 	}
 	if status, body := s.get(t, "/no/such/page"); status != http.StatusNotFound || !strings.Contains(body, "<html") {
 		t.Errorf("unknown page: %d, want a 404 page", status)
-	}
-}
-
-// Guessing the admin token is limited per address.
-func TestSignInIsRateLimited(t *testing.T) {
-	s := newTestServer(t, "s3cret", nil)
-	body := fmt.Sprintf(`{"algorithm":%q,"limit":%d,"window_ms":%d}`, LoginPolicy.Algorithm, LoginPolicy.Limit, LoginPolicy.WindowMs)
-	if status, b, _ := s.do(t, http.MethodPut, "/api/v1/limiters/"+LoginPolicy.Name, "application/json", body, "Authorization", "Bearer s3cret"); status != http.StatusOK {
-		t.Fatalf("save the policy: %d %s", status, b)
-	}
-	for i := range LoginPolicy.Limit {
-		if status, _, _ := s.postForm(t, "/login", "/login", url.Values{"token": {"guess"}}); status != http.StatusUnauthorized {
-			t.Fatalf("attempt %d: %d, want 401", i+1, status)
-		}
-	}
-	status, page, h := s.postForm(t, "/login", "/login", url.Values{"token": {"s3cret"}})
-	if status != http.StatusTooManyRequests || h.Get("Retry-After") == "" || !strings.Contains(page, "Too many sign-in attempts") {
-		t.Errorf("attempt past the limit: %d Retry-After %q", status, h.Get("Retry-After"))
 	}
 }

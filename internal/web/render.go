@@ -44,7 +44,7 @@ func (s *server) chrome(c echo.Context, title string, topics ...string) views.Ch
 		Topics:     topics,
 		Embedded:   s.Embedded,
 		AdminToken: s.AdminToken != "",
-		SignedIn:   s.sessions.valid(c.Request()),
+		SignedIn:   who(c).signedIn,
 		CSRF:       token,
 		Status:     views.Status{Available: st.Available, Detail: st.Detail},
 		Path:       c.Request().URL.RequestURI(),

@@ -1,8 +1,6 @@
 package web
 
 import (
-	"net/http"
-
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -15,12 +13,12 @@ func (s *server) routes(e *echo.Echo) {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.Registry, promhttp.HandlerOpts{})))
-	e.GET("/ws", echo.WrapHandler(http.HandlerFunc(s.Hub.ServeWS)))
+	e.GET("/ws", s.serveWS)
 	e.StaticFS("/static", static.FS)
 
 	// Pages, live over /ws. Forms carry a CSRF token; changes need an admin session when an
 	// admin token is configured, and wake the watcher when they succeed.
-	pages := e.Group("", csrf())
+	pages := e.Group("", refuseCSRFInQuery, csrf(), s.authenticate(true))
 	change := []echo.MiddlewareFunc{s.requireAdminPage, s.nudgeAfterChange}
 	pages.GET("/", s.overviewPage)
 	pages.POST("/demo", s.demoSwitch, change...)
@@ -56,10 +54,11 @@ func (s *server) routes(e *echo.Echo) {
 	pages.GET("/login", s.loginPage)
 	pages.POST("/login", s.login)
 	pages.POST("/logout", s.logout)
+	pages.POST("/logout/everywhere", s.logoutEverywhere, s.requireAdminPage)
 
 	// JSON API. Changes need "Authorization: Bearer <admin token>" when one is configured,
-	// and wake the watcher when they succeed.
-	api := e.Group("/api/v1", requireJSON, s.rateLimitAPI())
+	// and wake the watcher when they succeed. A bearer token is checked wherever it is sent.
+	api := e.Group("/api/v1", requireJSON, s.rateLimitAPI(), s.authenticate(false))
 	write := []echo.MiddlewareFunc{s.requireAdminAPI, s.nudgeAfterChange}
 	api.GET("/boards", s.apiBoards)
 	api.GET("/boards/:board", s.apiSettings)

@@ -2,8 +2,10 @@ package web
 
 import (
 	"context"
+	"log"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -31,11 +33,18 @@ type Deps struct {
 	Registry           *prometheus.Registry
 	Log                *slog.Logger
 	Clock              domain.Clock
-	AdminToken         string
-	Embedded           bool              // data lives in an in-memory Redis
-	Keys               domain.KeyDisplay // Redis key names as pages show them
-	BigKey             int64             // members above which a board page warns of a big key
-	APIRateLimit       string            // limiter policy protecting the JSON API; "" is off
+	// Auth keeps admin sessions and the sign-in attempt counters (redisrepo.Services.Auth).
+	Auth         domain.AuthStore
+	AdminToken   string
+	Embedded     bool              // data lives in an in-memory Redis
+	Keys         domain.KeyDisplay // Redis key names as pages show them
+	BigKey       int64             // members above which a board page warns of a big key
+	APIRateLimit string            // limiter policy protecting the JSON API; "" is off
+	// TrustProxy honours X-Forwarded-For, -Proto and -Host (see proxy.go): set it only when
+	// zpulse is reached through a proxy that sets them.
+	TrustProxy bool
+	// WS bounds the websocket viewers (zero fields: DefaultWSLimits).
+	WS WSLimits
 }
 
 // Watcher is what the HTTP layer asks of the live watcher (*live.Watcher): what it knows of
@@ -48,14 +57,20 @@ type Watcher interface {
 // server holds the handlers' shared state; its methods are the handlers of routes.go.
 type server struct {
 	Deps
-	sessions sessions
+	tokenFingerprint string // of AdminToken: sessions opened with another token are not sessions
+	admission        *wsAdmission
 }
 
-// NewServer returns zpulse's HTTP handler: middleware, then the routes of routes.go.
+// NewServer returns zpulse's HTTP handler: middleware, then the routes of routes.go. With an
+// admin token, d.Auth is required.
 func NewServer(d Deps) *echo.Echo {
-	s := &server{Deps: d, sessions: sessions{token: d.AdminToken, clock: d.Clock}}
+	if d.AdminToken != "" && d.Auth == nil {
+		panic("web.NewServer: an admin token needs Deps.Auth (redisrepo.Services.Auth) for its sessions and attempt limit")
+	}
+	s := &server{Deps: d, tokenFingerprint: fingerprint(d.AdminToken), admission: newWSAdmission(d.WS)}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	e.IPExtractor = ipExtractor(d.TrustProxy)
 	e.HTTPErrorHandler = s.handleError
 	e.Use(
 		middleware.RequestID(),
@@ -81,4 +96,21 @@ func NewServer(d Deps) *echo.Echo {
 	)
 	s.routes(e)
 	return e
+}
+
+// The HTTP server's timeouts. Reads and writes are bounded so a slow or stalled client cannot
+// hold a connection and its goroutine for ever; the write timeout leaves room for the
+// longest call (a blocking take or a lock acquire waits up to 30 s). /ws lifts the read and
+// write deadlines for its connection (serveWS): a live view lasts hours.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = max(domain.MaxTakeWait, domain.MaxLockWait) + 30*time.Second
+	idleTimeout       = 2 * time.Minute
+)
+
+// NewHTTPServer is the http.Server for zpulse's handler, with its timeouts.
+func NewHTTPServer(h http.Handler, errorLog *log.Logger) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
+		WriteTimeout: writeTimeout, IdleTimeout: idleTimeout, ErrorLog: errorLog}
 }

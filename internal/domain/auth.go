@@ -1,0 +1,39 @@
+package domain
+
+import (
+	"context"
+	"time"
+)
+
+// SignInAttempts is the built-in limit on admin-token guesses per client address: sign-in
+// forms and API bearer tokens count against one budget. It lives in code, not in Redis, so
+// it holds from the first request and after Redis loses its data; only its counters live in
+// Redis, and when they cannot be read the guess is refused (fail closed).
+var SignInAttempts = LimitPolicy{Name: "zpulse-sign-in", Algorithm: FixedWindow, Limit: 10, WindowMs: 5 * 60 * 1000}
+
+// AuthStore keeps what makes admin access hold across instances: attempt counters per
+// address and server-side sessions that signing out ends.
+type AuthStore interface {
+	// Attempts says what addr's next attempt would get under SignInAttempts, counting
+	// nothing. Returns EUNAVAILABLE.
+	Attempts(ctx context.Context, addr string) (LimitResult, error)
+
+	// CountAttempt counts one attempt of addr; Allowed is false when the limit was already
+	// used up (the attempt must then be refused). Returns EUNAVAILABLE.
+	CountAttempt(ctx context.Context, addr string) (LimitResult, error)
+
+	// CreateSession records a new session that lasts ttl and returns its id, a secret for the
+	// browser's cookie. fingerprint ties it to the admin token it was opened with, so
+	// changing the token ends it. Returns EUNAVAILABLE.
+	CreateSession(ctx context.Context, ttl time.Duration, fingerprint string) (string, error)
+
+	// Session says whether id names a live session opened with fingerprint, not ended by
+	// EndSession or EndAllSessions. Returns EUNAVAILABLE.
+	Session(ctx context.Context, id, fingerprint string) (bool, error)
+
+	// EndSession ends one session (sign out). Returns EUNAVAILABLE.
+	EndSession(ctx context.Context, id string) error
+
+	// EndAllSessions ends every session at once (sign out everywhere). Returns EUNAVAILABLE.
+	EndAllSessions(ctx context.Context) error
+}

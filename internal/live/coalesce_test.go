@@ -1,0 +1,174 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// manualClock is a Clock whose timers fire only when Advance moves the time past them.
+type manualClock struct {
+	*domain.ManualClock
+	mu     sync.Mutex
+	timers []manualTimer
+}
+
+type manualTimer struct {
+	at time.Time
+	ch chan time.Time
+}
+
+func newManualClock() *manualClock {
+	return &manualClock{ManualClock: domain.NewManualClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))}
+}
+
+func (c *manualClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	c.timers = append(c.timers, manualTimer{c.Now().Add(d), ch})
+	return ch
+}
+
+// Advance moves the time by d and fires the timers that are due; it returns how many fired.
+func (c *manualClock) Advance(d time.Duration) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ManualClock.Advance(d)
+	now, fired, kept := c.Now(), 0, c.timers[:0]
+	for _, t := range c.timers {
+		if t.at.After(now) {
+			kept = append(kept, t)
+			continue
+		}
+		t.ch <- now
+		fired++
+	}
+	c.timers = kept
+	return fired
+}
+
+// runManual starts w.Run on a manual clock and returns the clock and a function that waits
+// until the loop has dealt with n wake-ups.
+func runManual(t *testing.T, w *Watcher) (*manualClock, func(n int)) {
+	clock := newManualClock()
+	WithClock(clock)(w)
+	handled := make(chan struct{})
+	w.handled = func() { handled <- struct{}{} }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return clock, func(n int) {
+		t.Helper()
+		for range n {
+			select {
+			case <-handled:
+			case <-time.After(5 * time.Second): // a guard against a hang
+				t.Fatal("the watcher did not wake up within 5s")
+			}
+		}
+	}
+}
+
+// 1,000 writes in one second of the watcher's time, each nudging it: every viewer sees the
+// last value, gets at most one frame per minimum gap, and nobody is dropped.
+func TestNudgeFloodIsCoalesced(t *testing.T) {
+	for _, gap := range []time.Duration{DefaultMinGap, 100 * time.Millisecond} {
+		t.Run(gap.String(), func(t *testing.T) { testNudgeFlood(t, gap) })
+	}
+}
+
+func testNudgeFlood(t *testing.T, gap time.Duration) {
+	w, src, _, hub, subscribe := newWatcher(t)
+	w.interval = 250 * time.Millisecond
+	WithMinGap(gap)(w)
+	const viewers, writes = 20, 1000
+	conns := make([]*websocket.Conn, viewers)
+	for i := range conns {
+		conns[i] = subscribe("t")
+	}
+	clock, waitHandled := runManual(t, w)
+	start := clock.Now()
+	for i := range writes {
+		src.set("t", i)
+		w.Nudge()
+		waitHandled(1)
+		waitHandled(clock.Advance(time.Second / writes))
+	}
+	waitHandled(clock.Advance(gap)) // the tick that waited for its gap
+	elapsed := clock.Now().Sub(start)
+	maxFrames := int(elapsed/gap) + 1
+
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Go(func() {
+			frames := 0
+			for {
+				msg := read(t, c)
+				frames++
+				if msg == fmt.Sprintf("t=%d", writes-1) {
+					break
+				}
+			}
+			if i == 0 {
+				t.Logf("viewer 0: %d frames in %v of watcher time (at most %d allowed)", frames, elapsed, maxFrames)
+			}
+			if frames > maxFrames {
+				t.Errorf("viewer %d got %d frames in %v, want at most one per %v (%d)", i, frames, elapsed, gap, maxFrames)
+			}
+		})
+	}
+	wg.Wait()
+	if n := testutil.ToFloat64(hub.metrics.drops); n != 0 {
+		t.Errorf("%v viewers dropped", n)
+	}
+	if n := hubSubscribers(hub, "t"); n != viewers {
+		t.Errorf("%d of %d viewers still subscribed", n, viewers)
+	}
+}
+
+// After a quiet gap a nudge ticks at once; a nudge within the gap waits for its end, and the
+// periodic tick that falls due meanwhile merges into the same tick.
+func TestNudgeWaitsForTheGapOnlyWhenNeeded(t *testing.T) {
+	w, src, r, _, subscribe := newWatcher(t)
+	w.interval = 250 * time.Millisecond
+	subscribe("t")
+	clock, waitHandled := runManual(t, w)
+	src.set("t", 1)
+	w.Nudge()
+	waitHandled(1)
+	if r.count("t") != 1 {
+		t.Fatalf("the first nudge rendered %d times, want 1 at once", r.count("t"))
+	}
+	src.set("t", 2)
+	waitHandled(clock.Advance(10 * time.Millisecond))
+	w.Nudge()
+	waitHandled(1)
+	if r.count("t") != 1 {
+		t.Fatal("a nudge 10 ms after a tick ticked before the 50 ms gap")
+	}
+	waitHandled(clock.Advance(40 * time.Millisecond))
+	if r.count("t") != 2 {
+		t.Fatalf("rendered %d times at the gap's end, want 2", r.count("t"))
+	}
+	src.set("t", 3)
+	waitHandled(clock.Advance(DefaultMinGap)) // quiet since the last tick
+	w.Nudge()
+	waitHandled(1)
+	if r.count("t") != 3 {
+		t.Errorf("a nudge after a quiet gap did not tick at once (%d renders)", r.count("t"))
+	}
+	src.set("t", 4)
+	waitHandled(clock.Advance(150 * time.Millisecond)) // the periodic tick at 250 ms
+	if r.count("t") != 4 {
+		t.Errorf("the periodic tick did not publish the change (%d renders)", r.count("t"))
+	}
+}

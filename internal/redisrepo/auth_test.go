@@ -1,0 +1,80 @@
+package redisrepo
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
+)
+
+// A session lives until it is ended, everywhere at once, or its token changes; its id is
+// never a key.
+func TestAuthSessions(t *testing.T) {
+	rdb := redistest.Client(t)
+	a := newAuth(rdb, DefaultKeys, clocks{})
+	ctx := context.Background()
+	one, err := a.CreateSession(ctx, time.Hour, "fp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, _ := a.CreateSession(ctx, time.Hour, "fp")
+	for _, c := range []struct {
+		id, fp string
+		want   bool
+	}{{one, "fp", true}, {two, "fp", true}, {one, "other-token", false}, {"made-up", "fp", false}, {"", "fp", false}} {
+		if got, err := a.Session(ctx, c.id, c.fp); err != nil || got != c.want {
+			t.Errorf("Session(%q, %q) = %v %v, want %v", c.id, c.fp, got, err, c.want)
+		}
+	}
+	if ttl := rdb.PTTL(ctx, DefaultKeys.Session(sessionHash(one))).Val(); ttl <= 0 || ttl > time.Hour {
+		t.Errorf("record PTTL %v", ttl)
+	}
+	if err := a.EndSession(ctx, one); err != nil {
+		t.Fatal(err)
+	}
+	if live, _ := a.Session(ctx, one, "fp"); live {
+		t.Error("an ended session is live")
+	}
+	if live, _ := a.Session(ctx, two, "fp"); !live {
+		t.Error("ending one session ended another")
+	}
+	if err := a.EndAllSessions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if live, _ := a.Session(ctx, two, "fp"); live {
+		t.Error("a session outlived EndAllSessions")
+	}
+	three, _ := a.CreateSession(ctx, time.Hour, "fp")
+	if live, _ := a.Session(ctx, three, "fp"); !live {
+		t.Error("a session opened after EndAllSessions is not live")
+	}
+}
+
+// The attempt limit counts up to domain.SignInAttempts.Limit, then refuses; a look counts
+// nothing.
+func TestAuthAttempts(t *testing.T) {
+	rdb := redistest.Client(t)
+	clock := domain.NewManualClock(time.UnixMilli(1_800_000_000_000))
+	a := newAuth(rdb, DefaultKeys, clocks{script: clock})
+	ctx := context.Background()
+	for i := range domain.SignInAttempts.Limit {
+		if r, err := a.Attempts(ctx, "203.0.113.1"); err != nil || !r.Allowed || r.Remaining != domain.SignInAttempts.Limit-i {
+			t.Fatalf("look %d: %+v %v", i, r, err)
+		}
+		if r, err := a.CountAttempt(ctx, "203.0.113.1"); err != nil || !r.Allowed {
+			t.Fatalf("attempt %d: %+v %v", i+1, r, err)
+		}
+	}
+	if r, _ := a.CountAttempt(ctx, "203.0.113.1"); r.Allowed || r.RetryAfterMs <= 0 {
+		t.Errorf("attempt past the limit: %+v", r)
+	}
+	if r, _ := a.Attempts(ctx, "::1"); !r.Allowed {
+		t.Errorf("another address is limited: %+v", r)
+	}
+	clock.Advance(time.Duration(domain.SignInAttempts.WindowMs) * time.Millisecond)
+	if r, _ := a.Attempts(ctx, "203.0.113.1"); !r.Allowed {
+		t.Errorf("next window: %+v", r)
+	}
+}

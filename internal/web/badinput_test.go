@@ -1,0 +1,153 @@
+package web
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zpulse/zpulse/internal/redisrepo"
+)
+
+// badInput is one refused request: method, path, body, and headers beyond the admin's
+// bearer token and a JSON Content-Type.
+type badInput struct {
+	method, path, body string
+	header             []string
+}
+
+// badInputs are bad numbers, names, bodies and headers for every kind of API endpoint.
+var badInputs = []badInput{
+	// numbers
+	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":1.5}`, nil},
+	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":1e3}`, nil},
+	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":"1"}`, nil},
+	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":99999999999999999999}`, nil},
+	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":NaN}`, nil},
+	{"PUT", "/api/v1/boards/b/players/p", `{"score":"x"}`, nil},
+	{"POST", "/api/v1/boards/b/trim", `{"keep":-1}`, nil},
+	{"PUT", "/api/v1/boards/b", `{"retention_days":-5}`, nil},
+	{"GET", "/api/v1/boards/b/top?n=abc", "", nil},
+	{"GET", "/api/v1/boards/b/top?n=1e2", "", nil},
+	{"GET", "/api/v1/boards/b/entries?limit=-1", "", nil},
+	{"GET", "/api/v1/boards/b/players/p/around?n=x", "", nil},
+	{"POST", "/api/v1/locks/x/acquire", `{"ttl_ms":0}`, nil},
+	{"POST", "/api/v1/locks/x/acquire", `{"ttl_ms":"1000"}`, nil},
+	{"POST", "/api/v1/locks/x/acquire", `{"wait_ms":-1}`, nil},
+	{"POST", "/api/v1/locks/x/extend", `{"token":"t","ttl_ms":1.5}`, nil},
+	{"PUT", "/api/v1/limiters/p", `{"algorithm":"fixed_window","limit":0,"window_ms":1000}`, nil},
+	{"PUT", "/api/v1/limiters/p", `{"algorithm":"fixed_window","limit":1,"window_ms":-1}`, nil},
+	{"PUT", "/api/v1/queues/q", `{"max_attempts":0}`, nil},
+	{"POST", "/api/v1/queues/q/jobs", `{"priority":"high"}`, nil},
+	{"POST", "/api/v1/queues/q/jobs", `{"delay_ms":-1}`, nil},
+	{"POST", "/api/v1/queues/q/poll", `{"lease_ms":1.5}`, nil},
+	{"POST", "/api/v1/queues/q/poll", `{"wait_ms":3600000}`, nil},
+	// names
+	{"POST", "/api/v1/boards/b%20c/scores", `{"player":"a","points":1}`, nil},
+	{"POST", "/api/v1/boards/b/scores", `{"player":"","points":1}`, nil},
+	{"GET", "/api/v1/boards/b%7Bx%7D/top", "", nil},
+	{"POST", "/api/v1/locks/x%20y/acquire", `{}`, nil},
+	{"POST", "/api/v1/locks/x/acquire", `{"owner":""}`, nil},
+	{"POST", "/api/v1/locks/x/release", `{}`, nil},
+	{"PUT", "/api/v1/limiters/bad%20name", `{"algorithm":"fixed_window","limit":1,"window_ms":1000}`, nil},
+	{"PUT", "/api/v1/limiters/p", `{"algorithm":"nope","limit":1,"window_ms":1000}`, nil},
+	{"POST", "/api/v1/limiters/default/check", `{"client":""}`, nil},
+	{"GET", "/api/v1/limiters/bad%20name/clients/c", "", nil},
+	{"PUT", "/api/v1/queues/q", `{"kind":"nope"}`, nil},
+	{"POST", "/api/v1/queues/q%20r/jobs", `{}`, nil},
+	{"POST", "/api/v1/queues/q/jobs", `{"run_at":"yesterday"}`, nil},
+	// bodies
+	{"POST", "/api/v1/boards/b/scores", ``, nil},
+	{"POST", "/api/v1/boards/b/scores", `{`, nil},
+	{"POST", "/api/v1/boards/b/scores", `[]`, nil},
+	{"POST", "/api/v1/boards/b/scores", `null`, nil},
+	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":1,"extra":1}`, nil},
+	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":1}{}`, nil},
+	{"POST", "/api/v1/limiters/default/check", `{}`, nil},
+	{"PUT", "/api/v1/queues/q", `"settings"`, nil},
+	{"POST", "/api/v1/queues/q/jobs", `{"payload":` + strings.Repeat(`"x`, 1) + `}`, nil},
+	{"POST", "/api/v1/queues/q/jobs", `{"payload":"` + strings.Repeat("x", 2<<20) + `"}`, nil},
+	// headers
+	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":1}`, []string{"Content-Type", "text/plain"}},
+	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":1}`, []string{"Content-Type", ""}},
+	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":1}`, []string{"Content-Type", "application/x-www-form-urlencoded"}},
+	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":1}`, []string{"Authorization", ""}},
+	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":1}`, []string{"Authorization", "Basic s3cret"}},
+	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":1}`, []string{"Authorization", "Bearer"}},
+	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":1}`, []string{"Authorization", "Bearer s3cret-not"}},
+	// cursors
+	{"GET", "/api/v1/boards/b/entries?cursor=garbage", "", nil},
+	{"GET", "/api/v1/boards/b/entries?cursor=" + forgedCursor("NaN", "p"), "", nil},
+	{"GET", "/api/v1/boards/b/entries?cursor=" + forgedCursor("0x1p-2", "p"), "", nil},
+	{"GET", "/api/v1/boards/b/entries?cursor=" + forgedCursor("1e400", "p"), "", nil},
+	{"GET", "/api/v1/boards/b/entries?cursor=" + forgedCursor("1", ""), "", nil},
+}
+
+// forgedCursor is an entries cursor with a score and member of the caller's choosing.
+func forgedCursor(score, member string) string {
+	b, _ := json.Marshal(map[string]string{"s": score, "m": member})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Every bad input is a 4xx with the error envelope, and writes no key. (A wrong bearer
+// token writes one: its address's attempt counter, which is what it is for.)
+func TestBadInputsPerEndpoint(t *testing.T) {
+	s := newTestServer(t, "s3cret", nil)
+	ctx := context.Background()
+	// A board with entries, so cursors reach the page script.
+	s.rdb.ZAdd(ctx, "leaderboard:b", redisZ(1, "p"), redisZ(2, "q"))
+	attempts := redisrepo.DefaultKeys.SignInAttempts("127.0.0.1")
+	before := s.rdb.Keys(ctx, "*").Val()
+	slices.Sort(before)
+	for _, in := range badInputs {
+		name := in.method + " " + in.path + " " + clipped(in.body) + " " + strings.Join(in.header, ":")
+		t.Run(name, func(t *testing.T) {
+			header := append([]string{"Authorization", "Bearer s3cret"}, in.header...)
+			ct := "application/json"
+			if in.method == http.MethodGet {
+				ct = ""
+			}
+			status, body, h := s.do(t, in.method, in.path, ct, in.body, header...)
+			if status < 400 || status > 499 {
+				t.Errorf("%d %s, want 4xx", status, body)
+			}
+			var env apiError
+			if err := json.Unmarshal([]byte(body), &env); err != nil || env.Error.Code == "" || env.Error.Message == "" ||
+				!strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+				t.Errorf("not the error envelope: %q (%v)", body, err)
+			}
+			after := s.rdb.Keys(ctx, "*").Val()
+			after = slices.DeleteFunc(after, func(k string) bool { return k == attempts })
+			slices.Sort(after)
+			if !slices.Equal(before, after) {
+				t.Errorf("keys changed: before %v, after %v", before, after)
+			}
+		})
+		s.rdb.Del(ctx, attempts) // one wrong token must not limit the cases after it
+	}
+}
+
+// Peek answers what the next request would get: a client with its whole quota is allowed.
+func TestPeekOfAFreshClientIsAllowed(t *testing.T) {
+	s := newTestServer(t, "", nil)
+	for _, algo := range []string{"sliding_log", "fixed_window", "sliding_counter"} {
+		body := `{"algorithm":"` + algo + `","limit":2,"window_ms":60000}`
+		if status, b, _ := s.do(t, http.MethodPut, "/api/v1/limiters/p-"+algo, "application/json", body); status != http.StatusOK {
+			t.Fatalf("%s: %d %s", algo, status, b)
+		}
+		_, b := s.get(t, "/api/v1/limiters/p-"+algo+"/clients/fresh")
+		if !strings.HasPrefix(b, `{"allowed":true,"limit":2,"remaining":2`) {
+			t.Errorf("%s: peek of a fresh client: %s", algo, b)
+		}
+	}
+	s.do(t, http.MethodPut, "/api/v1/limiters/bucket", "application/json", `{"algorithm":"token_bucket","rate_per_s":1,"burst":2}`)
+	if _, b := s.get(t, "/api/v1/limiters/bucket/clients/fresh"); !strings.HasPrefix(b, `{"allowed":true`) {
+		t.Errorf("token bucket: peek of a fresh client: %s", b)
+	}
+	if _, b := s.get(t, "/api/v1/limiters/default/clients/fresh"); !strings.HasPrefix(b, `{"allowed":true`) {
+		t.Errorf("default: peek of a fresh client: %s", b)
+	}
+}

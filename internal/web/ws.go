@@ -1,0 +1,142 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// WSLimits bound what websocket viewers may hold, so anonymous clients cannot make the
+// watcher poll without end. Zero fields take DefaultWSLimits' values.
+type WSLimits struct {
+	PerAddress    int // open connections per client address
+	Total         int // open connections in all
+	Topics        int // distinct topics over all connections (each is polled every tick)
+	TopicsPerConn int // topics one connection may ask for (the hub allows at most 32)
+}
+
+// DefaultWSLimits suit a 10,000-viewer deployment: two tabs per viewer, one office or NAT of
+// a few hundred people behind one address, and topics for every board, queue and limiter
+// page people could open at once.
+var DefaultWSLimits = WSLimits{PerAddress: 300, Total: 20_000, Topics: 10_000, TopicsPerConn: 32}
+
+func (l WSLimits) withDefaults() WSLimits {
+	d := DefaultWSLimits
+	if l.PerAddress > 0 {
+		d.PerAddress = l.PerAddress
+	}
+	if l.Total > 0 {
+		d.Total = l.Total
+	}
+	if l.Topics > 0 {
+		d.Topics = l.Topics
+	}
+	if l.TopicsPerConn > 0 {
+		d.TopicsPerConn = l.TopicsPerConn
+	}
+	return d
+}
+
+// wsAdmission counts what open websockets hold, and admits a new one only within WSLimits.
+// It counts beside the hub, not in it: a connection is counted from before its upgrade until
+// the hub says it ended (Hub.Serve's ended), so the hub's fan-out never waits on it.
+type wsAdmission struct {
+	limits WSLimits
+
+	mu      sync.Mutex
+	total   int
+	perAddr map[string]int
+	topics  map[string]int // distinct topic -> connections subscribed to it
+}
+
+func newWSAdmission(l WSLimits) *wsAdmission {
+	return &wsAdmission{limits: l.withDefaults(), perAddr: map[string]int{}, topics: map[string]int{}}
+}
+
+// wsRefusal is why a websocket was refused: the status answered before the upgrade and a
+// message that names the limit.
+type wsRefusal struct {
+	status int
+	msg    string
+}
+
+// admit counts a connection of addr to topics, or says which limit refuses it. release
+// uncounts it; call it once the connection has ended.
+func (a *wsAdmission) admit(addr string, topics []string) (release func(), refused *wsRefusal) {
+	distinct := map[string]struct{}{}
+	for _, t := range topics {
+		distinct[t] = struct{}{}
+	}
+	l := a.limits
+	if len(distinct) > l.TopicsPerConn {
+		return nil, &wsRefusal{http.StatusBadRequest, fmt.Sprintf("too many topics: one connection may ask for %d (ws-topics-per-conn)", l.TopicsPerConn)}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case a.perAddr[addr] >= l.PerAddress:
+		return nil, &wsRefusal{http.StatusTooManyRequests, fmt.Sprintf("too many live connections from your address: at most %d (ws-per-address)", l.PerAddress)}
+	case a.total >= l.Total:
+		return nil, &wsRefusal{http.StatusServiceUnavailable, fmt.Sprintf("this server holds its maximum of %d live connections (ws-max-conns)", l.Total)}
+	}
+	added := 0
+	for t := range distinct {
+		if a.topics[t] == 0 {
+			added++
+		}
+	}
+	if added > 0 && len(a.topics)+added > l.Topics {
+		return nil, &wsRefusal{http.StatusServiceUnavailable, fmt.Sprintf("this server follows its maximum of %d distinct live topics (ws-max-topics)", l.Topics)}
+	}
+	a.total++
+	a.perAddr[addr]++
+	for t := range distinct {
+		a.topics[t]++
+	}
+	return sync.OnceFunc(func() { a.release(addr, distinct) }), nil
+}
+
+func (a *wsAdmission) release(addr string, topics map[string]struct{}) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.total--
+	if a.perAddr[addr]--; a.perAddr[addr] <= 0 {
+		delete(a.perAddr, addr)
+	}
+	for t := range topics {
+		if a.topics[t]--; a.topics[t] <= 0 {
+			delete(a.topics, t)
+		}
+	}
+}
+
+// serveWS admits a websocket within the limits, then hands it to the hub for its life. The
+// server's read and write timeouts are lifted for it (it lives for hours; the hub keeps its
+// own deadlines with pings), and with --trust-proxy the Origin check compares with the host
+// the browser asked the proxy for.
+func (s *server) serveWS(c echo.Context) error {
+	r := c.Request()
+	release, refused := s.admission.admit(c.RealIP(), r.URL.Query()["topic"])
+	if refused != nil {
+		if refused.status == http.StatusTooManyRequests || refused.status == http.StatusServiceUnavailable {
+			c.Response().Header().Set(echo.HeaderRetryAfter, strconv.Itoa(wsRetryAfter))
+		}
+		return c.String(refused.status, refused.msg)
+	}
+	rc := http.NewResponseController(c.Response())
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
+	if host := s.forwardedHost(r); host != "" {
+		r.Host = host
+	}
+	s.Hub.Serve(c.Response(), r, release) // the slot is given back when the connection ends
+	return nil
+}
+
+// wsRetryAfter is the Retry-After of a refused websocket, in seconds: browsers' htmx
+// reconnects back off by themselves; this tells other clients the same.
+const wsRetryAfter = 10

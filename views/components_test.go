@@ -1,0 +1,179 @@
+package views
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/a-h/templ"
+	"golang.org/x/net/html"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+func TestBoardPanel(t *testing.T) {
+	top := domain.BoardTop{Board: "game:2048", Period: domain.AllTime, Key: "leaderboard:game:2048", Players: 1234, UniqueToday: 7,
+		Entries: []domain.Entry{domain.NewEntry(domain.TieBreakNone, 1, "alice", 5000), domain.NewEntry(domain.TieBreakNone, 2, "bob", 42)}}
+	t.Run("entries", func(t *testing.T) {
+		doc := render(t, BoardPanel(top, 10, 0, true))
+		panel := must(t, doc, "panel", has("id", BoardPanelID("game:2048", domain.AllTime, 10)))
+		wantText(t, must(t, panel, "player count", has("data-testid", "players")), "1,234 players")
+		wantText(t, must(t, panel, "unique count", has("data-testid", "unique-today")), "7 today")
+		rows := findAll(panel, func(n *html.Node) bool { _, ok := attr(n, "data-player"); return ok })
+		if len(rows) != 2 {
+			t.Fatalf("%d rows, want 2", len(rows))
+		}
+		if p, _ := attr(rows[0], "data-player"); p != "alice" {
+			t.Errorf("first row is %q, want alice", p)
+		}
+		if r, _ := attr(rows[1], "data-rank"); r != "2" {
+			t.Errorf("second row rank %q, want 2", r)
+		}
+		wantText(t, rows[0], "alice", "5,000")
+		if find(panel, has("data-testid", "big-key")) != nil {
+			t.Error("a big-key note without a big-key threshold")
+		}
+	})
+	t.Run("big key", func(t *testing.T) {
+		doc := render(t, BoardPanel(top, 10, 1000, true))
+		wantText(t, must(t, doc, "big-key note", has("data-testid", "big-key")), "1,234 members")
+	})
+	t.Run("empty", func(t *testing.T) {
+		empty := domain.BoardTop{Board: "b", Key: "leaderboard:b"}
+		wantText(t, render(t, BoardPanel(empty, 10, 0, true)), "No players on this board yet.", "ZINCRBY leaderboard:b 10 alice")
+		wantText(t, render(t, BoardPanel(empty, 10, 0, false)), "cannot be read while Redis is unavailable")
+	})
+}
+
+func TestQueuePanel(t *testing.T) {
+	t.Run("priority", func(t *testing.T) {
+		v := domain.QueueView{Queue: "emails", Key: "queue:emails", Settings: domain.QueueSettings{Kind: domain.PriorityQueue, MaxAttempts: 3},
+			Waiting: 1500, Processing: 2, Dead: 1, OldestAgeMs: -1}
+		doc := render(t, QueuePanel(v, "tok", true))
+		panel := must(t, doc, "panel", has("id", QueuePanelID("emails")))
+		for stat, want := range map[string]string{"waiting": "1,500", "processing": "2", "dead": "1"} {
+			wantText(t, must(t, panel, stat+" stat", has("data-testid", "stat-"+stat)), want)
+		}
+		wantText(t, panel, "Depth by priority")
+		if find(panel, has("data-stat", "due")) != nil {
+			t.Error("a priority queue shows a due count")
+		}
+	})
+	t.Run("delayed", func(t *testing.T) {
+		v := domain.QueueView{Queue: "reminders", Key: "queue:reminders", Settings: domain.QueueSettings{Kind: domain.DelayedQueue, MaxAttempts: 3},
+			Waiting: 12, Due: 3, Scheduled: 9, OldestAgeMs: -1}
+		doc := render(t, QueuePanel(v, "tok", true))
+		wantText(t, must(t, doc, "due stat", has("data-testid", "stat-due")), "3")
+		bar := must(t, doc, "due bar", has("data-testid", "due-bar"))
+		if w, _ := attr(bar, "width"); w != "25" {
+			t.Errorf("due bar width %q, want 25 (3 of 12)", w)
+		}
+	})
+}
+
+func TestLimiterPanel(t *testing.T) {
+	policy := domain.LimitPolicy{Name: "api", Algorithm: domain.FixedWindow, Limit: 10, WindowMs: 60_000}
+	t.Run("clients", func(t *testing.T) {
+		v := domain.LimiterView{Policy: policy, Exists: true, NowMs: 1_000_000, More: 3, Clients: []domain.ClientUsage{
+			{Client: "c-1", Used: 4, Limit: 10, Remaining: 6},
+			{Client: "greedy", Used: 10, Limit: 10, Remaining: 0, RetryAfterMs: 2000},
+		}}
+		doc := render(t, LimiterPanel(v, true))
+		panel := must(t, doc, "panel", has("id", LimiterPanelID("api")))
+		wantText(t, must(t, panel, "client count", has("data-testid", "client-count")), "5 clients")
+		greedy := must(t, panel, "greedy row", has("data-client", "greedy"))
+		if full, _ := attr(greedy, "data-full"); full != "true" {
+			t.Errorf("greedy data-full=%q, want true", full)
+		}
+		wantText(t, greedy, "10 / 10", "next request in")
+		c1 := must(t, panel, "c-1 row", has("data-client", "c-1"))
+		if used, _ := attr(c1, "data-used"); used != "4" {
+			t.Errorf("c-1 data-used=%q, want 4", used)
+		}
+		wantText(t, panel, "and 3 more")
+	})
+	t.Run("no policy", func(t *testing.T) {
+		wantText(t, render(t, LimiterPanel(domain.LimiterView{Policy: policy}, true)), "There is no policy named api yet.")
+	})
+}
+
+func TestLocksPanel(t *testing.T) {
+	t.Run("held", func(t *testing.T) {
+		held := domain.HeldLocks{More: 2, Locks: []domain.LockInfo{
+			{Lock: "order:1", Token: "tok-1", Type: "string", Fence: 12345, RemainingMs: 1500, LeaseMs: 30000, Holds: 1, Watchdog: true},
+			{Lock: "legacy", Type: "hash", RemainingMs: -1, Holds: 1},
+		}}
+		doc := render(t, LocksPanel(held, true, testKeys))
+		panel := must(t, doc, "panel", has("id", LocksPanelID))
+		wantText(t, must(t, panel, "lock count", has("data-testid", "lock-count")), "4 locks")
+		order := must(t, panel, "order:1 row", has("data-lock", "order:1"))
+		wantText(t, order, "watchdog", "tok-1", "fence 12345")
+		if ms, _ := attr(must(t, order, "ttl", has("data-testid", "ttl")), "data-ms"); ms != "1500" {
+			t.Errorf("ttl data-ms=%q, want 1500", ms)
+		}
+		link := must(t, order, "force-release link", func(n *html.Node) bool {
+			h, _ := attr(n, "href")
+			return n.Data == "a" && strings.HasSuffix(h, "/force-release")
+		})
+		if h, _ := attr(link, "href"); h != "/locks/order:1/force-release" {
+			t.Errorf("force release href %q", h)
+		}
+		wantText(t, must(t, panel, "legacy row", has("data-lock", "legacy")), "hash", "no TTL")
+		wantText(t, panel, "2 more not shown")
+	})
+	t.Run("none", func(t *testing.T) {
+		wantText(t, render(t, LocksPanel(domain.HeldLocks{}, true, testKeys)), "No lock is held.", "SET lock:order:1001")
+		wantText(t, render(t, LocksPanel(domain.HeldLocks{}, false, testKeys)), "Locks cannot be read while Redis is unavailable.")
+	})
+}
+
+func TestStatusBanner(t *testing.T) {
+	t.Run("available", func(t *testing.T) {
+		doc := render(t, StatusBanner(Status{Available: true}))
+		must(t, doc, "banner slot", has("id", "redis-status"))
+		if find(doc, has("role", "alert")) != nil {
+			t.Error("an alert while Redis is available")
+		}
+	})
+	t.Run("unavailable", func(t *testing.T) {
+		doc := render(t, StatusBanner(Status{Detail: "connection refused"}))
+		slot := must(t, doc, "banner slot", has("id", "redis-status"))
+		wantText(t, must(t, slot, "alert", has("role", "alert")), "Redis unavailable.", "connection refused")
+	})
+}
+
+func TestFormAlertAndSuccess(t *testing.T) {
+	t.Run("alert", func(t *testing.T) {
+		wantText(t, must(t, render(t, formAlert("Board name is too long")), "alert", has("role", "alert")), "Board name is too long")
+		if find(render(t, formAlert("")), has("role", "alert")) != nil {
+			t.Error("an alert without a message")
+		}
+	})
+	t.Run("success", func(t *testing.T) {
+		ok := templ.WithChildren(context.Background(), templ.Raw("Saved."))
+		doc := renderCtx(t, ok, formSuccess("settings-ok"))
+		box := must(t, doc, "success box", has("data-testid", "settings-ok"))
+		if role, _ := attr(box, "role"); role != "status" {
+			t.Errorf("role %q, want status", role)
+		}
+		wantText(t, box, "Saved.")
+	})
+	t.Run("in a form", func(t *testing.T) {
+		f := NewForm()
+		f.Errors[""] = "Redis is unavailable"
+		f.Success = "Points added."
+		doc := render(t, formShell(Chrome{CSRF: "tok"}, "add", "/boards/b/points", f))
+		form := must(t, doc, "form", tag("form"))
+		if tgt, _ := attr(form, "hx-target"); tgt != "#add" {
+			t.Errorf("hx-target %q, want #add", tgt)
+		}
+		wantText(t, must(t, form, "alert", has("role", "alert")), "Redis is unavailable")
+		wantText(t, must(t, form, "success", has("data-testid", "add-ok")), "Points added.")
+		if v, _ := attr(must(t, form, "csrf field", has("name", "_csrf")), "value"); v != "tok" {
+			t.Errorf("csrf value %q", v)
+		}
+	})
+}
+
+// testKeys are key names as the repository gives them to views.
+var testKeys = domain.KeyDisplay{Boards: "leaderboard:*", Queues: "queue:*", Lock: "lock:<name>", LockExample: "lock:order:1001", RateDefault: "rate:<client>"}
