@@ -21,18 +21,17 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 // article's example, and a whole minute (a fixed window's start).
 var start = time.Date(2026, 7, 25, 10, 0, 0, 0, time.UTC)
 
-// setup is one real Redis, zpulse's services on it (through redisrepo.Open, the production
-// wiring) with a manual clock, and the same clock for the articles' services.
-func setup(t *testing.T) (*redisrepo.Services, *redis.Client, *domain.ManualClock) {
+// setup puts zpulse's services on rdb (through redisrepo.Open, the production wiring) with a
+// manual clock, the same clock the articles' services are given.
+func setup(t *testing.T, rdb redis.UniversalClient) (*redisrepo.Services, *domain.ManualClock) {
 	t.Helper()
-	rdb := redistest.Client(t)
 	clock := domain.NewManualClock(start)
 	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb, Clock: clock, TakePool: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { svc.Close() })
-	return svc, rdb, clock
+	return svc, clock
 }
 
 // get unwraps a (value, error) answer: get(f())(t) fails the test on an error.
@@ -66,8 +65,10 @@ func zpulseOrder(t *testing.T, svc *redisrepo.Services, board string) string {
 
 // Main article, leaderboard without tie-break: the article's example through its service is
 // zpulse's board, and what zpulse adds the article's top and rankOf see.
-func TestLeaderboardBothWays(t *testing.T) {
-	svc, rdb, _ := setup(t)
+func TestLeaderboardBothWays(t *testing.T) { redistest.ForEachTopology(t, testLeaderboardBothWays) }
+
+func testLeaderboardBothWays(t *testing.T, rdb redis.UniversalClient) {
+	svc, _ := setup(t, rdb)
 	ctx := context.Background()
 	lb := Leaderboard{RDB: rdb, Key: "leaderboard:game:2048"}
 	for _, a := range []struct {
@@ -92,8 +93,10 @@ func TestLeaderboardBothWays(t *testing.T) {
 // Three players reaching 100 points 30 ms apart through zpulse rank in arrival order, and a
 // board where the article's addPointsWithTieBreak and zpulse both write ties ranks by real
 // time, whichever wrote.
-func TestTieBreakBothWays(t *testing.T) {
-	svc, rdb, clock := setup(t)
+func TestTieBreakBothWays(t *testing.T) { redistest.ForEachTopology(t, testTieBreakBothWays) }
+
+func testTieBreakBothWays(t *testing.T, rdb redis.UniversalClient) {
+	svc, clock := setup(t, rdb)
 	ctx := context.Background()
 	get(svc.Leaderboards.UpdateSettings(ctx, "g", domain.BoardSettings{TieBreak: domain.TieBreakFirstReached, RetentionDays: 1}))(t)
 	for _, p := range []string{"abe", "mia", "zed"} { // Redis alone would rank these ties zed, mia, abe
@@ -135,8 +138,10 @@ func TestTieBreakBothWays(t *testing.T) {
 
 // Main article, priority queue: its producer's jobs come out of zpulse's poll by priority;
 // zpulse's jobs come out of its consumer's poll (ZPOPMIN) and take (BZPOPMIN).
-func TestPriorityQueueBothWays(t *testing.T) {
-	svc, rdb, clock := setup(t)
+func TestPriorityQueueBothWays(t *testing.T) { redistest.ForEachTopology(t, testPriorityQueueBothWays) }
+
+func testPriorityQueueBothWays(t *testing.T, rdb redis.UniversalClient) {
+	svc, clock := setup(t, rdb)
 	ctx := context.Background()
 	q := JobQueue{RDB: rdb, Key: "queue:email-jobs"}
 	noErr(t, q.Enqueue(ctx, "newsletter", 5, clock.Now().UnixMilli()))
@@ -171,8 +176,10 @@ func get2[A, B any](a A, b B, err error) func(*testing.T) (A, B) {
 }
 
 // Main article, delayed queue with POP_DUE: never early, in either direction.
-func TestDelayedQueueBothWays(t *testing.T) {
-	svc, rdb, clock := setup(t)
+func TestDelayedQueueBothWays(t *testing.T) { redistest.ForEachTopology(t, testDelayedQueueBothWays) }
+
+func testDelayedQueueBothWays(t *testing.T, rdb redis.UniversalClient) {
+	svc, clock := setup(t, rdb)
 	ctx := context.Background()
 	dq := DelayedJobQueue{RDB: rdb, Key: "queue:delayed"}
 	noErr(t, dq.Schedule(ctx, "reminder", clock.Now().Add(30*time.Minute)))
@@ -194,8 +201,10 @@ func TestDelayedQueueBothWays(t *testing.T) {
 
 // Main article, sliding log: its service and zpulse's default policy count the same requests
 // on rate:<client>, both ways (the article's test: 3 per 10 s).
-func TestSlidingLogBothWays(t *testing.T) {
-	svc, rdb, clock := setup(t)
+func TestSlidingLogBothWays(t *testing.T) { redistest.ForEachTopology(t, testSlidingLogBothWays) }
+
+func testSlidingLogBothWays(t *testing.T, rdb redis.UniversalClient) {
+	svc, clock := setup(t, rdb)
 	ctx := context.Background()
 	n := 0
 	lim := SlidingWindowRateLimiter{RDB: rdb, Now: func() int64 { return clock.Now().UnixMilli() }, ID: func() string { n++; return fmt.Sprint("uuid-", n) }}
@@ -219,7 +228,11 @@ func TestSlidingLogBothWays(t *testing.T) {
 // A foreign ZPOPMIN plus a re-add of the same id never receives the old payload, and the
 // orphaned payload is gone after the grace period.
 func TestForeignConsumerNeverGetsTheOldPayload(t *testing.T) {
-	svc, rdb, clock := setup(t)
+	redistest.ForEachTopology(t, testForeignConsumerNeverGetsTheOldPayload)
+}
+
+func testForeignConsumerNeverGetsTheOldPayload(t *testing.T, rdb redis.UniversalClient) {
+	svc, clock := setup(t, rdb)
 	ctx := context.Background()
 	get(svc.Queues.Enqueue(ctx, "email-jobs", domain.NewJob{ID: "j", Priority: 2, HasPriority: true, Payload: json.RawMessage(`{"to":"old"}`)}))(t)
 	q := JobQueue{RDB: rdb, Key: "queue:email-jobs"}
@@ -251,7 +264,11 @@ func TestForeignConsumerNeverGetsTheOldPayload(t *testing.T) {
 // adopted, today's board shows live in zpulse with true points in time order; and a zpulse
 // board in the same encoding reads right with the article's integer division.
 func TestSecondArticleBoardsBothWays(t *testing.T) {
-	svc, rdb, clock := setup(t)
+	redistest.ForEachTopology(t, testSecondArticleBoardsBothWays)
+}
+
+func testSecondArticleBoardsBothWays(t *testing.T, rdb redis.UniversalClient) {
+	svc, clock := setup(t, rdb)
 	ctx := context.Background()
 	get(svc.Sources.SaveSource(ctx, domain.Source{Name: "daily", Kind: domain.SourceBoard, Key: "game:rank:{yyyymmdd}", Encoding: string(domain.TieBreakFirstReachedE10)}))(t)
 	d := DailyRank{RDB: rdb, Prefix: "game:rank:"}
@@ -278,8 +295,10 @@ func TestSecondArticleBoardsBothWays(t *testing.T) {
 
 // Second article, fixed window at limit:api:<client>:<window start>: adopted, the page shows
 // the service's counters (found by discovery), and zpulse's try counts on the same key.
-func TestFixedWindowBothWays(t *testing.T) {
-	svc, rdb, clock := setup(t)
+func TestFixedWindowBothWays(t *testing.T) { redistest.ForEachTopology(t, testFixedWindowBothWays) }
+
+func testFixedWindowBothWays(t *testing.T, rdb redis.UniversalClient) {
+	svc, clock := setup(t, rdb)
 	ctx := context.Background()
 	get(svc.Sources.SaveSource(ctx, domain.Source{Name: "api", Kind: domain.SourceLimiter, Key: "limit:api:{client}:{window_start}", Encoding: domain.SourceFixedWindow, Limit: 3, WindowMs: 60_000}))(t)
 	fw := FixedWindow{RDB: rdb, Limit: 3, Window: time.Minute}
@@ -312,8 +331,10 @@ func TestFixedWindowBothWays(t *testing.T) {
 
 // Second article, token bucket: a service's bucket and zpulse's token_bucket policy on one
 // hash take from the same tokens, both ways.
-func TestTokenBucketBothWays(t *testing.T) {
-	svc, rdb, clock := setup(t)
+func TestTokenBucketBothWays(t *testing.T) { redistest.ForEachTopology(t, testTokenBucketBothWays) }
+
+func testTokenBucketBothWays(t *testing.T, rdb redis.UniversalClient) {
+	svc, clock := setup(t, rdb)
 	ctx := context.Background()
 	get(svc.Limiters.SetPolicy(ctx, domain.LimitPolicy{Name: "tb", Algorithm: domain.TokenBucket, RatePerS: 1, Burst: 3}))(t)
 	b := TokenBucket{RDB: rdb, Key: redisrepo.DefaultKeys.LimiterState(domain.LimitPolicy{Name: "tb", Algorithm: domain.TokenBucket}, "c"), RatePerMs: 0.001, Capacity: 3}
@@ -339,8 +360,10 @@ func TestTokenBucketBothWays(t *testing.T) {
 
 // Second article, lock with compare-and-delete: each side excludes the other, and neither
 // can release the other's lock.
-func TestLockBothWays(t *testing.T) {
-	svc, rdb, _ := setup(t)
+func TestLockBothWays(t *testing.T) { redistest.ForEachTopology(t, testLockBothWays) }
+
+func testLockBothWays(t *testing.T, rdb redis.UniversalClient) {
+	svc, _ := setup(t, rdb)
 	ctx := context.Background()
 	l := Lock{RDB: rdb}
 	if ok, _ := l.TryLock(ctx, "lock:order:1001", "svc-token", 30*time.Second); !ok {
@@ -369,8 +392,10 @@ func TestLockBothWays(t *testing.T) {
 
 // Shared limiter log: the main article's service with a 1-minute window beside zpulse's
 // 10-second default never admits more than its limit.
-func TestSharedLogLongerWindow(t *testing.T) {
-	svc, rdb, clock := setup(t)
+func TestSharedLogLongerWindow(t *testing.T) { redistest.ForEachTopology(t, testSharedLogLongerWindow) }
+
+func testSharedLogLongerWindow(t *testing.T, rdb redis.UniversalClient) {
+	svc, clock := setup(t, rdb)
 	ctx := context.Background()
 	n := 0
 	lim := SlidingWindowRateLimiter{RDB: rdb, Now: func() int64 { return clock.Now().UnixMilli() }, ID: func() string { n++; return fmt.Sprint("u", n) }}
