@@ -1,11 +1,15 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // The second article's fixed window adopted through the API: the check counts on the
@@ -54,5 +58,27 @@ func TestSourcePages(t *testing.T) {
 	status, b, _ := s.postForm(t, "/sources", "/sources", url.Values{"name": {"bad"}, "kind": {"board"}, "key": {"a*"}, "encoding": {"none"}})
 	if status != http.StatusBadRequest || !strings.Contains(b, "glob") {
 		t.Errorf("bad layout: %d", status)
+	}
+}
+
+// A service with a one-minute window on rate:<client> beside the 10-second default policy:
+// after a check the limiter page warns of the longer writer, until the policy states it.
+func TestLimiterPageWarnsOfLongerWriter(t *testing.T) {
+	s := newTestServer(t, "", nil)
+	ctx := context.Background()
+	s.rdb.ZAdd(ctx, "rate:c-1", redis.Z{Score: float64(time.Now().UnixMilli()), Member: "svc-uuid"})
+	s.rdb.PExpire(ctx, "rate:c-1", time.Minute) // what the article's script does with a 1-minute window
+	if status, b := s.postJSON(t, "/api/v1/limiters/default/check", `{"client":"c-1"}`); status != http.StatusOK {
+		t.Fatalf("check: %d %s", status, b)
+	}
+	if _, b := s.get(t, "/limiters/default"); !strings.Contains(b, `data-testid="longer-writer"`) {
+		t.Error("the limiter page does not warn of the longer writer")
+	}
+	status, b, _ := s.do(t, http.MethodPut, "/api/v1/limiters/default", "application/json", `{"algorithm":"sliding_log","limit":3,"window_ms":10000,"shared_window_ms":120000}`)
+	if status != http.StatusOK || !strings.Contains(b, `"shared_window_ms":120000`) {
+		t.Fatalf("put: %d %s", status, b)
+	}
+	if _, b := s.get(t, "/limiters/default"); strings.Contains(b, `data-testid="longer-writer"`) {
+		t.Error("the warning stays once the shared window covers the writer")
 	}
 }
