@@ -282,6 +282,8 @@ type QueueView struct {
 	// Orphans counts payloads that belong to no job (taken by a foreign ZPOPMIN, or whose id
 	// was re-added by another service): they wait OrphanGrace, then the reaper removes them.
 	Orphans int64
+	// Paused says polls through zpulse take nothing (JobOps.SetPaused).
+	Paused bool
 	// Enqueued and Completed are per-second counts of the last ThroughputSeconds, oldest
 	// first, ending with the second before NowMs: jobs enqueued, and jobs acked or taken
 	// without a lease, through zpulse (a foreign consumer's ZPOPMIN is not seen).
@@ -342,6 +344,8 @@ const (
 // QueueService keeps job queues in sorted sets with the reference article's keys and scores,
 // so the article's producers and consumers share them with zpulse.
 type QueueService interface {
+	JobOps
+
 	// Enqueue adds a job. Priority queues score it priority*1e13 + now ms; delayed queues
 	// score it with its run-at ms. Returns ECONFLICT when that id is already waiting, in
 	// flight or dead (the waiting job is not moved), or completed less than

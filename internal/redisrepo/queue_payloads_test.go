@@ -128,3 +128,36 @@ func TestDelayedNackKeepsThePayload(t *testing.T) {
 		t.Errorf("after a delayed nack: %+v payload %s", d, d.Payload)
 	}
 }
+
+// Requeueing every dead job at once moves their scores: their payloads move with them, and a
+// job's page shows its payload, not one bound to an earlier enqueue.
+func TestRequeueAllDeadKeepsPayloads(t *testing.T) {
+	q, rdb, clock := newTestQueues(t)
+	ctx := context.Background()
+	one := 1
+	if _, err := q.PatchSettings(ctx, "mail", domain.QueueSettingsPatch{MaxAttempts: &one}); err != nil {
+		t.Fatal(err)
+	}
+	q.Enqueue(ctx, "mail", withPayload("a", 1, `{"n":1}`))
+	poll(t, q, "mail", domain.PollOptions{Lease: time.Second})
+	clock.Advance(2 * time.Second)
+	if _, died, err := q.Reap(ctx, 1); err != nil || died != 1 {
+		t.Fatalf("reap: %d died, %v", died, err)
+	}
+	clock.Advance(time.Second)
+	if _, err := q.RequeueDead(ctx, "mail"); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := q.Job(ctx, "mail", "a"); err != nil || string(j.Payload) != `{"n":1}` {
+		t.Errorf("job page after requeue: %s, %v", j.Payload, err)
+	}
+	if d, _ := poll(t, q, "mail", domain.PollOptions{}); d.ID != "a" || string(d.Payload) != `{"n":1}` {
+		t.Errorf("after requeue all: %+v payload %s", d, d.Payload)
+	}
+	// A job re-added by another service under a waiting id's name shows no stale payload.
+	q.Enqueue(ctx, "mail", withPayload("b", 1, `{"n":2}`))
+	rdb.ZAdd(ctx, "queue:mail", redis.Z{Score: 1e13 + float64(clock.Now().UnixMilli()) + 9, Member: "b"})
+	if j, _ := q.Job(ctx, "mail", "b"); j.Payload != nil {
+		t.Errorf("job page shows %s for a job re-added under another score", j.Payload)
+	}
+}
