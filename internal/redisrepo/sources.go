@@ -1,6 +1,7 @@
 package redisrepo
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,19 +56,9 @@ func (s *Sources) Sources(ctx context.Context) ([]domain.Source, error) {
 				out = append(out, src)
 			}
 		}
-		slices.SortFunc(out, func(a, b domain.Source) int { return compareStrings(a.Name, b.Name) })
+		slices.SortFunc(out, func(a, b domain.Source) int { return cmp.Compare(a.Name, b.Name) })
 		return out, nil
 	})
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (s *Sources) source(ctx context.Context, name string) (domain.Source, error) {
@@ -190,11 +181,8 @@ func planSourceView(ctx context.Context, pipe redis.Pipeliner, keys Keys, found 
 					v.Clients = append(v.Clients, c)
 				}
 			}
-			slices.SortFunc(v.Clients, func(a, b domain.SourceClient) int {
-				if a.Count != b.Count {
-					return int(b.Count - a.Count)
-				}
-				return compareStrings(a.Client, b.Client)
+			slices.SortFunc(v.Clients, func(a, b domain.SourceClient) int { // busiest first
+				return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Client, b.Client))
 			})
 			v.Count = int64(len(v.Clients))
 			if len(v.Clients) > domain.SourceShown {
