@@ -166,7 +166,7 @@ func (j NewJob) Problems() map[string]error {
 		}
 	}
 	if j.Delay < 0 || j.Delay > MaxDelay || j.Delay%time.Millisecond != 0 {
-		problems["delay"] = Errorf(EINVALID, "delay must be a whole number of milliseconds from 0 to %d (a year) (got %v)", MaxDelay.Milliseconds(), j.Delay)
+		problems["delay"] = Errorf(EINVALID, "delay must be a whole number of milliseconds from 0 to %s (a year) (got %v)", FormatCount(MaxDelay.Milliseconds()), j.Delay)
 	}
 	if j.Delay != 0 && !j.RunAt.IsZero() {
 		problems["run_at"] = Errorf(EINVALID, "give a delay or a run-at time, not both")
@@ -239,7 +239,7 @@ func (o PollOptions) Validate(kind QueueKind) error {
 		}
 	}
 	if o.Wait < 0 || o.Wait > MaxTakeWait || o.Wait%time.Second != 0 {
-		return Errorf(EINVALID, "wait_ms must be whole seconds from 0 to %d: 1000, 2000, ... (BZPOPMIN waits whole seconds) (got %d)", MaxTakeWait.Milliseconds(), o.Wait.Milliseconds())
+		return Errorf(EINVALID, "wait_ms must be whole seconds from 0 to %s: 1,000, 2,000, … (got %s)", FormatCount(MaxTakeWait.Milliseconds()), FormatCount(o.Wait.Milliseconds()))
 	}
 	if o.Wait > 0 && o.Lease > 0 {
 		return Errorf(EINVALID, "wait_ms (a blocking take, BZPOPMIN) cannot be combined with lease_ms: poll with a lease instead")

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/base64"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,21 +22,54 @@ var BoardTopNs = []int{10, 25, 50, 100}
 // BoardTopN is the size of a board's live panel unless the page asks for another.
 const BoardTopN = 10
 
+// Topic names are short ASCII (the live endpoint's pattern), and a name zpulse could create
+// goes in as it is, so topics stay readable. Any other name (another service's board
+// "排行榜:2048", a queue "mail jobs") goes in base64url under a kind of its own ("boardx",
+// "queuex"), so the two forms never meet.
+var topicNames = base64.RawURLEncoding
+
+// topicName returns how name goes into a topic of kind (e.g. "board") and the kind to use.
+func topicName(kind, name string) (string, string) {
+	if ValidateName(kind, name) == nil {
+		return kind, name
+	}
+	return kind + "x", topicNames.EncodeToString([]byte(name))
+}
+
+// nameFromTopic reads back a name topicName wrote under kind ("board" or "boardx").
+func nameFromTopic(base, kind, s string) (string, bool) {
+	switch kind {
+	case base:
+		return s, ValidateName(base, s) == nil
+	case base + "x":
+		b, err := topicNames.DecodeString(s)
+		name := string(b)
+		return name, err == nil && ValidateName(base, name) != nil && ValidateKeyName(base, name) == nil
+	}
+	return "", false
+}
+
 // BoardTopic is the topic of a board's live panel: a BoardTop of n entries of a period's
-// board, e.g. "board.all.10:game:2048" or "board.daily.25:game:2048".
+// board, e.g. "board.all.10:game:2048" or "board.daily.25:game:2048" (and
+// "boardx.all.10:5o6S6KGM5qacOjIwNDg" for 排行榜:2048).
 func BoardTopic(board string, period Period, n int) string {
 	p := string(period)
 	if period == AllTime {
 		p = "all"
 	}
-	return "board." + p + "." + strconv.Itoa(n) + ":" + board
+	kind, name := topicName("board", board)
+	return kind + "." + p + "." + strconv.Itoa(n) + ":" + name
 }
 
 // ParseBoardTopic reads a BoardTopic.
 func ParseBoardTopic(topic string) (board string, period Period, n int, ok bool) {
-	head, board, found := strings.Cut(topic, ":")
+	head, encoded, found := strings.Cut(topic, ":")
 	parts := strings.Split(head, ".")
-	if !found || len(parts) != 3 || parts[0] != "board" || ValidateName("board", board) != nil {
+	if !found || len(parts) != 3 {
+		return "", "", 0, false
+	}
+	board, ok = nameFromTopic("board", parts[0], encoded)
+	if !ok {
 		return "", "", 0, false
 	}
 	period, err := ParsePeriod(parts[1])
@@ -74,20 +108,22 @@ const TopicLimiters = "limiters"
 // TopicQueues is every queue with its depth (a []QueueSummary), for the overview.
 const TopicQueues = "queues"
 
-// queueTopicPrefix + queue: a queue's page (a QueueView). A dot, not a colon, so that topic
-// names never read like the queue's Redis key.
-const queueTopicPrefix = "queue."
-
-// QueueTopic is the topic of a queue's page: a QueueView, e.g. queue.email-jobs.
-func QueueTopic(queue string) string { return queueTopicPrefix + queue }
+// A queue's topic is "queue." + its name: a dot, not a colon, so that topic names never read
+// like the queue's Redis key.
+// QueueTopic is the topic of a queue's page: a QueueView, e.g. queue.email-jobs (and
+// queuex.bWFpbCBqb2Jz for "mail jobs").
+func QueueTopic(queue string) string {
+	kind, name := topicName("queue", queue)
+	return kind + "." + name
+}
 
 // ParseQueueTopic reads a QueueTopic.
 func ParseQueueTopic(topic string) (queue string, ok bool) {
-	queue, found := strings.CutPrefix(topic, queueTopicPrefix)
-	if !found || ValidateName("queue", queue) != nil {
+	kind, encoded, found := strings.Cut(topic, ".")
+	if !found {
 		return "", false
 	}
-	return queue, true
+	return nameFromTopic("queue", kind, encoded)
 }
 
 // KeyDisplay names Redis keys for people, as pages show them (the repository fills it from

@@ -98,7 +98,7 @@ func (s *server) releaseLockForm(c echo.Context) error {
 // forceReleaseForm releases the lock only if the holder the admin confirmed still holds it.
 func (s *server) forceReleaseForm(c echo.Context) error {
 	name := pathParam(c, "lock")
-	if err := domain.ValidateName("lock", name); err != nil {
+	if err := domain.ValidateKeyName("lock", name); err != nil {
 		return err
 	}
 	token := c.FormValue("token")

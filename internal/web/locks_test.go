@@ -94,13 +94,13 @@ func TestAPILockExtendReentrancyAndForceRelease(t *testing.T) {
 func TestAPILockRejectsBadInput(t *testing.T) {
 	s := newTestServer(t, "", nil)
 	cases := []struct{ name, path, body, want string }{
-		{"ttl too short", "/api/v1/locks/x/acquire", `{"ttl_ms":99}`, "ttl_ms must be a whole number of milliseconds from 100 to 86400000"},
-		{"ttl too long", "/api/v1/locks/x/acquire", `{"ttl_ms":86400001}`, "from 100 to 86400000"},
+		{"ttl too short", "/api/v1/locks/x/acquire", `{"ttl_ms":99}`, "ttl_ms must be a whole number of milliseconds from 100 to 86,400,000"},
+		{"ttl too long", "/api/v1/locks/x/acquire", `{"ttl_ms":86400001}`, "from 100 to 86,400,000"},
 		{"ttl fraction", "/api/v1/locks/x/acquire", `{"ttl_ms":1000.5}`, "JSON integer"},
 		{"ttl string", "/api/v1/locks/x/acquire", `{"ttl_ms":"1000"}`, "JSON integer"},
 		{"ttl null", "/api/v1/locks/x/acquire", `{"ttl_ms":null}`, "JSON integer"},
-		{"negative wait", "/api/v1/locks/x/acquire", `{"wait_ms":-1}`, "wait_ms must be a whole number of milliseconds from 0 to 30000"},
-		{"long wait", "/api/v1/locks/x/acquire", `{"wait_ms":30001}`, "from 0 to 30000"},
+		{"negative wait", "/api/v1/locks/x/acquire", `{"wait_ms":-1}`, "wait_ms must be a whole number of milliseconds from 0 to 30,000"},
+		{"long wait", "/api/v1/locks/x/acquire", `{"wait_ms":30001}`, "from 0 to 30,000"},
 		{"owner with a space", "/api/v1/locks/x/acquire", `{"owner":"a b"}`, "without spaces"},
 		{"unknown field", "/api/v1/locks/x/acquire", `{"ttl":1000}`, `unknown field "ttl"`},
 		{"bad name", "/api/v1/locks/a%20b/acquire", `{}`, "1 to 64 characters"},
