@@ -3,7 +3,7 @@ GO       ?= go
 TEMPL    := $(GO) tool templ
 TAILWIND := BROWSERSLIST_IGNORE_OLD_DATA=1 node_modules/.bin/tailwindcss
 DIST     := static/dist
-ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(DIST)/favicon.svg
+ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(DIST)/theme.js $(DIST)/favicon.svg
 TEMPLS   := $(wildcard views/*.templ)
 # FUZZ lists the fuzz targets as <package>:<target>, one word each: go test fuzzes one target
 # of a package per run. `make fuzz` runs each for FUZZTIME; `make test` for a few seconds.
@@ -68,7 +68,7 @@ $(DIST)/htmx.min.js: node_modules
 $(DIST)/ws.js: node_modules
 	cp node_modules/htmx-ext-ws/dist/ws.js $@
 
-$(DIST)/app.js $(DIST)/favicon.svg: $(DIST)/%: static/src/%
+$(DIST)/app.js $(DIST)/theme.js $(DIST)/favicon.svg: $(DIST)/%: static/src/%
 	cp $< $@
 
 clean:

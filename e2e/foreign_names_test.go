@@ -31,12 +31,12 @@ func TestForeignNamesShowOpenAndUpdate(t *testing.T) {
 
 	// The board: listed with a percent-encoded link, opened by it, a new score shows live.
 	do(t, ctx, "open the boards", chromedp.Navigate(z.URL+"/boards"))
-	link := `[...document.querySelectorAll('a')].find(a => a.textContent.trim() === ` + jsString(board) + `)`
-	waitJS(t, ctx, "the board listed", link+` !== undefined`, 10*time.Second)
-	if got, want := eval[string](t, ctx, link+`.getAttribute('href')`), "/boards/"+url.PathEscape(board); got != want {
-		t.Errorf("the board's link is %q, want %q", got, want)
+	link := `[...document.querySelectorAll('#boards-list a')].find(a => a.getAttribute('href') === ` + jsString("/boards/"+url.PathEscape(board)) + `)`
+	waitJS(t, ctx, "the board listed, its name percent-encoded in its link", link+` !== undefined`, 10*time.Second)
+	if got := eval[string](t, ctx, link+`.querySelector('span').textContent`); got != board {
+		t.Errorf("the board's link says %q, want %q", got, board)
 	}
-	eval[bool](t, ctx, `(`+link+`.click(), true)`) // follow the board's link
+	do(t, ctx, "follow the board's link", chromedp.Navigate(z.URL+eval[string](t, ctx, link+`.getAttribute('href')`)))
 	waitJS(t, ctx, "the board's page", `location.pathname === `+jsString("/boards/"+url.PathEscape(board)), 10*time.Second)
 	waitLive(t, ctx)
 	findRow(t, ctx, "山田")
@@ -51,7 +51,7 @@ func TestForeignNamesShowOpenAndUpdate(t *testing.T) {
 	do(t, ctx, "open the queues", chromedp.Navigate(z.URL+"/queues"))
 	link = `[...document.querySelectorAll('a')].find(a => a.getAttribute('href') === ` + jsString("/queues/"+url.PathEscape(queue)) + `)`
 	waitJS(t, ctx, "the queue listed", link+` !== undefined`, 10*time.Second)
-	eval[bool](t, ctx, `(`+link+`.click(), true)`) // follow the queue's link
+	do(t, ctx, "follow the queue's link", chromedp.Navigate(z.URL+eval[string](t, ctx, link+`.getAttribute('href')`)))
 	panel := `document.getElementById(` + jsString(views.QueuePanelID(queue)) + `)`
 	waitJS(t, ctx, "the queue's page", panel+` !== null`, 10*time.Second)
 	waitLive(t, ctx)

@@ -134,4 +134,12 @@ type KeyDisplay struct {
 	Lock        string // a lock's key with a placeholder, e.g. lock:<name>
 	LockExample string // a lock's key for an example command, e.g. lock:order:1001
 	RateDefault string // the default limiter's per-client key, e.g. rate:<client>
+	// InternalLocks starts the names of zpulse's own locks (its background loops' singleton
+	// locks, e.g. "zpulse:queue-reaper"): pages mark them and ask twice before a force-release.
+	InternalLocks string
+}
+
+// InternalLock says whether a lock is one of zpulse's own (KeyDisplay.InternalLocks).
+func (k KeyDisplay) InternalLock(name string) bool {
+	return k.InternalLocks != "" && strings.HasPrefix(name, k.InternalLocks)
 }

@@ -44,7 +44,7 @@ func TestPlayerLookup(t *testing.T) {
 	if !strings.Contains(page, "is <strong>#5</strong> with <strong>50</strong> points") || strings.Count(page, `data-player="p`) != 10+7 {
 		t.Errorf("lookup of p5: no rank or not 3 above and below")
 	}
-	if _, page = s.get(t, "/boards/g?player=nobody"); !strings.Contains(page, "is not ranked") {
+	if _, page = s.get(t, "/boards/g?player=nobody"); !strings.Contains(page, "has no score on this board yet") {
 		t.Error("an absent player is not shown as not ranked")
 	}
 }

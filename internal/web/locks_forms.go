@@ -102,6 +102,9 @@ func (s *server) forceReleaseForm(c echo.Context) error {
 		return err
 	}
 	token := c.FormValue("token")
+	if s.Keys.InternalLock(name) && c.FormValue("internal") != "yes" {
+		return s.forceReleasePageWith(c, http.StatusBadRequest, name, "This is one of zpulse's own locks: tick the box to confirm you want to release it.")
+	}
 	err := s.Locks.ForceRelease(c.Request().Context(), name, token)
 	switch domain.ErrorCode(err) {
 	case "":

@@ -249,3 +249,26 @@ func TestRenderLocksTopic(t *testing.T) {
 		}
 	}
 }
+
+// zpulse's own locks (a background loop's singleton) are marked, and a force-release needs a
+// second, explicit confirmation.
+func TestForceReleaseOfAnInternalLockAsksTwice(t *testing.T) {
+	s := newTestServer(t, "", nil)
+	rdb := s.rdb
+	rdb.Set(context.Background(), "lock:zpulse:some-loop", "instance-1", time.Minute)
+	status, body := s.get(t, "/locks/zpulse:some-loop/force-release")
+	if status != http.StatusOK || !strings.Contains(body, `data-testid="internal-warning"`) || !strings.Contains(body, `name="internal"`) {
+		t.Fatalf("confirmation page of an internal lock: %d, want the warning and the extra box", status)
+	}
+	status, body, _ = s.postForm(t, "/locks/zpulse:some-loop/force-release", "/locks/zpulse:some-loop/force-release", url.Values{"token": {"instance-1"}})
+	if status != http.StatusBadRequest || !strings.Contains(body, "tick the box") || rdb.Exists(context.Background(), "lock:zpulse:some-loop").Val() != 1 {
+		t.Errorf("without the extra box: %d; want 400 and the lock kept", status)
+	}
+	status, _, _ = s.postForm(t, "/locks/zpulse:some-loop/force-release", "/locks/zpulse:some-loop/force-release", url.Values{"token": {"instance-1"}, "internal": {"yes"}})
+	if status != http.StatusSeeOther || rdb.Exists(context.Background(), "lock:zpulse:some-loop").Val() != 0 {
+		t.Errorf("with the extra box: %d; want 303 and the lock released", status)
+	}
+	if _, body := s.get(t, "/login"); !strings.Contains(body, "Access is open") {
+		t.Error("/login without an admin token does not say access is open")
+	}
+}
