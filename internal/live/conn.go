@@ -23,7 +23,8 @@ const (
 )
 
 // topicPattern is a topic's characters; maxTopicLen its length (names of other services'
-// boards and queues go into topics base64url-encoded: domain.BoardTopic).
+// boards and queues go into topics base64url-encoded: domain.BoardTopic; a job topic carries
+// a queue name and an encoded id).
 var topicPattern = regexp.MustCompile(`^[A-Za-z0-9:._-]+$`)
 
 const maxTopicLen = 1024

@@ -319,6 +319,11 @@ func (k Keys) QueueAckTokens(name string) string { return k.queueTag(name) + ":a
 // max_attempts. Scripts read it in the queue's slot.
 func (k Keys) QueueSettings(name string) string { return k.queueTag(name) + ":settings" }
 
+// QueuePaused is zpulse's STRING that exists while a queue is paused: the poll scripts read
+// it in the same atomic step as the take, so no poll through zpulse takes a job once it is
+// set. Consumers that read the queue's ZSET directly do not know it.
+func (k Keys) QueuePaused(name string) string { return k.queueTag(name) + ":paused" }
+
 // QueueThroughput is zpulse's HASH of a queue's counts in one minute (the minute of t, UTC):
 // "e<second>" jobs enqueued and "c<second>" jobs completed in that second. It expires
 // queueThroughputTTL after it was last written.

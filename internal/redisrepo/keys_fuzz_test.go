@@ -43,6 +43,7 @@ var keyKinds = []struct {
 	{"queue attempts", named("queue", Keys.QueueAttempts)},
 	{"queue scores", named("queue", Keys.QueueScores)},
 	{"queue settings", named("queue", Keys.QueueSettings)},
+	{"queue paused", named("queue", Keys.QueuePaused)},
 	{"queue throughput", func(k Keys, a, _ string, t time.Time) (string, string, bool) {
 		return k.QueueThroughput(a, t), a + "\x00" + fmt.Sprint(t.Unix()/60), domain.ValidateName("queue", a) == nil
 	}},
@@ -190,7 +191,7 @@ func checkSlots(t *testing.T, name, client string, at time.Time) {
 	}
 	if domain.ValidateName("queue", name) == nil {
 		same("queue "+name, k.Queue(name), k.QueueProcessing(name), k.QueueJobs(name), k.QueueDead(name),
-			k.QueueAttempts(name), k.QueueScores(name), k.QueueSettings(name), k.QueueThroughput(name, at))
+			k.QueueAttempts(name), k.QueueScores(name), k.QueueSettings(name), k.QueuePaused(name), k.QueueThroughput(name, at))
 		same("lock "+name, k.Lock(name), k.LockMeta(name), k.LockFence(name))
 		same("board "+name, k.BoardSettings(name), k.BoardUnique(name, at))
 		same("limiter "+name, k.LimiterPolicy(name), k.LimiterClients(name), k.LimiterStats(name, at.Unix()/60))

@@ -117,13 +117,16 @@ end
 // KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:jobs      KEYS[4]  {queue:<name>}:attempts
 // KEYS[5]  {queue:<name>}:scores    KEYS[6]  {queue:<name>}:leases
+// KEYS[7]  {queue:<name>}:paused
 // ARGV[1]  "" for a priority queue (the lowest score, as ZPOPMIN); for a delayed queue, now
 // in epoch ms (caller's clock): the earliest job due by then, as POP_DUE
 // ARGV[2]  lease now, epoch ms, or "" for Redis TIME
 // ARGV[3]  lease, ms
 // ARGV[4]  the lease's token
-// Returns  {id, score, deadline ms, attempt, payload or nil}, or nil when no job is there or due
-var leaseScript = newScript(luaLeaseNow + `
+// Returns  {id, score, deadline ms, attempt, payload or nil}, or nil when no job is there or
+// due, or the queue is paused
+var leaseScript = newScript(luaLeaseNow + luaPaused + `
+if paused(KEYS[7]) then return false end
 local id, score
 if ARGV[1] == '' then
   local r = redis.call('ZPOPMIN', KEYS[1])

@@ -199,7 +199,7 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 	case opt.Wait > 0:
 		return q.take(ctx, queue, opt.Wait)
 	case set.Kind == domain.DelayedQueue:
-		id, err := popDueScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue)}, q.now().UnixMilli()).Text()
+		id, err := popDueScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue), q.keys.QueuePaused(queue)}, q.now().UnixMilli()).Text()
 		if errors.Is(err, redis.Nil) {
 			return domain.Delivery{}, false, nil
 		} else if err != nil {
@@ -209,7 +209,7 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 	default:
 		now := q.now()
 		field := tputField(now, 'c')
-		keys := append([]string{q.keys.Queue(queue)}, q.takenKeys(queue, now)...)
+		keys := append(append([]string{q.keys.Queue(queue)}, q.takenKeys(queue, now)...), q.keys.QueuePaused(queue))
 		vals, err := pollScript.Run(ctx, q.rdb, keys, q.leaseNow(), domain.CompletedRetention.Milliseconds(), domain.CompletedKept,
 			field, queueThroughputTTL.Milliseconds()).Slice()
 		if errors.Is(err, redis.Nil) {
@@ -224,8 +224,14 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 	}
 }
 
-// take is the article's blocking take: BZPOPMIN on a connection of the blocking client.
+// take is the article's blocking take: BZPOPMIN on a connection of the blocking client. No
+// script can wrap a blocking command, so the pause is checked before the wait, and a job
+// popped by a take that was waiting when the queue paused goes back to its place
+// (giveBackScript) and the take answers nothing.
 func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (domain.Delivery, bool, error) {
+	if paused, err := q.paused(ctx, queue); err != nil || paused {
+		return domain.Delivery{}, false, err
+	}
 	z, err := q.blocking.BZPopMin(ctx, wait, q.keys.Queue(queue)).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
@@ -236,6 +242,12 @@ func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (do
 		return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
 	}
 	id, _ := z.Member.(string)
+	if paused, err := q.paused(ctx, queue); err == nil && paused {
+		if err := giveBackScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue)}, z.Score, id).Err(); err == nil {
+			return domain.Delivery{}, false, nil
+		}
+		// Not given back: hand the job over rather than lose it.
+	}
 	return q.finishTaken(ctx, queue, id, z.Score)
 }
 
@@ -267,7 +279,7 @@ func (q *Queues) pollLeased(ctx context.Context, queue string, kind domain.Queue
 		due = strconv.FormatInt(q.now().UnixMilli(), 10)
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue),
-		q.keys.QueueScores(queue), q.keys.QueueLeases(queue)}
+		q.keys.QueueScores(queue), q.keys.QueueLeases(queue), q.keys.QueuePaused(queue)}
 	token := NewToken()
 	pipe := q.rdb.Pipeline()
 	cmd := leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds(), token)

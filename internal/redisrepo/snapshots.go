@@ -64,6 +64,14 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 		} else if queue, ok := domain.ParseQueueTopic(topic); ok {
 			read := planQueueView(ctx, pipe, s.keys, queue, now)
 			decoders[topic] = func() any { return read() }
+		} else if queue, id, ok := domain.ParseJobTopic(topic); ok {
+			read := planJob(ctx, pipe, s.keys, queue, id, now)
+			decoders[topic] = func() any {
+				if j, ok := read(); ok {
+					return j
+				}
+				return domain.JobDetail{Queue: queue, ID: id} // gone: no state
+			}
 		} else if topic == domain.TopicQueues {
 			read := planQueueSummaries(ctx, pipe, s.keys, s.found.names(queueKeys), now)
 			decoders[topic] = func() any { return read() }

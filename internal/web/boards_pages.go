@@ -105,7 +105,17 @@ func (s *server) entriesPage(c echo.Context) error {
 		return err
 	}
 	cursor := c.QueryParam("cursor")
-	page, err := s.Leaderboards.Entries(c.Request().Context(), board, period, cursor, entriesPerPage)
+	var page domain.Page
+	if v := c.QueryParam("rank"); v != "" { // a jump to a rank, or a previous page
+		rank, ok := parseWhole(v, 1, domain.MaxRank)
+		if !ok {
+			return domain.Errorf(domain.EINVALID, "rank must be a whole number from 1 to %d (got %q)", int64(domain.MaxRank), clipped(v))
+		}
+		page, err = s.Leaderboards.EntriesAt(c.Request().Context(), board, period, rank, entriesPerPage)
+		cursor = "rank"
+	} else {
+		page, err = s.Leaderboards.Entries(c.Request().Context(), board, period, cursor, entriesPerPage)
+	}
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err
 	}
