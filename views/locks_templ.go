@@ -317,13 +317,13 @@ func lockRow(l domain.LockInfo, keys domain.KeyDisplay) templ.Component {
 			}
 		}
 		if l.Watchdog {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<span class=\"badge bg-emerald-50 text-emerald-800 ring-emerald-600/30 dark:bg-emerald-950 dark:text-emerald-300\" title=\"A zpulse process renews it every TTL/3 until it is released\">watchdog</span> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<span class=\"badge bg-emerald-50 text-emerald-800 ring-emerald-600/30 dark:bg-emerald-950 dark:text-emerald-300\" title=\"A zpulse process renews it every TTL/3 until it is released\">Watchdog</span> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
 		if l.Reentrant {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<span class=\"badge bg-violet-50 text-violet-800 ring-violet-600/30 dark:bg-violet-950 dark:text-violet-300\" title=\"Its owner may take it again\">reentrant</span> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<span class=\"badge bg-violet-50 text-violet-800 ring-violet-600/30 dark:bg-violet-950 dark:text-violet-300\" title=\"Its owner may take it again\">Reentrant</span> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -347,7 +347,7 @@ func lockRow(l domain.LockInfo, keys domain.KeyDisplay) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else if l.Foreign() {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<span class=\"badge bg-slate-50 text-slate-700 ring-slate-300 dark:bg-slate-900 dark:text-slate-300 dark:ring-slate-700\" title=\"Taken by another service, not through zpulse\">other service</span>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<span class=\"badge bg-slate-50 text-slate-700 ring-slate-300 dark:bg-slate-900 dark:text-slate-300 dark:ring-slate-700\" title=\"Taken by another service, not through zpulse\">Other service</span>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -388,7 +388,7 @@ func QueuesPanel(queues []domain.QueueSummary, keys domain.KeyDisplay) templ.Com
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "\" class=\"flex gap-2 border-t border-slate-200 px-4 py-3 dark:border-slate-800\"><label for=\"open-queue\" class=\"sr-only\">Queue name</label> <input id=\"open-queue\" name=\"queue\" class=\"field\" placeholder=\"queue name, e.g. email-jobs\" required> <button class=\"btn-ghost\" type=\"submit\">Open</button></form></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "\" class=\"flex gap-2 border-t border-slate-200 px-4 py-3 dark:border-slate-800\"><label for=\"open-queue\" class=\"sr-only\">Queue name</label> <input id=\"open-queue\" name=\"queue\" aria-describedby=\"open-queue-rule\" class=\"field\" placeholder=\"queue name, e.g. email-jobs\" required> <button class=\"btn-ghost\" type=\"submit\">Open</button></form><p class=\"-mt-1 px-4 pb-3 text-xs text-slate-600 dark:text-slate-400\" id=\"open-queue-rule\">Opens any queue that exists, whatever its name. A new one starts with adding a job; its name is 1 to 64 characters from A-Z, a-z, 0-9 and : . _ -</p></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -433,7 +433,7 @@ func QueuePage(c Chrome, d QueuePageData) templ.Component {
 			var templ_7745c5c3_Var25 string
 			templ_7745c5c3_Var25, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(u(ctx, "/queues"))).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 77, Col: 114}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 78, Col: 114}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var25)
 			if templ_7745c5c3_Err != nil {
@@ -446,7 +446,7 @@ func QueuePage(c Chrome, d QueuePageData) templ.Component {
 			var templ_7745c5c3_Var26 string
 			templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(d.View.Queue)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 78, Col: 88}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 79, Col: 88}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 			if templ_7745c5c3_Err != nil {
@@ -464,7 +464,7 @@ func QueuePage(c Chrome, d QueuePageData) templ.Component {
 				var templ_7745c5c3_Var27 string
 				templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(d.View.Key)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 80, Col: 119}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 81, Col: 119}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var27))
 				if templ_7745c5c3_Err != nil {
@@ -482,7 +482,7 @@ func QueuePage(c Chrome, d QueuePageData) templ.Component {
 			var templ_7745c5c3_Var28 string
 			templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(kindLabel(d.Settings.Kind))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 84, Col: 168}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 85, Col: 168}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 			if templ_7745c5c3_Err != nil {
@@ -495,7 +495,7 @@ func QueuePage(c Chrome, d QueuePageData) templ.Component {
 			var templ_7745c5c3_Var29 string
 			templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Settings.MaxAttempts))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 85, Col: 170}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 86, Col: 170}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 			if templ_7745c5c3_Err != nil {
@@ -508,7 +508,7 @@ func QueuePage(c Chrome, d QueuePageData) templ.Component {
 			var templ_7745c5c3_Var30 string
 			templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(Plural(int64(d.Settings.MaxAttempts), "attempt", "attempts"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 85, Col: 235}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 86, Col: 235}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var30))
 			if templ_7745c5c3_Err != nil {
@@ -521,7 +521,7 @@ func QueuePage(c Chrome, d QueuePageData) templ.Component {
 			var templ_7745c5c3_Var31 string
 			templ_7745c5c3_Var31, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.CSRF).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 88, Col: 66}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 89, Col: 66}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var31)
 			if templ_7745c5c3_Err != nil {
@@ -534,7 +534,7 @@ func QueuePage(c Chrome, d QueuePageData) templ.Component {
 			var templ_7745c5c3_Var32 string
 			templ_7745c5c3_Var32, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.FormatBool(c.CanWrite())).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 89, Col: 116}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 90, Col: 116}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var32)
 			if templ_7745c5c3_Err != nil {
@@ -626,7 +626,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 		var templ_7745c5c3_Var34 string
 		templ_7745c5c3_Var34, templ_7745c5c3_Err = templruntime.NewAttributeExpression(QueuePanelID(v.Queue)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 118, Col: 36}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 119, Col: 36}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var34)
 		if templ_7745c5c3_Err != nil {
@@ -639,7 +639,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 		var templ_7745c5c3_Var35 string
 		templ_7745c5c3_Var35, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.FormatBool(v.Paused)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 118, Col: 124}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 119, Col: 124}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var35)
 		if templ_7745c5c3_Err != nil {
@@ -683,7 +683,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 		var templ_7745c5c3_Var36 string
 		templ_7745c5c3_Var36, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(u(ctx, jobsURL(v.Queue, domain.JobWaiting, "")))).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 129, Col: 75}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 130, Col: 75}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var36)
 		if templ_7745c5c3_Err != nil {
@@ -728,7 +728,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 			var templ_7745c5c3_Var37 string
 			templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(oldestAge(v))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 145, Col: 98}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 146, Col: 98}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var37))
 			if templ_7745c5c3_Err != nil {
@@ -756,7 +756,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 			var templ_7745c5c3_Var38 string
 			templ_7745c5c3_Var38, templ_7745c5c3_Err = templruntime.NewAttributeExpression(FormatCount(v.Due) + " due, " + FormatCount(v.Scheduled) + " scheduled").Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 153, Col: 206}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 154, Col: 206}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var38)
 			if templ_7745c5c3_Err != nil {
@@ -769,7 +769,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 			var templ_7745c5c3_Var39 string
 			templ_7745c5c3_Var39, templ_7745c5c3_Err = templruntime.NewAttributeExpression(dueWidth(v)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 155, Col: 31}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 156, Col: 31}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var39)
 			if templ_7745c5c3_Err != nil {
@@ -782,7 +782,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 			var templ_7745c5c3_Var40 string
 			templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(FormatCount(v.Due))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 158, Col: 107}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 159, Col: 107}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var40))
 			if templ_7745c5c3_Err != nil {
@@ -795,7 +795,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 			var templ_7745c5c3_Var41 string
 			templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs(FormatCount(v.Scheduled))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 159, Col: 125}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 160, Col: 125}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var41))
 			if templ_7745c5c3_Err != nil {
@@ -818,7 +818,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 					var templ_7745c5c3_Var42 string
 					templ_7745c5c3_Var42, templ_7745c5c3_Err = templruntime.NewAttributeExpression(j.ID).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 166, Col: 67}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 167, Col: 67}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var42)
 					if templ_7745c5c3_Err != nil {
@@ -831,7 +831,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 					var templ_7745c5c3_Var43 string
 					templ_7745c5c3_Var43, templ_7745c5c3_Err = templ.JoinStringErrs(j.ID)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 166, Col: 76}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 167, Col: 76}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var43))
 					if templ_7745c5c3_Err != nil {
@@ -844,7 +844,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 					var templ_7745c5c3_Var44 string
 					templ_7745c5c3_Var44, templ_7745c5c3_Err = templruntime.NewAttributeExpression(utcTime(j.AtMs)).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 167, Col: 121}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 168, Col: 121}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var44)
 					if templ_7745c5c3_Err != nil {
@@ -857,7 +857,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 					var templ_7745c5c3_Var45 string
 					templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(relTime(j.AtMs, v.NowMs))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 167, Col: 150}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 168, Col: 150}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var45))
 					if templ_7745c5c3_Err != nil {
@@ -890,7 +890,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 				var templ_7745c5c3_Var46 string
 				templ_7745c5c3_Var46, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(p)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 176, Col: 81}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 177, Col: 81}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var46)
 				if templ_7745c5c3_Err != nil {
@@ -903,7 +903,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 				var templ_7745c5c3_Var47 string
 				templ_7745c5c3_Var47, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.FormatInt(v.ByPriority[p], 10)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 176, Col: 135}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 177, Col: 135}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var47)
 				if templ_7745c5c3_Err != nil {
@@ -916,7 +916,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 				var templ_7745c5c3_Var48 string
 				templ_7745c5c3_Var48, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(p))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 177, Col: 115}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 178, Col: 115}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var48))
 				if templ_7745c5c3_Err != nil {
@@ -929,7 +929,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 				var templ_7745c5c3_Var49 string
 				templ_7745c5c3_Var49, templ_7745c5c3_Err = templruntime.NewAttributeExpression(laneWidth(v, v.ByPriority[p])).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 180, Col: 51}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 181, Col: 51}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var49)
 				if templ_7745c5c3_Err != nil {
@@ -942,7 +942,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 				var templ_7745c5c3_Var50 string
 				templ_7745c5c3_Var50, templ_7745c5c3_Err = templ.JoinStringErrs(FormatCount(v.ByPriority[p]))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 182, Col: 107}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 183, Col: 107}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var50))
 				if templ_7745c5c3_Err != nil {
@@ -965,7 +965,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 				var templ_7745c5c3_Var51 string
 				templ_7745c5c3_Var51, templ_7745c5c3_Err = templ.JoinStringErrs(FormatCount(v.Other))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 187, Col: 139}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 188, Col: 139}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var51))
 				if templ_7745c5c3_Err != nil {
@@ -984,7 +984,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 		var templ_7745c5c3_Var52 string
 		templ_7745c5c3_Var52, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(domain.ThroughputSeconds / 60))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 194, Col: 123}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 195, Col: 123}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var52))
 		if templ_7745c5c3_Err != nil {
@@ -1035,7 +1035,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 					var templ_7745c5c3_Var54 string
 					templ_7745c5c3_Var54, templ_7745c5c3_Err = templ.JoinStringErrs(v.Key)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 211, Col: 74}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 212, Col: 74}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var54))
 					if templ_7745c5c3_Err != nil {
@@ -1074,7 +1074,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 		var templ_7745c5c3_Var55 string
 		templ_7745c5c3_Var55, templ_7745c5c3_Err = templ.JoinStringErrs(FormatCount(v.Processing))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 224, Col: 88}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 225, Col: 88}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var55))
 		if templ_7745c5c3_Err != nil {
@@ -1128,7 +1128,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 		var templ_7745c5c3_Var57 string
 		templ_7745c5c3_Var57, templ_7745c5c3_Err = templ.JoinStringErrs(FormatCount(v.Dead))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 240, Col: 82}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 241, Col: 82}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var57))
 		if templ_7745c5c3_Err != nil {
@@ -1141,7 +1141,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 		var templ_7745c5c3_Var58 string
 		templ_7745c5c3_Var58, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(v.Settings.MaxAttempts))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 240, Col: 130}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 241, Col: 130}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var58))
 		if templ_7745c5c3_Err != nil {
@@ -1154,7 +1154,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 		var templ_7745c5c3_Var59 string
 		templ_7745c5c3_Var59, templ_7745c5c3_Err = templ.JoinStringErrs(Plural(int64(v.Settings.MaxAttempts), "time", "times"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 240, Col: 189}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 241, Col: 189}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var59))
 		if templ_7745c5c3_Err != nil {
@@ -1172,7 +1172,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 			var templ_7745c5c3_Var60 string
 			templ_7745c5c3_Var60, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(u(ctx, jobsURL(v.Queue, domain.JobDead, "")))).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 244, Col: 74}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 245, Col: 74}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var60)
 			if templ_7745c5c3_Err != nil {
@@ -1185,7 +1185,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 			var templ_7745c5c3_Var61 string
 			templ_7745c5c3_Var61, templ_7745c5c3_Err = templ.JoinStringErrs(FormatCount(v.Dead))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 244, Col: 153}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 245, Col: 153}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var61))
 			if templ_7745c5c3_Err != nil {
@@ -1198,7 +1198,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 			var templ_7745c5c3_Var62 string
 			templ_7745c5c3_Var62, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(u(ctx, queueURL(v.Queue)+"/dead/export.csv"))).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 245, Col: 76}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 246, Col: 76}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var62)
 			if templ_7745c5c3_Err != nil {
@@ -1211,7 +1211,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 			var templ_7745c5c3_Var63 string
 			templ_7745c5c3_Var63, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(u(ctx, queueURL(v.Queue)+"/dead/requeue"))).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 246, Col: 73}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 247, Col: 73}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var63)
 			if templ_7745c5c3_Err != nil {
@@ -1224,7 +1224,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 			var templ_7745c5c3_Var64 string
 			templ_7745c5c3_Var64, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(u(ctx, queueURL(v.Queue)+"/dead/delete"))).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 247, Col: 72}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 248, Col: 72}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var64)
 			if templ_7745c5c3_Err != nil {
@@ -1278,7 +1278,7 @@ func stat(id, label, value, hint string) templ.Component {
 		var templ_7745c5c3_Var66 string
 		templ_7745c5c3_Var66, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 260, Col: 43}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 261, Col: 43}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var66)
 		if templ_7745c5c3_Err != nil {
@@ -1291,7 +1291,7 @@ func stat(id, label, value, hint string) templ.Component {
 		var templ_7745c5c3_Var67 string
 		templ_7745c5c3_Var67, templ_7745c5c3_Err = templ.JoinStringErrs(label)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 261, Col: 99}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 262, Col: 99}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var67))
 		if templ_7745c5c3_Err != nil {
@@ -1304,7 +1304,7 @@ func stat(id, label, value, hint string) templ.Component {
 		var templ_7745c5c3_Var68 string
 		templ_7745c5c3_Var68, templ_7745c5c3_Err = templruntime.NewAttributeExpression("stat-" + id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 262, Col: 90}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 263, Col: 90}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var68)
 		if templ_7745c5c3_Err != nil {
@@ -1317,7 +1317,7 @@ func stat(id, label, value, hint string) templ.Component {
 		var templ_7745c5c3_Var69 string
 		templ_7745c5c3_Var69, templ_7745c5c3_Err = templ.JoinStringErrs(value)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 262, Col: 100}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 263, Col: 100}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var69))
 		if templ_7745c5c3_Err != nil {
@@ -1335,7 +1335,7 @@ func stat(id, label, value, hint string) templ.Component {
 			var templ_7745c5c3_Var70 string
 			templ_7745c5c3_Var70, templ_7745c5c3_Err = templ.JoinStringErrs(hint)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 264, Col: 63}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 265, Col: 63}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var70))
 			if templ_7745c5c3_Err != nil {
@@ -1378,7 +1378,7 @@ func spark(label string, series []int64, color, id string) templ.Component {
 		var templ_7745c5c3_Var72 string
 		templ_7745c5c3_Var72, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 270, Col: 21}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 271, Col: 21}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var72)
 		if templ_7745c5c3_Err != nil {
@@ -1391,7 +1391,7 @@ func spark(label string, series []int64, color, id string) templ.Component {
 		var templ_7745c5c3_Var73 string
 		templ_7745c5c3_Var73, templ_7745c5c3_Err = templ.JoinStringErrs(label)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 272, Col: 36}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 273, Col: 36}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var73))
 		if templ_7745c5c3_Err != nil {
@@ -1404,7 +1404,7 @@ func spark(label string, series []int64, color, id string) templ.Component {
 		var templ_7745c5c3_Var74 string
 		templ_7745c5c3_Var74, templ_7745c5c3_Err = templ.JoinStringErrs(ratePerSec(series))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 273, Col: 125}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 274, Col: 125}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var74))
 		if templ_7745c5c3_Err != nil {
@@ -1443,7 +1443,7 @@ func spark(label string, series []int64, color, id string) templ.Component {
 			var templ_7745c5c3_Var77 string
 			templ_7745c5c3_Var77, templ_7745c5c3_Err = templruntime.NewAttributeExpression(label + ": " + FormatCount(seriesTotal(series)) + " in the last " + strconv.Itoa(len(series)) + " s").Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 275, Col: 215}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 276, Col: 215}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var77)
 			if templ_7745c5c3_Err != nil {
@@ -1470,7 +1470,7 @@ func spark(label string, series []int64, color, id string) templ.Component {
 		var templ_7745c5c3_Var78 string
 		templ_7745c5c3_Var78, templ_7745c5c3_Err = templruntime.NewAttributeExpression(sparkline(series, 180, 40)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 276, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 277, Col: 48}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var78)
 		if templ_7745c5c3_Err != nil {
@@ -1483,7 +1483,7 @@ func spark(label string, series []int64, color, id string) templ.Component {
 		var templ_7745c5c3_Var79 string
 		templ_7745c5c3_Var79, templ_7745c5c3_Err = templ.JoinStringErrs(FormatCount(seriesTotal(series)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 278, Col: 90}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 279, Col: 90}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var79))
 		if templ_7745c5c3_Err != nil {
@@ -1496,7 +1496,7 @@ func spark(label string, series []int64, color, id string) templ.Component {
 		var templ_7745c5c3_Var80 string
 		templ_7745c5c3_Var80, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(len(series) / 60))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 278, Col: 128}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 279, Col: 128}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var80))
 		if templ_7745c5c3_Err != nil {
@@ -1535,7 +1535,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 		var templ_7745c5c3_Var82 string
 		templ_7745c5c3_Var82, templ_7745c5c3_Err = templruntime.NewAttributeExpression(set).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 285, Col: 46}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 286, Col: 46}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var82)
 		if templ_7745c5c3_Err != nil {
@@ -1581,7 +1581,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 			var templ_7745c5c3_Var83 string
 			templ_7745c5c3_Var83, templ_7745c5c3_Err = templruntime.NewAttributeExpression(j.ID).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 309, Col: 24}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 310, Col: 24}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var83)
 			if templ_7745c5c3_Err != nil {
@@ -1594,7 +1594,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 			var templ_7745c5c3_Var84 string
 			templ_7745c5c3_Var84, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(u(ctx, jobPageURL(v.Queue, j.ID)))).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 310, Col: 101}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 311, Col: 101}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var84)
 			if templ_7745c5c3_Err != nil {
@@ -1607,7 +1607,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 			var templ_7745c5c3_Var85 string
 			templ_7745c5c3_Var85, templ_7745c5c3_Err = templruntime.NewAttributeExpression(j.ID + " · score " + scoreText(j.Score)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 310, Col: 239}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 311, Col: 239}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var85)
 			if templ_7745c5c3_Err != nil {
@@ -1620,7 +1620,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 			var templ_7745c5c3_Var86 string
 			templ_7745c5c3_Var86, templ_7745c5c3_Err = templ.JoinStringErrs(j.ID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 310, Col: 271}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 311, Col: 271}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var86))
 			if templ_7745c5c3_Err != nil {
@@ -1640,7 +1640,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 					var templ_7745c5c3_Var87 string
 					templ_7745c5c3_Var87, templ_7745c5c3_Err = templ.JoinStringErrs(priorityLabel(j))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 314, Col: 83}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 315, Col: 83}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var87))
 					if templ_7745c5c3_Err != nil {
@@ -1658,7 +1658,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 						var templ_7745c5c3_Var88 string
 						templ_7745c5c3_Var88, templ_7745c5c3_Err = templruntime.NewAttributeExpression(utcTime(j.AtMs)).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 317, Col: 40}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 318, Col: 40}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var88)
 						if templ_7745c5c3_Err != nil {
@@ -1671,7 +1671,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 						var templ_7745c5c3_Var89 string
 						templ_7745c5c3_Var89, templ_7745c5c3_Err = templ.JoinStringErrs(relTime(j.AtMs, v.NowMs))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 317, Col: 69}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 318, Col: 69}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var89))
 						if templ_7745c5c3_Err != nil {
@@ -1685,7 +1685,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 						var templ_7745c5c3_Var90 string
 						templ_7745c5c3_Var90, templ_7745c5c3_Err = templ.JoinStringErrs(scoreText(j.Score))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 319, Col: 31}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 320, Col: 31}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var90))
 						if templ_7745c5c3_Err != nil {
@@ -1704,7 +1704,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 					var templ_7745c5c3_Var91 string
 					templ_7745c5c3_Var91, templ_7745c5c3_Err = templruntime.NewAttributeExpression(utcTime(j.AtMs)).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 323, Col: 149}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 324, Col: 149}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var91)
 					if templ_7745c5c3_Err != nil {
@@ -1717,7 +1717,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 					var templ_7745c5c3_Var92 string
 					templ_7745c5c3_Var92, templ_7745c5c3_Err = templ.JoinStringErrs(relTime(j.AtMs, v.NowMs))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 323, Col: 178}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 324, Col: 178}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var92))
 					if templ_7745c5c3_Err != nil {
@@ -1736,7 +1736,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 				var templ_7745c5c3_Var93 string
 				templ_7745c5c3_Var93, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.FormatInt(j.Attempts, 10))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 326, Col: 99}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 327, Col: 99}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var93))
 				if templ_7745c5c3_Err != nil {
@@ -1775,7 +1775,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 					var templ_7745c5c3_Var96 string
 					templ_7745c5c3_Var96, templ_7745c5c3_Err = templruntime.NewAttributeExpression(utcTime(j.AtMs)).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 327, Col: 182}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 328, Col: 182}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var96)
 					if templ_7745c5c3_Err != nil {
@@ -1802,7 +1802,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 				var templ_7745c5c3_Var97 string
 				templ_7745c5c3_Var97, templ_7745c5c3_Err = templ.JoinStringErrs(relTime(j.AtMs, v.NowMs))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 327, Col: 231}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 328, Col: 231}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var97))
 				if templ_7745c5c3_Err != nil {
@@ -1820,7 +1820,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 				var templ_7745c5c3_Var98 string
 				templ_7745c5c3_Var98, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.FormatInt(j.Attempts, 10))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 329, Col: 99}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 330, Col: 99}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var98))
 				if templ_7745c5c3_Err != nil {
@@ -1833,7 +1833,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 				var templ_7745c5c3_Var99 string
 				templ_7745c5c3_Var99, templ_7745c5c3_Err = templruntime.NewAttributeExpression(utcTime(j.AtMs)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 330, Col: 148}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 331, Col: 148}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var99)
 				if templ_7745c5c3_Err != nil {
@@ -1846,7 +1846,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 				var templ_7745c5c3_Var100 string
 				templ_7745c5c3_Var100, templ_7745c5c3_Err = templ.JoinStringErrs(relTime(j.AtMs, v.NowMs))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 330, Col: 177}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 331, Col: 177}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var100))
 				if templ_7745c5c3_Err != nil {
@@ -1874,7 +1874,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 			var templ_7745c5c3_Var101 string
 			templ_7745c5c3_Var101, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(u(ctx, jobURL(v.Queue, j.ID, "delete")))).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 337, Col: 72}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 338, Col: 72}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var101)
 			if templ_7745c5c3_Err != nil {
@@ -1887,7 +1887,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 			var templ_7745c5c3_Var102 string
 			templ_7745c5c3_Var102, templ_7745c5c3_Err = templruntime.NewAttributeExpression("Delete " + j.ID).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 337, Col: 279}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 338, Col: 279}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var102)
 			if templ_7745c5c3_Err != nil {
@@ -1930,7 +1930,7 @@ func jobAction(queue, id, action, label, csrf, colors string) templ.Component {
 		var templ_7745c5c3_Var104 string
 		templ_7745c5c3_Var104, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(u(ctx, jobURL(queue, id, action)))).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 348, Col: 78}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 349, Col: 78}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var104)
 		if templ_7745c5c3_Err != nil {
@@ -1943,7 +1943,7 @@ func jobAction(queue, id, action, label, csrf, colors string) templ.Component {
 		var templ_7745c5c3_Var105 string
 		templ_7745c5c3_Var105, templ_7745c5c3_Err = templruntime.NewAttributeExpression(u(ctx, jobURL(queue, id, action))).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 348, Col: 124}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 349, Col: 124}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var105)
 		if templ_7745c5c3_Err != nil {
@@ -1961,7 +1961,7 @@ func jobAction(queue, id, action, label, csrf, colors string) templ.Component {
 			var templ_7745c5c3_Var106 string
 			templ_7745c5c3_Var106, templ_7745c5c3_Err = templruntime.NewAttributeExpression(csrf).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 350, Col: 49}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 351, Col: 49}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var106)
 			if templ_7745c5c3_Err != nil {
@@ -2001,7 +2001,7 @@ func jobAction(queue, id, action, label, csrf, colors string) templ.Component {
 			var templ_7745c5c3_Var109 string
 			templ_7745c5c3_Var109, templ_7745c5c3_Err = templruntime.NewAttributeExpression(label + " " + id).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 352, Col: 134}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 353, Col: 134}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var109)
 			if templ_7745c5c3_Err != nil {
@@ -2028,7 +2028,7 @@ func jobAction(queue, id, action, label, csrf, colors string) templ.Component {
 		var templ_7745c5c3_Var110 string
 		templ_7745c5c3_Var110, templ_7745c5c3_Err = templ.JoinStringErrs(label)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 352, Col: 144}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 353, Col: 144}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var110))
 		if templ_7745c5c3_Err != nil {
@@ -2070,7 +2070,7 @@ func QueueForm(c Chrome, queue, id string, f Form, s domain.QueueSettings, paylo
 			var templ_7745c5c3_Var112 string
 			templ_7745c5c3_Var112, templ_7745c5c3_Err = templruntime.NewAttributeExpression(QueueFormSection(id)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 361, Col: 37}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 362, Col: 37}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var112)
 			if templ_7745c5c3_Err != nil {
@@ -2124,7 +2124,7 @@ func QueueForm(c Chrome, queue, id string, f Form, s domain.QueueSettings, paylo
 					var templ_7745c5c3_Var114 string
 					templ_7745c5c3_Var114, templ_7745c5c3_Err = templruntime.NewAttributeExpression(fieldID(id, "payload")).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 375, Col: 42}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 376, Col: 42}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var114)
 					if templ_7745c5c3_Err != nil {
@@ -2145,7 +2145,7 @@ func QueueForm(c Chrome, queue, id string, f Form, s domain.QueueSettings, paylo
 						var templ_7745c5c3_Var115 string
 						templ_7745c5c3_Var115, templ_7745c5c3_Err = templruntime.NewAttributeExpression(fieldID(id, "payload")).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 377, Col: 35}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 378, Col: 35}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var115)
 						if templ_7745c5c3_Err != nil {
@@ -2181,7 +2181,7 @@ func QueueForm(c Chrome, queue, id string, f Form, s domain.QueueSettings, paylo
 							var templ_7745c5c3_Var118 string
 							templ_7745c5c3_Var118, templ_7745c5c3_Err = templruntime.NewAttributeExpression(fieldID(id, "payload") + "-error").Resolve(ctx)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 384, Col: 61}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 385, Col: 61}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var118)
 							if templ_7745c5c3_Err != nil {
@@ -2209,7 +2209,7 @@ func QueueForm(c Chrome, queue, id string, f Form, s domain.QueueSettings, paylo
 					var templ_7745c5c3_Var119 string
 					templ_7745c5c3_Var119, templ_7745c5c3_Err = templ.JoinStringErrs(f.Value("payload"))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 386, Col: 28}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 387, Col: 28}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var119))
 					if templ_7745c5c3_Err != nil {
@@ -2227,7 +2227,7 @@ func QueueForm(c Chrome, queue, id string, f Form, s domain.QueueSettings, paylo
 						var templ_7745c5c3_Var120 string
 						templ_7745c5c3_Var120, templ_7745c5c3_Err = templruntime.NewAttributeExpression(fieldID(id, "payload") + "-error").Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 388, Col: 49}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 389, Col: 49}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var120)
 						if templ_7745c5c3_Err != nil {
@@ -2240,7 +2240,7 @@ func QueueForm(c Chrome, queue, id string, f Form, s domain.QueueSettings, paylo
 						var templ_7745c5c3_Var121 string
 						templ_7745c5c3_Var121, templ_7745c5c3_Err = templ.JoinStringErrs(msg)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 388, Col: 76}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 389, Col: 76}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var121))
 						if templ_7745c5c3_Err != nil {
@@ -2275,7 +2275,7 @@ func QueueForm(c Chrome, queue, id string, f Form, s domain.QueueSettings, paylo
 								var templ_7745c5c3_Var123 string
 								templ_7745c5c3_Var123, templ_7745c5c3_Err = templ.JoinStringErrs(payloadKey)
 								if templ_7745c5c3_Err != nil {
-									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 393, Col: 56}
+									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 394, Col: 56}
 								}
 								_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var123))
 								if templ_7745c5c3_Err != nil {
@@ -2316,7 +2316,7 @@ func QueueForm(c Chrome, queue, id string, f Form, s domain.QueueSettings, paylo
 			var templ_7745c5c3_Var124 string
 			templ_7745c5c3_Var124, templ_7745c5c3_Err = templruntime.NewAttributeExpression(QueueFormSection(id)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 403, Col: 37}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 404, Col: 37}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var124)
 			if templ_7745c5c3_Err != nil {
@@ -2350,7 +2350,7 @@ func QueueForm(c Chrome, queue, id string, f Form, s domain.QueueSettings, paylo
 					var templ_7745c5c3_Var126 string
 					templ_7745c5c3_Var126, templ_7745c5c3_Err = templruntime.NewAttributeExpression(string(k)).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 409, Col: 57}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 410, Col: 57}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var126)
 					if templ_7745c5c3_Err != nil {
@@ -2373,7 +2373,7 @@ func QueueForm(c Chrome, queue, id string, f Form, s domain.QueueSettings, paylo
 					var templ_7745c5c3_Var127 string
 					templ_7745c5c3_Var127, templ_7745c5c3_Err = templ.JoinStringErrs(kindLabel(k))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 410, Col: 22}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 411, Col: 22}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var127))
 					if templ_7745c5c3_Err != nil {
@@ -2396,7 +2396,7 @@ func QueueForm(c Chrome, queue, id string, f Form, s domain.QueueSettings, paylo
 					var templ_7745c5c3_Var128 string
 					templ_7745c5c3_Var128, templ_7745c5c3_Err = templ.JoinStringErrs(msg)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 415, Col: 34}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_page.templ`, Line: 416, Col: 34}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var128))
 					if templ_7745c5c3_Err != nil {

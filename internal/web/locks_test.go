@@ -222,7 +222,7 @@ func TestLocksPageNeedsSignInToChange(t *testing.T) {
 	s.rdb.Set(context.Background(), "lock:other", "tok", time.Minute)
 	status, body := s.get(t, "/locks")
 	if status != http.StatusOK || !strings.Contains(body, "Sign in to take locks") || strings.Contains(body, `action="/locks/acquire"`) ||
-		!strings.Contains(body, `data-lock="other"`) || !strings.Contains(body, "other service") || !strings.Contains(body, `ws-connect="/ws?topic=status&amp;topic=locks"`) {
+		!strings.Contains(body, `data-lock="other"`) || !strings.Contains(body, "Other service") || !strings.Contains(body, `ws-connect="/ws?topic=status&amp;topic=locks"`) {
 		t.Errorf("read-only page: %d", status)
 	}
 	if _, body := s.get(t, "/locks/other/force-release"); !strings.Contains(body, "Sign in to force-release") {
