@@ -60,4 +60,13 @@ func TestForeignNamesShowOpenAndUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the queue's panel updating live", panel+`.textContent !== `+jsString(before), 5*time.Second)
+
+	// Its jobs list and a job's page open too.
+	do(t, ctx, "open the queue's jobs", chromedp.Navigate(z.URL+"/queues/"+url.PathEscape(queue)+"/jobs"))
+	waitJS(t, ctx, "job-1 listed", `document.querySelector('[data-job="job-1"] a') !== null`, 10*time.Second)
+	do(t, ctx, "open job-1", chromedp.Navigate(z.URL+eval[string](t, ctx, `document.querySelector('[data-job="job-1"] a').getAttribute('href')`)))
+	waitLive(t, ctx)
+	if h1 := text(t, ctx, "main h1"); h1 != "job-1" {
+		t.Errorf("job-1's page is headed %q", h1)
+	}
 }

@@ -133,7 +133,7 @@ func BoardsPanel(boards []domain.BoardSummary, keys domain.KeyDisplay) templ.Com
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<ul class=\"grid gap-px bg-slate-100 sm:grid-cols-2 dark:bg-slate-800\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<ul class=\"grid gap-px bg-slate-100 sm:grid-cols-2 sm:[&>li:last-child:nth-child(odd)]:col-span-2 dark:bg-slate-800\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

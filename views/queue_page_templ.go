@@ -650,7 +650,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 			return templ_7745c5c3_Err
 		}
 		if v.Paused {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 49, "<div class=\"min-w-0 flex-1\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 49, "<div class=\"min-w-[16rem] flex-1\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -667,7 +667,7 @@ func QueuePanel(v domain.QueueView, csrf string, available bool) templ.Component
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "<p class=\"min-w-0 flex-1 text-xs text-slate-500 dark:text-slate-400\">Pausing stops polls through zpulse only: consumers that read Redis directly are not stopped.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "<p class=\"min-w-[16rem] flex-1 text-xs text-slate-600 dark:text-slate-400\">Pausing stops polls through zpulse only: consumers that read Redis directly are not stopped.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

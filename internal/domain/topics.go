@@ -144,28 +144,31 @@ func (k KeyDisplay) InternalLock(name string) bool {
 	return k.InternalLocks != "" && strings.HasPrefix(name, k.InternalLocks)
 }
 
-// jobTopicPrefix + the queue name's length + "." + queue + the id in base64url: a job's page
-// (a JobDetail). Job ids may hold any printable text and topics only [A-Za-z0-9:._-], so the
-// id is encoded, and the queue's length says where the queue ends (its name may hold any
-// topic character).
-const jobTopicPrefix = "job."
+// A job's topic is its kind ("job", or "jobx" for a queue named by another service, see
+// topicName) + "." + the length of the queue's part + "." + that part + the id in base64url:
+// a job's page (a JobDetail). Job ids may hold any printable text and topics only
+// [A-Za-z0-9:._-], so the id is encoded, and the length says where the queue ends (its name
+// may hold any topic character).
 
 // JobTopic is the topic of a job's page, e.g. job.5.emailcGFzc3dvcmQtcmVzZXQ.
 func JobTopic(queue, id string) string {
-	return jobTopicPrefix + strconv.Itoa(len(queue)) + "." + queue + b64.EncodeToString([]byte(id))
+	kind, name := topicName("queue", queue)
+	kind = map[string]string{"queue": "job", "queuex": "jobx"}[kind]
+	return kind + "." + strconv.Itoa(len(name)) + "." + name + b64.EncodeToString([]byte(id))
 }
 
 // ParseJobTopic reads a JobTopic.
 func ParseJobTopic(topic string) (queue, id string, ok bool) {
-	rest, found := strings.CutPrefix(topic, jobTopicPrefix)
+	kind, rest, found := strings.Cut(topic, ".")
 	n, rest, found2 := strings.Cut(rest, ".")
 	size, err := strconv.Atoi(n)
 	if !found || !found2 || err != nil || size < 1 || size > len(rest) {
 		return "", "", false
 	}
-	queue = rest[:size]
+	kind = map[string]string{"job": "queue", "jobx": "queuex"}[kind]
+	queue, ok = nameFromTopic("queue", kind, rest[:size])
 	raw, err := b64.DecodeString(rest[size:])
-	if err != nil || ValidateName("queue", queue) != nil || ValidateJobID(string(raw)) != nil {
+	if !ok || err != nil || ValidateJobID(string(raw)) != nil {
 		return "", "", false
 	}
 	return queue, string(raw), true

@@ -22,6 +22,13 @@ func TestTopicsCarryAnyName(t *testing.T) {
 		if queue, ok := ParseQueueTopic(topic); !ok || queue != name {
 			t.Errorf("ParseQueueTopic(%q) = %q, %v; want %q", topic, queue, ok, name)
 		}
+		topic = JobTopic(name, "job 1")
+		if queue, id, ok := ParseJobTopic(topic); !ok || queue != name || id != "job 1" {
+			t.Errorf("ParseJobTopic(%q) = %q, %q, %v; want %q, job 1", topic, queue, id, ok, name)
+		}
+		if strings.Trim(topic, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789:._-") != "" {
+			t.Errorf("JobTopic(%q) = %q: not a live topic name", name, topic)
+		}
 	}
 	if got := BoardTopic("game:2048", AllTime, 10); got != "board.all.10:game:2048" {
 		t.Errorf("a plain name stays readable: %q", got)
