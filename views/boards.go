@@ -19,6 +19,7 @@ type BoardPageData struct {
 	BigKey   int64 // members above which a board counts as a big key
 	Lookup   *Lookup
 	Forms    map[string]Form // by form id (see BoardFormIDs)
+	History  *domain.History // nil: not shown
 }
 
 // Lookup is the outcome of a player lookup: the player's entry (nil: not ranked) and the

@@ -15,6 +15,7 @@ type QueuePageData struct {
 	View     domain.QueueView
 	Settings domain.QueueSettings
 	Forms    map[string]Form // by form id: "enqueue", "queue-settings"
+	History  *domain.History // nil: not shown
 }
 
 func (d QueuePageData) form(id string) Form {

@@ -29,6 +29,10 @@ var _ domain.LeaderboardService = (*Leaderboards)(nil)
 // uniqueTTL keeps a day's unique-player count for a day after the day ends.
 const uniqueTTL = 24 * time.Hour
 
+// boardAddsTTL keeps a minute's count of writes long enough for the history recorder, which
+// reads it within seconds, to catch up after a handover.
+const boardAddsTTL = 10 * time.Minute
+
 // newLeaderboards returns leaderboards kept in rdb under keys, listing the boards found.
 func newLeaderboards(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Leaderboards {
 	return &Leaderboards{rdb: rdb, keys: keys, clock: c.local(), found: found, settings: newTTLCache[domain.BoardSettings](settingsTTL, c.local())}
@@ -85,6 +89,11 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 	unique := l.keys.BoardUnique(board, now)
 	pipe.PFAdd(ctx, unique, player)
 	pipe.ExpireAt(ctx, unique, domain.Daily.End(now).Add(uniqueTTL))
+	// The history's count of writes: HINCRBY is one command, and a count lost with a failed
+	// write is history, not a score.
+	adds := l.keys.BoardAdds(board, now)
+	pipe.HIncrBy(ctx, adds, strconv.Itoa(now.UTC().Second()), 1)
+	pipe.Expire(ctx, adds, boardAddsTTL)
 	if err := exec(ctx, l.rdb, pipe); err != nil {
 		return domain.Entry{}, opWriteError("redisrepo.Leaderboards.write", err)
 	}

@@ -174,7 +174,10 @@ return where
 //
 // KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:processing  KEYS[3]  {queue:<name>}:settings
 // ARGV[1]  kind, "" to keep  ARGV[2]  max attempts, "" to keep  ARGV[3]  the queue's default kind
-// Returns  {1} saved; {-1, jobs} the kind would change under that many jobs
+// Returns  {1, kind, max attempts} saved, and the fields as saved now ("" when absent); {-1,
+// jobs} the kind would change under that many jobs. The script answers with the saved fields
+// itself: a read beside it in the pipeline would run before it when Redis did not know the
+// script (exec resends it afterwards) and answer the old settings.
 var queueSettingsScript = newScript(`
 local kind = redis.call('HGET', KEYS[3], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[3] end
@@ -184,7 +187,7 @@ if ARGV[1] ~= '' and kind ~= ARGV[1] then
 end
 if ARGV[1] ~= '' then redis.call('HSET', KEYS[3], 'kind', ARGV[1]) end
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], 'max_attempts', ARGV[2]) end
-return {1}
+return {1, redis.call('HGET', KEYS[3], 'kind') or '', redis.call('HGET', KEYS[3], 'max_attempts') or ''}
 `)
 
 // inFlightScript reads the first jobs of a queue's processing and dead sets with their

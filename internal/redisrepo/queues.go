@@ -336,11 +336,13 @@ func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, e
 	for len(names) > 0 {
 		pipe := q.rdb.Pipeline()
 		cmds := make([]*redis.Cmd, len(names))
+		now := q.now()
 		for i, name := range names {
 			keys := []string{q.keys.Queue(name), q.keys.QueueProcessing(name), q.keys.QueueAttempts(name), q.keys.QueueScores(name),
-				q.keys.QueueDead(name), q.keys.QueueSettings(name), q.keys.QueueErrors(name), q.keys.QueueReaperFence(name)}
+				q.keys.QueueDead(name), q.keys.QueueSettings(name), q.keys.QueueErrors(name), q.keys.QueueReaperFence(name),
+				q.keys.QueueThroughput(name, now)}
 			cmds[i] = reapScript.EvalSha(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch,
-				domain.AttemptErrorsKept, domain.LeaseEndedError, fence)
+				domain.AttemptErrorsKept, domain.LeaseEndedError, fence, tputField(now, 'f'), queueThroughputTTL.Milliseconds())
 		}
 		if err := exec(ctx, q.rdb, pipe); err != nil {
 			return returned, died, opWriteError("redisrepo.Queues.Reap", err)

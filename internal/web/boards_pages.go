@@ -71,7 +71,12 @@ func (s *server) boardPageWith(c echo.Context, status int, board string, forms m
 	if player := strings.TrimSpace(c.QueryParam("player")); player != "" {
 		d.Lookup = s.lookupPlayer(ctx, board, period, player)
 	}
-	ch := unavailable(s.chrome(c, board, domain.BoardTopic(board, period, n)), err)
+	hist, topics, herr := s.pageHistory(c, domain.HistoryBoard, board)
+	if herr != nil {
+		return herr
+	}
+	d.History = hist
+	ch := unavailable(s.chrome(c, board, append([]string{domain.BoardTopic(board, period, n)}, topics...)...), err)
 	return s.render(c, status, views.BoardPage(ch, d))
 }
 
