@@ -1078,7 +1078,7 @@ func ForceReleasePage(c Chrome, l domain.LockInfo, held bool, errMsg string) tem
 					return templ_7745c5c3_Err
 				}
 				if c.Keys.InternalLock(l.Lock) {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 92, "<p class=\"rounded-lg bg-rose-50 px-3 py-2 text-rose-900 dark:bg-rose-950 dark:text-rose-200\" data-testid=\"internal-warning\"><strong>This is one of zpulse's own locks.</strong> A zpulse instance holds it to run a background job (the queue reaper or the demo traffic) in one place only. Releasing it can make that job run twice at once until the holder notices.</p>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 92, "<p class=\"rounded-lg bg-rose-50 px-3 py-2 text-rose-900 dark:bg-rose-950 dark:text-rose-200\" data-testid=\"internal-warning\"><strong>This is one of zpulse's own locks.</strong> A zpulse instance holds it to run one of its background jobs (such as the queue reaper) in one place only. Releasing it can make that job run twice at once until the holder notices.</p>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
