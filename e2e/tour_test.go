@@ -58,6 +58,7 @@ func TestTourWithDemo(t *testing.T) {
 		{"long-board", "/boards/" + long, "", "[data-rank-panel] tr[data-player]"},
 		{"long-queue", "/queues/" + long, "", `[data-testid="lanes"]`},
 		{"login", "/login", "", "main h1"},
+		{"sources", "/sources", "", "main h1"},
 		{"jobs", "/queues/" + long + "/jobs", "", "main h1"},
 		{"job", "/queues/" + long + "/jobs/a-job", "", "main h1"},
 		{"force-release", "/locks/zpulse:demo-traffic/force-release", "", "main h1"},

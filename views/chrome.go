@@ -44,6 +44,7 @@ func (c Chrome) wsURL() string {
 // navLinks are the header's links, in order.
 var navLinks = []struct{ href, label string }{
 	{"/", "Overview"}, {"/boards", "Leaderboards"}, {"/queues", "Queues"}, {"/limiters", "Limiters"}, {"/locks", "Locks"},
+	{"/sources", "Sources"},
 }
 
 // navCurrent says whether the page is href's or below it, for aria-current.

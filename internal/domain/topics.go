@@ -144,6 +144,18 @@ func (k KeyDisplay) InternalLock(name string) bool {
 	return k.InternalLocks != "" && strings.HasPrefix(name, k.InternalLocks)
 }
 
+// sourceTopicPrefix + source: an adopted source's live view (a SourceView).
+const sourceTopicPrefix = "source."
+
+// SourceTopic is the topic of an adopted source's live view.
+func SourceTopic(name string) string { return sourceTopicPrefix + name }
+
+// ParseSourceTopic returns the source a source topic is about.
+func ParseSourceTopic(topic string) (name string, ok bool) {
+	name, ok = strings.CutPrefix(topic, sourceTopicPrefix)
+	return name, ok && ValidateName("source", name) == nil
+}
+
 // A job's topic is its kind ("job", or "jobx" for a queue named by another service, see
 // topicName) + "." + the length of the queue's part + "." + that part + the id in base64url:
 // a job's page (a JobDetail). Job ids may hold any printable text and topics only

@@ -2,44 +2,79 @@ package redisrepo
 
 // The leaderboard's Lua scripts. Each touches one key, so each is valid on Redis Cluster; an
 // add that updates several boards (all-time, daily, weekly, monthly) runs the add script once
-// per board in one pipelined round trip. Time comes from the caller's domain.Clock as ARGV:
-// the tie-break resolution is one second, far coarser than the skew between instances.
+// per board in one pipelined round trip. The time of a tie-break score is Redis TIME, read
+// once inside the script (or an injected clock's ms, in tests), so every instance and every
+// service written from the articles stamps one clock.
 
 // addScript adds points to (or sets) a player's score on one board, unless the result would
 // leave the board's exact range, and returns the new score with the player's rank, so the
 // answer describes the state right after this write even under concurrent writers.
-// On a tie-break board the score is re-encoded as points + (2^30 − 1 − slot) / 2^30 (see
-// domain.TieBreakScore), so the time is that of reaching the new total; ZINCRBY cannot do
-// that, as the article warns, because it would add the fractions up too.
+// On a tie-break board the score is re-encoded with the time of this write (see
+// domain.TieBreak and its Encode, which this script mirrors expression for expression), so the
+// time is that of reaching the new total; ZINCRBY cannot do that, as the article warns,
+// because it would add the time parts up too.
 //
 // KEYS[1]  the board's ZSET (all-time or one period)
 // ARGV[1]  player id
 // ARGV[2]  points: an integer to add, or the new points with ARGV[6] = "set"
 // ARGV[3]  the largest allowed |points| on this board
-// ARGV[4]  tie-break time slot (seconds since domain.TieBreakEpoch), "" for a plain board
+// ARGV[4]  the board's encoding: a domain.TieBreak value
 // ARGV[5]  PEXPIREAT for the key in epoch ms (period boards), "" for none
 // ARGV[6]  "add" or "set"
+// ARGV[7]  now, epoch ms; "" reads Redis TIME (only tie-break boards need it)
 // Returns  {1, new score (string), 0-based rank from the top}
 //
 //	{0, current score (string)} when the result would leave ±ARGV[3]; nothing is written.
+//	{-1, now ms} when now is outside the encoding's range of times; nothing is written.
 var addScript = newScript(`
-local key, player = KEYS[1], ARGV[1]
-local n, max, slot = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local key, player, enc = KEYS[1], ARGV[1], ARGV[4]
+local n, max = tonumber(ARGV[2]), tonumber(ARGV[3])
+local function pointsOf(s)
+  if enc == 'first_reached_e10' then
+    -- floor(s / 1e10) in doubles can round up by one next to a multiple of 1e10: correct it
+    -- with exact integer products (all below 2^53).
+    local p = math.floor(s / 1e10)
+    if p * 1e10 > s then p = p - 1 elseif (p + 1) * 1e10 <= s then p = p + 1 end
+    return p
+  end
+  return math.floor(s)
+end
 local current = redis.call('ZSCORE', key, player)
 local points = n
 if ARGV[6] == 'add' then
-  points = (current and math.floor(tonumber(current)) or 0) + n
+  points = (current and pointsOf(tonumber(current)) or 0) + n
 end
 if points > max or points < -max then
   return {0, current or '0'}
 end
-if slot ~= '' then
-  local slots = 1073741824
-  redis.call('ZADD', key, string.format('%.17g', points + (slots - 1 - tonumber(slot)) / slots), player)
-elseif ARGV[6] == 'add' then
-  redis.call('ZINCRBY', key, ARGV[2], player)
+if enc == 'none' then
+  if ARGV[6] == 'add' then
+    redis.call('ZINCRBY', key, ARGV[2], player)
+  else
+    redis.call('ZADD', key, ARGV[2], player)
+  end
 else
-  redis.call('ZADD', key, ARGV[2], player)
+  local now = tonumber(ARGV[7])
+  if not now then
+    redis.replicate_commands()
+    local t = redis.call('TIME')
+    now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  local score
+  if enc == 'first_reached' then -- the main article: points + (1.0 - ms / 1e13)
+    if now < 1e12 or now >= 1e13 then return {-1, now} end
+    score = points + (1.0 - now / 1e13)
+  elseif enc == 'first_reached_e10' then -- the second article: points * 10^10 + (max_ts - ts)
+    local ts = math.floor(now / 1000)
+    if ts > 9999999999 then return {-1, now} end
+    score = points * 1e10 + (9999999999 - ts)
+  else -- first_reached_wide: points + (2^30 - 1 - s) / 2^30, s seconds since 2025
+    local slots = 1073741824
+    local s = math.floor(now / 1000) - 1735689600
+    if s < 0 or s >= slots then return {-1, now} end
+    score = points + (slots - 1 - s) / slots
+  end
+  redis.call('ZADD', key, string.format('%.17g', score), player)
 end
 if ARGV[5] ~= '' then
   redis.call('PEXPIREAT', key, ARGV[5])

@@ -21,6 +21,7 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 	waiting := pipe.ZCard(ctx, key)
 	processing := pipe.ZCard(ctx, keys.QueueProcessing(queue))
 	dead := pipe.ZCard(ctx, keys.QueueDead(queue))
+	orphans := pipe.ZCard(ctx, keys.QueueOrphans(queue))
 	paused := pipe.Exists(ctx, keys.QueuePaused(queue))
 	var lanes [domain.MaxPriority + 1]*redis.IntCmd
 	var heads [domain.MaxPriority + 1]*redis.ZSliceCmd
@@ -42,7 +43,7 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 	}
 	return func() domain.QueueView {
 		v := domain.QueueView{Queue: queue, Key: key, PayloadKey: keys.QueueJobs(queue), Settings: decodeQueueSettings(queue, settings.Val()), NowMs: nowMs,
-			Waiting: waiting.Val(), Processing: processing.Val(), Dead: dead.Val(), OldestAgeMs: -1, Paused: paused.Val() == 1}
+			Waiting: waiting.Val(), Processing: processing.Val(), Dead: dead.Val(), Orphans: orphans.Val(), OldestAgeMs: -1, Paused: paused.Val() == 1}
 		delayed := v.Settings.Kind == domain.DelayedQueue
 		v.Head = decodeJobs(head.Val(), delayed)
 		if delayed {
