@@ -163,7 +163,7 @@ func (o PollOptions) Validate(kind QueueKind) error {
 		}
 	}
 	if o.Wait < 0 || o.Wait > MaxTakeWait || o.Wait%time.Second != 0 {
-		return Errorf(EINVALID, "wait_ms must be whole seconds from 0 to %d: 1000, 2000, ... (BZPOPMIN waits whole seconds) (got %d)", MaxTakeWait.Milliseconds(), o.Wait.Milliseconds())
+		return Errorf(EINVALID, "wait_ms must be whole seconds from 0 to %s: 1,000, 2,000, … (got %s)", FormatCount(MaxTakeWait.Milliseconds()), FormatCount(o.Wait.Milliseconds()))
 	}
 	if o.Wait > 0 && o.Lease > 0 {
 		return Errorf(EINVALID, "wait_ms (a blocking take, BZPOPMIN) cannot be combined with lease_ms: poll with a lease instead")

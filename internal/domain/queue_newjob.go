@@ -56,7 +56,7 @@ func (j NewJob) Problems() map[string]error {
 		}
 	}
 	if j.Delay < 0 || j.Delay > MaxDelay || j.Delay%time.Millisecond != 0 {
-		problems["delay"] = Errorf(EINVALID, "delay must be a whole number of milliseconds from 0 to %d (a year) (got %v)", MaxDelay.Milliseconds(), j.Delay)
+		problems["delay"] = Errorf(EINVALID, "delay must be a whole number of milliseconds from 0 to %s (a year) (got %v)", FormatCount(MaxDelay.Milliseconds()), j.Delay)
 	}
 	if j.Delay != 0 && !j.RunAt.IsZero() {
 		problems["run_at"] = Errorf(EINVALID, "give a delay or a run-at time, not both")
