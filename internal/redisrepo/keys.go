@@ -216,7 +216,7 @@ func (k Keys) parseLimiterState(key string) (a domain.Algorithm, policy, client 
 		return "", "", "", false
 	}
 	if !strings.ContainsAny(rest, "{}") {
-		return domain.SlidingLog, domain.DefaultLimiter, rest, domain.ValidateClient(rest) == nil
+		return domain.SlidingLog, domain.DefaultLimiter, rest, domain.ValidateKeyName("client", rest) == nil // a read: another service's client, whatever its bytes
 	}
 	tag, rest, _ := strings.Cut(rest, ":")
 	open := strings.IndexByte(rest, '{')

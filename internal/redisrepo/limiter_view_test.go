@@ -3,6 +3,7 @@ package redisrepo
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -197,5 +198,24 @@ func TestScriptsRunOnMiniredis(t *testing.T) {
 	}
 	if v, err := l.View(ctx, "default"); err != nil || len(v.Clients) != 1 || v.Clients[0].Used != 1 {
 		t.Errorf("view on miniredis: %+v, %v", v, err)
+	}
+}
+
+// Another service's sliding-log client shows whatever its bytes: longer than the names zpulse
+// creates, with spaces and non-ASCII (only braces are refused, as they would move keys).
+func TestForeignClientOfAnyNameShows(t *testing.T) {
+	svc, rdb, _ := newLimiterServices(t)
+	ctx := context.Background()
+	client := "玩家 " + strings.Repeat("x", 90)
+	rdb.ZAdd(ctx, "rate:"+client, redis.Z{Score: float64(t0.UnixMilli() - 1000), Member: "u1"})
+	if err := svc.Discovery.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	view, err := svc.Limiters.View(ctx, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(view.Clients) != 1 || view.Clients[0].Client != client || view.Clients[0].Used != 1 {
+		t.Fatalf("clients = %+v, want the foreign client with 1 used", view.Clients)
 	}
 }
