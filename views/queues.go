@@ -94,27 +94,10 @@ func seriesTotal(series []int64) int64 {
 	return sum
 }
 
-// relTime says when at is, seen from now: "in 12 s", "3 min ago", "now".
-func relTime(atMs, nowMs int64) string {
-	d := time.Duration(atMs-nowMs) * time.Millisecond
-	switch {
-	case d > -time.Second && d < time.Second:
-		return "now"
-	case d > 0:
-		return "in " + domain.FormatDuration(d)
-	default:
-		return domain.FormatDuration(-d) + " ago"
-	}
-}
-
 func utcTime(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05.000Z") }
 
-func oldestAge(v domain.QueueView) string {
-	if v.OldestAgeMs < 0 {
-		return "–"
-	}
-	return formatMs(v.OldestAgeMs)
-}
+// clockTime is the UTC time of day of ms, what a moment shows until app.js makes it relative.
+func clockTime(ms int64) string { return time.UnixMilli(ms).UTC().Format("15:04:05Z") }
 
 func kindLabel(k domain.QueueKind) string {
 	if k == domain.DelayedQueue {

@@ -259,28 +259,27 @@ type QueueJob struct {
 	Attempts int64
 }
 
-// QueueView is a queue as its page shows it (topic QueueTopic). NowMs is the second the view
-// was read at, so the page shows ages and countdowns without a clock of its own.
+// QueueView is a queue as its page shows it (topic QueueTopic). It holds absolute times only
+// (the browser shows them as ages and countdowns), so an idle queue's view does not change.
 type QueueView struct {
-	Queue       string
-	Key         string // the queue's sorted set, as the page shows it ("" when it could not be read)
-	PayloadKey  string // where the jobs' payloads wait for their ack, as the page shows it ("" when unknown)
-	Settings    QueueSettings
-	NowMs       int64
-	Waiting     int64
-	ByPriority  [MaxPriority + 1]int64 // priority queues
-	Other       int64                  // waiting jobs whose score is outside the priority encoding
-	Due         int64                  // delayed queues: jobs whose run-at has come
-	Scheduled   int64                  // delayed queues: jobs still waiting for their run-at
-	NextDue     []QueueJob             // delayed queues: the next jobs to come due
-	Head        []QueueJob             // the next jobs a poll takes
-	OldestAgeMs int64                  // how long the oldest waiting job has waited (-1: none)
-	Processing  int64
-	InFlight    []QueueJob // by lease deadline, soonest first
-	Dead        int64
-	DeadJobs    []QueueJob // most recent first
+	Queue      string
+	Key        string // the queue's sorted set, as the page shows it ("" when it could not be read)
+	PayloadKey string // where the jobs' payloads wait for their ack, as the page shows it ("" when unknown)
+	Settings   QueueSettings
+	Waiting    int64
+	ByPriority [MaxPriority + 1]int64 // priority queues
+	Other      int64                  // waiting jobs whose score is outside the priority encoding
+	Due        int64                  // delayed queues: jobs whose run-at has come
+	Scheduled  int64                  // delayed queues: jobs still waiting for their run-at
+	NextDue    []QueueJob             // delayed queues: the next jobs to come due
+	Head       []QueueJob             // the next jobs a poll takes
+	OldestAtMs int64                  // when the oldest waiting job was enqueued (due, on a delayed queue); -1: none
+	Processing int64
+	InFlight   []QueueJob // by lease deadline, soonest first
+	Dead       int64
+	DeadJobs   []QueueJob // most recent first
 	// Enqueued and Completed are per-second counts of the last ThroughputSeconds, oldest
-	// first, ending with the second before NowMs: jobs enqueued, and jobs acked or taken
+	// first, ending with the second before the read: jobs enqueued, and jobs acked or taken
 	// without a lease, through zpulse (a foreign consumer's ZPOPMIN is not seen).
 	Enqueued  []int64
 	Completed []int64
