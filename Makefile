@@ -4,20 +4,21 @@ TEMPL    := $(GO) tool templ
 TAILWIND := BROWSERSLIST_IGNORE_OLD_DATA=1 node_modules/.bin/tailwindcss
 DIST     := static/dist
 ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(DIST)/favicon.svg
-TEMPLS   := $(wildcard views/*.templ)
 # FUZZ lists the fuzz targets as <package>:<target>, one word each: go test fuzzes one target
 # of a package per run. `make fuzz` runs each for FUZZTIME; `make test` for a few seconds.
 FUZZ     := ./internal/redisrepo:FuzzKeysInjective ./internal/web:FuzzDecodeJSON ./internal/web:FuzzEntriesCursor
 FUZZTIME ?= 30s
 
-.PHONY: run test fuzz build generate dev bench assets templ check-generated clean
+.PHONY: run test fuzz build generate dev bench assets templ check-generated check-assets clean
 
-## run: build what is needed, then serve (embedded in-memory Redis with demo data unless REDIS_URL is set)
-run: assets
+## run: serve (embedded in-memory Redis with demo data unless REDIS_URL is set); the built
+## assets are committed, so this needs no npm
+run:
 	$(GO) run ./cmd/web $(ARGS)
 
-## test: generated code is fresh, vet, then every test with the race detector, then each fuzz target for 3 s
-test: assets check-generated
+## test: generated code and built assets are fresh, vet, then every test with the race
+## detector, then each fuzz target for 3 s
+test: check-generated check-assets
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
@@ -30,14 +31,14 @@ fuzz:
 	done
 
 ## build: bin/zpulse, one binary with the assets embedded
-build: assets
+build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/zpulse ./cmd/web
 
-## generate: templ code, Tailwind CSS, htmx copied from npm
+## generate: templ code and the built assets (Tailwind CSS, htmx copied from npm); commit both
 generate: templ assets
 
 ## bench: the benchmarks, with figures
-bench: assets
+bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./cmd/... ./internal/...
 
 ## dev: templ and Tailwind watchers plus the server (restarted by templ on change)
@@ -52,24 +53,30 @@ templ:
 check-generated:
 	@$(TEMPL) generate -check >/dev/null 2>&1 || { echo "*_templ.go are stale: run 'make generate' and commit them"; exit 1; }
 
-assets: $(ASSETS)
+# The committed static/dist must be what the sources build: rebuilt into a temporary
+# directory and compared file by file (the stylesheet depends on the classes in the views).
+check-assets: node_modules
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(MAKE) --no-print-directory dist-into OUT="$$tmp" >/dev/null 2>&1 && \
+	for f in $(notdir $(ASSETS)); do \
+		cmp -s "$$tmp/$$f" $(DIST)/$$f || { echo "static/dist/$$f is stale: run 'make generate' and commit it"; exit 1; }; \
+	done
+
+## assets: rebuild static/dist, which is committed (needs node and npm)
+assets: node_modules
+	@$(MAKE) --no-print-directory dist-into OUT=$(DIST)
+
+# dist-into builds every asset into $(OUT): the minified stylesheet, the minified htmx files
+# from npm, the hand-written script and icon.
+dist-into:
+	$(TAILWIND) -c tailwind.config.js -i static/src/app.css -o $(OUT)/app.css --minify
+	cp node_modules/htmx.org/dist/htmx.min.js $(OUT)/htmx.min.js
+	cp node_modules/htmx-ext-ws/dist/ws.min.js $(OUT)/ws.js
+	cp static/src/app.js static/src/favicon.svg $(OUT)/
 
 node_modules: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch node_modules
 
-$(DIST)/app.css: node_modules tailwind.config.js static/src/app.css $(TEMPLS)
-	$(TAILWIND) -c tailwind.config.js -i static/src/app.css -o $@ --minify
-	@touch $@
-
-$(DIST)/htmx.min.js: node_modules
-	cp node_modules/htmx.org/dist/htmx.min.js $@
-
-$(DIST)/ws.js: node_modules
-	cp node_modules/htmx-ext-ws/dist/ws.js $@
-
-$(DIST)/app.js $(DIST)/favicon.svg: $(DIST)/%: static/src/%
-	cp $< $@
-
 clean:
-	rm -rf bin node_modules $(filter-out $(DIST)/.gitkeep,$(wildcard $(DIST)/*))
+	rm -rf bin node_modules

@@ -64,9 +64,15 @@ func startZpulse(t *testing.T, redisAddr string, extraArgs ...string) *zpulse {
 	}()
 	t.Cleanup(func() { z.stop(t) })
 
+	base := "" // --base-path moves /healthz too
+	for i, a := range extraArgs {
+		if a == "--base-path" && i+1 < len(extraArgs) {
+			base = extraArgs[i+1]
+		}
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if resp, err := httpClient.Get(z.URL + "/healthz"); err == nil {
+		if resp, err := httpClient.Get(z.URL + base + "/healthz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return z

@@ -1,13 +1,19 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"net/url"
+	"path"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/web"
 )
@@ -18,6 +24,7 @@ type config struct {
 	Addr         string
 	RedisURL     string
 	PollInterval time.Duration
+	MinGap       time.Duration // shortest time between two watcher ticks, however often nudged
 	AdminToken   string
 	Demo         optionalBool  // unset: on with the embedded Redis, off otherwise
 	DemoEvery    time.Duration // how often the demo makes a round of traffic
@@ -26,6 +33,11 @@ type config struct {
 	TrustProxy   bool          // honour X-Forwarded-For/-Proto/-Host
 	WS           web.WSLimits  // bounds on websocket viewers
 	WaitReplicas int           // replicas an enqueue and a lock acquisition wait for; 0 is off
+	LogFormat    string        // text or json
+	LogLevel     slog.Level
+	AccessLog    string // web.AccessLogAll, AccessLogErrors or AccessLogOff
+	BasePath     string // path prefix behind a proxy, "/zpulse"; "" is the root
+	Version      bool   // print the version and exit
 }
 
 const (
@@ -33,32 +45,39 @@ const (
 	maxPollInterval = time.Minute
 )
 
-func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
-	var cfg config
+// errExit ends the program with success before serving: --help and --version.
+var errExit = errors.New("nothing to serve")
+
+// parseConfig reads the flags, then the environment for each flag not given. Both go through
+// the flag's own typed parser, so a duration or number is checked the same way wherever it
+// comes from. --help prints the flags to out and answers errExit.
+func parseConfig(args []string, getenv func(string) string, out io.Writer) (config, error) {
+	cfg := config{LogFormat: "text", AccessLog: web.AccessLogAll}
 	fs := flag.NewFlagSet("zpulse", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.Addr, "addr", envOr(getenv, "ZPULSE_ADDR", ":8080"), "listen address (ZPULSE_ADDR)")
-	fs.StringVar(&cfg.RedisURL, "redis-url", getenv("REDIS_URL"), "redis:// or rediss:// URL; comma-separated addresses for Cluster/Sentinel; none: an embedded in-memory Redis with demo data (REDIS_URL)")
-	interval := fs.String("poll-interval", envOr(getenv, "ZPULSE_POLL_INTERVAL", "250ms"), "watcher tick, 10ms to 1m (ZPULSE_POLL_INTERVAL)")
-	fs.StringVar(&cfg.AdminToken, "admin-token", getenv("ZPULSE_ADMIN_TOKEN"), "when set, every change needs it: Bearer token in the API, sign-in in the browser (ZPULSE_ADMIN_TOKEN)")
-	if v := getenv("ZPULSE_DEMO"); v != "" {
-		if err := cfg.Demo.Set(v); err != nil {
-			return cfg, fmt.Errorf("ZPULSE_DEMO: %w", err)
-		}
+	fs.SetOutput(out)
+	envOf := map[string]string{} // flag name → its environment variable
+	str := func(p *string, name, env, def, usage string) {
+		fs.StringVar(p, name, def, usage+" ("+env+")")
+		envOf[name] = env
 	}
+	str(&cfg.Addr, "addr", "ZPULSE_ADDR", ":8080", "listen address")
+	str(&cfg.RedisURL, "redis-url", "REDIS_URL", "", "redis:// or rediss:// URL; comma-separated addresses for Cluster/Sentinel; none: an embedded in-memory Redis with demo data")
+	fs.DurationVar(&cfg.PollInterval, "poll-interval", 250*time.Millisecond, "watcher tick, a duration from 10ms to 1m (ZPULSE_POLL_INTERVAL)")
+	envOf["poll-interval"] = "ZPULSE_POLL_INTERVAL"
+	fs.DurationVar(&cfg.MinGap, "live-min-gap", live.DefaultMinGap, "shortest time between two live updates of a topic, however many writes nudge the watcher, a duration from 0 to the poll interval (ZPULSE_LIVE_MIN_GAP)")
+	envOf["live-min-gap"] = "ZPULSE_LIVE_MIN_GAP"
+	str(&cfg.AdminToken, "admin-token", "ZPULSE_ADMIN_TOKEN", "", "when set, every change needs it: Bearer token in the API, sign-in in the browser")
 	fs.Var(&cfg.Demo, "demo", "run the traffic simulator (true or false); default on with the embedded Redis (ZPULSE_DEMO)")
-	demoEvery := fs.String("demo-every", envOr(getenv, "ZPULSE_DEMO_EVERY", "400ms"), "how often the demo makes a round of traffic, 50ms to 1m (ZPULSE_DEMO_EVERY)")
-	bigKey := fs.String("big-key-members", envOr(getenv, "ZPULSE_BIG_KEY_MEMBERS", "1000000"), "members above which a board page warns of a big key, 1 or more (ZPULSE_BIG_KEY_MEMBERS)")
-	waitReplicas := fs.String("redis-wait-replicas", envOr(getenv, "ZPULSE_REDIS_WAIT_REPLICAS", "0"), fmt.Sprintf("replicas an enqueue and a lock acquisition wait for (WAIT, up to 1 s), 0 to %d; 0: off (ZPULSE_REDIS_WAIT_REPLICAS)", redisrepo.MaxWaitReplicas))
-	fs.StringVar(&cfg.APIRateLimit, "api-rate-limit", getenv("ZPULSE_API_RATE_LIMIT"), "limiter policy that limits the JSON API per client (API token or IP); none: off (ZPULSE_API_RATE_LIMIT)")
-	if v := getenv("ZPULSE_TRUST_PROXY"); v != "" {
-		on, err := strconv.ParseBool(v)
-		if err != nil {
-			return cfg, fmt.Errorf("ZPULSE_TRUST_PROXY must be true or false (got %q)", v)
-		}
-		cfg.TrustProxy = on
-	}
-	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", cfg.TrustProxy, "zpulse is reached through a TLS-terminating proxy on a loopback or private address: honour its X-Forwarded-For (client address for limits), -Proto (Secure cookie) and -Host (websocket Origin check) (ZPULSE_TRUST_PROXY)")
+	envOf["demo"] = "ZPULSE_DEMO"
+	fs.DurationVar(&cfg.DemoEvery, "demo-every", 400*time.Millisecond, "how often the demo makes a round of traffic, a duration from 50ms to 1m (ZPULSE_DEMO_EVERY)")
+	envOf["demo-every"] = "ZPULSE_DEMO_EVERY"
+	fs.Int64Var(&cfg.BigKey, "big-key-members", 1_000_000, "`members` (a count, 1 or more) above which a board page warns of a big key (ZPULSE_BIG_KEY_MEMBERS)")
+	envOf["big-key-members"] = "ZPULSE_BIG_KEY_MEMBERS"
+	str(&cfg.APIRateLimit, "api-rate-limit", "ZPULSE_API_RATE_LIMIT", "", "limiter policy that limits the JSON API per client (API token or IP); none: off")
+	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", false, "zpulse is reached through a TLS-terminating proxy on a loopback or private address: honour its X-Forwarded-For (client address for limits), -Proto (Secure cookie) and -Host (websocket Origin check) (ZPULSE_TRUST_PROXY)")
+	envOf["trust-proxy"] = "ZPULSE_TRUST_PROXY"
+	fs.IntVar(&cfg.WaitReplicas, "redis-wait-replicas", 0, fmt.Sprintf("`replicas` an enqueue and a lock acquisition wait for (WAIT, up to 1 s), 0 to %d; 0: off (ZPULSE_REDIS_WAIT_REPLICAS)", redisrepo.MaxWaitReplicas))
+	envOf["redis-wait-replicas"] = "ZPULSE_REDIS_WAIT_REPLICAS"
 	def := web.DefaultWSLimits
 	wsLimits := []struct {
 		name, env, usage string
@@ -66,48 +85,86 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		dst              *int
 		def              int
 	}{
-		{"ws-per-address", "ZPULSE_WS_PER_ADDRESS", "live connections one client address may hold", 1_000_000, &cfg.WS.PerAddress, def.PerAddress},
-		{"ws-max-conns", "ZPULSE_WS_MAX_CONNS", "live connections in all", 10_000_000, &cfg.WS.Total, def.Total},
-		{"ws-max-topics", "ZPULSE_WS_MAX_TOPICS", "distinct live topics over all connections (each is polled every tick)", 1_000_000, &cfg.WS.Topics, def.Topics},
-		{"ws-topics-per-conn", "ZPULSE_WS_TOPICS_PER_CONN", "topics one live connection may ask for, at most 32", 32, &cfg.WS.TopicsPerConn, def.TopicsPerConn},
+		{"ws-per-address", "ZPULSE_WS_PER_ADDRESS", "live `connections` one client address may hold", 1_000_000, &cfg.WS.PerAddress, def.PerAddress},
+		{"ws-max-conns", "ZPULSE_WS_MAX_CONNS", "live `connections` in all", 10_000_000, &cfg.WS.Total, def.Total},
+		{"ws-max-topics", "ZPULSE_WS_MAX_TOPICS", "distinct live `topics` over all connections (each is polled every tick)", 1_000_000, &cfg.WS.Topics, def.Topics},
+		{"ws-topics-per-conn", "ZPULSE_WS_TOPICS_PER_CONN", "`topics` one live connection may ask for, at most 32", 32, &cfg.WS.TopicsPerConn, def.TopicsPerConn},
 	}
-	wsValues := make([]*string, len(wsLimits))
-	for i, l := range wsLimits {
-		wsValues[i] = fs.String(l.name, envOr(getenv, l.env, strconv.Itoa(l.def)), fmt.Sprintf("%s, 1 to %d (%s)", l.usage, l.hi, l.env))
+	for _, l := range wsLimits {
+		fs.IntVar(l.dst, l.name, l.def, fmt.Sprintf("%s, 1 to %d (%s)", l.usage, l.hi, l.env))
+		envOf[l.name] = l.env
 	}
+	fs.Var(choice{&cfg.LogFormat, []string{"text", "json"}}, "log-format", "log line `format`: text or json (ZPULSE_LOG_FORMAT)")
+	envOf["log-format"] = "ZPULSE_LOG_FORMAT"
+	fs.TextVar(&cfg.LogLevel, "log-level", slog.LevelInfo, "least severe log `level` written: debug, info, warn or error (ZPULSE_LOG_LEVEL)")
+	envOf["log-level"] = "ZPULSE_LOG_LEVEL"
+	fs.Var(choice{&cfg.AccessLog, web.AccessLogModes}, "access-log", "`requests` logged: all, errors (status 400 and above) or off; static files and probes log at debug (ZPULSE_ACCESS_LOG)")
+	envOf["access-log"] = "ZPULSE_ACCESS_LOG"
+	str(&cfg.BasePath, "base-path", "ZPULSE_BASE_PATH", "", "path prefix zpulse is served under behind a proxy, e.g. /zpulse; none: the root")
+	fs.BoolVar(&cfg.Version, "version", false, "print the version and commit, then exit")
+
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, errExit
+		}
 		return cfg, err
 	}
 	if fs.NArg() > 0 {
-		return cfg, fmt.Errorf("unexpected arguments %q: every setting is a flag, see -help", fs.Args())
+		return cfg, fmt.Errorf("unexpected arguments %q: every setting is a flag, see --help", fs.Args())
 	}
-	d, err := time.ParseDuration(*interval)
-	if err != nil || d < minPollInterval || d > maxPollInterval {
-		return cfg, fmt.Errorf("poll interval must be a duration from %v to %v, e.g. 250ms (got %q)", minPollInterval, maxPollInterval, *interval)
-	}
-	cfg.PollInterval = d
-	if cfg.DemoEvery, err = time.ParseDuration(*demoEvery); err != nil || cfg.DemoEvery < 50*time.Millisecond || cfg.DemoEvery > time.Minute {
-		return cfg, fmt.Errorf("demo-every must be a duration from 50ms to 1m, e.g. 400ms (got %q)", *demoEvery)
-	}
-	if cfg.BigKey, err = strconv.ParseInt(*bigKey, 10, 64); err != nil || cfg.BigKey < 1 {
-		return cfg, fmt.Errorf("big-key-members must be a whole number of 1 or more (got %q)", *bigKey)
-	}
-	for i, l := range wsLimits {
-		n, err := strconv.Atoi(*wsValues[i])
-		if err != nil || n < 1 || n > l.hi {
-			return cfg, fmt.Errorf("%s must be a whole number from 1 to %d (got %q)", l.name, l.hi, *wsValues[i])
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for name, env := range envOf {
+		if v := getenv(env); v != "" && !given[name] {
+			if err := fs.Set(name, v); err != nil {
+				return cfg, fmt.Errorf("%s: %w", env, err)
+			}
 		}
-		*l.dst = n
 	}
-	if cfg.WaitReplicas, err = strconv.Atoi(*waitReplicas); err != nil || cfg.WaitReplicas < 0 || cfg.WaitReplicas > redisrepo.MaxWaitReplicas {
-		return cfg, fmt.Errorf("redis-wait-replicas must be a whole number from 0 to %d (got %q)", redisrepo.MaxWaitReplicas, *waitReplicas)
+	if cfg.PollInterval < minPollInterval || cfg.PollInterval > maxPollInterval {
+		return cfg, fmt.Errorf("poll interval must be a duration from %v to %v, e.g. 250ms (got %v)", minPollInterval, maxPollInterval, cfg.PollInterval)
+	}
+	if cfg.MinGap < 0 || cfg.MinGap > cfg.PollInterval {
+		return cfg, fmt.Errorf("live-min-gap must be a duration from 0 to the poll interval (%v), e.g. 50ms (got %v)", cfg.PollInterval, cfg.MinGap)
+	}
+	if cfg.DemoEvery < 50*time.Millisecond || cfg.DemoEvery > time.Minute {
+		return cfg, fmt.Errorf("demo-every must be a duration from 50ms to 1m, e.g. 400ms (got %v)", cfg.DemoEvery)
+	}
+	if cfg.BigKey < 1 {
+		return cfg, fmt.Errorf("big-key-members must be a whole number of 1 or more (got %d)", cfg.BigKey)
+	}
+	for _, l := range wsLimits {
+		if n := *l.dst; n < 1 || n > l.hi {
+			return cfg, fmt.Errorf("%s must be a whole number from 1 to %d (got %d)", l.name, l.hi, n)
+		}
+	}
+	if cfg.WaitReplicas < 0 || cfg.WaitReplicas > redisrepo.MaxWaitReplicas {
+		return cfg, fmt.Errorf("redis-wait-replicas must be a whole number from 0 to %d (got %d)", redisrepo.MaxWaitReplicas, cfg.WaitReplicas)
 	}
 	if cfg.APIRateLimit != "" {
 		if err := domain.ValidateLimiterName(cfg.APIRateLimit); err != nil {
 			return cfg, fmt.Errorf("api rate limit: %s", domain.ErrorMessage(err))
 		}
 	}
+	var err error
+	if cfg.BasePath, err = cleanBasePath(cfg.BasePath); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
+}
+
+// cleanBasePath accepts "/zpulse" (or "zpulse/", "/zpulse/") as "/zpulse", and "" or "/" as
+// the root; a prefix holding a query, "..", or characters a URL path must escape is refused.
+func cleanBasePath(p string) (string, error) {
+	if p == "" || p == "/" {
+		return "", nil
+	}
+	clean := path.Clean("/" + p)
+	u, err := url.Parse(clean)
+	if err != nil || u.Path != clean || u.EscapedPath() != clean || strings.Contains(p, "..") || clean == "/" {
+		return "", fmt.Errorf("base path must be a plain path such as /zpulse (got %q)", p)
+	}
+	return clean, nil
 }
 
 // demoEnabled says whether to run the simulator: as asked, or with the embedded Redis.
@@ -121,7 +178,12 @@ func (c config) demoEnabled() bool {
 // optionalBool is a boolean flag that remembers whether it was given at all.
 type optionalBool struct{ set, on bool }
 
-func (b *optionalBool) String() string   { return strconv.FormatBool(b.on) }
+func (b *optionalBool) String() string {
+	if b == nil {
+		return "false"
+	}
+	return strconv.FormatBool(b.on)
+}
 func (b *optionalBool) IsBoolFlag() bool { return true }
 func (b *optionalBool) Set(s string) error {
 	on, err := strconv.ParseBool(s)
@@ -132,9 +194,25 @@ func (b *optionalBool) Set(s string) error {
 	return nil
 }
 
-func envOr(getenv func(string) string, key, def string) string {
-	if v := getenv(key); v != "" {
-		return v
+// choice is a string flag that takes one of a few words.
+type choice struct {
+	value   *string
+	allowed []string
+}
+
+func (c choice) String() string {
+	if c.value == nil {
+		return ""
 	}
-	return def
+	return *c.value
+}
+
+func (c choice) Set(s string) error {
+	for _, a := range c.allowed {
+		if s == a {
+			*c.value = s
+			return nil
+		}
+	}
+	return fmt.Errorf("must be one of %s (got %q)", strings.Join(c.allowed, ", "), s)
 }

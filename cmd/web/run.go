@@ -36,10 +36,17 @@ const reapEvery = time.Second
 // run is the whole program: it serves until ctx ends, then shuts down gracefully.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	cfg, err := parseConfig(args, getenv, stdout)
+	if errors.Is(err, errExit) {
+		return nil // --help: the flags are printed
+	}
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stdout, nil))
+	if cfg.Version {
+		_, err := io.WriteString(stdout, version())
+		return err
+	}
+	log := newLogger(stdout, cfg)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -67,7 +74,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	leaderboards, locks, limiters, queues, singletons := svc.Leaderboards, svc.Locks, svc.Limiters, svc.Queues, svc.Singletons
 	wg.Go(func() { svc.Run(ctx) }) // discovery, the lock watchdog, the limiters' history
 	hub := live.NewHub(metrics)
-	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.AdminToken != ""), hub, cfg.PollInterval, log, metrics)
+	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.AdminToken != "", cfg.BasePath), hub, cfg.PollInterval, log, metrics,
+		live.WithMinGap(cfg.MinGap))
 
 	if !static.Built() {
 		log.Warn("static assets are not built: pages render unstyled and without live updates; run `make generate`")
@@ -103,7 +111,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		Leaderboards: leaderboards, Queues: queues, Locks: locks, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
 		Clock: clock, AdminToken: cfg.AdminToken, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
 		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
-		Auth: svc.Auth, TrustProxy: cfg.TrustProxy, WS: cfg.WS,
+		Auth: svc.Auth, TrustProxy: cfg.TrustProxy, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -114,8 +122,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if cfg.AdminToken != "" {
 		access = "admin token required for changes"
 	}
-	log.Info("zpulse is serving", "url", "http://"+displayAddr(ln.Addr()), "access", access,
-		"poll_interval", cfg.PollInterval, "demo", cfg.demoEnabled())
+	log.Info("zpulse is serving", "url", "http://"+displayAddr(ln.Addr())+cfg.BasePath+"/", "access", access,
+		"poll_interval", cfg.PollInterval.String(), "demo", cfg.demoEnabled())
 
 	if cfg.TrustProxy {
 		log.Info("trusting X-Forwarded-For/-Proto/-Host from a proxy on a loopback or private address (--trust-proxy)")
@@ -139,6 +147,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// newLogger writes log lines to out as text or JSON, from the configured level on.
+func newLogger(out io.Writer, cfg config) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(out, opts))
+	}
+	return slog.New(slog.NewTextHandler(out, opts))
 }
 
 // displayAddr turns a listen address into one a browser can open (":8080" -> "localhost:8080").

@@ -255,3 +255,18 @@ func TestParseWaitReplicasConfig(t *testing.T) {
 		}
 	}
 }
+
+// --live-min-gap: 50 ms unless set, from 0 (every nudge ticks at once) to the poll interval.
+func TestParseLiveMinGap(t *testing.T) {
+	if cfg, err := parseConfig(nil, env(nil), io.Discard); err != nil || cfg.MinGap != 50*time.Millisecond {
+		t.Errorf("default: %v %v", cfg.MinGap, err)
+	}
+	if cfg, err := parseConfig(nil, env(map[string]string{"ZPULSE_LIVE_MIN_GAP": "0s"}), io.Discard); err != nil || cfg.MinGap != 0 {
+		t.Errorf("from env: %v %v", cfg.MinGap, err)
+	}
+	for _, bad := range [][]string{{"--live-min-gap", "-1ms"}, {"--live-min-gap", "1s"}, {"--live-min-gap", "soon"}} {
+		if _, err := parseConfig(bad, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "live-min-gap") {
+			t.Errorf("%v: %v, want an error naming the flag", bad, err)
+		}
+	}
+}

@@ -162,9 +162,9 @@ func (s *server) requireAdminPage(next echo.HandlerFunc) echo.HandlerFunc {
 		if id.err != nil {
 			return id.err
 		}
-		login := "/login?" + url.Values{"next": {c.Request().Referer()}}.Encode()
+		login := "/login?" + url.Values{"next": {refererPath(c)}}.Encode()
 		if isHTMX(c) {
-			c.Response().Header().Set("HX-Redirect", login)
+			c.Response().Header().Set("HX-Redirect", urlFor(c, login))
 			return c.NoContent(http.StatusUnauthorized)
 		}
 		return seeOther(c, login)

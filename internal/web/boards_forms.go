@@ -29,7 +29,7 @@ func (s *server) boardForm(id string, fields []string, act formAction) echo.Hand
 // board's page.
 func backToBoard(c echo.Context) string {
 	own := boardPath(pathParam(c, "board"))
-	if back := localPath(c.Request().Referer()); strings.HasPrefix(back, own) && !strings.HasPrefix(back, own+"/") {
+	if back := refererPath(c); strings.HasPrefix(back, own) && !strings.HasPrefix(back, own+"/") {
 		return back
 	}
 	return own

@@ -133,8 +133,6 @@ func (s *server) handleError(err error, c echo.Context) {
 		var body apiError
 		body.Error.Code, body.Error.Message = code, message
 		err = c.JSON(status, body)
-	} else if c.Request().Method == http.MethodHead {
-		err = c.NoContent(status)
 	} else {
 		err = s.render(c, status, views.ErrorPage(s.chrome(c, http.StatusText(status)), status, message))
 	}

@@ -61,7 +61,7 @@ func (s *server) handleForm(p pageForms, id string, fields []string, act formAct
 				setFlash(c, id, done)
 				back := p.back(c, name)
 				if isHTMX(c) {
-					c.Response().Header().Set("HX-Redirect", back)
+					c.Response().Header().Set("HX-Redirect", urlFor(c, back))
 					return c.NoContent(http.StatusOK)
 				}
 				return seeOther(c, back)

@@ -57,7 +57,8 @@ func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClien
 	t.Cleanup(func() { w.deps.Hub.Close(); srv.Close() }) // websockets first: Close waits for them
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Transport:     contractTransport{t: t, base: w.deps.BasePath, next: http.DefaultTransport}}
 	return &testServer{Server: srv, rdb: rdb, watcher: w.watcher, queues: w.svc.Queues, svc: w.svc, client: client}
 }
 
@@ -86,7 +87,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 		clock = opt.clock
 	}
 	svc := openRepo(t, rdb, opt.clock)
-	render := TopicRenderer(bigKey, svc.Keys, adminToken != "")
+	render := TopicRenderer(bigKey, svc.Keys, adminToken != "", "")
 	if opt.rendered != nil {
 		next := render
 		render = func(topic string, snap any) ([]byte, error) { opt.rendered(topic); return next(topic, snap) }

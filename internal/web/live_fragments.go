@@ -14,8 +14,10 @@ import (
 // TopicRenderer renders a live topic's snapshot into the fragment pushed to its subscribers.
 // Each fragment's root carries the id of the element it replaces on the page. Fragments go
 // to every viewer alike, anonymous ones too: with hideLockTokens (an admin token is
-// configured) the locks list shows no holder's token.
-func TopicRenderer(bigKey int64, keys domain.KeyDisplay, hideLockTokens bool) live.RenderFunc {
+// configured) the locks list shows no holder's token. Their links carry basePath, the
+// prefix zpulse is served under (Deps.BasePath).
+func TopicRenderer(bigKey int64, keys domain.KeyDisplay, hideLockTokens bool, basePath string) live.RenderFunc {
+	ctx := views.WithBasePath(context.Background(), basePath)
 	return func(topic string, snapshot any) ([]byte, error) {
 		var comp templ.Component
 		switch v := snapshot.(type) {
@@ -42,6 +44,6 @@ func TopicRenderer(bigKey int64, keys domain.KeyDisplay, hideLockTokens bool) li
 		default:
 			return nil, fmt.Errorf("web.TopicRenderer: no fragment for topic %q (a %T)", topic, snapshot)
 		}
-		return renderHTML(context.Background(), comp)
+		return renderHTML(ctx, comp)
 	}
 }

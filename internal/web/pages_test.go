@@ -100,7 +100,7 @@ func TestPlayerNamesAreEscaped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), false)(domain.BoardTopic("xss", domain.AllTime, 10), top)
+	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), false, "")(domain.BoardTopic("xss", domain.AllTime, 10), top)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestRedisDown(t *testing.T) {
 }
 
 func TestStatusFragment(t *testing.T) {
-	render := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), false)
+	render := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), false, "")
 	down, _ := render(domain.TopicStatus, live.Status{Available: false, Detail: "refused"})
 	up, _ := render(domain.TopicStatus, live.Status{Available: true})
 	if !strings.Contains(string(down), `id="redis-status"`) || !strings.Contains(string(down), "Redis unavailable") {

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"net/http"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -16,7 +15,7 @@ import (
 // render writes a templ component as the HTML response: the one way handlers answer with HTML.
 // A component that fails to render is answered by the error page, never half written.
 func (s *server) render(c echo.Context, status int, t templ.Component) error {
-	html, err := renderHTML(c.Request().Context(), t)
+	html, err := renderHTML(views.WithBasePath(c.Request().Context(), basePath(c)), t)
 	if err != nil {
 		return err
 	}
@@ -62,6 +61,3 @@ func unavailable(ch views.Chrome, err error) views.Chrome {
 }
 
 func isHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }
-
-// seeOther answers a plain form post: back to a page with a GET (post/redirect/get).
-func seeOther(c echo.Context, url string) error { return c.Redirect(http.StatusSeeOther, url) }

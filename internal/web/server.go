@@ -44,6 +44,12 @@ type Deps struct {
 	TrustProxy bool
 	// WS bounds the websocket viewers (zero fields: DefaultWSLimits).
 	WS WSLimits
+	// BasePath is the path prefix zpulse is served under behind a proxy ("/zpulse"; "" is the
+	// root): every page, asset, form, redirect and websocket URL carries it.
+	BasePath string
+	// AccessLog says which requests are logged: AccessLogAll (also ""), AccessLogErrors
+	// (status 400 and above) or AccessLogOff. Static files and probes log at DEBUG.
+	AccessLog string
 }
 
 // Watcher is what the HTTP layer asks of the live watcher (*live.Watcher): what it knows of
@@ -71,21 +77,10 @@ func NewServer(d Deps) *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(d.TrustProxy)
 	e.HTTPErrorHandler = s.handleError
+	e.Pre(stripBasePath(d.BasePath))
 	e.Use(
 		middleware.RequestID(),
-		middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
-			LogStatus: true, LogURI: true, LogMethod: true, LogLatency: true, LogRequestID: true, LogError: true,
-			HandleError: true,
-			LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
-				level := slog.LevelInfo
-				if v.Status >= http.StatusInternalServerError {
-					level = slog.LevelError
-				}
-				d.Log.LogAttrs(c.Request().Context(), level, "request", slog.String("method", v.Method), slog.String("uri", v.URI),
-					slog.Int("status", v.Status), slog.Duration("latency", v.Latency), slog.String("request_id", v.RequestID))
-				return nil
-			},
-		}),
+		accessLog(d.Log, d.AccessLog),
 		middleware.Recover(),
 		middleware.BodyLimit(maxBodyBytes),
 		middleware.SecureWithConfig(middleware.SecureConfig{

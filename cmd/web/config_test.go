@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+// --help prints every flag with its type and exits with success; --version prints the
+// version and commit without serving.
+func TestHelpAndVersion(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"--help"}, env(nil), &out); err != nil {
+		t.Fatalf("--help: %v", err)
+	}
+	for _, want := range []string{"-poll-interval duration", "-demo-every duration", "-big-key-members members", "-log-format format",
+		"-log-level level", "-access-log requests", "-base-path string", "-version"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--help lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"--version"}, env(nil), &out); err != nil {
+		t.Fatalf("--version: %v", err)
+	}
+	if !strings.HasPrefix(out.String(), "zpulse ") || !strings.Contains(out.String(), "\ncommit ") {
+		t.Errorf("--version = %q", out.String())
+	}
+}
+
+// Durations and numbers are typed flags; the environment goes through the same parsers, and
+// a bad value names its variable.
+func TestTypedFlags(t *testing.T) {
+	cfg, err := parseConfig([]string{"--demo-every", "1s", "--big-key-members", "7", "--log-format", "json", "--log-level", "debug",
+		"--access-log", "errors", "--base-path", "/zpulse/"}, env(nil), io.Discard)
+	if err != nil || cfg.DemoEvery != time.Second || cfg.BigKey != 7 || cfg.LogFormat != "json" || cfg.LogLevel != slog.LevelDebug ||
+		cfg.AccessLog != "errors" || cfg.BasePath != "/zpulse" {
+		t.Fatalf("flags: %+v %v", cfg, err)
+	}
+	cfg, err = parseConfig(nil, env(map[string]string{"ZPULSE_DEMO_EVERY": "2s", "ZPULSE_BIG_KEY_MEMBERS": "9", "ZPULSE_LOG_LEVEL": "warn",
+		"ZPULSE_ACCESS_LOG": "off", "ZPULSE_BASE_PATH": "zpulse", "ZPULSE_LOG_FORMAT": "json"}), io.Discard)
+	if err != nil || cfg.DemoEvery != 2*time.Second || cfg.BigKey != 9 || cfg.LogLevel != slog.LevelWarn || cfg.AccessLog != "off" ||
+		cfg.BasePath != "/zpulse" || cfg.LogFormat != "json" {
+		t.Fatalf("environment: %+v %v", cfg, err)
+	}
+	for _, bad := range [][]string{{"--big-key-members", "1e3"}, {"--big-key-members", "0"}, {"--demo-every", "400"}, {"--log-format", "xml"},
+		{"--log-level", "loud"}, {"--access-log", "some"}, {"--base-path", "/a?b"}, {"--base-path", "/a b"}, {"--base-path", "/../x"}} {
+		if _, err := parseConfig(bad, env(nil), io.Discard); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+	if _, err := parseConfig(nil, env(map[string]string{"ZPULSE_BIG_KEY_MEMBERS": "lots"}), io.Discard); err == nil ||
+		!strings.Contains(err.Error(), "ZPULSE_BIG_KEY_MEMBERS") {
+		t.Errorf("a bad ZPULSE_BIG_KEY_MEMBERS: %v", err)
+	}
+	if cfg, _ := parseConfig([]string{"--base-path", "/"}, env(nil), io.Discard); cfg.BasePath != "" {
+		t.Errorf("--base-path / = %q, want the root", cfg.BasePath)
+	}
+}
+
+// --log-format json writes JSON lines.
+func TestJSONLogs(t *testing.T) {
+	_, stop, logs := startRun(t, []string{"--log-format", "json"}, nil)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), `{"time":`) || !strings.Contains(logs.String(), `"msg":"zpulse is serving"`) {
+		t.Errorf("logs are not JSON:\n%s", logs)
+	}
+}

@@ -1,0 +1,56 @@
+package web
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+)
+
+// The values of Deps.AccessLog (and of the --access-log flag).
+const (
+	AccessLogAll    = "all"
+	AccessLogErrors = "errors"
+	AccessLogOff    = "off"
+)
+
+// AccessLogModes lists the values Deps.AccessLog takes, for the flag's check and help.
+var AccessLogModes = []string{AccessLogAll, AccessLogErrors, AccessLogOff}
+
+// accessLog logs each request once it is answered. Static files and probes (/healthz,
+// /readyz, /metrics) log at DEBUG whatever their status: a load balancer polling a failing
+// /readyz is the probe doing its job, not an error of zpulse. Other requests log at INFO,
+// at ERROR from status 500 on; mode errors keeps only statuses from 400 on.
+func accessLog(log *slog.Logger, mode string) echo.MiddlewareFunc {
+	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		Skipper:   func(echo.Context) bool { return mode == AccessLogOff },
+		LogStatus: true, LogURI: true, LogMethod: true, LogLatency: true, LogRequestID: true, LogError: true,
+		HandleError: true,
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			if mode == AccessLogErrors && v.Status < http.StatusBadRequest {
+				return nil
+			}
+			level := slog.LevelInfo
+			switch {
+			case isQuiet(c.Path()):
+				level = slog.LevelDebug
+			case v.Status >= http.StatusInternalServerError:
+				level = slog.LevelError
+			}
+			log.LogAttrs(c.Request().Context(), level, "request", slog.String("method", v.Method), slog.String("uri", v.URI),
+				slog.Int("status", v.Status), slog.Duration("latency", v.Latency), slog.String("request_id", v.RequestID))
+			return nil
+		},
+	})
+}
+
+// isQuiet says whether a route's requests are routine enough to log at DEBUG only.
+func isQuiet(route string) bool {
+	switch route {
+	case "/healthz", "/readyz", "/metrics":
+		return true
+	}
+	return strings.HasPrefix(route, "/static/")
+}

@@ -1,0 +1,53 @@
+package web
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/zpulse/zpulse/static"
+)
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// --access-log: all logs pages at INFO and static files and probes at DEBUG; errors keeps
+// statuses from 400 on; off logs no request.
+func TestAccessLogModes(t *testing.T) {
+	css := "/static/" + static.Path("app.css")
+	for mode, want := range map[string][]string{
+		AccessLogAll: {`level=INFO msg=request method=GET uri=/boards status=200`, `level=DEBUG msg=request method=GET uri=` + css + ` status=200`,
+			`level=DEBUG msg=request method=GET uri=/readyz`, `level=DEBUG msg=request method=GET uri=/healthz`, `uri=/nope status=404`},
+		AccessLogErrors: {`level=INFO msg=request method=GET uri=/nope status=404`},
+		AccessLogOff:    nil,
+	} {
+		logs := &lockedBuffer{}
+		s := newTestServerWith(t, "", nil, func(d *Deps) {
+			d.AccessLog = mode
+			d.Log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		})
+		for _, path := range []string{"/boards", css, "/readyz", "/healthz", "/nope"} {
+			s.get(t, path)
+		}
+		got := logs.String()
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: no %q in\n%s", mode, w, got)
+			}
+		}
+		if n := strings.Count(got, "msg=request "); n != len(want) {
+			t.Errorf("%s: %d requests logged, want %d:\n%s", mode, n, len(want), got)
+		}
+	}
+}
