@@ -22,6 +22,7 @@ type Leaderboards struct {
 	clock    domain.Clock
 	settings *ttlCache[domain.BoardSettings]
 	found    *Discovery
+	bookkept *seenSet // boards indexed and unique keys given their expiry, by this process
 }
 
 var _ domain.LeaderboardService = (*Leaderboards)(nil)
@@ -31,7 +32,7 @@ const uniqueTTL = 24 * time.Hour
 
 // newLeaderboards returns leaderboards kept in rdb under keys, listing the boards found.
 func newLeaderboards(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Leaderboards {
-	return &Leaderboards{rdb: rdb, keys: keys, clock: c.local(), found: found, settings: newTTLCache[domain.BoardSettings](settingsTTL, c.local())}
+	return &Leaderboards{rdb: rdb, keys: keys, clock: c.local(), found: found, settings: newTTLCache[domain.BoardSettings](settingsTTL, c.local()), bookkept: newSeenSet()}
 }
 
 func (l *Leaderboards) AddPoints(ctx context.Context, board, player string, points int64) (domain.Entry, error) {
@@ -80,15 +81,28 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 			results = append(results, run(l.keys.PeriodBoard(board, p, now), strconv.FormatInt(expireAt, 10)))
 		}
 	}
-	// The bookkeeping is not part of any score's read-modify-write: SADD and PFADD are idempotent.
-	pipe.SAdd(ctx, l.keys.BoardIndex(), board)
+	// The bookkeeping is not part of any score's read-modify-write, and is sent only when it
+	// changes something: the PFADD of each add, but the index's SADD and the unique key's
+	// EXPIREAT about once a minute per board and process (seenSet), not per add.
 	unique := l.keys.BoardUnique(board, now)
+	index, expire := l.bookkept.due(board, now), l.bookkept.due(unique, now)
+	if index {
+		pipe.SAdd(ctx, l.keys.BoardIndex(), board)
+	}
 	pipe.PFAdd(ctx, unique, player)
-	pipe.ExpireAt(ctx, unique, domain.Daily.End(now).Add(uniqueTTL))
+	if expire {
+		pipe.ExpireAt(ctx, unique, domain.Daily.End(now).Add(uniqueTTL))
+	}
 	if err := exec(ctx, l.rdb, pipe); err != nil {
 		return domain.Entry{}, opWriteError("redisrepo.Leaderboards.write", err)
 	}
-	l.found.add(boardKeys, board)
+	if index {
+		l.bookkept.done(board, now)
+		l.found.add(boardKeys, board)
+	}
+	if expire {
+		l.bookkept.done(unique, now)
+	}
 	entries := make([]domain.Entry, len(results))
 	for i, res := range results {
 		vals, _ := res.Val().([]any)
@@ -177,6 +191,8 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 		deleted[i] = pipe.Del(ctx, k)
 	}
 	pipe.SRem(ctx, l.keys.BoardIndex(), board)
+	l.bookkept.forget(board)
+	l.bookkept.forget(l.keys.BoardUnique(board, l.clock.Now()))
 	if err := exec(ctx, l.rdb, pipe); err != nil {
 		return 0, opWriteError("redisrepo.Leaderboards.Reset", err)
 	}

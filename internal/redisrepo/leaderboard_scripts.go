@@ -17,7 +17,11 @@ package redisrepo
 // ARGV[2]  points: an integer to add, or the new points with ARGV[6] = "set"
 // ARGV[3]  the largest allowed |points| on this board
 // ARGV[4]  tie-break time slot (seconds since domain.TieBreakEpoch), "" for a plain board
-// ARGV[5]  PEXPIREAT for the key in epoch ms (period boards), "" for none
+// ARGV[5]  PEXPIREAT for the key in epoch ms (period boards), "" for none; sent only when the
+//
+//	key's expiry differs (PEXPIRETIME, or always where Redis lacks it), so a steady board
+//	writes no expiry per add while a changed retention still applies at the next add
+//
 // ARGV[6]  "add" or "set"
 // Returns  {1, new score (string), 0-based rank from the top}
 //
@@ -33,18 +37,24 @@ end
 if points > max or points < -max then
   return {0, current or '0'}
 end
+local score
 if slot ~= '' then
   local slots = 1073741824
-  redis.call('ZADD', key, string.format('%.17g', points + (slots - 1 - tonumber(slot)) / slots), player)
+  score = string.format('%.17g', points + (slots - 1 - tonumber(slot)) / slots)
+  redis.call('ZADD', key, score, player)
 elseif ARGV[6] == 'add' then
-  redis.call('ZINCRBY', key, ARGV[2], player)
+  score = redis.call('ZINCRBY', key, ARGV[2], player)
 else
   redis.call('ZADD', key, ARGV[2], player)
+  score = ARGV[2]
 end
 if ARGV[5] ~= '' then
-  redis.call('PEXPIREAT', key, ARGV[5])
+  local at = redis.pcall('PEXPIRETIME', key)
+  if type(at) ~= 'number' or at ~= tonumber(ARGV[5]) then
+    redis.call('PEXPIREAT', key, ARGV[5])
+  end
 end
-return {1, redis.call('ZSCORE', key, player), redis.call('ZREVRANK', key, player)}
+return {1, score, redis.call('ZREVRANK', key, player)}
 `)
 
 // aroundScript returns the players around one, as ZREVRANGE orders them, in one atomic read.

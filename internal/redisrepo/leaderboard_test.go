@@ -197,3 +197,45 @@ func TestUnreachableRedisIsUnavailable(t *testing.T) {
 		t.Errorf("cancelled context: got %v", err)
 	}
 }
+
+// An add sends its script and the PFADD; the index SADD and the unique key's EXPIREAT go
+// with the first add of a board in a process and then about once a minute (issue 16).
+func TestAddPointsBookkeepingOnlyWhenItChangesSomething(t *testing.T) {
+	lb, rdb, clock := newBoards(t)
+	ctx := context.Background()
+	hook := &countingHook{}
+	rdb.AddHook(hook)
+	add := func() int {
+		t.Helper()
+		before := hook.commands
+		if _, err := lb.AddPoints(ctx, "lean", "alice", 1); err != nil {
+			t.Fatal(err)
+		}
+		return hook.commands - before
+	}
+	lb.AddPoints(ctx, "warm", "alice", 1) // loads the script
+	lb.Settings(ctx, "lean")              // the settings read is cached; leave it out of the count
+	if n := add(); n != 4 {
+		t.Errorf("first add sent %d commands, want 4 (script, SADD, PFADD, EXPIREAT)", n)
+	}
+	if n := add(); n != 2 {
+		t.Errorf("second add sent %d commands, want 2 (script, PFADD)", n)
+	}
+	if ttl := rdb.PTTL(ctx, DefaultKeys.BoardUnique("lean", clock.Now())).Val(); ttl <= 0 {
+		t.Errorf("unique key TTL = %v, want one", ttl)
+	}
+	if !rdb.SIsMember(ctx, DefaultKeys.BoardIndex(), "lean").Val() {
+		t.Error("the board is not in the index")
+	}
+	// Another instance resets the board: the index and expiry come back within the refresh.
+	rdb.Del(ctx, DefaultKeys.BoardUnique("lean", clock.Now()))
+	rdb.SRem(ctx, DefaultKeys.BoardIndex(), "lean")
+	clock.Advance(bookkeepingRefresh)
+	lb.Settings(ctx, "lean")
+	if n := add(); n != 4 {
+		t.Errorf("add after the refresh sent %d commands, want 4", n)
+	}
+	if ttl := rdb.PTTL(ctx, DefaultKeys.BoardUnique("lean", clock.Now())).Val(); ttl <= 0 || !rdb.SIsMember(ctx, DefaultKeys.BoardIndex(), "lean").Val() {
+		t.Errorf("after the refresh: unique TTL %v, indexed %v", ttl, rdb.SIsMember(ctx, DefaultKeys.BoardIndex(), "lean").Val())
+	}
+}
