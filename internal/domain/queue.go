@@ -342,12 +342,21 @@ type QueueService interface {
 	// queue's kind; EUNAVAILABLE; EUNKNOWN.
 	Enqueue(ctx context.Context, queue string, job NewJob) (Enqueued, error)
 
+	// EnqueueBatch is Enqueue for 1..MaxBatchJobs jobs in one call, each its own atomic step
+	// with its own Result. Returns EINVALID for a bad name or batch size, EUNAVAILABLE.
+	EnqueueBatch(ctx context.Context, queue string, jobs []NewJob) ([]Result[Enqueued], error)
+
 	// Poll takes the job that leaves first: the lowest score (ZPOPMIN) of a priority queue,
 	// the earliest due job (the article's POP_DUE) of a delayed queue. Two consumers never get
 	// one job. With a lease the job moves atomically into the processing set until Ack; with a
 	// wait it blocks (BZPOPMIN) without delaying any other command. ok is false when the queue
 	// is empty or nothing is due. Returns EINVALID, EUNAVAILABLE, or ctx's error.
 	Poll(ctx context.Context, queue string, opt PollOptions) (d Delivery, ok bool, err error)
+
+	// PollBatch leases up to n (1..MaxBatchPoll) jobs in one call, each as Poll with a lease
+	// and each with its own lease token; fewer when fewer are due. Returns EINVALID,
+	// EUNAVAILABLE.
+	PollBatch(ctx context.Context, queue string, n int, lease time.Duration) ([]Delivery, error)
 
 	// Ack completes a leased job: it leaves the processing set with its payload and attempt
 	// count, and is remembered as completed for CompletedRetention. token is the lease's
@@ -357,6 +366,11 @@ type QueueService interface {
 	// completed the job; ENOTFOUND when the job is not in flight at all; EINVALID;
 	// EUNAVAILABLE; EUNKNOWN.
 	Ack(ctx context.Context, queue, id, token string) error
+
+	// AckBatch is Ack for 1..MaxBatchAcks leased jobs in one call, each its own atomic step;
+	// the answer holds each ack's error (nil: acked). Returns EINVALID for a bad name or batch
+	// size, EUNAVAILABLE.
+	AckBatch(ctx context.Context, queue string, acks []AckItem) ([]error, error)
 
 	// Extend is a heartbeat: the lease of token now ends lease (MinLease..MaxLease) after
 	// now, so a worker on a long job keeps it. Returns the new deadline. Errors as Ack.

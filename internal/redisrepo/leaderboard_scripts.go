@@ -57,6 +57,52 @@ end
 return {1, score, redis.call('ZREVRANK', key, player)}
 `)
 
+// addBatchScript is addScript's add for many players on one board in one call: each player's
+// change is checked and made as addScript's is (a refused one changes nothing and the others
+// go on), so a batch costs one script's overhead rather than one per player.
+//
+// KEYS[1]  the board's ZSET (all-time or one period)
+// ARGV[1]  the largest allowed |points| on this board
+// ARGV[2]  tie-break time slot (seconds since domain.TieBreakEpoch), "" for a plain board
+// ARGV[3]  PEXPIREAT for the key in epoch ms (period boards), "" for none: as addScript's
+// ARGV[4…] player id, points to add, player id, points to add, …
+// Returns  {ok, score (string), rank, ok, score, rank, …}: per player 1, the new score and its
+// 0-based rank from the top; or 0, the current score (unchanged) and -1 when refused
+var addBatchScript = newScript(`
+local key, max, slot = KEYS[1], tonumber(ARGV[1]), ARGV[2]
+local out = {}
+for i = 4, #ARGV, 2 do
+  local player, n = ARGV[i], tonumber(ARGV[i + 1])
+  local current = redis.call('ZSCORE', key, player)
+  local points = (current and math.floor(tonumber(current)) or 0) + n
+  if points > max or points < -max then
+    out[#out + 1], out[#out + 2], out[#out + 3] = 0, current or '0', -1
+  else
+    local score
+    if slot ~= '' then
+      local slots = 1073741824
+      score = string.format('%.17g', points + (slots - 1 - tonumber(slot)) / slots)
+      redis.call('ZADD', key, score, player)
+    else
+      score = redis.call('ZINCRBY', key, ARGV[i + 1], player)
+    end
+    out[#out + 1], out[#out + 2], out[#out + 3] = 1, score, -1
+  end
+end
+for i = 1, #out, 3 do
+  if out[i] == 1 then
+    out[i + 2] = redis.call('ZREVRANK', key, ARGV[4 + (i - 1) / 3 * 2])
+  end
+end
+if ARGV[3] ~= '' then
+  local at = redis.pcall('PEXPIRETIME', key)
+  if type(at) ~= 'number' or at ~= tonumber(ARGV[3]) then
+    redis.call('PEXPIREAT', key, ARGV[3])
+  end
+end
+return out
+`)
+
 // aroundScript returns the players around one, as ZREVRANGE orders them, in one atomic read.
 //
 // KEYS[1]  the board's ZSET
