@@ -82,7 +82,7 @@ local done = redis.call('ZSCORE', KEYS[7], ARGV[1])
 if done and tonumber(done) > leaseNow(ARGV[11]) - tonumber(ARGV[12]) then return {-7, kind, tonumber(done)} end
 -- A new job under this id: nothing of an earlier one (its completion, a token a foreign
 -- consumer left behind, its attempts and errors) carries over.
-redis.call('ZREM', KEYS[7], ARGV[1])
+if done then redis.call('ZREM', KEYS[7], ARGV[1]) end
 for i = 8, 11 do redis.call('HDEL', KEYS[i], ARGV[1]) end
 redis.call('ZADD', KEYS[1], score, ARGV[1])
 if ARGV[8] ~= '' then
@@ -90,8 +90,8 @@ if ARGV[8] ~= '' then
 else
   redis.call('HDEL', KEYS[3], ARGV[1])
 end
-redis.call('HINCRBY', KEYS[6], ARGV[9], 1)
-redis.call('PEXPIRE', KEYS[6], ARGV[10])
+-- The hash's expiry is set by the first count of each second, which is the first of the hash.
+if redis.call('HINCRBY', KEYS[6], ARGV[9], 1) == 1 then redis.call('PEXPIRE', KEYS[6], ARGV[10]) end
 return {1, kind, score}
 `)
 

@@ -29,6 +29,7 @@ type Queues struct {
 	found    *Discovery
 	settings *ttlCache[domain.QueueSettings]
 	replicas replicaWait // an enqueue waits for replicas (OpenOptions.WaitReplicas)
+	bookkept *seenSet    // queues this process put in the index (QueueIndex) lately
 }
 
 var _ domain.QueueService = (*Queues)(nil)
@@ -39,7 +40,7 @@ var _ domain.QueueService = (*Queues)(nil)
 // scripts' (Redis TIME unless a clock is given).
 func newQueues(rdb, blocking redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Queues {
 	return &Queues{rdb: rdb, blocking: blocking, keys: keys, clock: c.local(), lease: c.script, found: found,
-		settings: newTTLCache[domain.QueueSettings](queueSettingsTTL, c.local())}
+		settings: newTTLCache[domain.QueueSettings](queueSettingsTTL, c.local()), bookkept: newSeenSet()}
 }
 
 // newBlockingClient returns a client of the same Redis as rdb with a pool of its own, for
@@ -90,19 +91,15 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 	var cmd *redis.Cmd
 	err = q.replicas.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
 		cmd = plan(ctx, pipe)
-	}, func(pipe redis.Pipeliner) {
-		// The index is not part of the job's atomic step: SADD is idempotent and keeps the
-		// script in the queue's slot.
-		pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
-	})
+	}, q.index(ctx, queue, now))
 	notReplicated := errors.Is(err, errNotReplicated)
 	if err != nil && !notReplicated {
 		return domain.Enqueued{}, opWriteError("redisrepo.Queues.Enqueue", err)
 	}
-	q.found.add(queueKeys, queue)
-	out, err := q.enqueued(queue, job, cmd)
-	if err != nil {
-		return domain.Enqueued{}, err
+	q.indexed(queue, now)
+	out, rerr := q.enqueued(queue, job, cmd)
+	if rerr != nil {
+		return domain.Enqueued{}, rerr
 	}
 	if notReplicated {
 		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: job %q is enqueued (enqueueing it again with its id is safe), but %w", job.ID, err)
@@ -132,12 +129,12 @@ func (q *Queues) EnqueueBatch(ctx context.Context, queue string, jobs []domain.N
 				cmds[i] = plan(ctx, pipe)
 			}
 		}
-	}, func(pipe redis.Pipeliner) { pipe.SAdd(ctx, q.keys.QueueIndex(), queue) })
+	}, q.index(ctx, queue, now))
 	notReplicated := errors.Is(err, errNotReplicated)
 	if err != nil && !notReplicated {
 		return nil, opWriteError("redisrepo.Queues.EnqueueBatch", err)
 	}
-	q.found.add(queueKeys, queue)
+	q.indexed(queue, now)
 	for i, cmd := range cmds {
 		if cmd == nil {
 			continue
@@ -148,6 +145,25 @@ func (q *Queues) EnqueueBatch(ctx context.Context, queue string, jobs []domain.N
 		}
 	}
 	return out, nil
+}
+
+// index returns what adds a queue to the index of queues (SADD), or nothing when this
+// process did so within bookkeepingRefresh: the index is not part of any job's atomic step
+// (SADD is idempotent and keeps the scripts in the queue's slot), and sending it once a
+// minute rather than with every call is enough for discovery and the reaper.
+func (q *Queues) index(ctx context.Context, queue string, now time.Time) func(redis.Pipeliner) {
+	if !q.bookkept.due(queue, now) {
+		return func(redis.Pipeliner) {}
+	}
+	return func(pipe redis.Pipeliner) { pipe.SAdd(ctx, q.keys.QueueIndex(), queue) }
+}
+
+// indexed records that a call through index went through.
+func (q *Queues) indexed(queue string, now time.Time) {
+	if q.bookkept.due(queue, now) {
+		q.bookkept.done(queue, now)
+		q.found.add(queueKeys, queue)
+	}
 }
 
 // planEnqueue checks a job (giving it an id when it has none) and returns what adds its
@@ -372,7 +388,8 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 		tokens[i] = NewToken()
 		cmds[i] = leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[i])
 	}
-	pipe.SAdd(ctx, q.keys.QueueIndex(), queue) // the reaper must know this queue
+	now := q.now()
+	q.index(ctx, queue, now)(pipe) // the reaper must know this queue
 	if err := exec(ctx, q.rdb, pipe); err != nil {
 		// A lost answer leaves the jobs leased to nobody: the reaper gives them back after the lease.
 		return nil, opWriteError("redisrepo.Queues.Poll", err)
@@ -393,9 +410,7 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 		d.LeaseDeadline, d.Attempt, d.Token = &t, int(attempt), tokens[i]
 		out = append(out, d)
 	}
-	if len(out) > 0 {
-		q.found.add(queueKeys, queue)
-	}
+	q.indexed(queue, now)
 	return out, nil
 }
 
