@@ -21,12 +21,9 @@ func (q *Queues) Ack(ctx context.Context, queue, id, token string) error {
 	if err := validateLeaseOp(queue, id, token); err != nil {
 		return err
 	}
-	pipe := q.rdb.Pipeline()
-	read := q.planAck(ctx, pipe, queue, id, token, q.now())
-	if err := exec(ctx, q.rdb, pipe); err != nil {
-		return opWriteError("redisrepo.Queues.Ack", err)
-	}
-	return read()
+	// One script call straight on the client (Run: EVALSHA, EVAL if Redis forgot it), cheaper
+	// than a pipeline of one.
+	return q.planAck(ctx, q.rdb, queue, id, token, q.now())()
 }
 
 // AckBatch acks up to domain.MaxBatchAcks leased jobs in one round trip: each ack is its own
@@ -60,13 +57,20 @@ func (q *Queues) AckBatch(ctx context.Context, queue string, acks []domain.AckIt
 	return out, nil
 }
 
-// planAck adds an ack's script to pipe and returns the reader of its answer.
-func (q *Queues) planAck(ctx context.Context, pipe redis.Pipeliner, queue, id, token string, now time.Time) func() error {
+// planAck sends an ack's script through c (a pipeline, or the client itself, which runs it at
+// once) and returns the reader of its answer.
+func (q *Queues) planAck(ctx context.Context, c redis.Scripter, queue, id, token string, now time.Time) func() error {
 	keys := []string{q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue),
 		q.keys.QueueLeases(queue), q.keys.QueueErrors(queue), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
 		q.keys.QueueThroughput(queue, now)}
-	cmd := ackScript.EvalSha(ctx, pipe, keys, id, token, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
-		domain.CompletedKept, tputField(now, 'c'), queueThroughputTTL.Milliseconds())
+	args := []any{id, token, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
+		domain.CompletedKept, tputField(now, 'c'), queueThroughputTTL.Milliseconds()}
+	var cmd *redis.Cmd
+	if _, piped := c.(redis.Pipeliner); piped {
+		cmd = ackScript.EvalSha(ctx, c, keys, args...)
+	} else {
+		cmd = ackScript.Run(ctx, c, keys, args...)
+	}
 	return func() error {
 		vals, err := cmd.Int64Slice()
 		switch {

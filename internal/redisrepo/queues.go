@@ -89,9 +89,19 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 		return domain.Enqueued{}, err
 	}
 	var cmd *redis.Cmd
-	err = q.replicas.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
-		cmd = plan(ctx, pipe)
-	}, q.index(ctx, queue, now))
+	if q.replicas.n == 0 && !q.bookkept.due(queue, now) {
+		// Nothing to send beside the script: one call straight on the client (Run: EVALSHA,
+		// EVAL if Redis forgot it), cheaper than a pipeline of one.
+		cmd = plan(ctx, q.rdb)
+		err = cmd.Err()
+		if errors.Is(err, redis.Nil) {
+			err = nil
+		}
+	} else {
+		err = q.replicas.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
+			cmd = plan(ctx, pipe)
+		}, q.index(ctx, queue, now))
+	}
 	notReplicated := errors.Is(err, errNotReplicated)
 	if err != nil && !notReplicated {
 		return domain.Enqueued{}, opWriteError("redisrepo.Queues.Enqueue", err)
@@ -119,7 +129,7 @@ func (q *Queues) EnqueueBatch(ctx context.Context, queue string, jobs []domain.N
 	now := q.now()
 	out := make([]domain.Result[domain.Enqueued], len(jobs))
 	cmds := make([]*redis.Cmd, len(jobs))
-	plans := make([]func(context.Context, redis.Pipeliner) *redis.Cmd, len(jobs))
+	plans := make([]func(context.Context, redis.Scripter) *redis.Cmd, len(jobs))
 	for i := range jobs {
 		plans[i], out[i].Err = q.planEnqueue(queue, &jobs[i], now)
 	}
@@ -166,9 +176,10 @@ func (q *Queues) indexed(queue string, now time.Time) {
 	}
 }
 
-// planEnqueue checks a job (giving it an id when it has none) and returns what adds its
-// enqueue script to a pipeline.
-func (q *Queues) planEnqueue(queue string, job *domain.NewJob, now time.Time) (func(context.Context, redis.Pipeliner) *redis.Cmd, error) {
+// planEnqueue checks a job (giving it an id when it has none) and returns what sends its
+// enqueue script through a pipeline (EVALSHA; exec resends a forgotten script) or straight
+// on the client (Run).
+func (q *Queues) planEnqueue(queue string, job *domain.NewJob, now time.Time) (func(context.Context, redis.Scripter) *redis.Cmd, error) {
 	if job.ID == "" {
 		job.ID = NewToken()[:20]
 	}
@@ -208,8 +219,12 @@ func (q *Queues) planEnqueue(queue string, job *domain.NewJob, now time.Time) (f
 		q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
 		q.keys.QueueLeases(queue), q.keys.QueueAttempts(queue), q.keys.QueueErrors(queue)}
 	j := *job
-	return func(ctx context.Context, pipe redis.Pipeliner) *redis.Cmd {
-		return enqueueScript.EvalSha(ctx, pipe, keys, j.ID, string(domain.DefaultQueueKind(queue)), boolArg(j.HasPriority),
+	return func(ctx context.Context, c redis.Scripter) *redis.Cmd {
+		call := enqueueScript.Run
+		if _, piped := c.(redis.Pipeliner); piped {
+			call = enqueueScript.EvalSha
+		}
+		return call(ctx, c, keys, j.ID, string(domain.DefaultQueueKind(queue)), boolArg(j.HasPriority),
 			j.Priority, runAt, delay, now.UnixMilli(), string(j.Payload), field, queueThroughputTTL.Milliseconds(),
 			q.leaseNow(), domain.CompletedRetention.Milliseconds())
 	}, nil
@@ -381,18 +396,28 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue),
 		q.keys.QueueScores(queue), q.keys.QueueLeases(queue)}
-	pipe := q.rdb.Pipeline()
 	cmds := make([]*redis.Cmd, n)
 	tokens := make([]string, n)
-	for i := range cmds {
-		tokens[i] = NewToken()
-		cmds[i] = leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[i])
-	}
 	now := q.now()
-	q.index(ctx, queue, now)(pipe) // the reaper must know this queue
-	if err := exec(ctx, q.rdb, pipe); err != nil {
-		// A lost answer leaves the jobs leased to nobody: the reaper gives them back after the lease.
-		return nil, opWriteError("redisrepo.Queues.Poll", err)
+	if n == 1 && !q.bookkept.due(queue, now) {
+		// One script and nothing beside it: straight on the client (Run: EVALSHA, EVAL if
+		// Redis forgot it), cheaper than a pipeline of one.
+		tokens[0] = NewToken()
+		cmds[0] = leaseScript.Run(ctx, q.rdb, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[0])
+		if err := cmds[0].Err(); err != nil && !errors.Is(err, redis.Nil) {
+			return nil, opWriteError("redisrepo.Queues.Poll", err)
+		}
+	} else {
+		pipe := q.rdb.Pipeline()
+		for i := range cmds {
+			tokens[i] = NewToken()
+			cmds[i] = leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[i])
+		}
+		q.index(ctx, queue, now)(pipe) // the reaper must know this queue
+		if err := exec(ctx, q.rdb, pipe); err != nil {
+			// A lost answer leaves the jobs leased to nobody: the reaper gives them back after the lease.
+			return nil, opWriteError("redisrepo.Queues.Poll", err)
+		}
 	}
 	var out []domain.Delivery
 	for i, cmd := range cmds {
