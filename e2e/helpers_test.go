@@ -335,11 +335,27 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 // fails the test (saying what it waited for) if it is not within timeout.
 func waitJS(t *testing.T, ctx context.Context, what, expr string, timeout time.Duration) {
 	t.Helper()
-	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr,
-		chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(timeout)))
-	if err != nil {
-		t.Fatalf("waiting %v for %s: %v", timeout, what, err)
+	deadline := time.Now().Add(timeout)
+	for {
+		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr,
+			chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(time.Until(deadline))))
+		if err == nil {
+			return
+		}
+		// A navigation that lands while the poll runs destroys the page's JavaScript context
+		// under it: poll again in the new page, within the same deadline.
+		if !navigatedAway(err) || time.Now().After(deadline) {
+			t.Fatalf("waiting %v for %s: %v", timeout, what, err)
+		}
 	}
+}
+
+// navigatedAway says whether err is Chromium's answer to a script whose page was replaced.
+func navigatedAway(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Cannot find context with specified id") ||
+		strings.Contains(msg, "Execution context was destroyed") ||
+		strings.Contains(msg, "Inspected target navigated or closed")
 }
 
 // waitLive waits until the page's live connection is open (the ws wrapper's data-conn).

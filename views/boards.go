@@ -19,6 +19,7 @@ type BoardPageData struct {
 	BigKey   int64 // members above which a board counts as a big key
 	Lookup   *Lookup
 	Forms    map[string]Form // by form id (see BoardFormIDs)
+	History  *domain.History // nil: not shown
 }
 
 // Lookup is the outcome of a player lookup: the player's entry (nil: not ranked) and the
@@ -135,4 +136,21 @@ func rawTitle(e domain.Entry) string {
 		return ""
 	}
 	return "Redis score " + strconv.FormatFloat(e.Raw, 'f', -1, 64)
+}
+
+// entriesRankURL is the entries page from a rank on.
+func entriesRankURL(board string, period domain.Period, rank int64) string {
+	q := url.Values{"rank": {strconv.FormatInt(rank, 10)}}
+	if period != domain.AllTime {
+		q.Set("period", string(period))
+	}
+	return boardURL(board) + "/entries?" + q.Encode()
+}
+
+// exportURL is a board's CSV export.
+func exportURL(board string, period domain.Period) string {
+	if period == domain.AllTime {
+		return boardURL(board) + "/export.csv"
+	}
+	return boardURL(board) + "/export.csv?" + url.Values{"period": {string(period)}}.Encode()
 }

@@ -15,6 +15,7 @@ type QueuePageData struct {
 	View     domain.QueueView
 	Settings domain.QueueSettings
 	Forms    map[string]Form // by form id: "enqueue", "queue-settings"
+	History  *domain.History // nil: not shown
 }
 
 func (d QueuePageData) form(id string) Form {
@@ -92,6 +93,20 @@ func seriesTotal(series []int64) int64 {
 		sum += n
 	}
 	return sum
+}
+
+// relTime says when at is, seen from now: "in 12 s", "3 min ago", "now". For pages that are
+// not pushed live (a job's page); live fragments carry data-at-ms for app.js instead.
+func relTime(atMs, nowMs int64) string {
+	d := time.Duration(atMs-nowMs) * time.Millisecond
+	switch {
+	case d > -time.Second && d < time.Second:
+		return "now"
+	case d > 0:
+		return "in " + domain.FormatDuration(d)
+	default:
+		return domain.FormatDuration(-d) + " ago"
+	}
 }
 
 func utcTime(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05.000Z") }

@@ -38,7 +38,11 @@ type config struct {
 	AccessLog    string // web.AccessLogAll, AccessLogErrors or AccessLogOff
 	BasePath     string // path prefix behind a proxy, "/zpulse"; "" is the root
 	Version      bool   // print the version and exit
+	MetricsMax   int    // labelled entities of each kind a /metrics scrape reports
 }
+
+// maxMetricsEntities bounds --metrics-max-entities: a scrape reads about 17 commands per queue.
+const maxMetricsEntities = 10_000
 
 const (
 	minPollInterval = 10 * time.Millisecond
@@ -102,6 +106,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	envOf["access-log"] = "ZPULSE_ACCESS_LOG"
 	str(&cfg.BasePath, "base-path", "ZPULSE_BASE_PATH", "", "path prefix zpulse is served under behind a proxy, e.g. /zpulse; none: the root")
 	fs.BoolVar(&cfg.Version, "version", false, "print the version and commit, then exit")
+	fs.IntVar(&cfg.MetricsMax, "metrics-max-entities", 200, fmt.Sprintf("queues, limiters, boards and locks a /metrics scrape reports at most, each, 1 to %d (ZPULSE_METRICS_MAX_ENTITIES)", maxMetricsEntities))
+	envOf["metrics-max-entities"] = "ZPULSE_METRICS_MAX_ENTITIES"
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -137,6 +143,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		if n := *l.dst; n < 1 || n > l.hi {
 			return cfg, fmt.Errorf("%s must be a whole number from 1 to %d (got %d)", l.name, l.hi, n)
 		}
+	}
+	if cfg.MetricsMax < 1 || cfg.MetricsMax > maxMetricsEntities {
+		return cfg, fmt.Errorf("metrics-max-entities must be a whole number from 1 to %d (got %d)", maxMetricsEntities, cfg.MetricsMax)
 	}
 	if cfg.WaitReplicas < 0 || cfg.WaitReplicas > redisrepo.MaxWaitReplicas {
 		return cfg, fmt.Errorf("redis-wait-replicas must be a whole number from 0 to %d (got %d)", redisrepo.MaxWaitReplicas, cfg.WaitReplicas)

@@ -70,6 +70,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := live.NewMetrics(reg)
+	reg.MustRegister(&web.BusinessCollector{Read: svc.Business, Limit: cfg.MetricsMax, ErrorCounts: svc.CommandErrors.Counts, Log: log})
 	clock := domain.SystemClock{}
 	leaderboards, locks, limiters, queues, singletons := svc.Leaderboards, svc.Locks, svc.Limiters, svc.Queues, svc.Singletons
 	wg.Go(func() { svc.Run(ctx) }) // discovery, the lock watchdog, the limiters' history
@@ -98,6 +99,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		})
 	}
 	wg.Go(func() { watcher.Run(ctx) })
+	// One instance records the history every instance's charts read.
+	wg.Go(func() {
+		_ = singletons.Run(ctx, redisrepo.HistoryRecorderLoop, func(ctx context.Context, _ int64) error {
+			return svc.History.RunRecorder(ctx, watcher.Nudge)
+		})
+	})
 	wg.Go(func() {
 		_ = singletons.Run(ctx, "queue-reaper", func(ctx context.Context, fence int64) error {
 			return queues.RunReaper(ctx, reapEvery, fence, func(returned, died int64) {
@@ -108,7 +115,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	})
 
 	handler := web.NewServer(web.Deps{
-		Leaderboards: leaderboards, Queues: queues, Locks: locks, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
+		Leaderboards: leaderboards, Queues: queues, Locks: locks, History: svc.History, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
 		Clock: clock, AdminToken: cfg.AdminToken, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
 		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
 		Auth: svc.Auth, TrustProxy: cfg.TrustProxy, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,

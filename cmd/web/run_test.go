@@ -208,6 +208,54 @@ func TestParseAPIRateLimitConfig(t *testing.T) {
 	}
 }
 
+// Two instances on one Redis: one records the history, the other stands by; either answers
+// /metrics from Redis, with no page open, with what the other wrote.
+func TestRunRecordsHistoryInOneInstance(t *testing.T) {
+	url := "redis://" + redistest.Shared().Addr
+	a, _, logsA := startRun(t, []string{"--redis-url", url, "--demo=false"}, nil)
+	b, _, logsB := startRun(t, []string{"--redis-url", url, "--demo=false"}, nil)
+	const running = `msg="running a singleton loop in this instance" loop=history-recorder`
+	const standing = `msg="a singleton loop runs in another instance; standing by" loop=history-recorder`
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		la, lb := logsA.String(), logsB.String()
+		if strings.Contains(la, running) && strings.Contains(lb, standing) || strings.Contains(lb, running) && strings.Contains(la, standing) {
+			if strings.Contains(la, running) && strings.Contains(lb, running) {
+				t.Fatalf("both instances record:\n%s\n---\n%s", la, lb)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("want one recorder and one standing by within 10 s:\n%s\n---\n%s", la, lb)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the logs, bounded by the deadline
+	}
+
+	resp, err := http.Post("http://"+a+"/api/v1/queues/run-metrics/jobs", "application/json", strings.NewReader(`{"id":"j1","priority":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	// The other instance finds the new queue at its next discovery round (every 5 s).
+	var body []byte
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(string(body), `queue="run-metrics"`); {
+		if time.Now().After(deadline) {
+			t.Fatalf("/metrics of the other instance never showed the queue:\n%s", body)
+		}
+		time.Sleep(50 * time.Millisecond) // polling the endpoint, bounded by the deadline
+		resp, err := http.Get("http://" + b + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	for _, want := range []string{`zpulse_queue_jobs{queue="run-metrics",state="waiting"} 1`, `zpulse_locks_held `, `zpulse_http_requests_total{`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics of the other instance lacks %s", want)
+		}
+	}
+}
+
 // --trust-proxy and the websocket limits: off and the web package's defaults unless set,
 // flags over environment, bad values refused.
 func TestParseConfigTrustAndLimits(t *testing.T) {
@@ -267,6 +315,20 @@ func TestParseLiveMinGap(t *testing.T) {
 	for _, bad := range [][]string{{"--live-min-gap", "-1ms"}, {"--live-min-gap", "1s"}, {"--live-min-gap", "soon"}} {
 		if _, err := parseConfig(bad, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "live-min-gap") {
 			t.Errorf("%v: %v, want an error naming the flag", bad, err)
+		}
+	}
+}
+
+func TestParseMetricsMaxEntities(t *testing.T) {
+	if cfg, err := parseConfig(nil, env(nil), io.Discard); err != nil || cfg.MetricsMax != 200 {
+		t.Errorf("default: %d %v, want 200", cfg.MetricsMax, err)
+	}
+	if cfg, err := parseConfig(nil, env(map[string]string{"ZPULSE_METRICS_MAX_ENTITIES": "7"}), io.Discard); err != nil || cfg.MetricsMax != 7 {
+		t.Errorf("from the environment: %d %v, want 7", cfg.MetricsMax, err)
+	}
+	for _, bad := range []string{"0", "10001", "many"} {
+		if _, err := parseConfig([]string{"--metrics-max-entities", bad}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "metrics-max-entities") {
+			t.Errorf("%q: %v, want an error naming the flag", bad, err)
 		}
 	}
 }

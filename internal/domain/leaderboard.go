@@ -47,7 +47,12 @@ type BoardTop struct {
 type Page struct {
 	Entries    []Entry `json:"entries"`
 	NextCursor *string `json:"next_cursor"`
+	// Total is how many players the board has.
+	Total int64 `json:"total"`
 }
+
+// MaxRank bounds a rank asked for (EntriesAt).
+const MaxRank = 1 << 40
 
 // TieBreak says how a board orders equal points.
 type TieBreak string
@@ -185,6 +190,11 @@ type LeaderboardService interface {
 	// does not change while paging is returned exactly once, ties included.
 	// Returns EINVALID (also for a malformed cursor), EUNAVAILABLE.
 	Entries(ctx context.Context, board string, period Period, cursor string, limit int) (Page, error)
+
+	// EntriesAt is the page of limit entries from rank (1-based, at most MaxRank) on, read
+	// by rank (ZREVRANGE, O(log N + limit)), for a jump to a rank; its NextCursor continues
+	// with Entries. Past the last rank it is empty. Returns EINVALID, EUNAVAILABLE.
+	EntriesAt(ctx context.Context, board string, period Period, rank int64, limit int) (Page, error)
 
 	// Settings returns a board's settings (the defaults when none were saved).
 	// Returns EINVALID, EUNAVAILABLE.

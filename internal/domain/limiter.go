@@ -33,6 +33,10 @@ var Algorithms = []Algorithm{SlidingLog, FixedWindow, SlidingCounter, TokenBucke
 // until it is saved it is DefaultPolicy.
 const DefaultLimiter = "default"
 
+// BuiltinLimiter says a policy is one zpulse itself needs ("default", the sign-in limit
+// SignInAttempts), so it cannot be deleted.
+func BuiltinLimiter(name string) bool { return name == DefaultLimiter || name == SignInAttempts.Name }
+
 // DefaultPolicy is the policy "default" before anybody saved one: the articles' test, 3
 // requests per 10 seconds.
 var DefaultPolicy = LimitPolicy{Name: DefaultLimiter, Algorithm: SlidingLog, Limit: 3, WindowMs: 10_000}
@@ -178,6 +182,12 @@ type LimiterService interface {
 	// Clients' state is kept when the algorithm stays the same.
 	// Returns EINVALID, EUNAVAILABLE.
 	SetPolicy(ctx context.Context, p LimitPolicy) (LimitPolicy, error)
+
+	// DeletePolicy deletes a saved policy and its list of clients; the clients' counters
+	// expire with their windows. Every instance stops using it within a second.
+	// Returns ECONFLICT for a BuiltinLimiter; ENOTFOUND when no such policy is saved;
+	// EINVALID; EUNAVAILABLE.
+	DeletePolicy(ctx context.Context, limiter string) error
 
 	// Policies lists the saved policies and DefaultLimiter, sorted by name.
 	// Returns EUNAVAILABLE.

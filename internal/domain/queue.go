@@ -278,6 +278,8 @@ type QueueView struct {
 	InFlight   []QueueJob // by lease deadline, soonest first
 	Dead       int64
 	DeadJobs   []QueueJob // most recent first
+	// Paused says polls through zpulse take nothing (JobOps.SetPaused).
+	Paused bool
 	// Enqueued and Completed are per-second counts of the last ThroughputSeconds, oldest
 	// first, ending with the second before the read: jobs enqueued, and jobs acked or taken
 	// without a lease, through zpulse (a foreign consumer's ZPOPMIN is not seen).
@@ -334,6 +336,8 @@ const (
 // QueueService keeps job queues in sorted sets with the reference article's keys and scores,
 // so the article's producers and consumers share them with zpulse.
 type QueueService interface {
+	JobOps
+
 	// Enqueue adds a job. Priority queues score it priority*1e13 + now ms; delayed queues
 	// score it with its run-at ms. Returns ECONFLICT when that id is already waiting, in
 	// flight or dead (the waiting job is not moved), or completed less than

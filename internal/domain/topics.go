@@ -99,3 +99,30 @@ type KeyDisplay struct {
 	LockExample string // a lock's key for an example command, e.g. lock:order:1001
 	RateDefault string // the default limiter's per-client key, e.g. rate:<client>
 }
+
+// jobTopicPrefix + the queue name's length + "." + queue + the id in base64url: a job's page
+// (a JobDetail). Job ids may hold any printable text and topics only [A-Za-z0-9:._-], so the
+// id is encoded, and the queue's length says where the queue ends (its name may hold any
+// topic character).
+const jobTopicPrefix = "job."
+
+// JobTopic is the topic of a job's page, e.g. job.5.emailcGFzc3dvcmQtcmVzZXQ.
+func JobTopic(queue, id string) string {
+	return jobTopicPrefix + strconv.Itoa(len(queue)) + "." + queue + b64.EncodeToString([]byte(id))
+}
+
+// ParseJobTopic reads a JobTopic.
+func ParseJobTopic(topic string) (queue, id string, ok bool) {
+	rest, found := strings.CutPrefix(topic, jobTopicPrefix)
+	n, rest, found2 := strings.Cut(rest, ".")
+	size, err := strconv.Atoi(n)
+	if !found || !found2 || err != nil || size < 1 || size > len(rest) {
+		return "", "", false
+	}
+	queue = rest[:size]
+	raw, err := b64.DecodeString(rest[size:])
+	if err != nil || ValidateName("queue", queue) != nil || ValidateJobID(string(raw)) != nil {
+		return "", "", false
+	}
+	return queue, string(raw), true
+}

@@ -22,7 +22,7 @@ const (
 	topicQueryName = "topic"
 )
 
-var topicPattern = regexp.MustCompile(`^[A-Za-z0-9:._-]{1,128}$`)
+var topicPattern = regexp.MustCompile(`^[A-Za-z0-9:._-]{1,192}$`) // 192: a job topic carries a queue name and an encoded id
 
 type client struct {
 	conn   *websocket.Conn
@@ -64,7 +64,7 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, ended func()) {
 	}
 	for _, t := range topics {
 		if !topicPattern.MatchString(t) {
-			http.Error(w, "a topic is 1 to 128 characters from A-Z, a-z, 0-9 and : . _ -", http.StatusBadRequest)
+			http.Error(w, "a topic is 1 to 192 characters from A-Z, a-z, 0-9 and : . _ -", http.StatusBadRequest)
 			ended()
 			return
 		}

@@ -64,7 +64,7 @@ func (k Keys) PeriodBoard(board string, p domain.Period, t time.Time) string {
 // once per reset (about 7 ms on a local Redis), and nothing on the write path (a SET of the
 // period keys written would cost every write a command). A period board a foreign service
 // wrote without expiry, older than that window, is not found. A day's unique-player count
-// lives uniqueTTL after the day.
+// lives uniqueTTL after the day, a minute's count of writes boardAddsTTL.
 func (k Keys) BoardKeys(board string, now time.Time) []string {
 	keys := []string{k.Leaderboard(board), k.BoardSettings(board), k.LegacyBoardSettings(board)}
 	seen := map[string]bool{}
@@ -79,6 +79,11 @@ func (k Keys) BoardKeys(board string, now time.Time) []string {
 	}
 	for day := -2; day <= 1; day++ {
 		keys = append(keys, k.BoardUnique(board, now.AddDate(0, 0, day)))
+	}
+	// The minutes' counts of writes that can still exist (boardAddsTTL, 10 minutes); the
+	// history rings stay: they tell what happened before the reset.
+	for m := -11; m <= 1; m++ {
+		keys = append(keys, k.BoardAdds(board, now.Add(time.Duration(m)*time.Minute)))
 	}
 	return keys
 }
@@ -318,6 +323,11 @@ func (k Keys) QueueAckTokens(name string) string { return k.queueTag(name) + ":a
 // max_attempts. Scripts read it in the queue's slot.
 func (k Keys) QueueSettings(name string) string { return k.queueTag(name) + ":settings" }
 
+// QueuePaused is zpulse's STRING that exists while a queue is paused: the poll scripts read
+// it in the same atomic step as the take, so no poll through zpulse takes a job once it is
+// set. Consumers that read the queue's ZSET directly do not know it.
+func (k Keys) QueuePaused(name string) string { return k.queueTag(name) + ":paused" }
+
 // QueueThroughput is zpulse's HASH of a queue's counts in one minute (the minute of t, UTC):
 // "e<second>" jobs enqueued and "c<second>" jobs completed in that second. It expires
 // queueThroughputTTL after it was last written.
@@ -334,6 +344,55 @@ func (k Keys) QueueReaperFence(name string) string { return k.queueTag(name) + "
 // QueueIndex is the SET of queue names zpulse has written to; queues other services wrote
 // are found by a slow, bounded SCAN of queue:*.
 func (k Keys) QueueIndex() string { return k.OwnPrefix + "index:queues" }
+
+// BoardAdds is zpulse's HASH of a board's point adds and score sets in one minute (the minute
+// of t, UTC): "<second>" -> writes in that second. It expires boardAddsTTL after it was last
+// written; the history recorder sums it into buckets.
+func (k Keys) BoardAdds(board string, t time.Time) string {
+	return k.boardTag(board) + ":adds:" + strconv.FormatInt(t.Unix()/60, 10)
+}
+
+// ---- history ----
+//
+// Each entity's history is two fixed-size rings, STRINGs of binary slots written with
+// SETRANGE (one command per slot, no read-modify-write), beside the entity's own keys and in
+// its Cluster slot (the entity's braces):
+//
+//	<entity>:hist:10s   360 slots of 10 s  (the last hour)
+//	<entity>:hist:1m    1,440 slots of 1 min (the last 24 hours)
+//
+// where <entity> is {queue:<name>}, zpulse:limiter:{<policy>} or zpulse:board:{<board>}.
+
+// historyEntity is the prefix of an entity's history keys.
+func (k Keys) historyEntity(kind domain.HistoryKind, name string) string {
+	switch kind {
+	case domain.HistoryQueue:
+		return k.queueTag(name)
+	case domain.HistoryLimiter:
+		return k.LimiterPolicy(name)
+	default:
+		return k.boardTag(name)
+	}
+}
+
+// HistoryRing is the STRING ring of an entity's buckets over a range (see history.go for the
+// slot layout).
+func (k Keys) HistoryRing(kind domain.HistoryKind, name string, r domain.HistoryRange) string {
+	res := "10s"
+	if r == domain.HistoryDay {
+		res = "1m"
+	}
+	return k.historyEntity(kind, name) + ":hist:" + res
+}
+
+// HistoryTotals is the HASH of every entity's counters of a kind, summed over each recorded
+// 10 s bucket, for /metrics: "<series>:<name>" -> count (e.g. "completed:email-jobs"), and
+// "bucket:<name>", the last bucket added (so a bucket is never added twice). One hash per
+// kind, so a scrape reads every total with one HGETALL. Series names hold no ":", so the
+// field splits at its first one.
+func (k Keys) HistoryTotals(kind domain.HistoryKind) string {
+	return k.OwnPrefix + "history:totals:" + string(kind)
+}
 
 // ---- admin access ----
 //

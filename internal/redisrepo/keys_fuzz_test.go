@@ -31,6 +31,15 @@ var keyKinds = []struct {
 	{"unique players", func(k Keys, a, _ string, t time.Time) (string, string, bool) {
 		return k.BoardUnique(a, t), a + "\x00" + domain.Daily.Suffix(t), domain.ValidateNewBoardName(a) == nil
 	}},
+	{"board adds", func(k Keys, a, _ string, t time.Time) (string, string, bool) {
+		return k.BoardAdds(a, t), a + "\x00" + fmt.Sprint(t.Unix()/60), domain.ValidateNewBoardName(a) == nil
+	}},
+	{"queue history", history(domain.HistoryQueue)},
+	{"limiter history", history(domain.HistoryLimiter)},
+	{"board history", history(domain.HistoryBoard)},
+	{"queue totals", fixed(func(k Keys) string { return k.HistoryTotals(domain.HistoryQueue) })},
+	{"limiter totals", fixed(func(k Keys) string { return k.HistoryTotals(domain.HistoryLimiter) })},
+	{"board totals", fixed(func(k Keys) string { return k.HistoryTotals(domain.HistoryBoard) })},
 	{"board index", fixed(Keys.BoardIndex)},
 	{"queue index", fixed(Keys.QueueIndex)},
 	{"lock index", fixed(Keys.LockIndex)},
@@ -43,6 +52,7 @@ var keyKinds = []struct {
 	{"queue attempts", named("queue", Keys.QueueAttempts)},
 	{"queue scores", named("queue", Keys.QueueScores)},
 	{"queue settings", named("queue", Keys.QueueSettings)},
+	{"queue paused", named("queue", Keys.QueuePaused)},
 	{"queue throughput", func(k Keys, a, _ string, t time.Time) (string, string, bool) {
 		return k.QueueThroughput(a, t), a + "\x00" + fmt.Sprint(t.Unix()/60), domain.ValidateName("queue", a) == nil
 	}},
@@ -70,6 +80,18 @@ var keyKinds = []struct {
 	{"limiter stats", func(k Keys, a, _ string, t time.Time) (string, string, bool) {
 		return k.LimiterStats(a, t.Unix()/60), a + "\x00" + fmt.Sprint(t.Unix()/60), domain.ValidateLimiterName(a) == nil
 	}},
+}
+
+// history is an entity's ring over the range b's length picks.
+func history(kind domain.HistoryKind) func(Keys, string, string, time.Time) (string, string, bool) {
+	return func(k Keys, a, b string, _ time.Time) (string, string, bool) {
+		r := domain.HistoryRanges[len(b)%len(domain.HistoryRanges)]
+		ok := domain.ValidateHistoryName(kind, a) == nil
+		if kind == domain.HistoryBoard {
+			ok = domain.ValidateNewBoardName(a) == nil
+		}
+		return k.HistoryRing(kind, a, r), a + "\x00" + string(r), ok
+	}
 }
 
 func fixed(f func(Keys) string) func(Keys, string, string, time.Time) (string, string, bool) {
@@ -190,10 +212,13 @@ func checkSlots(t *testing.T, name, client string, at time.Time) {
 	}
 	if domain.ValidateName("queue", name) == nil {
 		same("queue "+name, k.Queue(name), k.QueueProcessing(name), k.QueueJobs(name), k.QueueDead(name),
-			k.QueueAttempts(name), k.QueueScores(name), k.QueueSettings(name), k.QueueThroughput(name, at))
+			k.QueueAttempts(name), k.QueueScores(name), k.QueueSettings(name), k.QueuePaused(name), k.QueueThroughput(name, at),
+			k.HistoryRing(domain.HistoryQueue, name, domain.HistoryHour), k.HistoryRing(domain.HistoryQueue, name, domain.HistoryDay))
 		same("lock "+name, k.Lock(name), k.LockMeta(name), k.LockFence(name))
-		same("board "+name, k.BoardSettings(name), k.BoardUnique(name, at))
-		same("limiter "+name, k.LimiterPolicy(name), k.LimiterClients(name), k.LimiterStats(name, at.Unix()/60))
+		same("board "+name, k.BoardSettings(name), k.BoardUnique(name, at), k.BoardAdds(name, at),
+			k.HistoryRing(domain.HistoryBoard, name, domain.HistoryHour), k.HistoryRing(domain.HistoryBoard, name, domain.HistoryDay))
+		same("limiter "+name, k.LimiterPolicy(name), k.LimiterClients(name), k.LimiterStats(name, at.Unix()/60),
+			k.HistoryRing(domain.HistoryLimiter, name, domain.HistoryHour), k.HistoryRing(domain.HistoryLimiter, name, domain.HistoryDay))
 	}
 	if domain.ValidateLimiterName(name) == nil && domain.ValidateClient(client) == nil {
 		for _, alg := range domain.Algorithms {

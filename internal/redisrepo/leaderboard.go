@@ -30,6 +30,10 @@ var _ domain.LeaderboardService = (*Leaderboards)(nil)
 // uniqueTTL keeps a day's unique-player count for a day after the day ends.
 const uniqueTTL = 24 * time.Hour
 
+// boardAddsTTL keeps a minute's count of writes long enough for the history recorder, which
+// reads it within seconds, to catch up after a handover.
+const boardAddsTTL = 10 * time.Minute
+
 // newLeaderboards returns leaderboards kept in rdb under keys, listing the boards found.
 func newLeaderboards(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Leaderboards {
 	return &Leaderboards{rdb: rdb, keys: keys, clock: c.local(), found: found, settings: newTTLCache[domain.BoardSettings](settingsTTL, c.local()), bookkept: newSeenSet()}
@@ -93,6 +97,14 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 	if expire {
 		pipe.ExpireAt(ctx, unique, domain.Daily.End(now).Add(uniqueTTL))
 	}
+	// The history's count of writes: HINCRBY is one command, and a count lost with a failed
+	// write is history, not a score. Its expiry goes with the bookkeeping (once a minute).
+	adds := l.keys.BoardAdds(board, now)
+	addsExpire := l.bookkept.due(adds, now)
+	pipe.HIncrBy(ctx, adds, strconv.Itoa(now.UTC().Second()), 1)
+	if addsExpire {
+		pipe.Expire(ctx, adds, boardAddsTTL)
+	}
 	if err := exec(ctx, l.rdb, pipe); err != nil {
 		return domain.Entry{}, opWriteError("redisrepo.Leaderboards.write", err)
 	}
@@ -102,6 +114,9 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 	}
 	if expire {
 		l.bookkept.done(unique, now)
+	}
+	if addsExpire {
+		l.bookkept.done(adds, now)
 	}
 	entries := make([]domain.Entry, len(results))
 	for i, res := range results {
@@ -341,15 +356,48 @@ func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.
 		}
 	}
 	// One entry more than asked tells whether another page follows.
-	res, err := pageScript.Run(ctx, l.rdb, []string{l.keys.PeriodBoard(board, period, l.clock.Now())}, c.Score, c.Member, limit+1).Result()
-	if err != nil {
+	key := l.keys.PeriodBoard(board, period, l.clock.Now())
+	pipe := l.rdb.Pipeline()
+	res := pageScript.EvalSha(ctx, pipe, []string{key}, c.Score, c.Member, limit+1)
+	total := pipe.ZCard(ctx, key)
+	if err := exec(ctx, l.rdb, pipe); err != nil {
 		return domain.Page{}, opError("redisrepo.Leaderboards.Entries", err)
 	}
+	return entriesPage(res.Val(), total.Val(), limit)
+}
+
+func (l *Leaderboards) EntriesAt(ctx context.Context, board string, period domain.Period, rank int64, limit int) (domain.Page, error) {
+	if err := domain.ValidateName("board", board); err != nil {
+		return domain.Page{}, err
+	}
+	if err := domain.ValidateRange("limit", limit, domain.MaxPageLimit); err != nil {
+		return domain.Page{}, err
+	}
+	if rank < 1 || rank > domain.MaxRank {
+		return domain.Page{}, domain.Errorf(domain.EINVALID, "rank must be a whole number from 1 to %d (got %d)", int64(domain.MaxRank), rank)
+	}
+	key := l.keys.PeriodBoard(board, period, l.clock.Now())
+	pipe := l.rdb.Pipeline()
+	res := pipe.ZRevRangeWithScores(ctx, key, rank-1, rank-1+int64(limit))
+	total := pipe.ZCard(ctx, key)
+	if err := exec(ctx, l.rdb, pipe); err != nil {
+		return domain.Page{}, opError("redisrepo.Leaderboards.EntriesAt", err)
+	}
+	flat := make([]any, 0, 2*len(res.Val()))
+	for _, z := range res.Val() {
+		flat = append(flat, z.Member, strconv.FormatFloat(z.Score, 'g', -1, 64))
+	}
+	return entriesPage([]any{rank - 1, flat}, total.Val(), limit)
+}
+
+// entriesPage builds a page from a {first rank, {member, score, ...}} reply of limit+1
+// entries at most: the extra one says another page follows.
+func entriesPage(res any, total int64, limit int) (domain.Page, error) {
 	entries, err := rankedEntries(res)
 	if err != nil {
 		return domain.Page{}, err
 	}
-	page := domain.Page{Entries: entries}
+	page := domain.Page{Entries: entries, Total: total}
 	if len(entries) > limit {
 		page.Entries = entries[:limit]
 		last := entries[limit-1]

@@ -88,8 +88,17 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 	if expire {
 		pipe.ExpireAt(ctx, unique, domain.Daily.End(now).Add(uniqueTTL))
 	}
+	counted := l.keys.BoardAdds(board, now) // the history's count of writes, as write's
+	countedExpire := l.bookkept.due(counted, now)
+	pipe.HIncrBy(ctx, counted, strconv.Itoa(now.UTC().Second()), int64(len(valid)))
+	if countedExpire {
+		pipe.Expire(ctx, counted, boardAddsTTL)
+	}
 	if err := exec(ctx, l.rdb, pipe); err != nil {
 		return nil, opWriteError("redisrepo.Leaderboards.AddPointsBatch", err)
+	}
+	if countedExpire {
+		l.bookkept.done(counted, now)
 	}
 	if index {
 		l.bookkept.done(board, now)

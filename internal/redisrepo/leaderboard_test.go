@@ -198,8 +198,9 @@ func TestUnreachableRedisIsUnavailable(t *testing.T) {
 	}
 }
 
-// An add sends its script and the PFADD; the index SADD and the unique key's EXPIREAT go
-// with the first add of a board in a process and then about once a minute (issue 16).
+// An add sends its script, the PFADD and the history's HINCRBY; the index SADD and the
+// EXPIREs of the unique and history keys go with the first add of a board in a process and
+// then about once a minute (issue 16).
 func TestAddPointsBookkeepingOnlyWhenItChangesSomething(t *testing.T) {
 	lb, rdb, clock := newBoards(t)
 	ctx := context.Background()
@@ -215,11 +216,11 @@ func TestAddPointsBookkeepingOnlyWhenItChangesSomething(t *testing.T) {
 	}
 	lb.AddPoints(ctx, "warm", "alice", 1) // loads the script
 	lb.Settings(ctx, "lean")              // the settings read is cached; leave it out of the count
-	if n := add(); n != 4 {
-		t.Errorf("first add sent %d commands, want 4 (script, SADD, PFADD, EXPIREAT)", n)
+	if n := add(); n != 6 {
+		t.Errorf("first add sent %d commands, want 6 (script, SADD, PFADD, EXPIREAT, HINCRBY, EXPIRE)", n)
 	}
-	if n := add(); n != 2 {
-		t.Errorf("second add sent %d commands, want 2 (script, PFADD)", n)
+	if n := add(); n != 3 {
+		t.Errorf("second add sent %d commands, want 3 (script, PFADD, HINCRBY)", n)
 	}
 	if ttl := rdb.PTTL(ctx, DefaultKeys.BoardUnique("lean", clock.Now())).Val(); ttl <= 0 {
 		t.Errorf("unique key TTL = %v, want one", ttl)
@@ -232,8 +233,8 @@ func TestAddPointsBookkeepingOnlyWhenItChangesSomething(t *testing.T) {
 	rdb.SRem(ctx, DefaultKeys.BoardIndex(), "lean")
 	clock.Advance(bookkeepingRefresh)
 	lb.Settings(ctx, "lean")
-	if n := add(); n != 4 {
-		t.Errorf("add after the refresh sent %d commands, want 4", n)
+	if n := add(); n != 6 {
+		t.Errorf("add after the refresh sent %d commands, want 6", n)
 	}
 	if ttl := rdb.PTTL(ctx, DefaultKeys.BoardUnique("lean", clock.Now())).Val(); ttl <= 0 || !rdb.SIsMember(ctx, DefaultKeys.BoardIndex(), "lean").Val() {
 		t.Errorf("after the refresh: unique TTL %v, indexed %v", ttl, rdb.SIsMember(ctx, DefaultKeys.BoardIndex(), "lean").Val())

@@ -116,13 +116,16 @@ end
 // KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:jobs      KEYS[4]  {queue:<name>}:attempts
 // KEYS[5]  {queue:<name>}:scores    KEYS[6]  {queue:<name>}:leases
+// KEYS[7]  {queue:<name>}:paused
 // ARGV[1]  "" for a priority queue (the lowest score, as ZPOPMIN); for a delayed queue, now
 // in epoch ms (caller's clock): the earliest job due by then, as POP_DUE
 // ARGV[2]  lease now, epoch ms, or "" for Redis TIME
 // ARGV[3]  lease, ms
 // ARGV[4]  the lease's token
-// Returns  {id, score, deadline ms, attempt, payload or nil}, or nil when no job is there or due
-var leaseScript = newScript(luaLeaseNow + `
+// Returns  {id, score, deadline ms, attempt, payload or nil}, or nil when no job is there or
+// due, or the queue is paused
+var leaseScript = newScript(luaLeaseNow + luaPaused + `
+if paused(KEYS[7]) then return false end
 local id, score
 if ARGV[1] == '' then
   local r = redis.call('ZPOPMIN', KEYS[1])
@@ -191,19 +194,22 @@ return {1, deadline}
 // max_attempts times, it goes to the dead set (as the reaper does); else back into its queue
 // with the score it had (first in line again), or, with a delay (delayed queues only), due
 // delay after now. The token stays in the leases hash, so using it again is told the lease
-// ended.
+// ended. The second's failed count grows (the history's "failed").
 //
 // KEYS[1]  queue:<name>              KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:attempts   KEYS[4]  {queue:<name>}:scores
 // KEYS[5]  {queue:<name>}:leases     KEYS[6]  {queue:<name>}:errors
 // KEYS[7]  {queue:<name>}:completed  KEYS[8]  {queue:<name>}:acked
 // KEYS[9]  {queue:<name>}:dead       KEYS[10] {queue:<name>}:settings
+// KEYS[11] {queue:<name>}:tput:<minute>
 // ARGV[1]  job id                    ARGV[2]  token
 // ARGV[3]  lease now, epoch ms, or "" for Redis TIME
 // ARGV[4]  completed retention, ms
 // ARGV[5]  delay, ms (0: none)       ARGV[6]  now, epoch ms (caller's clock, for scores)
 // ARGV[7]  error message             ARGV[8]  max attempts when the settings hold none
 // ARGV[9]  attempt errors kept       ARGV[10] the queue's default kind
+// ARGV[11] throughput field of this second ("f<second>")
+// ARGV[12] throughput hash's TTL, ms
 // Returns  {1, attempts, score} back in the queue; {2, attempts} dead; {-6} a delay on a
 // priority queue; a leaseCheck refusal otherwise
 var nackScript = newScript(luaLeaseNow + luaLeaseCheck + luaAddError + `
@@ -215,6 +221,8 @@ local now = leaseNow(ARGV[3])
 local refused = leaseCheck(KEYS[2], KEYS[5], KEYS[7], KEYS[8], ARGV[1], ARGV[2], now, tonumber(ARGV[4]))
 if refused then return refused end
 redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HINCRBY', KEYS[11], ARGV[11], 1)
+redis.call('PEXPIRE', KEYS[11], ARGV[12])
 local attempts = tonumber(redis.call('HGET', KEYS[3], ARGV[1])) or 0
 addError(KEYS[6], ARGV[1], attempts, now, ARGV[7], tonumber(ARGV[9]))
 local max = tonumber(redis.call('HGET', KEYS[10], 'max_attempts')) or tonumber(ARGV[8])
@@ -234,19 +242,23 @@ return {1, attempts, score}
 // the dead set; either way the attempt's error says the lease ended. A job that another
 // service leased without keeping its score goes back due now. The tokens stay in the leases
 // hash, so a late ack is told its lease ended. At most ARGV[3] jobs per call, so one call
-// never holds Redis for long.
+// never holds Redis for long. Each job whose lease ended counts as failed in the second's
+// throughput (the history's "failed").
 //
 // KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:attempts  KEYS[4]  {queue:<name>}:scores
 // KEYS[5]  {queue:<name>}:dead      KEYS[6]  {queue:<name>}:settings
 // KEYS[7]  {queue:<name>}:errors
 // KEYS[8]  {queue:<name>}:reaper    the highest reaper fence seen
+// KEYS[9]  {queue:<name>}:tput:<minute>
 // ARGV[1]  now, epoch ms, or "" for Redis TIME (the lease clock)
 // ARGV[2]  max attempts when the settings hold none
 // ARGV[3]  the most jobs to handle
 // ARGV[4]  attempt errors kept       ARGV[5]  the error of an attempt whose lease ended
 // ARGV[6]  the reaper's fencing token (its singleton lock's); a lower one than KEYS[8]
 // holds is refused, so two reapers never reap one queue in turn after a handover
+// ARGV[7]  throughput field of this second ("f<second>")
+// ARGV[8]  throughput hash's TTL, ms
 // Returns  {returned, died, 1 when it stopped at the limit (call again) else 0};
 // {-1, the fence seen} when ARGV[6] is stale (nothing changes)
 var reapScript = newScript(luaLeaseNow + luaAddError + `
@@ -270,6 +282,10 @@ for _, id in ipairs(ids) do
     redis.call('HDEL', KEYS[4], id)
     back = back + 1
   end
+end
+if #ids > 0 then
+  redis.call('HINCRBY', KEYS[9], ARGV[7], #ids)
+  redis.call('PEXPIRE', KEYS[9], ARGV[8])
 end
 local more = 0
 if #ids == tonumber(ARGV[3]) then more = 1 end

@@ -116,12 +116,13 @@ func (q *Queues) Nack(ctx context.Context, queue, id, token string, delay time.D
 	if err := domain.ValidateAttemptError(errMsg); err != nil {
 		return "", err
 	}
+	now := q.now()
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue),
 		q.keys.QueueLeases(queue), q.keys.QueueErrors(queue), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
-		q.keys.QueueDead(queue), q.keys.QueueSettings(queue)}
+		q.keys.QueueDead(queue), q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now)}
 	vals, err := nackScript.Run(ctx, q.rdb, keys, id, token, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
-		delay.Milliseconds(), q.now().UnixMilli(), errMsg, domain.DefaultMaxAttempts, domain.AttemptErrorsKept,
-		string(domain.DefaultQueueKind(queue))).Int64Slice()
+		delay.Milliseconds(), now.UnixMilli(), errMsg, domain.DefaultMaxAttempts, domain.AttemptErrorsKept,
+		string(domain.DefaultQueueKind(queue)), tputField(now, 'f'), queueThroughputTTL.Milliseconds()).Int64Slice()
 	switch {
 	case err != nil:
 		return "", opWriteError("redisrepo.Queues.Nack", err)

@@ -197,6 +197,28 @@ func (l *Limiters) SetPolicy(ctx context.Context, p domain.LimitPolicy) (domain.
 	return p, nil
 }
 
+func (l *Limiters) DeletePolicy(ctx context.Context, name string) error {
+	if domain.BuiltinLimiter(name) {
+		return domain.Errorf(domain.ECONFLICT, "the policy %q is built in: zpulse needs it, so it cannot be deleted", name)
+	}
+	if err := domain.ValidateLimiterName(name); err != nil {
+		return err
+	}
+	// The policy and its clients share a slot (one DEL); the index is elsewhere, and SREM is
+	// idempotent, so a failure between the two is mended by deleting again.
+	pipe := l.rdb.Pipeline()
+	del := pipe.Del(ctx, l.keys.LimiterPolicy(name), l.keys.LimiterClients(name))
+	pipe.SRem(ctx, l.keys.LimiterIndex(), name)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return opWriteError("redisrepo.Limiters.DeletePolicy", err)
+	}
+	l.policies.forget(name)
+	if del.Val() == 0 {
+		return domain.Errorf(domain.ENOTFOUND, "there is no limiter policy %q to delete", name)
+	}
+	return nil
+}
+
 func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 	names, err := l.rdb.SMembers(ctx, l.keys.LimiterIndex()).Result()
 	if err != nil {

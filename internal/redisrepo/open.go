@@ -51,6 +51,12 @@ type Services struct {
 	Locks        *Locks
 	Singletons   *Singletons
 	Demo         *DemoSwitch
+	// History records (in one instance, RunRecorder under Singletons) and reads charts' data.
+	History *History
+	// Business is /metrics' read of queues, limiters, locks and boards.
+	Business *Business
+	// CommandErrors counts the commands of Client that failed, by command.
+	CommandErrors *CommandErrors
 	// Auth keeps admin sessions and the sign-in attempt counters.
 	Auth *Auth
 	// Snapshots is the live watcher's reader, and only its: it keeps state between reads.
@@ -128,6 +134,10 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Demo = newDemoSwitch(rdb, keys)
 	s.Auth = newAuth(rdb, keys, c)
 	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c)
+	s.History = newHistory(rdb, keys, s.Discovery, c)
+	s.Business = newBusiness(rdb, keys, s.Discovery, c)
+	s.CommandErrors = &CommandErrors{}
+	rdb.AddHook(s.CommandErrors)
 	s.Snapshots.limiters.builtins = builtins
 	s.Discovery.onRate = func(ctx context.Context, keys []string) { _ = s.Limiters.adoptClients(ctx, keys) }
 	return s, nil

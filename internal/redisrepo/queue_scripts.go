@@ -13,14 +13,15 @@ package redisrepo
 //     clock's ms in tests. Completions (see lease_scripts.go) use it too: they are compared
 //     across instances.
 
-// popDueScript is the article's POP_DUE (section 4.2), character for character: the earliest
-// job whose run-at is at or before now leaves the delayed queue in one atomic step, so two
-// workers never get one job.
+// popDueScript is the article's POP_DUE (section 4.2), character for character after
+// zpulse's pause check (luaPaused): the earliest job whose run-at is at or before now leaves
+// the delayed queue in one atomic step, so two workers never get one job.
 //
-// KEYS[1]  queue:<name>
+// KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:paused
 // ARGV[1]  now, epoch ms (caller's clock)
-// Returns  the job id, or nil when nothing is due
-var popDueScript = newScript(`
+// Returns  the job id, or nil when nothing is due or the queue is paused
+var popDueScript = newScript(luaPaused + `
+if paused(KEYS[2]) then return false end
 local jobs = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1)
 if #jobs == 0 then return false end
 redis.call('ZREM', KEYS[1], jobs[1])
@@ -104,12 +105,14 @@ return {1, kind, score}
 // KEYS[4]  {queue:<name>}:scores     KEYS[5]  {queue:<name>}:leases
 // KEYS[6]  {queue:<name>}:errors     KEYS[7]  {queue:<name>}:completed
 // KEYS[8]  {queue:<name>}:acked      KEYS[9]  {queue:<name>}:tput:<minute>
+// KEYS[10] {queue:<name>}:paused
 // ARGV[1]  lease now, epoch ms, or "" for Redis TIME
 // ARGV[2]  completed retention, ms   ARGV[3]  completed ids kept
 // ARGV[4]  throughput field of this second ("c<second>")
 // ARGV[5]  throughput hash's TTL, ms
-// Returns  {id, score, payload or nil}, or nil when the queue is empty
-var pollScript = newScript(luaLeaseNow + luaTaken + `
+// Returns  {id, score, payload or nil}, or nil when the queue is empty or paused
+var pollScript = newScript(luaLeaseNow + luaTaken + luaPaused + `
+if paused(KEYS[10]) then return false end
 local r = redis.call('ZPOPMIN', KEYS[1])
 if #r == 0 then return false end
 local payload = taken(KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], r[1],
@@ -171,7 +174,10 @@ return where
 //
 // KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:processing  KEYS[3]  {queue:<name>}:settings
 // ARGV[1]  kind, "" to keep  ARGV[2]  max attempts, "" to keep  ARGV[3]  the queue's default kind
-// Returns  {1} saved; {-1, jobs} the kind would change under that many jobs
+// Returns  {1, kind, max attempts} saved, and the fields as saved now ("" when absent); {-1,
+// jobs} the kind would change under that many jobs. The script answers with the saved fields
+// itself: a read beside it in the pipeline would run before it when Redis did not know the
+// script (exec resends it afterwards) and answer the old settings.
 var queueSettingsScript = newScript(`
 local kind = redis.call('HGET', KEYS[3], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[3] end
@@ -181,7 +187,7 @@ if ARGV[1] ~= '' and kind ~= ARGV[1] then
 end
 if ARGV[1] ~= '' then redis.call('HSET', KEYS[3], 'kind', ARGV[1]) end
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], 'max_attempts', ARGV[2]) end
-return {1}
+return {1, redis.call('HGET', KEYS[3], 'kind') or '', redis.call('HGET', KEYS[3], 'max_attempts') or ''}
 `)
 
 // queueViewScript reads everything of a queue's page but its settings and throughput: the

@@ -71,19 +71,23 @@ func (q *Queues) PatchSettings(ctx context.Context, queue string, p domain.Queue
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueSettings(queue)}
 	pipe := q.rdb.Pipeline()
 	cmd := queueSettingsScript.EvalSha(ctx, pipe, keys, kind, attempts, string(domain.DefaultQueueKind(queue)))
-	saved := pipe.HGetAll(ctx, q.keys.QueueSettings(queue)) // the same slot: read right after the script
 	pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
 	if err := exec(ctx, q.rdb, pipe); err != nil {
 		return domain.QueueSettings{}, opWriteError("redisrepo.Queues.PatchSettings", err)
 	}
-	vals, err := cmd.Int64Slice()
-	switch {
-	case err != nil || len(vals) == 0:
+	vals, err := cmd.Slice()
+	if err != nil || len(vals) < 2 {
 		return domain.QueueSettings{}, fmt.Errorf("redisrepo.Queues.PatchSettings: unexpected reply %v", cmd.Val())
-	case vals[0] < 0:
-		return domain.QueueSettings{}, domain.Errorf(domain.ECONFLICT, "queue %q holds %d waiting or leased jobs scored as a %s queue; empty it before changing its kind", queue, vals[1], otherKind(*p.Kind))
 	}
-	s := decodeQueueSettings(queue, saved.Val())
+	if status, _ := vals[0].(int64); status < 0 {
+		return domain.QueueSettings{}, domain.Errorf(domain.ECONFLICT, "queue %q holds %v waiting or leased jobs scored as a %s queue; empty it before changing its kind", queue, vals[1], otherKind(*p.Kind))
+	}
+	if len(vals) != 3 {
+		return domain.QueueSettings{}, fmt.Errorf("redisrepo.Queues.PatchSettings: unexpected reply %v", cmd.Val())
+	}
+	kindNow, _ := vals[1].(string)
+	attemptsNow, _ := vals[2].(string)
+	s := decodeQueueSettings(queue, map[string]string{"kind": kindNow, "max_attempts": attemptsNow})
 	q.found.add(queueKeys, queue)
 	q.settings.put(queue, s)
 	return s, nil

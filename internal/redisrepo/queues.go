@@ -295,7 +295,7 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 	case opt.Wait > 0:
 		return q.take(ctx, queue, opt.Wait)
 	case set.Kind == domain.DelayedQueue:
-		id, err := popDueScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue)}, q.now().UnixMilli()).Text()
+		id, err := popDueScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue), q.keys.QueuePaused(queue)}, q.now().UnixMilli()).Text()
 		if errors.Is(err, redis.Nil) {
 			return domain.Delivery{}, false, nil
 		} else if err != nil {
@@ -305,7 +305,7 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 	default:
 		now := q.now()
 		field := tputField(now, 'c')
-		keys := append([]string{q.keys.Queue(queue)}, q.takenKeys(queue, now)...)
+		keys := append(append([]string{q.keys.Queue(queue)}, q.takenKeys(queue, now)...), q.keys.QueuePaused(queue))
 		vals, err := pollScript.Run(ctx, q.rdb, keys, q.leaseNow(), domain.CompletedRetention.Milliseconds(), domain.CompletedKept,
 			field, queueThroughputTTL.Milliseconds()).Slice()
 		if errors.Is(err, redis.Nil) {
@@ -320,8 +320,14 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 	}
 }
 
-// take is the article's blocking take: BZPOPMIN on a connection of the blocking client.
+// take is the article's blocking take: BZPOPMIN on a connection of the blocking client. No
+// script can wrap a blocking command, so the pause is checked before the wait, and a job
+// popped by a take that was waiting when the queue paused goes back to its place
+// (giveBackScript) and the take answers nothing.
 func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (domain.Delivery, bool, error) {
+	if paused, err := q.paused(ctx, queue); err != nil || paused {
+		return domain.Delivery{}, false, err
+	}
 	z, err := q.blocking.BZPopMin(ctx, wait, q.keys.Queue(queue)).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
@@ -332,6 +338,12 @@ func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (do
 		return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
 	}
 	id, _ := z.Member.(string)
+	if paused, err := q.paused(ctx, queue); err == nil && paused {
+		if err := giveBackScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue)}, z.Score, id).Err(); err == nil {
+			return domain.Delivery{}, false, nil
+		}
+		// Not given back: hand the job over rather than lose it.
+	}
 	return q.finishTaken(ctx, queue, id, z.Score)
 }
 
@@ -395,7 +407,7 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 		due = strconv.FormatInt(q.now().UnixMilli(), 10)
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue),
-		q.keys.QueueScores(queue), q.keys.QueueLeases(queue)}
+		q.keys.QueueScores(queue), q.keys.QueueLeases(queue), q.keys.QueuePaused(queue)}
 	cmds := make([]*redis.Cmd, n)
 	tokens := make([]string, n)
 	now := q.now()
@@ -471,11 +483,13 @@ func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, e
 	for len(names) > 0 {
 		pipe := q.rdb.Pipeline()
 		cmds := make([]*redis.Cmd, len(names))
+		now := q.now()
 		for i, name := range names {
 			keys := []string{q.keys.Queue(name), q.keys.QueueProcessing(name), q.keys.QueueAttempts(name), q.keys.QueueScores(name),
-				q.keys.QueueDead(name), q.keys.QueueSettings(name), q.keys.QueueErrors(name), q.keys.QueueReaperFence(name)}
+				q.keys.QueueDead(name), q.keys.QueueSettings(name), q.keys.QueueErrors(name), q.keys.QueueReaperFence(name),
+				q.keys.QueueThroughput(name, now)}
 			cmds[i] = reapScript.EvalSha(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch,
-				domain.AttemptErrorsKept, domain.LeaseEndedError, fence)
+				domain.AttemptErrorsKept, domain.LeaseEndedError, fence, tputField(now, 'f'), queueThroughputTTL.Milliseconds())
 		}
 		if err := exec(ctx, q.rdb, pipe); err != nil {
 			return returned, died, opWriteError("redisrepo.Queues.Reap", err)

@@ -404,3 +404,27 @@ func TestQueueDiscovery(t *testing.T) {
 		t.Errorf("Queues = %v, %v; want email-jobs, java-jobs", names, err)
 	}
 }
+
+// Saving settings answers what was saved, also when Redis does not know the script yet (a
+// restart, a SCRIPT FLUSH, a Cluster node that never ran it): the answer used to be read
+// beside the script in the pipeline, and so before the resent script ran.
+func TestQueueSettingsAnswerWhatWasSavedAfterAScriptFlush(t *testing.T) {
+	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
+		ctx := context.Background()
+		q, _ := newTestQueuesOn(t, rdb)
+		flush := func(ctx context.Context, c redis.UniversalClient) error { return c.ScriptFlush(ctx).Err() }
+		var err error
+		if c, ok := rdb.(*redis.ClusterClient); ok {
+			err = c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return flush(ctx, m) })
+		} else {
+			err = flush(ctx, rdb)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := q.UpdateSettings(ctx, "mail", domain.QueueSettings{Kind: domain.DelayedQueue, MaxAttempts: 2})
+		if err != nil || s.Kind != domain.DelayedQueue || s.MaxAttempts != 2 {
+			t.Errorf("UpdateSettings after SCRIPT FLUSH answered %+v, %v; want delayed, 2 attempts", s, err)
+		}
+	})
+}

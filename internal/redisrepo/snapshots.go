@@ -24,7 +24,14 @@ type Snapshots struct {
 	limiters *limiterViews
 
 	mu           sync.Mutex
-	limiterNames []string // the saved policies at the last read of TopicLimiters
+	limiterNames []string                   // the saved policies at the last read of TopicLimiters
+	histories    map[string]historySnapshot // history topics read lately, by topic
+}
+
+// historySnapshot is a history topic's last read and the wall-clock second it was made in.
+type historySnapshot struct {
+	second int64
+	h      domain.History
 }
 
 // newSnapshots returns the live watcher's reader of topics kept in rdb under keys. It keeps
@@ -36,7 +43,8 @@ func newSnapshots(rdb redis.UniversalClient, keys Keys, found *Discovery, c cloc
 
 // Read reads every topic it knows in one pipelined round trip and returns a snapshot per
 // topic: a domain.BoardTop for a board topic, a []domain.BoardSummary for TopicBoards, a
-// domain.HeldLocks for TopicLocks, a domain.LimiterView for a limiter topic. Topics it does
+// domain.HeldLocks for TopicLocks, a domain.LimiterView for a limiter topic, a domain.History
+// for a history topic. Topics it does
 // not know are left out, and so are those whose first read only learns what to read (the
 // locks' names, a limiter's policy and clients). With no known topic it still sends a PING,
 // so the answer always says whether Redis is reachable. Returns EUNAVAILABLE when Redis
@@ -64,6 +72,16 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 		} else if queue, ok := domain.ParseQueueTopic(topic); ok {
 			read := planQueueView(ctx, pipe, s.keys, queue, now)
 			decoders[topic] = func() any { return read() }
+		} else if kind, name, r, ok := domain.ParseHistoryTopic(topic); ok {
+			decoders[topic] = s.planHistory(ctx, pipe, topic, kind, name, r, now)
+		} else if queue, id, ok := domain.ParseJobTopic(topic); ok {
+			read := planJob(ctx, pipe, s.keys, queue, id, now)
+			decoders[topic] = func() any {
+				if j, ok := read(); ok {
+					return j
+				}
+				return domain.JobDetail{Queue: queue, ID: id} // gone: no state
+			}
 		} else if topic == domain.TopicQueues {
 			read := planQueueSummaries(ctx, pipe, s.keys, s.found.names(queueKeys), now)
 			decoders[topic] = func() any { return read() }
@@ -81,6 +99,7 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 		}
 	}
 	s.limiters.forget(watchedLimiters)
+	s.forgetHistories(topics)
 	if len(decoders) == 0 {
 		pipe.Ping(ctx)
 	}
@@ -169,5 +188,47 @@ func planQueueSummaries(ctx context.Context, pipe redis.Pipeliner, keys Keys, qu
 			out[i] = read()
 		}
 		return out
+	}
+}
+
+// planHistory reads a chart's ring at most once per second of the clock: a ring is up to
+// 46 KB and changes once per 10 s bucket, while the watcher ticks every 250 ms or faster.
+// Within the second, the last read stands; a bucket that lands shows within a second.
+func (s *Snapshots) planHistory(ctx context.Context, pipe redis.Pipeliner, topic string, kind domain.HistoryKind, name string, r domain.HistoryRange, now time.Time) func() any {
+	second := now.Unix()
+	s.mu.Lock()
+	last, ok := s.histories[topic]
+	s.mu.Unlock()
+	if ok && last.second == second {
+		return func() any { return last.h }
+	}
+	read := planHistory(ctx, pipe, s.keys, kind, name, r, now)
+	return func() any {
+		h := read()
+		s.mu.Lock()
+		if s.histories == nil {
+			s.histories = map[string]historySnapshot{}
+		}
+		s.histories[topic] = historySnapshot{second: second, h: h}
+		s.mu.Unlock()
+		return h
+	}
+}
+
+// forgetHistories drops the reads of history topics no longer asked for.
+func (s *Snapshots) forgetHistories(topics []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.histories) == 0 {
+		return
+	}
+	asked := make(map[string]bool, len(topics))
+	for _, t := range topics {
+		asked[t] = true
+	}
+	for t := range s.histories {
+		if !asked[t] {
+			delete(s.histories, t)
+		}
 	}
 }

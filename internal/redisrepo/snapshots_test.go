@@ -91,9 +91,12 @@ func TestSnapshotsQueueTopicIsCheapAndStable(t *testing.T) {
 	if _, _, err := svc.Queues.Poll(ctx, "jobs", domain.PollOptions{Lease: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
+	topics := []string{domain.QueueTopic("jobs"), domain.QueueTopic(domain.DelayedQueueDefault)}
+	if _, err := svc.Snapshots.Read(ctx, topics); err != nil { // loads the script
+		t.Fatal(err)
+	}
 	hook := &countingHook{}
 	rdb.AddHook(hook)
-	topics := []string{domain.QueueTopic("jobs"), domain.QueueTopic(domain.DelayedQueueDefault)}
 	first, err := svc.Snapshots.Read(ctx, topics)
 	if err != nil {
 		t.Fatal(err)

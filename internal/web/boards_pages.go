@@ -71,7 +71,12 @@ func (s *server) boardPageWith(c echo.Context, status int, board string, forms m
 	if player := strings.TrimSpace(c.QueryParam("player")); player != "" {
 		d.Lookup = s.lookupPlayer(ctx, board, period, player)
 	}
-	ch := unavailable(s.chrome(c, board, domain.BoardTopic(board, period, n)), err)
+	hist, topics, herr := s.pageHistory(c, domain.HistoryBoard, board)
+	if herr != nil {
+		return herr
+	}
+	d.History = hist
+	ch := unavailable(s.chrome(c, board, append([]string{domain.BoardTopic(board, period, n)}, topics...)...), err)
 	return s.render(c, status, views.BoardPage(ch, d))
 }
 
@@ -105,7 +110,17 @@ func (s *server) entriesPage(c echo.Context) error {
 		return err
 	}
 	cursor := c.QueryParam("cursor")
-	page, err := s.Leaderboards.Entries(c.Request().Context(), board, period, cursor, entriesPerPage)
+	var page domain.Page
+	if v := c.QueryParam("rank"); v != "" { // a jump to a rank, or a previous page
+		rank, ok := parseWhole(v, 1, domain.MaxRank)
+		if !ok {
+			return domain.Errorf(domain.EINVALID, "rank must be a whole number from 1 to %d (got %q)", int64(domain.MaxRank), clipped(v))
+		}
+		page, err = s.Leaderboards.EntriesAt(c.Request().Context(), board, period, rank, entriesPerPage)
+		cursor = "rank"
+	} else {
+		page, err = s.Leaderboards.Entries(c.Request().Context(), board, period, cursor, entriesPerPage)
+	}
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err
 	}

@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,6 +55,12 @@ func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClien
 	if tweak != nil {
 		tweak(&w.deps)
 	}
+	return serveWiring(t, rdb, w)
+}
+
+// serveWiring serves w's handler over a test HTTP server, stopped when the test ends.
+func serveWiring(t testing.TB, rdb redis.UniversalClient, w testWiring) *testServer {
+	t.Helper()
 	srv := httptest.NewServer(NewServer(w.deps))
 	t.Cleanup(func() { w.deps.Hub.Close(); srv.Close() }) // websockets first: Close waits for them
 	jar, _ := cookiejar.New(nil)
@@ -99,7 +107,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 	t.Cleanup(func() { stop(); <-done })
 	return testWiring{
 		deps: Deps{
-			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks, Auth: svc.Auth,
+			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks, Auth: svc.Auth, History: svc.History,
 			Hub: hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, Ping: svc.Ping, Keys: svc.Keys,
 			AdminToken: adminToken, BigKey: bigKey,
 		},
@@ -179,15 +187,36 @@ func (s *testServer) postForm(t *testing.T, page, path string, form url.Values, 
 	return s.do(t, http.MethodPost, path, "application/x-www-form-urlencoded", form.Encode(), header...)
 }
 
-// keys lists every key in Redis except zpulse's own (index, settings, unique counts).
+// keys lists every key in Redis except zpulse's own (index, settings, unique counts), on every
+// master of a Cluster (a keyless command on a cluster client reaches one node only).
 func keys(t *testing.T, rdb redis.UniversalClient) []string {
 	t.Helper()
-	var out []string
-	for _, k := range rdb.Keys(context.Background(), "*").Val() {
-		if !strings.HasPrefix(k, redisrepo.DefaultKeys.OwnPrefix) {
-			out = append(out, k)
+	ctx := context.Background()
+	var (
+		mu  sync.Mutex
+		out []string
+	)
+	sweep := func(ctx context.Context, node redis.UniversalClient) error {
+		iter := node.Scan(ctx, 0, "*", 1000).Iterator()
+		for iter.Next(ctx) {
+			if k := iter.Val(); !strings.HasPrefix(k, redisrepo.DefaultKeys.OwnPrefix) {
+				mu.Lock()
+				out = append(out, k)
+				mu.Unlock()
+			}
 		}
+		return iter.Err()
 	}
+	var err error
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		err = c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return sweep(ctx, m) })
+	} else {
+		err = sweep(ctx, rdb)
+	}
+	if err != nil {
+		t.Fatalf("list keys: %v", err)
+	}
+	slices.Sort(out)
 	return out
 }
 

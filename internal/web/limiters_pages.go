@@ -44,6 +44,10 @@ func (s *server) limiterPageWith(c echo.Context, status int, name string, policy
 		}
 		policyForm = &f
 	}
-	ch := unavailable(s.chrome(c, "Limiter "+name, domain.LimiterTopic(name)), err)
-	return s.render(c, status, views.LimiterPage(ch, view, *policyForm, try))
+	hist, topics, herr := s.pageHistory(c, domain.HistoryLimiter, name)
+	if herr != nil {
+		return herr
+	}
+	ch := unavailable(s.chrome(c, "Limiter "+name, append([]string{domain.LimiterTopic(name)}, topics...)...), err)
+	return s.render(c, status, views.LimiterPage(ch, view, *policyForm, try, hist))
 }

@@ -39,6 +39,10 @@ func TopicRenderer(bigKey int64, keys domain.KeyDisplay, hideLockTokens bool, ba
 			comp = views.LimitersOverview(v)
 		case domain.QueueView:
 			comp = views.QueuePanel(v, "", true)
+		case domain.History:
+			comp = views.HistoryPanel(v)
+		case domain.JobDetail:
+			comp = views.JobPanel(v, "")
 		case []domain.QueueSummary:
 			comp = views.QueuesPanel(v, keys)
 		default:

@@ -44,8 +44,12 @@ func (s *server) queuePageWith(c echo.Context, status int, queue string, forms m
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err
 	}
-	d := views.QueuePageData{View: v, Settings: v.Settings, Forms: forms}
-	return s.render(c, status, views.QueuePage(unavailable(s.chrome(c, queue, topic), err), d))
+	hist, topics, herr := s.pageHistory(c, domain.HistoryQueue, queue)
+	if herr != nil {
+		return herr
+	}
+	d := views.QueuePageData{View: v, Settings: v.Settings, Forms: forms, History: hist}
+	return s.render(c, status, views.QueuePage(unavailable(s.chrome(c, queue, append([]string{topic}, topics...)...), err), d))
 }
 
 // queueView is a queue as its page shows it, or, while Redis is down (err says so), an empty

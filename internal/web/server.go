@@ -25,7 +25,8 @@ type Deps struct {
 	// the try form's checks show at once; nil leaves them to the next flush.
 	FlushLimiterChecks func(context.Context) error
 	Locks              domain.LockService
-	Demo               domain.DemoSwitch // nil when the demo does not run
+	History            domain.HistoryService // the charts' reads; nil shows no chart
+	Demo               domain.DemoSwitch     // nil when the demo does not run
 	Hub                *live.Hub
 	Watcher            Watcher
 	Ping               func(context.Context) error // answers whether Redis is reachable
@@ -78,6 +79,9 @@ func NewServer(d Deps) *echo.Echo {
 	e.IPExtractor = ipExtractor(d.TrustProxy)
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(stripBasePath(d.BasePath))
+	if d.Registry != nil {
+		e.Use(httpMetrics(d.Registry))
+	}
 	e.Use(
 		middleware.RequestID(),
 		accessLog(d.Log, d.AccessLog),

@@ -1,0 +1,129 @@
+package web
+
+import (
+	"encoding/csv"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// CSV exports, streamed: rows are written as the service pages through Redis with its
+// cursor, so an export of a million rows never holds more than one page in memory or asks
+// Redis for one huge range.
+
+// csvCell makes a value safe for spreadsheets: a cell that starts with = + - @ (or a tab or
+// carriage return) would be read as a formula, so it gets a leading quote, as OWASP's CSV
+// injection advice says. encoding/csv does the quoting of commas, quotes and newlines.
+func csvCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// csvWriter starts a CSV download named file and returns its writer, header written.
+func csvWriter(c echo.Context, file string, header ...string) *csv.Writer {
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
+	h.Set(echo.HeaderContentDisposition, `attachment; filename="`+file+`"`)
+	h.Set(echo.HeaderCacheControl, "no-store")
+	c.Response().WriteHeader(http.StatusOK)
+	w := csv.NewWriter(c.Response())
+	_ = w.Write(header)
+	return w
+}
+
+// exportFileName is a name made of a board's or queue's name (A-Z a-z 0-9 : . _ -), with
+// the colons a file system may refuse turned into dashes.
+func exportFileName(name, suffix string) string {
+	return strings.ReplaceAll(name, ":", "-") + suffix
+}
+
+// deadExport streams a queue's dead jobs, latest death first: id, died_at, attempts,
+// last_error, payload.
+func (s *server) deadExport(c echo.Context) error {
+	queue := pathParam(c, "queue")
+	if err := domain.ValidateName("queue", queue); err != nil {
+		return err
+	}
+	var w *csv.Writer
+	rows := 0
+	err := s.Queues.EachDead(c.Request().Context(), queue, func(j domain.JobDetail) error {
+		if w == nil {
+			w = csvWriter(c, exportFileName(queue, "-dead.csv"), "id", "died_at", "attempts", "last_error", "payload")
+		}
+		last := ""
+		if len(j.Errors) > 0 {
+			last = j.Errors[len(j.Errors)-1].Error
+		}
+		died := ""
+		if j.DiedAt != nil {
+			died = j.DiedAt.Format(time.RFC3339Nano)
+		}
+		rows++
+		if rows%domain.DeadBatch == 0 {
+			w.Flush()
+		}
+		return w.Write([]string{csvCell(j.ID), died, strconv.Itoa(j.Attempts), csvCell(last), csvCell(string(j.Payload))})
+	})
+	return s.finishCSV(c, w, err, exportFileName(queue, "-dead.csv"), "id", "died_at", "attempts", "last_error", "payload")
+}
+
+// boardExport streams a board (its period's, with ?period=) in rank order: rank, player,
+// points.
+func (s *server) boardExport(c echo.Context) error {
+	board := pathParam(c, "board")
+	period, err := domain.ParsePeriod(c.QueryParam("period"))
+	if err != nil {
+		return err
+	}
+	if err := domain.ValidateName("board", board); err != nil {
+		return err
+	}
+	file := exportFileName(board, "-"+string(period)+".csv")
+	if period == domain.AllTime {
+		file = exportFileName(board, ".csv")
+	}
+	header := []string{"rank", "player", "points"}
+	var w *csv.Writer
+	cursor := ""
+	for {
+		page, err := s.Leaderboards.Entries(c.Request().Context(), board, period, cursor, domain.MaxPageLimit)
+		if err != nil {
+			return s.finishCSV(c, w, err, file, header...)
+		}
+		if w == nil {
+			w = csvWriter(c, file, header...)
+		}
+		for _, e := range page.Entries {
+			_ = w.Write([]string{strconv.FormatInt(e.Rank, 10), csvCell(e.Player), strconv.FormatInt(e.Score, 10)})
+		}
+		w.Flush()
+		if page.NextCursor == nil || w.Error() != nil {
+			return nil
+		}
+		cursor = *page.NextCursor
+	}
+}
+
+// finishCSV ends an export: an error before the first row is answered as any error (the
+// status is not written yet); one after it can only cut the download short, which the
+// client sees as a truncated body.
+func (s *server) finishCSV(c echo.Context, w *csv.Writer, err error, file string, header ...string) error {
+	if w == nil {
+		if err != nil {
+			return err
+		}
+		w = csvWriter(c, file, header...) // nothing to export: the header alone
+	}
+	w.Flush()
+	if err != nil {
+		s.Log.Warn("a CSV export was cut short", "path", c.Request().URL.Path, "error", err)
+	}
+	return nil
+}

@@ -1,0 +1,83 @@
+package web
+
+import (
+	"context"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
+)
+
+// A chart's topic is pushed when a bucket lands, and only then: not on idle ticks, not while
+// the clock moves within a bucket, not in the second between a bucket's end and the
+// recorder's write.
+func TestHistoryTopicPushedWhenABucketLands(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.Client(t)
+	start := time.Date(2026, 11, 30, 12, 0, 1, 0, time.UTC)
+	clock := domain.NewManualClock(start)
+	var mu sync.Mutex
+	published := map[string]int{}
+	w := newTestWiring(t, rdb, "", wiringOptions{clock: clock, rendered: func(topic string) {
+		mu.Lock()
+		published[topic]++
+		mu.Unlock()
+	}})
+	srv := httptest.NewServer(NewServer(w.deps))
+	t.Cleanup(func() { w.deps.Hub.Close(); srv.Close() })
+	if _, err := w.svc.Queues.Enqueue(ctx, "jobs", domain.NewJob{ID: "a", Priority: 1, HasPriority: true}); err != nil {
+		t.Fatal(err)
+	}
+	topic := domain.HistoryTopic(domain.HistoryQueue, "jobs", domain.HistoryHour)
+	subscribe(t, srv.URL, topic)
+	for deadline := time.Now().Add(5 * time.Second); len(w.deps.Hub.Topics()) < 1; {
+		if time.Now().After(deadline) {
+			t.Fatalf("subscribed topics = %v", w.deps.Hub.Topics())
+		}
+		time.Sleep(time.Millisecond) // polling the hub's state, bounded by the deadline
+	}
+	tick := func() int {
+		t.Helper()
+		mu.Lock()
+		published[topic] = 0
+		mu.Unlock()
+		w.watcher.Tick(ctx)
+		mu.Lock()
+		defer mu.Unlock()
+		return published[topic]
+	}
+	record := func() {
+		t.Helper()
+		if err := w.svc.History.Record(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := tick(); n != 1 {
+		t.Fatalf("first tick published the chart %d times, want 1", n)
+	}
+	steps := []struct {
+		at     time.Duration // after 12:00:00
+		record bool
+		want   int
+		what   string
+	}{
+		{1 * time.Second, false, 0, "an idle tick"},
+		{11 * time.Second, true, 1, "the bucket 12:00:00 landed"},
+		{11 * time.Second, false, 0, "an idle tick after it"},
+		{15 * time.Second, false, 0, "the clock moved within a bucket"},
+		{20*time.Second + 500*time.Millisecond, false, 0, "the bucket 12:00:10 ended, not yet recorded"},
+		{21 * time.Second, true, 1, "the bucket 12:00:10 landed"},
+	}
+	for _, s := range steps {
+		clock.Set(start.Add(-time.Second + s.at))
+		if s.record {
+			record()
+		}
+		if n := tick(); n != s.want {
+			t.Errorf("%s: the chart was published %d times, want %d", s.what, n, s.want)
+		}
+	}
+}

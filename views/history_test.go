@@ -1,0 +1,67 @@
+package views
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// queueHistory is a 1 h queue history with the given buckets recorded (index -> values).
+func queueHistory(r domain.HistoryRange, recorded map[int][]int64) domain.History {
+	n := r.Buckets()
+	h := domain.History{Kind: domain.HistoryQueue, Name: "mail", Range: r, StepMs: r.Step().Milliseconds(),
+		Series: domain.HistorySeries[domain.HistoryQueue], Buckets: make([]domain.HistoryBucket, n)}
+	start := time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC).UnixMilli()
+	for i := range h.Buckets {
+		h.Buckets[i].AtMs = start + int64(i)*h.StepMs
+		if v, ok := recorded[i]; ok {
+			h.Buckets[i].Recorded, h.Buckets[i].Values = true, v
+		}
+	}
+	return h
+}
+
+// Columns merge buckets: counters add up, gauges keep the newest sample; an unrecorded gap
+// breaks the line instead of drawing zeros.
+func TestHistoryChartsMergeAndGap(t *testing.T) {
+	h := queueHistory(domain.HistoryHour, map[int][]int64{
+		0: {5, 0, 1, 0, 2, 1, 0}, 1: {7, 0, 1, 0, 3, 2, 1}, // column 0 (buckets 0..2)
+		9: {1, 0, 0, 0, 4, 4, 0}, // column 3, after a gap
+	})
+	charts := historyCharts(h)
+	if len(charts) != 2 {
+		t.Fatalf("%d charts, want gauges and counters", len(charts))
+	}
+	gauges, counters := charts[0], charts[1]
+	if len(gauges.Columns) != hourColumns || gauges.Recorded != 3 {
+		t.Errorf("%d columns, %d recorded; want %d and 3", len(gauges.Columns), gauges.Recorded, hourColumns)
+	}
+	if got := gauges.Columns[0].Title; !strings.Contains(got, "Waiting 7") || !strings.HasPrefix(got, "11:00–11:00:30 UTC") {
+		t.Errorf("first column's title %q: want the newest waiting sample (7) over 11:00–11:00:30", got)
+	}
+	if got := counters.Columns[0].Title; !strings.Contains(got, "Enqueued 5") || !strings.Contains(got, "Failed 1") {
+		t.Errorf("first column's title %q: want the enqueues added up (5)", got)
+	}
+	if got := counters.Columns[1].Title; !strings.HasSuffix(got, "not recorded") {
+		t.Errorf("a gap's title %q", got)
+	}
+	if s := counters.Series[0]; s.Name != "enqueued" || s.Sum != 9 || len(s.Lines) != 2 {
+		t.Errorf("enqueued: sum %d in %d lines, want 9 in 2 (broken by the gap)", s.Sum, len(s.Lines))
+	}
+	if s := gauges.Series[0]; s.Sum != 1 {
+		t.Errorf("waiting shows %d, want the newest sample, 1", s.Sum)
+	}
+	if day := historyCharts(queueHistory(domain.HistoryDay, nil)); len(day[0].Columns) != dayColumns || day[0].Recorded != 0 {
+		t.Errorf("24 h: %d columns, %d recorded", len(day[0].Columns), day[0].Recorded)
+	}
+}
+
+func TestNiceCeil(t *testing.T) {
+	for v, want := range map[int64]int64{0: 4, 3: 4, 5: 10, 10: 10, 11: 20, 21: 50, 99: 100, 101: 200, 4_000_000_001: 5_000_000_000} {
+		if got := niceCeil(v); got != want {
+			t.Errorf("niceCeil(%d) = %d, want %d", v, got, want)
+		}
+	}
+}
