@@ -94,8 +94,13 @@ func periodTabs(s domain.BoardSettings) []domain.Period {
 }
 
 func tieBreakLabel(t domain.TieBreak) string {
-	if t == domain.TieBreakFirstReached {
-		return "First to reach ranks higher"
+	switch t {
+	case domain.TieBreakFirstReached:
+		return "First to reach ranks higher (main article: points + 1 − ms/1e13)"
+	case domain.TieBreakFirstReachedE10:
+		return "First to reach ranks higher (second article: points × 10^10 + (max_ts − ts))"
+	case domain.TieBreakFirstReachedWide:
+		return "First to reach ranks higher (zpulse wide range, to the second)"
 	}
 	return "Equal points: by player id"
 }

@@ -13,7 +13,7 @@ import (
 
 func TestBoardPanel(t *testing.T) {
 	top := domain.BoardTop{Board: "game:2048", Period: domain.AllTime, Key: "leaderboard:game:2048", Players: 1234, UniqueToday: 7,
-		Entries: []domain.Entry{domain.NewEntry(1, "alice", 5000), domain.NewEntry(2, "bob", 42)}}
+		Entries: []domain.Entry{domain.NewEntry(domain.TieBreakNone, 1, "alice", 5000), domain.NewEntry(domain.TieBreakNone, 2, "bob", 42)}}
 	t.Run("entries", func(t *testing.T) {
 		doc := render(t, BoardPanel(top, 10, 0, true))
 		panel := must(t, doc, "panel", has("id", BoardPanelID("game:2048", domain.AllTime, 10)))

@@ -12,8 +12,9 @@ import (
 // ("" for the whole form).
 type PolicyForm struct {
 	Algorithm, Limit, Window, Rate, Burst string
-	Exists                                bool // a policy is saved under this name
-	Saved                                 bool // it was just saved
+	Shared                                string // sliding_log: the longest window of services sharing the keys, "" for none
+	Exists                                bool   // a policy is saved under this name
+	Saved                                 bool   // it was just saved
 	Errors                                map[string]string
 }
 
@@ -27,6 +28,9 @@ func PolicyFormFrom(p domain.LimitPolicy, exists bool) PolicyForm {
 		f.Rate, f.Burst = strconv.FormatFloat(p.RatePerS, 'f', -1, 64), strconv.FormatInt(p.Burst, 10)
 	} else {
 		f.Limit, f.Window = strconv.FormatInt(p.Limit, 10), (time.Duration(p.WindowMs) * time.Millisecond).String()
+		if p.SharedWindowMs > 0 {
+			f.Shared = (time.Duration(p.SharedWindowMs) * time.Millisecond).String()
+		}
 	}
 	return f
 }

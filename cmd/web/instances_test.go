@@ -123,9 +123,9 @@ func TestThreeInstancesSingletonHandover(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	t.Cleanup(func() { rdb.Close() })
 	url := "redis://" + srv.Addr
-	loops := []string{"demo-traffic", "queue-reaper"}
+	loops := []string{"demo-traffic", "queue-reaper", redisrepo.HistoryRecorderLoop}
 
-	// The first instance takes both loops; the others stand by.
+	// The first instance takes every loop; the others stand by.
 	first := startInstance(t, url)
 	for _, loop := range loops {
 		err := pollUntil(10*time.Second, func() error {

@@ -119,6 +119,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		Clock: clock, AdminToken: cfg.AdminToken, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
 		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
 		Auth: svc.Auth, TrustProxy: cfg.TrustProxy, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
+		Sources: svc.Sources,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

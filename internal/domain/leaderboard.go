@@ -18,8 +18,8 @@ const (
 	MaxAround    = 100  // entries above and below a player
 )
 
-// Entry is one player's place on a board. Rank is 1-based; Score is the player's whole points
-// (for tie-break boards, the encoded score's integer part); Raw is the score as Redis holds it.
+// Entry is one player's place on a board. Rank is 1-based; Score is the player's true points
+// (decoded by the board's encoding); Raw is the score as Redis holds it.
 type Entry struct {
 	Rank   int64   `json:"rank"`
 	Player string  `json:"player"`
@@ -27,9 +27,10 @@ type Entry struct {
 	Raw    float64 `json:"-"`
 }
 
-// NewEntry makes the entry of a player at a 1-based rank with a raw Redis score.
-func NewEntry(rank int64, player string, raw float64) Entry {
-	return Entry{Rank: rank, Player: player, Score: Points(raw), Raw: raw}
+// NewEntry makes the entry of a player at a 1-based rank with a raw Redis score written in
+// the board's encoding t.
+func NewEntry(t TieBreak, rank int64, player string, raw float64) Entry {
+	return Entry{Rank: rank, Player: player, Score: t.Points(raw), Raw: raw}
 }
 
 // BoardTop is the head of a board (all-time or one period): its first entries, how many
@@ -54,14 +55,6 @@ type Page struct {
 // MaxRank bounds a rank asked for (EntriesAt).
 const MaxRank = 1 << 40
 
-// TieBreak says how a board orders equal points.
-type TieBreak string
-
-const (
-	TieBreakNone         TieBreak = "none"          // as Redis does: by player id, descending
-	TieBreakFirstReached TieBreak = "first_reached" // who reached the points first ranks higher
-)
-
 // BoardSettings are a board's options, kept in Redis so every zpulse instance agrees.
 type BoardSettings struct {
 	TieBreak      TieBreak `json:"tie_break"`
@@ -83,8 +76,8 @@ func DefaultBoardSettings() BoardSettings {
 
 // Validate checks the settings and puts the periods in display order. Returns EINVALID.
 func (s *BoardSettings) Validate() error {
-	if s.TieBreak != TieBreakNone && s.TieBreak != TieBreakFirstReached {
-		return Errorf(EINVALID, `tie_break must be "none" or "first_reached" (got %q)`, clip(string(s.TieBreak)))
+	if !s.TieBreak.Valid() {
+		return Errorf(EINVALID, `tie_break must be "none", "first_reached", "first_reached_e10" or "first_reached_wide" (got %q)`, clip(string(s.TieBreak)))
 	}
 	seen := map[Period]bool{}
 	for _, p := range s.Periods {
@@ -129,12 +122,7 @@ func (p BoardSettingsPatch) Apply(s BoardSettings) BoardSettings {
 func (s BoardSettings) Keeps(p Period) bool { return p == AllTime || slices.Contains(s.Periods, p) }
 
 // MaxPoints is the largest |score| in points a board with these settings holds exactly.
-func (s BoardSettings) MaxPoints() int64 {
-	if s.TieBreak == TieBreakFirstReached {
-		return TieBreakMaxPoints
-	}
-	return MaxSafeScore
-}
+func (s BoardSettings) MaxPoints() int64 { return s.TieBreak.MaxPoints() }
 
 // Retention is how long a period board lives after its period ends.
 func (s BoardSettings) Retention() time.Duration {

@@ -61,6 +61,26 @@ type LimitPolicy struct {
 	WindowMs  int64     `json:"window_ms,omitempty"`
 	RatePerS  float64   `json:"rate_per_s,omitempty"`
 	Burst     int64     `json:"burst,omitempty"`
+	// SharedWindowMs (sliding_log only) is the longest window of any other service that
+	// keeps its log on the same keys (the article's service on rate:<client>, say): zpulse
+	// then keeps every entry younger than that window, not just its own, and never shortens
+	// the key's expiry below it, so the service still counts all its requests. 0: none stated;
+	// zpulse then trims nothing while it sees a writer with a longer window (see SeenWindowMs).
+	SharedWindowMs int64 `json:"shared_window_ms,omitempty"`
+	// SeenWindowMs (read only) is the longest window zpulse has seen another writer use on
+	// this policy's keys, a lower bound read from the key's expiry; the limiter page warns when
+	// it is longer than the window zpulse keeps (KeepMs).
+	SeenWindowMs int64 `json:"seen_window_ms,omitempty"`
+}
+
+// KeepMs is how far back a sliding log keeps entries: the policy's window, or the longest
+// window of the services sharing its keys.
+func (p LimitPolicy) KeepMs() int64 { return max(p.WindowMs, p.SharedWindowMs) }
+
+// LongerWriter says whether zpulse has seen a writer on the policy's keys whose window is
+// longer than the entries it keeps.
+func (p LimitPolicy) LongerWriter() bool {
+	return p.Algorithm == SlidingLog && p.SeenWindowMs > p.KeepMs()
 }
 
 // Quota is how many requests the policy admits at once: Limit, or Burst for a bucket.
@@ -97,6 +117,12 @@ func (p *LimitPolicy) Validate() error {
 		if p.WindowMs < MinWindowMs || p.WindowMs > MaxWindowMs {
 			return Errorf(EINVALID, "window_ms must be from %d (10 ms) to %d (one day) (got %d)", MinWindowMs, MaxWindowMs, p.WindowMs)
 		}
+		if p.SharedWindowMs != 0 && p.Algorithm != SlidingLog {
+			return Errorf(EINVALID, "shared_window_ms applies to sliding_log policies only")
+		}
+		if p.SharedWindowMs != 0 && (p.SharedWindowMs < p.WindowMs || p.SharedWindowMs > MaxWindowMs) {
+			return Errorf(EINVALID, "shared_window_ms must be 0 (none) or from window_ms (%d) to %d (one day) (got %d)", p.WindowMs, MaxWindowMs, p.SharedWindowMs)
+		}
 		p.RatePerS, p.Burst = 0, 0
 	case TokenBucket:
 		if math.IsNaN(p.RatePerS) || p.RatePerS < MinRatePerS || p.RatePerS > MaxRatePerS {
@@ -104,6 +130,9 @@ func (p *LimitPolicy) Validate() error {
 		}
 		if p.Burst < 1 || p.Burst > MaxBurst {
 			return Errorf(EINVALID, "burst must be a whole number of tokens from 1 to %d (got %d)", MaxBurst, p.Burst)
+		}
+		if p.SharedWindowMs != 0 {
+			return Errorf(EINVALID, "shared_window_ms applies to sliding_log policies only")
 		}
 		p.Limit, p.WindowMs = 0, 0
 	case "":

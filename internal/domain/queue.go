@@ -278,6 +278,9 @@ type QueueView struct {
 	InFlight   []QueueJob // by lease deadline, soonest first
 	Dead       int64
 	DeadJobs   []QueueJob // most recent first
+	// Orphans counts payloads that belong to no job (taken by a foreign ZPOPMIN, or whose id
+	// was re-added by another service): they wait OrphanGrace, then the reaper removes them.
+	Orphans int64
 	// Paused says polls through zpulse take nothing (JobOps.SetPaused).
 	Paused bool
 	// Enqueued and Completed are per-second counts of the last ThroughputSeconds, oldest
@@ -286,6 +289,10 @@ type QueueView struct {
 	Enqueued  []int64
 	Completed []int64
 }
+
+// OrphanGrace is how long a payload that belongs to no job is kept before the reaper removes
+// it: time for a look on the queue page.
+const OrphanGrace = 10 * time.Minute
 
 // ThroughputSeconds is how far back a queue's sparkline goes.
 const ThroughputSeconds = 180

@@ -100,6 +100,18 @@ type KeyDisplay struct {
 	RateDefault string // the default limiter's per-client key, e.g. rate:<client>
 }
 
+// sourceTopicPrefix + source: an adopted source's live view (a SourceView).
+const sourceTopicPrefix = "source."
+
+// SourceTopic is the topic of an adopted source's live view.
+func SourceTopic(name string) string { return sourceTopicPrefix + name }
+
+// ParseSourceTopic returns the source a source topic is about.
+func ParseSourceTopic(topic string) (name string, ok bool) {
+	name, ok = strings.CutPrefix(topic, sourceTopicPrefix)
+	return name, ok && ValidateName("source", name) == nil
+}
+
 // jobTopicPrefix + the queue name's length + "." + queue + the id in base64url: a job's page
 // (a JobDetail). Job ids may hold any printable text and topics only [A-Za-z0-9:._-], so the
 // id is encoded, and the queue's length says where the queue ends (its name may hold any

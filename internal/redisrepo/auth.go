@@ -28,13 +28,13 @@ func newAuth(rdb redis.UniversalClient, keys Keys, c clocks) *Auth {
 
 // Attempts runs the built-in policy's fixed window on addr's counter without counting.
 func (a *Auth) Attempts(ctx context.Context, addr string) (domain.LimitResult, error) {
-	res, err := runLimiter(ctx, a.rdb, a.clock, domain.SignInAttempts, a.keys.SignInAttempts(addr), false)
+	res, err := runLimiter(ctx, a.rdb, a.clock, domain.SignInAttempts, a.keys.SignInAttempts(addr), false, nil)
 	return res, opError("redisrepo.Auth.Attempts", err)
 }
 
 // CountAttempt counts one attempt of addr; the script refuses to count past the limit.
 func (a *Auth) CountAttempt(ctx context.Context, addr string) (domain.LimitResult, error) {
-	res, err := runLimiter(ctx, a.rdb, a.clock, domain.SignInAttempts, a.keys.SignInAttempts(addr), true)
+	res, err := runLimiter(ctx, a.rdb, a.clock, domain.SignInAttempts, a.keys.SignInAttempts(addr), true, nil)
 	return res, opError("redisrepo.Auth.CountAttempt", err)
 }
 

@@ -38,6 +38,7 @@ const (
 type sweep struct {
 	name    string // "board", "queue", "lock": names are validated as such; "" keeps keys only
 	prefix  string // a thing's key is prefix + name
+	pattern string // SCAN MATCH; "" for prefix + "*"
 	typ     string // SCAN TYPE; "" for any
 	index   string // zpulse's SET of the names it wrote to; "" for none
 	cursors map[string]uint64
@@ -59,12 +60,14 @@ type Discovery struct {
 	refreshing sync.Mutex // one refresh at a time
 	mu         sync.Mutex // guards the sweeps
 	sweeps     [kindCount]*sweep
+	adopted    map[string]*sweep // SCAN pattern of an adopted source -> its sweep (keys only)
+	sources    string            // the HASH of adopted sources (Keys.Sources)
 	refreshed  bool
 	onRate     func(ctx context.Context, keys []string) // the rate keys one refresh found
 }
 
 func newDiscovery(rdb redis.UniversalClient, keys Keys) *Discovery {
-	d := &Discovery{rdb: rdb}
+	d := &Discovery{rdb: rdb, adopted: map[string]*sweep{}, sources: keys.Sources()}
 	d.sweeps[boardKeys] = &sweep{name: "board", prefix: keys.LeaderboardPrefix, typ: "zset", index: keys.BoardIndex()}
 	d.sweeps[queueKeys] = &sweep{name: "queue", prefix: keys.QueuePrefix, typ: "zset", index: keys.QueueIndex()}
 	d.sweeps[lockKeys] = &sweep{name: "lock", prefix: keys.LockPrefix, index: keys.LockIndex()}
@@ -110,7 +113,79 @@ func (d *Discovery) Refreshed() bool {
 
 // Refresh reads the indexes and goes on with each kind's sweep. Returns EUNAVAILABLE.
 func (d *Discovery) Refresh(ctx context.Context) error {
-	return d.refresh(ctx, boardKeys, queueKeys, lockKeys, rateKeys)
+	if err := d.refresh(ctx, boardKeys, queueKeys, lockKeys, rateKeys); err != nil {
+		return err
+	}
+	return d.refreshAdopted(ctx)
+}
+
+// refreshAdopted reads the adopted sources (saved in Redis, so every instance sweeps the
+// same) and goes on with the sweep of each limiter's and lock prefix's pattern on every
+// master, within the same bounds as the kinds above. A pattern no source declares any more
+// is dropped.
+func (d *Discovery) refreshAdopted(ctx context.Context) error {
+	d.refreshing.Lock()
+	defer d.refreshing.Unlock()
+	h, err := d.rdb.HGetAll(ctx, d.sources).Result()
+	if err != nil {
+		return opError("redisrepo.Discovery.Refresh", err)
+	}
+	patterns := map[string]bool{}
+	for _, v := range h {
+		if src, ok := decodeSource(v); ok && src.ScanPattern() != "" {
+			patterns[src.ScanPattern()] = true
+		}
+	}
+	d.mu.Lock()
+	for p := range d.adopted {
+		if !patterns[p] {
+			delete(d.adopted, p)
+		}
+	}
+	var sweeps []*sweep
+	for p := range patterns {
+		s := d.adopted[p]
+		if s == nil {
+			s = &sweep{pattern: p, cursors: map[string]uint64{}, done: map[string]bool{}, seen: map[string]struct{}{}, found: map[string]struct{}{}, own: map[string]struct{}{}}
+			d.adopted[p] = s
+		}
+		sweeps = append(sweeps, s)
+	}
+	d.mu.Unlock()
+	masters := map[string]bool{}
+	err = d.eachMaster(ctx, func(ctx context.Context, addr string, node redis.Cmdable) error {
+		d.mu.Lock()
+		masters[addr] = true
+		d.mu.Unlock()
+		for _, s := range sweeps {
+			if _, err := d.stepSweep(ctx, s, addr, node); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return opError("redisrepo.Discovery.Refresh", err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, s := range sweeps {
+		s.endPass(masters)
+	}
+	return nil
+}
+
+// adoptedKeys returns the keys last found for an adopted source's pattern, sorted.
+func (d *Discovery) adoptedKeys(pattern string) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.adopted[pattern]
+	if s == nil {
+		return nil
+	}
+	keys := maps.Clone(s.found)
+	maps.Copy(keys, s.seen)
+	return slices.Sorted(maps.Keys(keys))
 }
 
 // refresh reads the indexes and goes on with the sweeps of the given kinds. A page that must
@@ -169,19 +244,7 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...keyKind) error {
 			}
 		}
 		s.added = nil
-		for addr := range s.done { // a master that left takes its unfinished sweep with it
-			if !masters[addr] {
-				delete(s.done, addr)
-				delete(s.cursors, addr)
-			}
-		}
-		if len(s.done) > 0 && !slices.Contains(slices.Collect(maps.Values(s.done)), false) {
-			s.found, s.seen = s.seen, map[string]struct{}{} // the pass ended: what it did not see is gone
-			clear(s.done)
-			clear(s.cursors)
-		} else {
-			maps.Copy(s.found, s.seen)
-		}
+		s.endPass(masters)
 	}
 	d.refreshed = d.refreshed || len(kinds) == int(kindCount)
 	onRate := d.onRate
@@ -190,6 +253,24 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...keyKind) error {
 		onRate(ctx, foundRate)
 	}
 	return nil
+}
+
+// endPass ends a refresh of a sweep: when every master's pass ended, what it did not see is
+// gone. Called with d.mu held.
+func (s *sweep) endPass(masters map[string]bool) {
+	for addr := range s.done { // a master that left takes its unfinished sweep with it
+		if !masters[addr] {
+			delete(s.done, addr)
+			delete(s.cursors, addr)
+		}
+	}
+	if len(s.done) > 0 && !slices.Contains(slices.Collect(maps.Values(s.done)), false) {
+		s.found, s.seen = s.seen, map[string]struct{}{}
+		clear(s.done)
+		clear(s.cursors)
+	} else {
+		maps.Copy(s.found, s.seen)
+	}
 }
 
 // endRefresh ends a failed refresh: names written meanwhile are already in own.
@@ -214,7 +295,15 @@ func (d *Discovery) eachMaster(ctx context.Context, fn func(ctx context.Context,
 // step goes on with one kind's sweep of one master for at most scanCalls calls and returns
 // the keys it found.
 func (d *Discovery) step(ctx context.Context, k keyKind, addr string, node redis.Cmdable) ([]string, error) {
-	s := d.sweeps[k]
+	return d.stepSweep(ctx, d.sweeps[k], addr, node)
+}
+
+// stepSweep goes on with one sweep on one master (see step).
+func (d *Discovery) stepSweep(ctx context.Context, s *sweep, addr string, node redis.Cmdable) ([]string, error) {
+	pattern := s.pattern
+	if pattern == "" {
+		pattern = s.prefix + "*"
+	}
 	d.mu.Lock()
 	cursor, done := s.cursors[addr], s.done[addr]
 	d.mu.Unlock()
@@ -226,9 +315,9 @@ func (d *Discovery) step(ctx context.Context, k keyKind, addr string, node redis
 		var page []string
 		var err error
 		if s.typ != "" {
-			page, cursor, err = node.ScanType(ctx, cursor, s.prefix+"*", scanCount, s.typ).Result()
+			page, cursor, err = node.ScanType(ctx, cursor, pattern, scanCount, s.typ).Result()
 		} else {
-			page, cursor, err = node.Scan(ctx, cursor, s.prefix+"*", scanCount).Result()
+			page, cursor, err = node.Scan(ctx, cursor, pattern, scanCount).Result()
 		}
 		if err != nil {
 			return nil, err

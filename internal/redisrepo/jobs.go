@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -74,7 +73,7 @@ func planJob(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue, id str
 			}
 		}
 		if p, ok := str(3); ok && p != "" {
-			j.Payload = json.RawMessage(p)
+			j.Payload = boundPayload(p, j.Score, known) // nil: it belongs to an earlier enqueue of this id
 		}
 		if n, ok := str(4); ok {
 			j.Attempts, _ = strconv.Atoi(n)
@@ -213,7 +212,7 @@ func (q *Queues) RequeueDead(ctx context.Context, queue string) (domain.BulkResu
 		return res, err
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueDead(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue),
-		q.keys.QueueSettings(queue), q.keys.QueueLeases(queue)}
+		q.keys.QueueSettings(queue), q.keys.QueueLeases(queue), q.keys.QueueJobs(queue)}
 	// The dead jobs there are now bound the work: jobs that die meanwhile (say a worker that
 	// fails every requeued job at once) wait for the next requeue instead of keeping this one
 	// going forever.
@@ -285,7 +284,7 @@ func (q *Queues) EachDead(ctx context.Context, queue string, fn func(domain.JobD
 				died := item.At
 				j := domain.JobDetail{Queue: queue, ID: item.ID, State: domain.JobDead, DiedAt: &died, Errors: []domain.AttemptError{}}
 				if s, ok := payloads.Val()[i].(string); ok && s != "" {
-					j.Payload = json.RawMessage(s)
+					j.Payload = boundPayload(s, 0, false) // the binding is not read here: the payload as stored
 				}
 				if s, ok := attempts.Val()[i].(string); ok {
 					j.Attempts, _ = strconv.Atoi(s)

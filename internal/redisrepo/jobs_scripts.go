@@ -120,18 +120,20 @@ return {where, score, redis.call('HGET', KEYS[6], id), redis.call('HGET', KEYS[4
 
 // requeueDeadScript is requeueScript for a batch of dead jobs, the oldest deaths first: each
 // goes back to its queue due now (a priority queue's job keeps its priority), its attempts
-// and lease forgotten. A dead job whose id waits again is left dead and skipped. The batch is
-// atomic; the caller runs batches until the dead set is done.
+// and lease forgotten, its payload bound to its new score (see boundPayload). A dead job whose
+// id waits again is left dead and skipped. The batch is atomic; the caller runs batches until
+// the dead set is done.
 //
 // KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:dead
 // KEYS[3]  {queue:<name>}:attempts  KEYS[4]  {queue:<name>}:scores
 // KEYS[5]  {queue:<name>}:settings  KEYS[6]  {queue:<name>}:leases
+// KEYS[7]  {queue:<name>}:jobs
 // ARGV[1]  now, epoch ms (caller's clock)
 // ARGV[2]  the queue's default kind
 // ARGV[3]  batch size
 // ARGV[4]  how many dead jobs earlier batches skipped (they stay first in the dead set)
 // Returns  {moved, skipped, read}
-var requeueDeadScript = newScript(`
+var requeueDeadScript = newScript(luaRebind + `
 local ids = redis.call('ZRANGE', KEYS[2], tonumber(ARGV[4]), tonumber(ARGV[4]) + tonumber(ARGV[3]) - 1)
 local kind = redis.call('HGET', KEYS[5], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[2] end
@@ -151,6 +153,7 @@ for _, id in ipairs(ids) do
     redis.call('HDEL', KEYS[3], id)
     redis.call('HDEL', KEYS[4], id)
     redis.call('HDEL', KEYS[6], id)
+    rebind(KEYS[7], id, score)
     moved = moved + 1
   end
 end

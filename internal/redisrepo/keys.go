@@ -96,7 +96,7 @@ func (k Keys) BoardIndex() string { return k.OwnPrefix + "index:boards" }
 // a board's own keys in one Cluster slot.
 func (k Keys) boardTag(board string) string { return k.OwnPrefix + "board:{" + board + "}" }
 
-// BoardSettings is the HASH of a board's settings: tie_break, periods, retention_days.
+// BoardSettings is the HASH of a board's settings: ties (the encoding; legacy tie_break), periods, retention_days.
 func (k Keys) BoardSettings(board string) string { return k.boardTag(board) + ":settings" }
 
 // LegacyBoardSettings is where zpulse kept a board's settings before the braces
@@ -141,6 +141,21 @@ func (k Keys) IsSingletonLock(name string) bool { return strings.HasPrefix(name,
 // LockIndex is the SET of lock names zpulse has taken, so the /locks page finds them at once;
 // locks taken by other services are found by a slow, bounded SCAN of lock:*.
 func (k Keys) LockIndex() string { return k.OwnPrefix + "index:locks" }
+
+// ---- adopted sources ----
+
+// Sources is zpulse's HASH of adopted sources: name -> the domain.Source as JSON.
+func (k Keys) Sources() string { return k.OwnPrefix + "sources" }
+
+// SourceBoard is the key an adopted board is read at now: its layout with the current
+// period filled in. Another service's key: zpulse reads it only.
+func (k Keys) SourceBoard(s domain.Source, now time.Time) string { return s.BoardKey(now) }
+
+// SourceClient is an adopted limiter's key for a client at now, in the service's layout: the
+// only key zpulse writes for an adopted source (a "try").
+func (k Keys) SourceClient(s domain.Source, client string, now time.Time) string {
+	return s.ClientKey(client, now)
+}
 
 // ---- rate limiters ----
 //
@@ -279,9 +294,14 @@ func (k Keys) queueTag(name string) string { return "{" + k.Queue(name) + "}" }
 // score = lease deadline, epoch ms. The reaper returns what is past its deadline.
 func (k Keys) QueueProcessing(name string) string { return k.queueTag(name) + ":processing" }
 
-// QueueJobs is the HASH of a queue's payloads (DESIGN.md): job id -> JSON. A payload leaves
-// with the ack (or with a poll without lease, or a delete).
+// QueueJobs is the HASH of a queue's payloads (DESIGN.md): job id -> "@<score>|<JSON>", the
+// payload bound to the score of the enqueue it came with (see boundPayload). A payload leaves
+// with the ack (or with a poll without lease, or a delete), or as an orphan (QueueOrphans).
 func (k Keys) QueueJobs(name string) string { return k.queueTag(name) + ":jobs" }
+
+// QueueOrphans is zpulse's ZSET of payloads that belong to no job: member = job id, score =
+// when the reaper first saw it orphaned, epoch ms. It is removed after domain.OrphanGrace.
+func (k Keys) QueueOrphans(name string) string { return k.queueTag(name) + ":orphans" }
 
 // QueueDead is zpulse's ZSET of a queue's dead jobs, leased MaxAttempts times without an
 // ack: member = job id, score = when it died, epoch ms.

@@ -20,6 +20,7 @@ type Leaderboards struct {
 	rdb      redis.UniversalClient
 	keys     Keys
 	clock    domain.Clock
+	stamp    domain.Clock // tie-break time: nil is Redis TIME inside the add script
 	settings *ttlCache[domain.BoardSettings]
 	found    *Discovery
 	bookkept *seenSet // boards indexed and unique keys given their expiry, by this process
@@ -36,7 +37,7 @@ const boardAddsTTL = 10 * time.Minute
 
 // newLeaderboards returns leaderboards kept in rdb under keys, listing the boards found.
 func newLeaderboards(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Leaderboards {
-	return &Leaderboards{rdb: rdb, keys: keys, clock: c.local(), found: found, settings: newTTLCache[domain.BoardSettings](settingsTTL, c.local()), bookkept: newSeenSet()}
+	return &Leaderboards{rdb: rdb, keys: keys, clock: c.local(), stamp: c.script, found: found, settings: newTTLCache[domain.BoardSettings](settingsTTL, c.local()), bookkept: newSeenSet()}
 }
 
 func (l *Leaderboards) AddPoints(ctx context.Context, board, player string, points int64) (domain.Entry, error) {
@@ -63,20 +64,16 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 	}
 	max := set.MaxPoints()
 	if points < -max || points > max {
-		return domain.Entry{}, domain.Errorf(domain.EINVALID, "points must be a whole number from %d to %d on %s", -max, max, boardKind(set))
+		return domain.Entry{}, domain.Errorf(domain.EINVALID, "points must be a whole number from %d to %d on %s", -max, max, set.TieBreak.Describe())
 	}
 	now := l.clock.Now()
-	slot := ""
-	if set.TieBreak == domain.TieBreakFirstReached {
-		s, err := domain.TieBreakTime(now)
-		if err != nil {
-			return domain.Entry{}, err
-		}
-		slot = strconv.FormatInt(s, 10)
+	stamp := ""
+	if l.stamp != nil {
+		stamp = strconv.FormatInt(l.stamp.Now().UnixMilli(), 10)
 	}
 	pipe := l.rdb.Pipeline()
 	run := func(key, expireAt string) *redis.Cmd {
-		return addScript.EvalSha(ctx, pipe, []string{key}, player, points, max, slot, expireAt, mode)
+		return addScript.EvalSha(ctx, pipe, []string{key}, player, points, max, string(set.TieBreak), expireAt, mode, stamp)
 	}
 	results := []*redis.Cmd{run(l.keys.Leaderboard(board), "")}
 	if mode == "add" {
@@ -121,13 +118,21 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 	entries := make([]domain.Entry, len(results))
 	for i, res := range results {
 		vals, _ := res.Val().([]any)
+		if len(vals) == 2 && vals[0] == int64(-1) {
+			ms, _ := vals[1].(int64)
+			_, err := set.TieBreak.Encode(0, time.UnixMilli(ms))
+			if err == nil {
+				err = fmt.Errorf("redisrepo.Leaderboards.write: the script refused the time %d ms", ms)
+			}
+			return domain.Entry{}, err
+		}
 		if len(vals) == 2 && vals[0] == int64(0) {
 			where := "the all-time board"
 			if i > 0 {
 				where = "the " + string(set.Periods[i-1]) + " board (the boards before it were written)"
 			}
 			return domain.Entry{}, domain.Errorf(domain.EINVALID, "%s has %v on %s; that change would leave %d to %d, the exact range of %s",
-				player, displayScore(vals[1]), where, -max, max, boardKind(set))
+				player, displayScore(set.TieBreak, vals[1]), where, -max, max, set.TieBreak.Describe())
 		}
 		if len(vals) != 3 {
 			return domain.Entry{}, fmt.Errorf("redisrepo.Leaderboards.write: unexpected reply %v", res.Val())
@@ -137,24 +142,17 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 		if err != nil || !ok {
 			return domain.Entry{}, fmt.Errorf("redisrepo.Leaderboards.write: unexpected reply %v", res.Val())
 		}
-		entries[i] = domain.NewEntry(rank+1, player, score)
+		entries[i] = domain.NewEntry(set.TieBreak, rank+1, player, score)
 	}
 	return entries[0], nil
 }
 
-func boardKind(s domain.BoardSettings) string {
-	if s.TieBreak == domain.TieBreakFirstReached {
-		return "a first-to-reach (tie-break) board"
-	}
-	return "a board"
-}
-
-func displayScore(v any) string {
+func displayScore(t domain.TieBreak, v any) string {
 	f, err := strconv.ParseFloat(fmt.Sprint(v), 64)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return strconv.FormatInt(domain.Points(f), 10) + " points"
+	return strconv.FormatInt(t.Points(f), 10) + " points"
 }
 
 func (l *Leaderboards) RemovePlayer(ctx context.Context, board, player string) error {
@@ -235,17 +233,20 @@ func (l *Leaderboards) Top(ctx context.Context, board string, period domain.Peri
 }
 
 // planTop adds the reads of a board's head on pipe and returns the function that decodes
-// them once the pipeline ran.
+// them once the pipeline ran. The board's settings are read in the same round trip: the
+// scores are decoded by the encoding they say.
 func planTop(ctx context.Context, pipe redis.Pipeliner, keys Keys, board string, period domain.Period, n int, now time.Time) func() domain.BoardTop {
 	key := keys.PeriodBoard(board, period, now)
+	settings := pipe.HGetAll(ctx, keys.BoardSettings(board))
 	rng := pipe.ZRevRangeWithScores(ctx, key, 0, int64(n-1))
 	card := pipe.ZCard(ctx, key)
 	unique := pipe.PFCount(ctx, keys.BoardUnique(board, now))
 	return func() domain.BoardTop {
+		enc := decodeSettings(settings.Val()).TieBreak
 		top := domain.BoardTop{Board: board, Period: period, Key: key, Players: card.Val(),
 			UniqueToday: unique.Val(), Entries: make([]domain.Entry, 0, len(rng.Val()))}
 		for i, z := range rng.Val() {
-			top.Entries = append(top.Entries, domain.NewEntry(int64(i+1), z.Member.(string), z.Score))
+			top.Entries = append(top.Entries, domain.NewEntry(enc, int64(i+1), z.Member.(string), z.Score))
 		}
 		return top
 	}
@@ -255,11 +256,15 @@ func (l *Leaderboards) Player(ctx context.Context, board string, period domain.P
 	if err := validateBoardPlayer(board, player); err != nil {
 		return domain.Entry{}, err
 	}
+	set, err := l.boardSettings(ctx, board)
+	if err != nil {
+		return domain.Entry{}, err
+	}
 	key := l.keys.PeriodBoard(board, period, l.clock.Now())
 	var score *redis.FloatCmd
 	var rank *redis.IntCmd
 	// MULTI/EXEC: the score and the rank describe the same moment, in one round trip.
-	_, err := l.rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+	_, err = l.rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
 		score = pipe.ZScore(ctx, key, player)
 		rank = pipe.ZRevRank(ctx, key, player)
 		return nil
@@ -270,7 +275,7 @@ func (l *Leaderboards) Player(ctx context.Context, board string, period domain.P
 	if errors.Is(score.Err(), redis.Nil) || errors.Is(rank.Err(), redis.Nil) {
 		return domain.Entry{}, domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
 	}
-	return domain.NewEntry(rank.Val()+1, player, score.Val()), nil
+	return domain.NewEntry(set.TieBreak, rank.Val()+1, player, score.Val()), nil
 }
 
 func (l *Leaderboards) Around(ctx context.Context, board string, period domain.Period, player string, n int) ([]domain.Entry, error) {
@@ -280,6 +285,10 @@ func (l *Leaderboards) Around(ctx context.Context, board string, period domain.P
 	if err := domain.ValidateRange("n", n, domain.MaxAround); err != nil {
 		return nil, err
 	}
+	set, err := l.boardSettings(ctx, board)
+	if err != nil {
+		return nil, err
+	}
 	res, err := aroundScript.Run(ctx, l.rdb, []string{l.keys.PeriodBoard(board, period, l.clock.Now())}, player, n).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil, domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
@@ -287,11 +296,12 @@ func (l *Leaderboards) Around(ctx context.Context, board string, period domain.P
 	if err != nil {
 		return nil, opError("redisrepo.Leaderboards.Around", err)
 	}
-	return rankedEntries(res)
+	return rankedEntries(set.TieBreak, res)
 }
 
-// rankedEntries decodes a script's {first rank, {member, score, ...}} reply.
-func rankedEntries(res any) ([]domain.Entry, error) {
+// rankedEntries decodes a script's {first rank, {member, score, ...}} reply on a board with
+// encoding t.
+func rankedEntries(t domain.TieBreak, res any) ([]domain.Entry, error) {
 	vals, ok := res.([]any)
 	if !ok || len(vals) != 2 {
 		return nil, fmt.Errorf("redisrepo.rankedEntries: unexpected reply %v", res)
@@ -304,7 +314,7 @@ func rankedEntries(res any) ([]domain.Entry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("redisrepo.rankedEntries: unexpected score %v", flat[i+1])
 		}
-		entries = append(entries, domain.NewEntry(first+int64(i/2)+1, fmt.Sprint(flat[i]), score))
+		entries = append(entries, domain.NewEntry(t, first+int64(i/2)+1, fmt.Sprint(flat[i]), score))
 	}
 	return entries, nil
 }
@@ -355,6 +365,10 @@ func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.
 			return domain.Page{}, err
 		}
 	}
+	set, err := l.boardSettings(ctx, board)
+	if err != nil {
+		return domain.Page{}, err
+	}
 	// One entry more than asked tells whether another page follows.
 	key := l.keys.PeriodBoard(board, period, l.clock.Now())
 	pipe := l.rdb.Pipeline()
@@ -363,7 +377,7 @@ func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.
 	if err := exec(ctx, l.rdb, pipe); err != nil {
 		return domain.Page{}, opError("redisrepo.Leaderboards.Entries", err)
 	}
-	return entriesPage(res.Val(), total.Val(), limit)
+	return entriesPage(set.TieBreak, res.Val(), total.Val(), limit)
 }
 
 func (l *Leaderboards) EntriesAt(ctx context.Context, board string, period domain.Period, rank int64, limit int) (domain.Page, error) {
@@ -376,6 +390,10 @@ func (l *Leaderboards) EntriesAt(ctx context.Context, board string, period domai
 	if rank < 1 || rank > domain.MaxRank {
 		return domain.Page{}, domain.Errorf(domain.EINVALID, "rank must be a whole number from 1 to %d (got %d)", int64(domain.MaxRank), rank)
 	}
+	set, err := l.boardSettings(ctx, board)
+	if err != nil {
+		return domain.Page{}, err
+	}
 	key := l.keys.PeriodBoard(board, period, l.clock.Now())
 	pipe := l.rdb.Pipeline()
 	res := pipe.ZRevRangeWithScores(ctx, key, rank-1, rank-1+int64(limit))
@@ -387,13 +405,13 @@ func (l *Leaderboards) EntriesAt(ctx context.Context, board string, period domai
 	for _, z := range res.Val() {
 		flat = append(flat, z.Member, strconv.FormatFloat(z.Score, 'g', -1, 64))
 	}
-	return entriesPage([]any{rank - 1, flat}, total.Val(), limit)
+	return entriesPage(set.TieBreak, []any{rank - 1, flat}, total.Val(), limit)
 }
 
 // entriesPage builds a page from a {first rank, {member, score, ...}} reply of limit+1
-// entries at most: the extra one says another page follows.
-func entriesPage(res any, total int64, limit int) (domain.Page, error) {
-	entries, err := rankedEntries(res)
+// entries at most, on a board with encoding t: the extra one says another page follows.
+func entriesPage(t domain.TieBreak, res any, total int64, limit int) (domain.Page, error) {
+	entries, err := rankedEntries(t, res)
 	if err != nil {
 		return domain.Page{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -36,7 +37,7 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 		if err := domain.ValidateMember("player", a.Player); err != nil {
 			out[i].Err = err
 		} else if a.Points < -max || a.Points > max {
-			out[i].Err = domain.Errorf(domain.EINVALID, "points must be a whole number from %d to %d on %s", -max, max, boardKind(set))
+			out[i].Err = domain.Errorf(domain.EINVALID, "points must be a whole number from %d to %d on %s", -max, max, set.TieBreak.Describe())
 		} else {
 			valid = append(valid, i)
 		}
@@ -45,13 +46,9 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 		return out, nil
 	}
 	now := l.clock.Now()
-	slot := ""
-	if set.TieBreak == domain.TieBreakFirstReached {
-		s, err := domain.TieBreakTime(now)
-		if err != nil {
-			return nil, err
-		}
-		slot = strconv.FormatInt(s, 10)
+	stamp := ""
+	if l.stamp != nil {
+		stamp = strconv.FormatInt(l.stamp.Now().UnixMilli(), 10)
 	}
 	pipe := l.rdb.Pipeline()
 	type chunk struct {
@@ -63,8 +60,8 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 	run := func(key, expireAt string, which int) {
 		for start := 0; start < len(valid); start += batchChunk {
 			items := valid[start:min(start+batchChunk, len(valid))]
-			args := make([]any, 0, 3+2*len(items))
-			args = append(args, max, slot, expireAt)
+			args := make([]any, 0, 4+2*len(items))
+			args = append(args, max, string(set.TieBreak), expireAt, stamp)
 			for _, i := range items {
 				args = append(args, adds[i].Player, adds[i].Points)
 			}
@@ -114,6 +111,15 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 		}
 		for j, i := range c.items {
 			ok, _ := vals[3*j].(int64)
+			if ok == -1 {
+				ms, _ := vals[3*j+1].(int64)
+				_, err := set.TieBreak.Encode(0, time.UnixMilli(ms))
+				if err == nil {
+					err = fmt.Errorf("redisrepo.Leaderboards.AddPointsBatch: the script refused the time %d ms", ms)
+				}
+				out[i].Err = err
+				continue
+			}
 			if ok == 0 {
 				if out[i].Err == nil {
 					where := "the all-time board"
@@ -121,7 +127,7 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 						where = "the " + string(set.Periods[c.board-1]) + " board (the boards before it were written)"
 					}
 					out[i].Err = domain.Errorf(domain.EINVALID, "%s has %v on %s; that change would leave %d to %d, the exact range of %s",
-						adds[i].Player, displayScore(vals[3*j+1]), where, -max, max, boardKind(set))
+						adds[i].Player, displayScore(set.TieBreak, vals[3*j+1]), where, -max, max, set.TieBreak.Describe())
 				}
 				continue
 			}
@@ -133,7 +139,7 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 			if err != nil || !rok {
 				return nil, fmt.Errorf("redisrepo.Leaderboards.AddPointsBatch: unexpected reply %v", c.cmd.Val())
 			}
-			out[i].Value = domain.NewEntry(rank+1, adds[i].Player, score)
+			out[i].Value = domain.NewEntry(set.TieBreak, rank+1, adds[i].Player, score)
 		}
 	}
 	return out, nil

@@ -29,7 +29,7 @@ func TestAddPointsArticleExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []domain.Entry{domain.NewEntry(1, "bob", 155), domain.NewEntry(2, "carol", 150), domain.NewEntry(3, "alice", 120)}
+	want := []domain.Entry{domain.NewEntry(domain.TieBreakNone, 1, "bob", 155), domain.NewEntry(domain.TieBreakNone, 2, "carol", 150), domain.NewEntry(domain.TieBreakNone, 3, "alice", 120)}
 	if fmt.Sprint(top.Entries) != fmt.Sprint(want) || top.Players != 3 || top.Board != "game:2048" {
 		t.Errorf("Top = %+v, want %v and 3 players", top, want)
 	}

@@ -202,6 +202,7 @@ return {1, deadline}
 // KEYS[7]  {queue:<name>}:completed  KEYS[8]  {queue:<name>}:acked
 // KEYS[9]  {queue:<name>}:dead       KEYS[10] {queue:<name>}:settings
 // KEYS[11] {queue:<name>}:tput:<minute>
+// KEYS[12] {queue:<name>}:jobs (a delay moves the score: the payload is bound to the new one)
 // ARGV[1]  job id                    ARGV[2]  token
 // ARGV[3]  lease now, epoch ms, or "" for Redis TIME
 // ARGV[4]  completed retention, ms
@@ -212,7 +213,7 @@ return {1, deadline}
 // ARGV[12] throughput hash's TTL, ms
 // Returns  {1, attempts, score} back in the queue; {2, attempts} dead; {-6} a delay on a
 // priority queue; a leaseCheck refusal otherwise
-var nackScript = newScript(luaLeaseNow + luaLeaseCheck + luaAddError + `
+var nackScript = newScript(luaLeaseNow + luaLeaseCheck + luaAddError + luaRebind + `
 local kind = redis.call('HGET', KEYS[10], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[10] end
 local delay = tonumber(ARGV[5])
@@ -231,7 +232,10 @@ if attempts >= max then
   return {2, attempts}
 end
 local score = tonumber(redis.call('HGET', KEYS[4], ARGV[1])) or tonumber(ARGV[6])
-if delay > 0 then score = tonumber(ARGV[6]) + delay end
+if delay > 0 then
+  score = tonumber(ARGV[6]) + delay
+  rebind(KEYS[12], ARGV[1], score)
+end
 redis.call('ZADD', KEYS[1], 'NX', score, ARGV[1])
 redis.call('HDEL', KEYS[4], ARGV[1])
 return {1, attempts, score}

@@ -119,7 +119,7 @@ func (q *Queues) Nack(ctx context.Context, queue, id, token string, delay time.D
 	now := q.now()
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue),
 		q.keys.QueueLeases(queue), q.keys.QueueErrors(queue), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
-		q.keys.QueueDead(queue), q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now)}
+		q.keys.QueueDead(queue), q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now), q.keys.QueueJobs(queue)}
 	vals, err := nackScript.Run(ctx, q.rdb, keys, id, token, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
 		delay.Milliseconds(), now.UnixMilli(), errMsg, domain.DefaultMaxAttempts, domain.AttemptErrorsKept,
 		string(domain.DefaultQueueKind(queue)), tputField(now, 'f'), queueThroughputTTL.Milliseconds()).Int64Slice()

@@ -74,13 +74,16 @@ func (l *Limiters) checkArgs(ctx context.Context, limiter, client string) (domai
 
 // run runs the policy's script for one client.
 func (l *Limiters) run(ctx context.Context, p domain.LimitPolicy, client string, consume bool) (domain.LimitResult, error) {
-	return runLimiter(ctx, l.rdb, l.clock, p, l.keys.LimiterState(p, client), consume)
+	return runLimiter(ctx, l.rdb, l.clock, p, l.keys.LimiterState(p, client), consume, func(seenMs int64) { l.sawLongerWriter(ctx, p, seenMs) })
 }
 
 // runLimiter runs policy p's script on the state at key: it counts one request when consume
 // is set, else only looks. clock nil reads Redis TIME in the script. It is shared by the
 // saved policies (Limiters) and the built-in sign-in limit (Auth).
-func runLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clock, p domain.LimitPolicy, key string, consume bool) (domain.LimitResult, error) {
+//
+// onSeen, when not nil, is told of a writer with a longer window on a sliding log (see
+// slidingLogScript).
+func runLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clock, p domain.LimitPolicy, key string, consume bool, onSeen func(seenMs int64)) (domain.LimitResult, error) {
 	now := ""
 	if clock != nil {
 		now = strconv.FormatInt(clock.Now().UnixMilli(), 10)
@@ -92,7 +95,7 @@ func runLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clo
 	var cmd *redis.Cmd
 	switch p.Algorithm {
 	case domain.SlidingLog:
-		cmd = slidingLogScript.Run(ctx, rdb, []string{key}, now, flag, p.WindowMs, p.Limit, newUUID())
+		cmd = slidingLogScript.Run(ctx, rdb, []string{key}, now, flag, p.WindowMs, p.Limit, newUUID(), p.KeepMs())
 	case domain.FixedWindow:
 		cmd = fixedWindowScript.Run(ctx, rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
 	case domain.SlidingCounter:
@@ -106,8 +109,11 @@ func runLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clo
 	if err != nil {
 		return domain.LimitResult{}, opWriteError("redisrepo.Limiters.Allow", err)
 	}
-	if len(vals) != 5 {
+	if len(vals) != 5 && (len(vals) != 6 || p.Algorithm != domain.SlidingLog) {
 		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unexpected reply %v", p.Name, vals)
+	}
+	if len(vals) == 6 && vals[5] > p.SeenWindowMs && onSeen != nil {
+		onSeen(vals[5])
 	}
 	// The scripts admit nothing when they only look (Peek): the next request would be
 	// admitted exactly when one remains.
@@ -119,6 +125,22 @@ func runLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clo
 		Allowed: allowed, Limit: p.Quota(), Remaining: vals[1],
 		RetryAfterMs: vals[2], ResetMs: vals[3], AtMs: vals[4], Policy: p,
 	}, nil
+}
+
+// sawLongerWriter records a longer window seen on the policy's keys, for the page's warning.
+// A failure loses only the warning (the next check reports it again), never a decision.
+func (l *Limiters) sawLongerWriter(ctx context.Context, p domain.LimitPolicy, seenMs int64) {
+	key := l.keys.LimiterPolicy(p.Name)
+	if p.Name == domain.DefaultLimiter {
+		// The default policy may have no hash: give it one, so the warning has a place.
+		l.rdb.HSetNX(ctx, key, "algorithm", string(p.Algorithm))
+		l.rdb.HSetNX(ctx, key, "limit", p.Limit)
+		l.rdb.HSetNX(ctx, key, "window_ms", p.WindowMs)
+	}
+	if raiseSeenWindowScript.Run(ctx, l.rdb, []string{key}, seenMs).Val() == int64(1) {
+		p.SeenWindowMs = seenMs
+		l.policies.put(p.Name, p)
+	}
 }
 
 // newUUID returns a random (version 4) UUID, the member the articles' script adds per request.
@@ -171,10 +193,13 @@ func (b builtinPolicies) decode(name string, f map[string]string) (domain.LimitP
 	p.WindowMs, _ = strconv.ParseInt(f["window_ms"], 10, 64)
 	p.RatePerS, _ = strconv.ParseFloat(f["rate_per_s"], 64)
 	p.Burst, _ = strconv.ParseInt(f["burst"], 10, 64)
+	p.SharedWindowMs, _ = strconv.ParseInt(f["shared_window_ms"], 10, 64)
+	seen, _ := strconv.ParseInt(f["seen_window_ms"], 10, 64)
 	if len(f) == 0 || p.Validate() != nil {
 		builtin, ok := b[name]
 		return builtin, ok
 	}
+	p.SeenWindowMs = seen
 	return p, true
 }
 
@@ -188,7 +213,7 @@ func (l *Limiters) SetPolicy(ctx context.Context, p domain.LimitPolicy) (domain.
 	// between the two is mended by saving again.
 	pipe := l.rdb.Pipeline()
 	pipe.HSet(ctx, key, "algorithm", string(p.Algorithm), "limit", p.Limit, "window_ms", p.WindowMs,
-		"rate_per_s", strconv.FormatFloat(p.RatePerS, 'g', -1, 64), "burst", p.Burst)
+		"rate_per_s", strconv.FormatFloat(p.RatePerS, 'g', -1, 64), "burst", p.Burst, "shared_window_ms", p.SharedWindowMs)
 	pipe.SAdd(ctx, l.keys.LimiterIndex(), p.Name)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return domain.LimitPolicy{}, opWriteError("redisrepo.Limiters.SetPolicy", err)

@@ -41,25 +41,46 @@ local consume = ARGV[2] == '1'
 // adds nothing. The articles' own service and zpulse therefore count the same requests on
 // rate:<client>. zpulse adds the answer's numbers, read after the decision.
 //
+// Shared logs. A service with a longer window may keep its log on the same key: trimming to
+// zpulse's window would delete requests the service still counts (it would admit more than
+// its limit). So the script keeps what the longest window needs: it trims only entries older
+// than ARGV[6] (the policy's KeepMs: its window, or the service's stated one), counts its own
+// window with ZCOUNT, and never shortens the key's expiry. The expiry tells of writers with a
+// longer window: a writer with window W set it to (its write time + W), so when the key's
+// PTTL is longer than what zpulse keeps, such a writer exists, its window is at least
+// PTTL + (now − the newest entry), and zpulse then trims nothing (the service trims to its
+// own window at its next request) and reports that window.
+//
 // KEYS[1]  the client's log, a ZSET (rate:<client> for the policy "default")
 // ARGV[3]  window ms
 // ARGV[4]  limit
 // ARGV[5]  member for this request: a random UUID
+// ARGV[6]  keep ms: entries younger than this stay (≥ the window)
 // Clock    ARGV[1] or Redis TIME (see above)
+// Returns  the common answer, then the longest window seen of a writer with a longer one
+//
+//	than keep ms, 0 when none
 var slidingLogScript = redis.NewScript(limiterClock + `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
 local limit  = tonumber(ARGV[4])
+local keep   = math.max(tonumber(ARGV[6]) or window, window)
 local allowed = 0
 local count
 -- '(' .. bound must print the whole number: Lua's own tostring keeps only 14 digits.
 local after = string.format('(%.17g', now - window)
+local ttl = redis.call('PTTL', key)
+local seen = 0
+if ttl > keep then
+  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  seen = ttl + (last[2] and math.max(now - tonumber(last[2]), 0) or 0)
+end
 if consume then
-  redis.call('ZREMRANGEBYSCORE', key, 0, now - window)
-  count = redis.call('ZCARD', key)
+  if seen == 0 then redis.call('ZREMRANGEBYSCORE', key, 0, now - keep) end
+  count = redis.call('ZCOUNT', key, after, '+inf')
   if count < limit then
     redis.call('ZADD', key, now, ARGV[5])
-    redis.call('PEXPIRE', key, window)
+    if redis.call('PTTL', key) < keep then redis.call('PEXPIRE', key, keep) end
     count = count + 1
     allowed = 1
   end
@@ -76,7 +97,21 @@ end
 local reset = 0
 local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
 if newest[2] then reset = math.max(tonumber(newest[2]) + window - now, 0) end
-return {allowed, remaining, math.ceil(retry), math.ceil(reset), now}
+return {allowed, remaining, math.ceil(retry), math.ceil(reset), now, seen}
+`)
+
+// raiseSeenWindowScript records, on a policy's hash, the longest window seen of another
+// writer on its keys (LimitPolicy.SeenWindowMs): the field only grows.
+//
+// KEYS[1]  the policy's HASH
+// ARGV[1]  a window seen, ms
+// Returns  1 when it grew, else 0
+var raiseSeenWindowScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local old = tonumber(redis.call('HGET', KEYS[1], 'seen_window_ms')) or 0
+if tonumber(ARGV[1]) <= old then return 0 end
+redis.call('HSET', KEYS[1], 'seen_window_ms', ARGV[1])
+return 1
 `)
 
 // fixedWindowScript is the Chinese article's fixed window: a counter per window aligned on

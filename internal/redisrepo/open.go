@@ -49,6 +49,7 @@ type Services struct {
 	Queues       *Queues
 	Limiters     *Limiters
 	Locks        *Locks
+	Sources      *Sources
 	Singletons   *Singletons
 	Demo         *DemoSwitch
 	// History records (in one instance, RunRecorder under Singletons) and reads charts' data.
@@ -133,12 +134,14 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Singletons = newSingletons(s.Locks, keys, opt.Log)
 	s.Demo = newDemoSwitch(rdb, keys)
 	s.Auth = newAuth(rdb, keys, c)
+	s.Sources = newSources(rdb, keys, s.Discovery, c)
 	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c)
 	s.History = newHistory(rdb, keys, s.Discovery, c)
 	s.Business = newBusiness(rdb, keys, s.Discovery, c)
 	s.CommandErrors = &CommandErrors{}
 	rdb.AddHook(s.CommandErrors)
 	s.Snapshots.limiters.builtins = builtins
+	s.Snapshots.sources = s.Sources
 	s.Discovery.onRate = func(ctx context.Context, keys []string) { _ = s.Limiters.adoptClients(ctx, keys) }
 	return s, nil
 }

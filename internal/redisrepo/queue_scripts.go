@@ -33,7 +33,8 @@ return jobs[1]
 // back or forward), or completed within the retention (see luaComplete), which makes an
 // enqueue safe to retry after an answer that did not come back. The kind is read here, in the same atomic step, from the settings hash,
 // so every instance scores a queue alike the moment its kind changes. The payload is stored
-// beside it, and the second's enqueue count grows.
+// beside it bound to this enqueue: "@<score>|<payload>" (see boundPayload), and the second's
+// enqueue count grows.
 //
 // KEYS[1]  queue:<name>           KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:jobs    KEYS[4]  {queue:<name>}:dead
@@ -87,7 +88,7 @@ if done then redis.call('ZREM', KEYS[7], ARGV[1]) end
 for i = 8, 11 do redis.call('HDEL', KEYS[i], ARGV[1]) end
 redis.call('ZADD', KEYS[1], score, ARGV[1])
 if ARGV[8] ~= '' then
-  redis.call('HSET', KEYS[3], ARGV[1], ARGV[8])
+  redis.call('HSET', KEYS[3], ARGV[1], '@' .. string.format('%.17g', score) .. '|' .. ARGV[8])
 else
   redis.call('HDEL', KEYS[3], ARGV[1])
 end
@@ -122,16 +123,17 @@ return {r[1], r[2], payload}
 
 // requeueScript puts a dead job back in its queue, due now: a priority queue's job keeps its
 // priority (from its kept score) and goes to the back of that priority's line. Its attempts
-// start again.
+// start again; its payload is bound to the new score (see boundPayload).
 //
 // KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:dead
 // KEYS[3]  {queue:<name>}:attempts  KEYS[4]  {queue:<name>}:scores
 // KEYS[5]  {queue:<name>}:settings KEYS[6]  {queue:<name>}:leases
+// KEYS[7]  {queue:<name>}:jobs
 // ARGV[1]  now, epoch ms (caller's clock)
 // ARGV[2]  the queue's default kind
 // ARGV[3]  job id
 // Returns  {1, score} requeued; {0} the job is not dead; {-1} that id is waiting already
-var requeueScript = newScript(`
+var requeueScript = newScript(luaRebind + `
 if not redis.call('ZSCORE', KEYS[2], ARGV[3]) then return {0} end
 if redis.call('ZSCORE', KEYS[1], ARGV[3]) then return {-1} end
 local kind = redis.call('HGET', KEYS[5], 'kind')
@@ -146,6 +148,7 @@ redis.call('ZADD', KEYS[1], score, ARGV[3])
 redis.call('HDEL', KEYS[3], ARGV[3])
 redis.call('HDEL', KEYS[4], ARGV[3])
 redis.call('HDEL', KEYS[6], ARGV[3])
+rebind(KEYS[7], ARGV[3], score)
 return {1, score}
 `)
 
@@ -229,4 +232,75 @@ return {
   redis.call('ZRANGE', KEYS[1], 0, n - 1, 'WITHSCORES'),
   withAttempts(redis.call('ZRANGE', KEYS[2], 0, n - 1, 'WITHSCORES')),
   withAttempts(redis.call('ZREVRANGE', KEYS[3], 0, n - 1, 'WITHSCORES'))}
+`)
+
+// luaRebind defines rebind(jobs key, id, score): a job of ours whose score zpulse itself
+// moves (a requeue, a delayed nack) keeps its payload, bound to the new score (see
+// bindPayload). Payloads stored before the binding get bound too.
+const luaRebind = `
+local function rebind(jkey, id, score)
+  local payload = redis.call('HGET', jkey, id)
+  if payload then
+    local body = string.match(payload, '^@[^|]*|(.*)$') or payload
+    redis.call('HSET', jkey, id, '@' .. string.format('%.17g', score) .. '|' .. body)
+  end
+end
+`
+
+// orphanSweepScript finds payloads that belong to no job and removes them after a grace
+// period. A payload is an orphan when its id is not waiting, in flight or dead (a foreign
+// consumer took the job with ZPOPMIN and nothing acks it), or when the waiting job under its
+// id has another score than the one the payload was bound to at enqueue (a foreign producer
+// re-added the id: a new job, which must not receive the old payload). An orphan is stamped
+// in the orphans set when first seen, counted there by the queue page, and removed once it has
+// been an orphan for the grace period; a payload whose job comes back (a zpulse re-enqueue
+// rebinds it) leaves the set. One HSCAN step of the payloads per call.
+//
+// KEYS[1]  queue:<name>            KEYS[2]  {queue:<name>}:processing
+// KEYS[3]  {queue:<name>}:dead     KEYS[4]  {queue:<name>}:jobs
+// KEYS[5]  {queue:<name>}:orphans
+// ARGV[1]  now, epoch ms, or "" for Redis TIME (the lease clock)
+// ARGV[2]  grace period, ms
+// ARGV[3]  HSCAN cursor ("0" to start)
+// ARGV[4]  HSCAN COUNT
+// Returns  {next cursor ("0" when the pass is over), payloads removed}
+var orphanSweepScript = newScript(`
+local now = tonumber(ARGV[1])
+if not now then
+  redis.replicate_commands()
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local grace = tonumber(ARGV[2])
+if ARGV[3] == '0' then -- a new pass: forget orphans whose payload went another way
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, -1)) do
+    if redis.call('HEXISTS', KEYS[4], id) == 0 then redis.call('ZREM', KEYS[5], id) end
+  end
+end
+local r = redis.call('HSCAN', KEYS[4], ARGV[3], 'COUNT', tonumber(ARGV[4]))
+local fields, removed = r[2], 0
+for i = 1, #fields, 2 do
+  local id, v = fields[i], fields[i + 1]
+  local orphan = false
+  local waiting = redis.call('ZSCORE', KEYS[1], id)
+  if waiting then
+    local bound = string.match(v, '^@([^|]*)|')
+    orphan = bound ~= nil and tonumber(bound) ~= tonumber(waiting)
+  else
+    orphan = not redis.call('ZSCORE', KEYS[2], id) and not redis.call('ZSCORE', KEYS[3], id)
+  end
+  if not orphan then
+    redis.call('ZREM', KEYS[5], id)
+  else
+    local seen = redis.call('ZSCORE', KEYS[5], id)
+    if not seen then
+      redis.call('ZADD', KEYS[5], now, id)
+    elseif now - tonumber(seen) >= grace then
+      redis.call('HDEL', KEYS[4], id)
+      redis.call('ZREM', KEYS[5], id)
+      removed = removed + 1
+    end
+  end
+end
+return {r[1], removed}
 `)

@@ -20,6 +20,7 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 	settings := pipe.HGetAll(ctx, keys.QueueSettings(queue))
 	script := queueViewScript.EvalSha(ctx, pipe, []string{key, keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueAttempts(queue)},
 		nowMs, domain.QueueShown, domain.MaxPriority+1, int64(domain.PriorityFactor))
+	orphans := pipe.ZCard(ctx, keys.QueueOrphans(queue))
 	paused := pipe.Exists(ctx, keys.QueuePaused(queue))
 	first := time.UnixMilli(nowMs - domain.ThroughputSeconds*1000).UTC()
 	var tput []*redis.MapStringStringCmd
@@ -30,7 +31,7 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 	}
 	return func() domain.QueueView {
 		v := domain.QueueView{Queue: queue, Key: key, PayloadKey: keys.QueueJobs(queue), Settings: decodeQueueSettings(queue, settings.Val()), OldestAtMs: -1,
-			Paused: paused.Val() == 1}
+			Paused: paused.Val() == 1, Orphans: orphans.Val()}
 		r, _ := script.Val().([]any)
 		if len(r) == 10 {
 			v.Waiting, v.Processing, v.Dead = toInt(r[0]), toInt(r[1]), toInt(r[2])

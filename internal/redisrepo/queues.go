@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -30,6 +31,9 @@ type Queues struct {
 	settings *ttlCache[domain.QueueSettings]
 	replicas replicaWait // an enqueue waits for replicas (OpenOptions.WaitReplicas)
 	bookkept *seenSet    // queues this process put in the index (QueueIndex) lately
+
+	sweepMu sync.Mutex
+	sweep   map[string]string // queue -> HSCAN cursor of its unfinished orphan sweep
 }
 
 var _ domain.QueueService = (*Queues)(nil)
@@ -301,7 +305,7 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 		} else if err != nil {
 			return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
 		}
-		return q.finishTaken(ctx, queue, id, 0)
+		return q.finishTaken(ctx, queue, id, nil) // POP_DUE returns no score
 	default:
 		now := q.now()
 		field := tputField(now, 'c')
@@ -350,14 +354,17 @@ func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (do
 // finishTaken does, after a plain ZPOPMIN-like take (POP_DUE, BZPOPMIN), what pollScript does
 // in its step (takenScript). The job is ours alone already, so a second round trip changes
 // nothing for anyone else.
-func (q *Queues) finishTaken(ctx context.Context, queue, id string, score float64) (domain.Delivery, bool, error) {
+//
+// score is the taken job's score, nil when the take did not return it (the article's POP_DUE):
+// the payload's binding is checked only when it is known.
+func (q *Queues) finishTaken(ctx context.Context, queue, id string, score any) (domain.Delivery, bool, error) {
 	now := q.now()
 	payload, err := takenScript.Run(ctx, q.rdb, q.takenKeys(queue, now), id, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
 		domain.CompletedKept, tputField(now, 'c'), queueThroughputTTL.Milliseconds()).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		// The job is taken; only its bookkeeping failed. Hand it over without its payload
 		// rather than lose it.
-		return domain.Delivery{ID: id, Queue: queue, Score: score}, true, nil
+		return delivery(queue, "", id, score, nil), true, nil
 	}
 	set, _ := q.cachedSettings(ctx, queue)
 	return delivery(queue, set.Kind, id, score, payload), true, nil
@@ -451,11 +458,13 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 	return out, nil
 }
 
-// delivery builds a Delivery from a script's id, score (string or float) and payload (nil
-// when none).
+// delivery builds a Delivery from a script's id, score (string or float; nil when unknown)
+// and stored payload (nil when none): the payload is handed over only when it was bound to
+// this score (see boundPayload).
 func delivery(queue string, kind domain.QueueKind, id, score, payload any) domain.Delivery {
 	d := domain.Delivery{Queue: queue}
 	d.ID, _ = id.(string)
+	known := score != nil
 	switch s := score.(type) {
 	case string:
 		d.Score, _ = strconv.ParseFloat(s, 64)
@@ -470,7 +479,7 @@ func delivery(queue string, kind domain.QueueKind, id, score, payload any) domai
 		}
 	}
 	if s, ok := payload.(string); ok && s != "" {
-		d.Payload = []byte(s)
+		d.Payload = boundPayload(s, d.Score, known)
 	}
 	return d
 }
@@ -510,6 +519,10 @@ func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, e
 		}
 		names = again
 	}
+	all, _ := q.found.namesWarm(ctx, queueKeys)
+	if _, err := q.sweepOrphans(ctx, all); err != nil {
+		return returned, died, err
+	}
 	return returned, died, nil
 }
 
@@ -542,7 +555,7 @@ func (q *Queues) Requeue(ctx context.Context, queue, id string) error {
 		return err
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueDead(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue),
-		q.keys.QueueSettings(queue), q.keys.QueueLeases(queue)}
+		q.keys.QueueSettings(queue), q.keys.QueueLeases(queue), q.keys.QueueJobs(queue)}
 	vals, err := requeueScript.Run(ctx, q.rdb, keys, q.now().UnixMilli(), string(domain.DefaultQueueKind(queue)), id).Int64Slice()
 	switch {
 	case err != nil:

@@ -79,7 +79,7 @@ func (l *Leaderboards) PatchSettings(ctx context.Context, board string, p domain
 	}
 	var fields []any
 	if p.TieBreak != nil {
-		fields = append(fields, "tie_break", string(valid.TieBreak))
+		fields = append(fields, tieBreakField, string(valid.TieBreak))
 	}
 	if p.Periods != nil {
 		periods := make([]string, len(valid.Periods))
@@ -96,6 +96,9 @@ func (l *Leaderboards) PatchSettings(ctx context.Context, board string, p domain
 	if len(fields) > 0 {
 		pipe.HSet(ctx, key, fields...)
 	}
+	if p.TieBreak != nil {
+		pipe.HDel(ctx, key, legacyTieBreakField) // the new field now says it; see decodeSettings
+	}
 	saved := pipe.HGetAll(ctx, key)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return domain.BoardSettings{}, opWriteError("redisrepo.Leaderboards.PatchSettings", err)
@@ -105,12 +108,25 @@ func (l *Leaderboards) PatchSettings(ctx context.Context, board string, p domain
 	return s, nil
 }
 
+// The settings HASH holds the encoding in tieBreakField. Boards saved before the encodings
+// were named hold legacyTieBreakField instead, whose "first_reached" meant zpulse's wide
+// encoding (points + (2^30 − 1 − s)/2^30): their scores were written with it, so such a board
+// reads as first_reached_wide, and keeps writing it, until an admin picks another encoding
+// (a save writes tieBreakField and removes the legacy field in the same transaction). The
+// meaning of "first_reached" therefore changed without rewriting a single score.
+const (
+	tieBreakField       = "ties"
+	legacyTieBreakField = "tie_break"
+)
+
 // decodeSettings reads the settings HASH; missing or damaged fields take their defaults, so a
 // hand-edited hash never stops a board from working.
 func decodeSettings(h map[string]string) domain.BoardSettings {
 	s := domain.DefaultBoardSettings()
-	if h["tie_break"] == string(domain.TieBreakFirstReached) {
-		s.TieBreak = domain.TieBreakFirstReached
+	if t := domain.TieBreak(h[tieBreakField]); t.Valid() {
+		s.TieBreak = t
+	} else if h[legacyTieBreakField] == "first_reached" {
+		s.TieBreak = domain.TieBreakFirstReachedWide
 	}
 	for _, name := range strings.Split(h["periods"], ",") {
 		if p, err := domain.ParsePeriod(name); err == nil && p != domain.AllTime && !s.Keeps(p) {

@@ -69,7 +69,8 @@ func TestLegacySettingsCarryOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.TieBreak != domain.TieBreakFirstReached || s.RetentionDays != 7 || len(s.Periods) != 1 || s.Periods[0] != domain.Daily {
+	// The legacy "first_reached" was the wide encoding (see decodeSettings).
+	if s.TieBreak != domain.TieBreakFirstReachedWide || s.RetentionDays != 7 || len(s.Periods) != 1 || s.Periods[0] != domain.Daily {
 		t.Errorf("settings = %+v, want the legacy ones", s)
 	}
 	if rdb.Exists(ctx, legacy).Val() != 0 {

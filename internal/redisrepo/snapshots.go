@@ -22,6 +22,7 @@ type Snapshots struct {
 	found    *Discovery     // the names behind the boards and queues topics
 	locks    *lockDirectory // names behind the locks topic
 	limiters *limiterViews
+	sources  *Sources
 
 	mu           sync.Mutex
 	limiterNames []string                   // the saved policies at the last read of TopicLimiters
@@ -96,6 +97,13 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 				return nil
 			}
 			watchedLimiters[limiter] = true
+		} else if name, ok := domain.ParseSourceTopic(topic); ok {
+			src, err := s.sources.source(ctx, name) // cached: a round trip once a second at most
+			if err != nil {
+				continue
+			}
+			read := planSourceView(ctx, pipe, s.keys, s.found, src, now)
+			decoders[topic] = func() any { return read() }
 		}
 	}
 	s.limiters.forget(watchedLimiters)

@@ -85,7 +85,7 @@ func BenchmarkWatcherTick(b *testing.B) {
 func BenchmarkRenderTop100(b *testing.B) {
 	top := domain.BoardTop{Board: "game:2048", Players: 100000}
 	for i := range 100 {
-		top.Entries = append(top.Entries, domain.NewEntry(int64(i+1), fmt.Sprintf("player-%d", i), float64(1e6-i)))
+		top.Entries = append(top.Entries, domain.NewEntry(domain.TieBreakNone, int64(i+1), fmt.Sprintf("player-%d", i), float64(1e6-i)))
 	}
 	for b.Loop() {
 		if _, err := TopicRenderer(0, redisrepo.DefaultKeys.Display(), false, "")(domain.BoardTopic(top.Board, domain.AllTime, 100), top); err != nil {

@@ -22,7 +22,7 @@ func TestAPIBoardSettings(t *testing.T) {
 		t.Errorf("a partial put keeps the other fields: %d %s", status, b)
 	}
 	for body, want := range map[string]string{
-		`{"tie_break":"random"}`:        `"none" or "first_reached"`,
+		`{"tie_break":"random"}`:        `"none", "first_reached", "first_reached_e10" or "first_reached_wide"`,
 		`{"periods":["hourly"]}`:        "daily, weekly and monthly",
 		`{"retention_days":0}`:          "from 1 to 3650",
 		`{"retention_days":1.5}`:        "JSON integer",

@@ -17,6 +17,8 @@ type limiterPolicyRequest struct {
 	WindowMs  json.RawMessage `json:"window_ms"`
 	RatePerS  *float64        `json:"rate_per_s"`
 	Burst     json.RawMessage `json:"burst"`
+	// SharedWindowMs: sliding_log only, the longest window of another service on the same keys.
+	SharedWindowMs json.RawMessage `json:"shared_window_ms"`
 }
 
 func (s *server) apiSetLimiter(c echo.Context) error {
@@ -47,6 +49,11 @@ func (s *server) apiSetLimiter(c echo.Context) error {
 		}
 		if p.WindowMs, err = decodeInt(req.WindowMs, "window_ms", "milliseconds", domain.MinWindowMs, domain.MaxWindowMs); err != nil {
 			return err
+		}
+		if len(req.SharedWindowMs) > 0 && string(req.SharedWindowMs) != "null" {
+			if p.SharedWindowMs, err = decodeInt(req.SharedWindowMs, "shared_window_ms", "milliseconds", 0, domain.MaxWindowMs); err != nil {
+				return err
+			}
 		}
 	}
 	p, err = s.Limiters.SetPolicy(c.Request().Context(), p)

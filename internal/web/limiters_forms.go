@@ -28,6 +28,7 @@ func (s *server) limiterPolicyForm(c echo.Context) error {
 		Window:    strings.TrimSpace(c.FormValue("window")),
 		Rate:      strings.TrimSpace(c.FormValue("rate")),
 		Burst:     strings.TrimSpace(c.FormValue("burst")),
+		Shared:    strings.TrimSpace(c.FormValue("shared")),
 		Exists:    true,
 		Errors:    map[string]string{},
 	}
@@ -41,6 +42,13 @@ func (s *server) limiterPolicyForm(c echo.Context) error {
 			f.Errors["window"] = "window must be a duration such as 10s, 1m or 500ms (whole milliseconds)"
 		} else {
 			p.WindowMs = d.Milliseconds()
+		}
+		if f.Shared != "" {
+			if d, ok := parseDuration(f.Shared, 0, math.MaxInt64); !ok {
+				f.Errors["shared"] = "shared window must be blank or a duration such as 1m (whole milliseconds)"
+			} else {
+				p.SharedWindowMs = d.Milliseconds()
+			}
 		}
 	}
 	if len(f.Errors) == 0 {
@@ -83,6 +91,9 @@ func (s *server) limiterPolicyForm(c echo.Context) error {
 
 // policyField tells which form field a policy validation message is about.
 func policyField(msg string) string {
+	if strings.HasPrefix(msg, "shared_window") {
+		return "shared"
+	}
 	for _, f := range []string{"algorithm", "limit", "window", "rate", "burst"} {
 		if strings.HasPrefix(msg, f) {
 			return f

@@ -43,6 +43,8 @@ func TopicRenderer(bigKey int64, keys domain.KeyDisplay, hideLockTokens bool, ba
 			comp = views.HistoryPanel(v)
 		case domain.JobDetail:
 			comp = views.JobPanel(v, "")
+		case domain.SourceView:
+			comp = views.SourcePanel(v)
 		case []domain.QueueSummary:
 			comp = views.QueuesPanel(v, keys)
 		default:

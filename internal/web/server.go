@@ -25,6 +25,7 @@ type Deps struct {
 	// the try form's checks show at once; nil leaves them to the next flush.
 	FlushLimiterChecks func(context.Context) error
 	Locks              domain.LockService
+	Sources            domain.SourceService  // adopted key layouts of other services
 	History            domain.HistoryService // the charts' reads; nil shows no chart
 	Demo               domain.DemoSwitch     // nil when the demo does not run
 	Hub                *live.Hub

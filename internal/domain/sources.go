@@ -1,0 +1,277 @@
+package domain
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// An adopted source attaches zpulse to keys another service created, in that service's own
+// layout: the second article's boards at game:rank:<yyyymmdd>, its fixed-window counters at
+// limit:api:<client>:<window start>, a queue under any name, locks under any prefix. zpulse
+// reads them live like its own, and writes them only where the declared layout says (a
+// limiter's "try it" counts against the service's own key for that client and window; boards,
+// queues and locks are read only).
+type SourceKind string
+
+const (
+	SourceBoard   SourceKind = "board"
+	SourceQueue   SourceKind = "queue"
+	SourceLimiter SourceKind = "limiter"
+	SourceLock    SourceKind = "lock"
+)
+
+// SourceKinds lists the kinds in the order the form offers them.
+var SourceKinds = []SourceKind{SourceBoard, SourceQueue, SourceLimiter, SourceLock}
+
+// Queue score encodings of an adopted queue.
+const (
+	SourcePriority = "priority" // the main article's priority*1e13 + enqueue ms
+	SourceRunAt    = "run_at"   // the main article's delayed queue: run-at epoch ms
+)
+
+// Limiter layouts of an adopted limiter.
+const (
+	// SourceFixedWindow is the second article's fixed window: INCR of
+	// <template with {client} and {window_start}>, EXPIRE window; window_start is the
+	// window's start in Unix seconds (its example, 1784977500, is a multiple of 60).
+	SourceFixedWindow = "fixed_window"
+	// SourceSlidingLog is the main article's sliding log: a ZSET per client at the template
+	// with {client}, score = request ms, member a random UUID.
+	SourceSlidingLog = "sliding_log"
+)
+
+// Period tokens a board template may hold (one at most): the key of the current period.
+var sourcePeriodTokens = map[string]func(time.Time) string{
+	"{yyyymmdd}":   func(t time.Time) string { return t.UTC().Format("20060102") },
+	"{yyyy-mm-dd}": func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+	"{yyyy-Www}": func(t time.Time) string {
+		y, w := t.UTC().ISOWeek()
+		return strconv.Itoa(y) + "-W" + twoDigits(w)
+	},
+	"{yyyy-mm}": func(t time.Time) string { return t.UTC().Format("2006-01") },
+}
+
+func twoDigits(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}
+
+// Source is one adopted key layout, saved in Redis so every instance shows it.
+type Source struct {
+	Name string     `json:"name"`
+	Kind SourceKind `json:"kind"`
+	// Key is the layout: board, a sorted-set key, or a template with one period token
+	// ({yyyymmdd}, {yyyy-mm-dd}, {yyyy-Www}, {yyyy-mm}); queue, a sorted-set key; limiter, a
+	// template with {client} (and {window_start} for fixed_window); lock, a key prefix.
+	Key string `json:"key"`
+	// Encoding: board, a TieBreak; queue, "priority" or "run_at"; limiter, "fixed_window" or
+	// "sliding_log"; lock, "".
+	Encoding string `json:"encoding,omitempty"`
+	Limit    int64  `json:"limit,omitempty"`     // limiter: requests per window
+	WindowMs int64  `json:"window_ms,omitempty"` // limiter: the service's window
+}
+
+// keyChars are the characters a declared layout may hold besides its tokens: no glob
+// characters (a layout names keys, it does not match them) and no spaces.
+var keyChars = regexp.MustCompile(`^[A-Za-z0-9:._\-/|@#$%&+=!~^,;<>()]+$`)
+
+// Validate checks a source. Returns EINVALID.
+func (s *Source) Validate() error {
+	if err := ValidateName("source", s.Name); err != nil {
+		return err
+	}
+	if len(s.Key) == 0 || len(s.Key) > 200 {
+		return Errorf(EINVALID, "key must be 1 to 200 characters (got %d)", len(s.Key))
+	}
+	rest := s.Key
+	for _, tok := range []string{"{client}", "{window_start}", "{yyyymmdd}", "{yyyy-mm-dd}", "{yyyy-Www}", "{yyyy-mm}"} {
+		rest = strings.Replace(rest, tok, "x", 1)
+	}
+	if !keyChars.MatchString(rest) {
+		return Errorf(EINVALID, "key must be a key or template of A-Z a-z 0-9 and punctuation, with no glob characters (* ? [ ]) or braces other than its tokens (got %q)", clip(s.Key))
+	}
+	tokens := 0
+	for tok := range sourcePeriodTokens {
+		tokens += strings.Count(s.Key, tok)
+	}
+	clients, windows := strings.Count(s.Key, "{client}"), strings.Count(s.Key, "{window_start}")
+	switch s.Kind {
+	case SourceBoard:
+		if tokens > 1 || clients+windows > 0 {
+			return Errorf(EINVALID, "a board's key holds at most one period token ({yyyymmdd}, {yyyy-mm-dd}, {yyyy-Www} or {yyyy-mm}) and no other (got %q)", clip(s.Key))
+		}
+		if !TieBreak(s.Encoding).Valid() {
+			return Errorf(EINVALID, `a board's encoding must be "none", "first_reached", "first_reached_e10" or "first_reached_wide" (got %q)`, clip(s.Encoding))
+		}
+		s.Limit, s.WindowMs = 0, 0
+	case SourceQueue:
+		if tokens+clients+windows > 0 {
+			return Errorf(EINVALID, "a queue's key is one sorted-set key, without tokens (got %q)", clip(s.Key))
+		}
+		if s.Encoding != SourcePriority && s.Encoding != SourceRunAt {
+			return Errorf(EINVALID, `a queue's encoding must be "priority" (priority*1e13+ms) or "run_at" (run-at ms) (got %q)`, clip(s.Encoding))
+		}
+		s.Limit, s.WindowMs = 0, 0
+	case SourceLimiter:
+		switch s.Encoding {
+		case SourceFixedWindow:
+			if clients != 1 || windows != 1 || tokens > 0 {
+				return Errorf(EINVALID, "a fixed window's key holds {client} and {window_start} once each, e.g. limit:api:{client}:{window_start} (got %q)", clip(s.Key))
+			}
+			if s.WindowMs%1000 != 0 {
+				return Errorf(EINVALID, "a fixed window's window_ms must be whole seconds: its key names the window's start in seconds (got %d)", s.WindowMs)
+			}
+		case SourceSlidingLog:
+			if clients != 1 || windows > 0 || tokens > 0 {
+				return Errorf(EINVALID, "a sliding log's key holds {client} once, e.g. rate:{client} (got %q)", clip(s.Key))
+			}
+		default:
+			return Errorf(EINVALID, `a limiter's encoding must be "fixed_window" or "sliding_log" (got %q)`, clip(s.Encoding))
+		}
+		if s.Limit < 1 || s.Limit > MaxLimit {
+			return Errorf(EINVALID, "limit must be a whole number of requests from 1 to %d (got %d)", MaxLimit, s.Limit)
+		}
+		if s.WindowMs < MinWindowMs || s.WindowMs > MaxWindowMs {
+			return Errorf(EINVALID, "window_ms must be from %d to %d (got %d)", MinWindowMs, MaxWindowMs, s.WindowMs)
+		}
+	case SourceLock:
+		if tokens+clients+windows > 0 {
+			return Errorf(EINVALID, "a lock source's key is a prefix, without tokens (got %q)", clip(s.Key))
+		}
+		s.Encoding, s.Limit, s.WindowMs = "", 0, 0
+	default:
+		return Errorf(EINVALID, `kind must be "board", "queue", "limiter" or "lock" (got %q)`, clip(string(s.Kind)))
+	}
+	return nil
+}
+
+// TieBreak is a board source's encoding.
+func (s Source) TieBreak() TieBreak { return TieBreak(s.Encoding) }
+
+// BoardKey is the key of a board source's current period at now (the key itself without a
+// token).
+func (s Source) BoardKey(now time.Time) string {
+	for tok, f := range sourcePeriodTokens {
+		if strings.Contains(s.Key, tok) {
+			return strings.Replace(s.Key, tok, f(now), 1)
+		}
+	}
+	return s.Key
+}
+
+// WindowStart is the start, in Unix seconds, of the fixed window holding now.
+func (s Source) WindowStart(now time.Time) int64 {
+	w := s.WindowMs / 1000
+	if w <= 0 {
+		return now.Unix()
+	}
+	return now.Unix() / w * w
+}
+
+// ClientKey is a limiter source's key for a client at now: the only keys zpulse writes for it.
+func (s Source) ClientKey(client string, now time.Time) string {
+	k := strings.Replace(s.Key, "{client}", client, 1)
+	return strings.Replace(k, "{window_start}", strconv.FormatInt(s.WindowStart(now), 10), 1)
+}
+
+// ScanPattern is the SCAN MATCH pattern of the keys a limiter or lock source covers ("" for
+// boards and queues, whose keys are known). Glob characters in the fixed parts are escaped.
+func (s Source) ScanPattern() string {
+	switch s.Kind {
+	case SourceLock:
+		return globEscape(s.Key) + "*"
+	case SourceLimiter:
+		p := globEscape(s.Key)
+		p = strings.Replace(p, "{client}", "*", 1)
+		return strings.Replace(p, "{window_start}", "*", 1)
+	}
+	return ""
+}
+
+func globEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`)
+	return r.Replace(s)
+}
+
+// ParseClientKey reads a limiter source's key back: its client and, for a fixed window, the
+// window start. ok is false for a key outside the layout.
+func (s Source) ParseClientKey(key string) (client string, windowStart int64, ok bool) {
+	ci := strings.Index(s.Key, "{client}")
+	if ci < 0 {
+		return "", 0, false
+	}
+	before, after := s.Key[:ci], s.Key[ci+len("{client}"):]
+	if !strings.HasPrefix(key, before) {
+		return "", 0, false
+	}
+	rest := key[len(before):]
+	wi := strings.Index(after, "{window_start}")
+	if wi < 0 {
+		client, ok = strings.CutSuffix(rest, after)
+		return client, 0, ok && client != ""
+	}
+	mid, tail := after[:wi], after[wi+len("{window_start}"):]
+	rest, ok = strings.CutSuffix(rest, tail)
+	if !ok {
+		return "", 0, false
+	}
+	i := strings.LastIndex(rest, mid)
+	if i <= 0 {
+		return "", 0, false
+	}
+	ws, err := strconv.ParseInt(rest[i+len(mid):], 10, 64)
+	if err != nil {
+		return "", 0, false
+	}
+	return rest[:i], ws, true
+}
+
+// SourceClient is one client of an adopted limiter, as its service's keys hold it.
+type SourceClient struct {
+	Client string `json:"client"`
+	Key    string `json:"key"`
+	Count  int64  `json:"count"` // requests counted in the current window
+}
+
+// SourceHeld is one lock under an adopted prefix.
+type SourceHeld struct {
+	Key   string `json:"key"`
+	Value string `json:"value"` // the holder's token as stored ("" for a non-string lock)
+	TTLMs int64  `json:"ttl_ms"`
+}
+
+// SourceView is what an adopted source shows, read live.
+type SourceView struct {
+	Source  Source         `json:"source"`
+	Key     string         `json:"key,omitempty"` // the key read (boards: the current period's; queues)
+	Entries []Entry        `json:"entries,omitempty"`
+	Count   int64          `json:"count"` // players, waiting jobs, clients or locks
+	Jobs    []QueueJob     `json:"jobs,omitempty"`
+	Clients []SourceClient `json:"clients,omitempty"`
+	Locks   []SourceHeld   `json:"locks,omitempty"`
+}
+
+// SourceShown bounds the entries, jobs, clients and locks a source view shows.
+const SourceShown = 20
+
+// SourceService keeps the adopted sources and reads them.
+type SourceService interface {
+	// Sources lists the adopted sources, by name. Returns EUNAVAILABLE.
+	Sources(ctx context.Context) ([]Source, error)
+	// SaveSource validates and saves a source (replacing one of the same name).
+	// Returns EINVALID, EUNAVAILABLE.
+	SaveSource(ctx context.Context, s Source) (Source, error)
+	// DeleteSource forgets a source; its keys are untouched. Returns ENOTFOUND, EUNAVAILABLE.
+	DeleteSource(ctx context.Context, name string) error
+	// SourceView reads a source live. Returns ENOTFOUND, EUNAVAILABLE.
+	SourceView(ctx context.Context, name string) (SourceView, error)
+	// TrySource counts one request of client against an adopted limiter, on the service's own
+	// key for that client (and window), with the service's algorithm. Returns EINVALID (not a
+	// limiter, bad client), ENOTFOUND, EUNAVAILABLE.
+	TrySource(ctx context.Context, name, client string) (LimitResult, error)
+}

@@ -1,0 +1,88 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// sourceRequest is the body of PUT /api/v1/sources/:source.
+type sourceRequest struct {
+	Kind     *string         `json:"kind"`
+	Key      *string         `json:"key"`
+	Encoding string          `json:"encoding"`
+	Limit    json.RawMessage `json:"limit"`
+	WindowMs json.RawMessage `json:"window_ms"`
+}
+
+func (s *server) apiSources(c echo.Context) error {
+	all, err := s.Sources.Sources(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"sources": all})
+}
+
+func (s *server) apiPutSource(c echo.Context) error {
+	name := pathParam(c, "source")
+	if err := domain.ValidateName("source", name); err != nil {
+		return err
+	}
+	var req sourceRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Kind == nil || req.Key == nil {
+		return domain.Errorf(domain.EINVALID, `kind and key are required: kind "board", "queue", "limiter" or "lock", key the layout (e.g. game:rank:{yyyymmdd})`)
+	}
+	src := domain.Source{Name: name, Kind: domain.SourceKind(*req.Kind), Key: *req.Key, Encoding: req.Encoding}
+	if src.Kind == domain.SourceLimiter {
+		var err error
+		if src.Limit, err = decodeInt(req.Limit, "limit", "requests per window", 1, domain.MaxLimit); err != nil {
+			return err
+		}
+		if src.WindowMs, err = decodeInt(req.WindowMs, "window_ms", "milliseconds", domain.MinWindowMs, domain.MaxWindowMs); err != nil {
+			return err
+		}
+	}
+	saved, err := s.Sources.SaveSource(c.Request().Context(), src)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, saved)
+}
+
+func (s *server) apiDeleteSource(c echo.Context) error {
+	if err := s.Sources.DeleteSource(c.Request().Context(), pathParam(c, "source")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *server) apiSource(c echo.Context) error {
+	v, err := s.Sources.SourceView(c.Request().Context(), pathParam(c, "source"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, v)
+}
+
+func (s *server) apiTrySource(c echo.Context) error {
+	var req struct {
+		Client *string `json:"client"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Client == nil {
+		return domain.Errorf(domain.EINVALID, "client is required")
+	}
+	res, err := s.Sources.TrySource(c.Request().Context(), pathParam(c, "source"), *req.Client)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res)
+}
