@@ -19,7 +19,7 @@ func TestAddPointsBatchMatchesAddPoints(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		adds := []domain.ScoreAdd{{"ann", 5}, {"bob", 3}, {"ann", 2}, {"", 1}, {"cy", 9}}
+		adds := []domain.ScoreAdd{{Player: "ann", Points: 5}, {Player: "bob", Points: 3}, {Player: "ann", Points: 2}, {Player: "", Points: 1}, {Player: "cy", Points: 9}}
 		want := map[string]domain.Entry{}
 		for _, a := range adds {
 			if e, err := lb.AddPoints(ctx, single, a.Player, a.Points); err == nil {
