@@ -3,7 +3,7 @@ GO       ?= go
 TEMPL    := $(GO) tool templ
 TAILWIND := BROWSERSLIST_IGNORE_OLD_DATA=1 node_modules/.bin/tailwindcss
 DIST     := static/dist
-ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(DIST)/favicon.svg
+ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(DIST)/theme.js $(DIST)/favicon.svg
 # FUZZ lists the fuzz targets as <package>:<target>, one word each: go test fuzzes one target
 # of a package per run. `make fuzz` runs each for FUZZTIME; `make test` for a few seconds.
 FUZZ     := ./internal/redisrepo:FuzzKeysInjective ./internal/web:FuzzDecodeJSON ./internal/web:FuzzEntriesCursor
@@ -77,7 +77,7 @@ dist-into:
 	$(TAILWIND) -c tailwind.config.js -i static/src/app.css -o $(OUT)/app.css --minify
 	cp node_modules/htmx.org/dist/htmx.min.js $(OUT)/htmx.min.js
 	cp node_modules/htmx-ext-ws/dist/ws.min.js $(OUT)/ws.js
-	cp static/src/app.js static/src/favicon.svg $(OUT)/
+	cp static/src/app.js static/src/theme.js static/src/favicon.svg $(OUT)/
 
 node_modules: package.json package-lock.json
 	npm ci --no-audit --no-fund

@@ -1,7 +1,8 @@
 /** @type {import('tailwindcss').Config} */
 module.exports = {
   content: ['./views/**/*.templ', './views/**/*.go', './static/src/**/*.js'],
-  darkMode: 'media',
+  // The theme switch (system, light, dark) puts class="dark" on <html>: static/src/theme.js.
+  darkMode: 'class',
   theme: {
     extend: {
       fontFamily: {

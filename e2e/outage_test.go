@@ -50,6 +50,17 @@ func TestRedisOutage(t *testing.T) {
 	if r := findRow(t, ctx, "before"); r.Score != "10" {
 		t.Errorf("during the outage the page should keep the last data; before's row = %+v", r)
 	}
+	// A page loaded during the outage says it could not load where data would be, never
+	// that there is nothing.
+	fresh := newBrowser(t)
+	do(t, fresh, "open the overview during the outage", chromedp.Navigate(z.URL+"/"))
+	if n := eval[int](t, fresh, `document.querySelectorAll('[data-testid="unloaded"]').length`); n != 3 {
+		t.Errorf("the overview during the outage shows %d \"could not load\" panels, want 3 (boards, queues, limiters)", n)
+	}
+	if body := text(t, fresh, "main"); strings.Contains(body, "No boards yet") || !strings.Contains(body, "Could not load — Redis unavailable") {
+		t.Errorf("the overview during the outage says: %q", body)
+	}
+
 	// The form says that nothing was changed (with htmx: the 503 answer is swapped in).
 	submitForm(t, ctx, "during", "1")
 	waitJS(t, ctx, "the form's error", `document.querySelector('#add-points [role=alert]') !== null`, 5*time.Second)

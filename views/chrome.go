@@ -22,6 +22,7 @@ type Chrome struct {
 	SignedIn   bool     // this browser holds an admin session
 	CSRF       string   // token for forms
 	Status     Status
+	Unread     bool              // the page's own read found Redis down: panels say so, never "nothing here"
 	Path       string            // the page's own path, for "back here after sign-in"
 	Keys       domain.KeyDisplay // Redis key names as pages show them
 }
@@ -40,6 +41,21 @@ func (c Chrome) wsURL() string {
 	return "/ws?" + q.Encode()
 }
 
+// navLinks are the header's links, in order.
+var navLinks = []struct{ href, label string }{
+	{"/", "Overview"}, {"/boards", "Leaderboards"}, {"/queues", "Queues"}, {"/limiters", "Limiters"}, {"/locks", "Locks"},
+	{"/sources", "Sources"},
+}
+
+// navCurrent says whether the page is href's or below it, for aria-current.
+func (c Chrome) navCurrent(href string) bool {
+	path, _, _ := strings.Cut(c.Path, "?")
+	if href == "/" {
+		return path == "/"
+	}
+	return path == href || strings.HasPrefix(path, href+"/")
+}
+
 func (c Chrome) loginURL() string {
 	return "/login?" + url.Values{"next": {c.Path}}.Encode()
 }
@@ -47,23 +63,8 @@ func (c Chrome) loginURL() string {
 // domID turns a name into a string safe as an HTML id (and CSS selector) that is unique per name.
 func domID(kind, name string) string { return kind + "-" + hex.EncodeToString([]byte(name)) }
 
-// FormatCount shows a count with thousands separators.
-func FormatCount(n int64) string { return groupDigits(strconv.FormatInt(n, 10)) }
-
-func groupDigits(s string) string {
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return sign + b.String()
-}
+// FormatCount shows a count with thousands separators (domain.FormatCount).
+func FormatCount(n int64) string { return domain.FormatCount(n) }
 
 func rankClass(rank int64) string {
 	switch rank {

@@ -107,7 +107,7 @@ func TestLocksPanel(t *testing.T) {
 		panel := must(t, doc, "panel", has("id", LocksPanelID))
 		wantText(t, must(t, panel, "lock count", has("data-testid", "lock-count")), "4 locks")
 		order := must(t, panel, "order:1 row", has("data-lock", "order:1"))
-		wantText(t, order, "watchdog", "tok-1", "fence 12345")
+		wantText(t, order, "Watchdog", "tok-1", "fence 12345")
 		if ms, _ := attr(must(t, order, "ttl", has("data-testid", "ttl")), "data-ms"); ms != "1500" {
 			t.Errorf("ttl data-ms=%q, want 1500", ms)
 		}

@@ -27,3 +27,15 @@ func fieldID(form, name string) string {
 	}
 	return "f-" + form + "-" + name
 }
+
+// inputMode is the keyboard a phone offers for a field: digits for whole numbers, decimals for
+// seconds; "" for text, and for points, which may be negative (a numeric keypad has no minus).
+func inputMode(name string) string {
+	switch name {
+	case "keep", "retention_days", "priority", "max_attempts", "n", "limit", "burst":
+		return "numeric"
+	case "ttl", "wait", "rate":
+		return "decimal"
+	}
+	return ""
+}

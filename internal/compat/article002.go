@@ -23,20 +23,10 @@ const MaxTS = 9_999_999_999
 // Key is the day's key: game:rank:20260725.
 func (d DailyRank) Key(day time.Time) string { return d.Prefix + day.UTC().Format("20060102") }
 
-// Incr is ZINCRBY <day key> points member.
-func (d DailyRank) Incr(ctx context.Context, day time.Time, member string, points float64) error {
-	return d.RDB.ZIncrBy(ctx, d.Key(day), points, member).Err()
-}
-
 // SetTieBreak is the article's "score = 真实分数 * 10^10 + (最大时间戳 - 当前时间戳)" with ZADD.
 func (d DailyRank) SetTieBreak(ctx context.Context, day time.Time, member string, points int64, at time.Time) error {
 	score := float64(points*10_000_000_000 + (MaxTS - at.Unix()))
 	return d.RDB.ZAdd(ctx, d.Key(day), redis.Z{Score: score, Member: member}).Err()
-}
-
-// Top is ZREVRANGE <day key> 0 n-1 WITHSCORES.
-func (d DailyRank) Top(ctx context.Context, day time.Time, n int) ([]redis.Z, error) {
-	return d.RDB.ZRevRangeWithScores(ctx, d.Key(day), 0, int64(n-1)).Result()
 }
 
 // E10Points reads an encoded score back: the high digits, in integer arithmetic.

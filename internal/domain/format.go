@@ -33,3 +33,21 @@ func twoUnits(n int64, unit string, m int64, small string) string {
 	}
 	return s
 }
+
+// FormatCount groups a whole number's digits by thousands, the one way zpulse writes numbers
+// in pages and messages: 12,345,678 and -9,007,199,254,740,991.
+func FormatCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return sign + b.String()
+}

@@ -211,11 +211,11 @@ type LeaderboardService interface {
 // within ±MaxSafeScore. Returns EINVALID with a message that says what is allowed.
 func ParsePoints(s string) (int64, error) {
 	if s == "" {
-		return 0, Errorf(EINVALID, "points are required: a whole number from %d to %d", -MaxSafeScore, MaxSafeScore)
+		return 0, Errorf(EINVALID, "points are required: a whole number from %s to %s", FormatCount(-MaxSafeScore), FormatCount(MaxSafeScore))
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < -MaxSafeScore || n > MaxSafeScore {
-		return 0, Errorf(EINVALID, "points must be a whole number from %d to %d (got %q)", -MaxSafeScore, MaxSafeScore, clip(s))
+		return 0, Errorf(EINVALID, "points must be a whole number from %s to %s (got %q)", FormatCount(-MaxSafeScore), FormatCount(MaxSafeScore), clip(s))
 	}
 	return n, nil
 }
@@ -223,7 +223,7 @@ func ParsePoints(s string) (int64, error) {
 // ValidateRange checks a count asked for in a read: a whole number from 1 to max. Returns EINVALID.
 func ValidateRange(name string, n, max int) error {
 	if n < 1 || n > max {
-		return Errorf(EINVALID, "%s must be a whole number from 1 to %d (got %d)", name, max, n)
+		return Errorf(EINVALID, "%s must be a whole number from 1 to %s (got %s)", name, FormatCount(int64(max)), FormatCount(int64(n)))
 	}
 	return nil
 }

@@ -112,10 +112,10 @@ func (p *LimitPolicy) Validate() error {
 	switch p.Algorithm {
 	case SlidingLog, FixedWindow, SlidingCounter:
 		if p.Limit < 1 || p.Limit > MaxLimit {
-			return Errorf(EINVALID, "limit must be a whole number of requests from 1 to %d (got %d)", MaxLimit, p.Limit)
+			return Errorf(EINVALID, "limit must be a whole number of requests from 1 to %s (got %s)", FormatCount(MaxLimit), FormatCount(p.Limit))
 		}
 		if p.WindowMs < MinWindowMs || p.WindowMs > MaxWindowMs {
-			return Errorf(EINVALID, "window_ms must be from %d (10 ms) to %d (one day) (got %d)", MinWindowMs, MaxWindowMs, p.WindowMs)
+			return Errorf(EINVALID, "window_ms must be from %s (10 ms) to %s (one day) (got %s)", FormatCount(MinWindowMs), FormatCount(MaxWindowMs), FormatCount(p.WindowMs))
 		}
 		if p.SharedWindowMs != 0 && p.Algorithm != SlidingLog {
 			return Errorf(EINVALID, "shared_window_ms applies to sliding_log policies only")
@@ -129,7 +129,7 @@ func (p *LimitPolicy) Validate() error {
 			return Errorf(EINVALID, "rate_per_s must be from %g to %d tokens a second (got %g)", MinRatePerS, MaxRatePerS, p.RatePerS)
 		}
 		if p.Burst < 1 || p.Burst > MaxBurst {
-			return Errorf(EINVALID, "burst must be a whole number of tokens from 1 to %d (got %d)", MaxBurst, p.Burst)
+			return Errorf(EINVALID, "burst must be a whole number of tokens from 1 to %s (got %s)", FormatCount(MaxBurst), FormatCount(p.Burst))
 		}
 		if p.SharedWindowMs != 0 {
 			return Errorf(EINVALID, "shared_window_ms applies to sliding_log policies only")

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"regexp"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -11,8 +12,9 @@ const MaxMemberBytes = 64
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9:._-]{1,64}$`)
 
-// ValidateName checks the name of a board, queue, limiter or lock: 1..64 characters from
-// A-Z a-z 0-9 and ": . _ -". kind names the thing in the message ("board").
+// ValidateName checks the name of a board, queue, limiter or lock zpulse creates: 1..64
+// characters from A-Z a-z 0-9 and ": . _ -". kind names the thing in the message ("board").
+// Names zpulse only reads follow ValidateKeyName.
 // Returns EINVALID.
 func ValidateName(kind, name string) error {
 	if !namePattern.MatchString(name) {
@@ -48,4 +50,26 @@ func clip(s string) string {
 		return s
 	}
 	return s[:max] + "…"
+}
+
+// MaxKeyNameBytes is the longest name of a board, queue or lock zpulse shows: another
+// service may name its keys as it likes, and zpulse shows them whatever bytes they hold.
+const MaxKeyNameBytes = 512
+
+// ValidateKeyName checks the name of a board, queue or lock that zpulse reads, shows or
+// releases but does not create: 1 to MaxKeyNameBytes bytes of anything but braces. Braces are
+// refused because zpulse's companion keys ({queue:<name>}:jobs, {lock:<name>}:meta) put the
+// name in a Redis Cluster hash tag, and a brace inside would move them to another slot. Names
+// zpulse creates follow the stricter ValidateName. kind names the thing ("board").
+// Returns EINVALID.
+func ValidateKeyName(kind, name string) error {
+	switch {
+	case name == "":
+		return Errorf(EINVALID, "%s name is required", kind)
+	case len(name) > MaxKeyNameBytes:
+		return Errorf(EINVALID, "%s name must be at most %s bytes (got %s)", kind, FormatCount(MaxKeyNameBytes), FormatCount(int64(len(name))))
+	case strings.ContainsAny(name, "{}"):
+		return Errorf(EINVALID, "%s name must not hold { or }", kind)
+	}
+	return nil
 }

@@ -39,7 +39,7 @@ const LeaseEndedError = "the lease ended without an ack"
 // ValidateLease checks a lease length: whole ms from MinLease to MaxLease. Returns EINVALID.
 func ValidateLease(d time.Duration) error {
 	if d < MinLease || d > MaxLease || d%time.Millisecond != 0 {
-		return Errorf(EINVALID, "lease_ms must be a whole number of milliseconds from %d to %d (got %v)", MinLease.Milliseconds(), MaxLease.Milliseconds(), d)
+		return Errorf(EINVALID, "lease_ms must be a whole number of milliseconds from %s to %s (got %v)", FormatCount(MinLease.Milliseconds()), FormatCount(MaxLease.Milliseconds()), d)
 	}
 	return nil
 }

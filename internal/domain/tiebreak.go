@@ -201,8 +201,3 @@ func (t TieBreak) RangeText() string {
 	}
 	return fmt.Sprintf("points up to ±%d; equal points by player id", int64(MaxSafeScore))
 }
-
-// Points returns the whole points a score stands for on a board whose encoding keeps the
-// points in the integer part (plain, first_reached, first_reached_wide): floor(score). For a
-// board whose encoding is known use TieBreak.Points.
-func Points(score float64) int64 { return int64(math.Floor(score)) }

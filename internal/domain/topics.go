@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/base64"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,21 +22,54 @@ var BoardTopNs = []int{10, 25, 50, 100}
 // BoardTopN is the size of a board's live panel unless the page asks for another.
 const BoardTopN = 10
 
+// Topic names are short ASCII (the live endpoint's pattern), and a name zpulse could create
+// goes in as it is, so topics stay readable. Any other name (another service's board
+// "排行榜:2048", a queue "mail jobs") goes in base64url under a kind of its own ("boardx",
+// "queuex"), so the two forms never meet.
+var topicNames = base64.RawURLEncoding
+
+// topicName returns how name goes into a topic of kind (e.g. "board") and the kind to use.
+func topicName(kind, name string) (string, string) {
+	if ValidateName(kind, name) == nil {
+		return kind, name
+	}
+	return kind + "x", topicNames.EncodeToString([]byte(name))
+}
+
+// nameFromTopic reads back a name topicName wrote under kind ("board" or "boardx").
+func nameFromTopic(base, kind, s string) (string, bool) {
+	switch kind {
+	case base:
+		return s, ValidateName(base, s) == nil
+	case base + "x":
+		b, err := topicNames.DecodeString(s)
+		name := string(b)
+		return name, err == nil && ValidateName(base, name) != nil && ValidateKeyName(base, name) == nil
+	}
+	return "", false
+}
+
 // BoardTopic is the topic of a board's live panel: a BoardTop of n entries of a period's
-// board, e.g. "board.all.10:game:2048" or "board.daily.25:game:2048".
+// board, e.g. "board.all.10:game:2048" or "board.daily.25:game:2048" (and
+// "boardx.all.10:5o6S6KGM5qacOjIwNDg" for 排行榜:2048).
 func BoardTopic(board string, period Period, n int) string {
 	p := string(period)
 	if period == AllTime {
 		p = "all"
 	}
-	return "board." + p + "." + strconv.Itoa(n) + ":" + board
+	kind, name := topicName("board", board)
+	return kind + "." + p + "." + strconv.Itoa(n) + ":" + name
 }
 
 // ParseBoardTopic reads a BoardTopic.
 func ParseBoardTopic(topic string) (board string, period Period, n int, ok bool) {
-	head, board, found := strings.Cut(topic, ":")
+	head, encoded, found := strings.Cut(topic, ":")
 	parts := strings.Split(head, ".")
-	if !found || len(parts) != 3 || parts[0] != "board" || ValidateName("board", board) != nil {
+	if !found || len(parts) != 3 {
+		return "", "", 0, false
+	}
+	board, ok = nameFromTopic("board", parts[0], encoded)
+	if !ok {
 		return "", "", 0, false
 	}
 	period, err := ParsePeriod(parts[1])
@@ -74,20 +108,22 @@ const TopicLimiters = "limiters"
 // TopicQueues is every queue with its depth (a []QueueSummary), for the overview.
 const TopicQueues = "queues"
 
-// queueTopicPrefix + queue: a queue's page (a QueueView). A dot, not a colon, so that topic
-// names never read like the queue's Redis key.
-const queueTopicPrefix = "queue."
-
-// QueueTopic is the topic of a queue's page: a QueueView, e.g. queue.email-jobs.
-func QueueTopic(queue string) string { return queueTopicPrefix + queue }
+// A queue's topic is "queue." + its name: a dot, not a colon, so that topic names never read
+// like the queue's Redis key.
+// QueueTopic is the topic of a queue's page: a QueueView, e.g. queue.email-jobs (and
+// queuex.bWFpbCBqb2Jz for "mail jobs").
+func QueueTopic(queue string) string {
+	kind, name := topicName("queue", queue)
+	return kind + "." + name
+}
 
 // ParseQueueTopic reads a QueueTopic.
 func ParseQueueTopic(topic string) (queue string, ok bool) {
-	queue, found := strings.CutPrefix(topic, queueTopicPrefix)
-	if !found || ValidateName("queue", queue) != nil {
+	kind, encoded, found := strings.Cut(topic, ".")
+	if !found {
 		return "", false
 	}
-	return queue, true
+	return nameFromTopic("queue", kind, encoded)
 }
 
 // KeyDisplay names Redis keys for people, as pages show them (the repository fills it from
@@ -98,6 +134,14 @@ type KeyDisplay struct {
 	Lock        string // a lock's key with a placeholder, e.g. lock:<name>
 	LockExample string // a lock's key for an example command, e.g. lock:order:1001
 	RateDefault string // the default limiter's per-client key, e.g. rate:<client>
+	// InternalLocks starts the names of zpulse's own locks (its background loops' singleton
+	// locks, e.g. "zpulse:queue-reaper"): pages mark them and ask twice before a force-release.
+	InternalLocks string
+}
+
+// InternalLock says whether a lock is one of zpulse's own (KeyDisplay.InternalLocks).
+func (k KeyDisplay) InternalLock(name string) bool {
+	return k.InternalLocks != "" && strings.HasPrefix(name, k.InternalLocks)
 }
 
 // sourceTopicPrefix + source: an adopted source's live view (a SourceView).
@@ -112,28 +156,31 @@ func ParseSourceTopic(topic string) (name string, ok bool) {
 	return name, ok && ValidateName("source", name) == nil
 }
 
-// jobTopicPrefix + the queue name's length + "." + queue + the id in base64url: a job's page
-// (a JobDetail). Job ids may hold any printable text and topics only [A-Za-z0-9:._-], so the
-// id is encoded, and the queue's length says where the queue ends (its name may hold any
-// topic character).
-const jobTopicPrefix = "job."
+// A job's topic is its kind ("job", or "jobx" for a queue named by another service, see
+// topicName) + "." + the length of the queue's part + "." + that part + the id in base64url:
+// a job's page (a JobDetail). Job ids may hold any printable text and topics only
+// [A-Za-z0-9:._-], so the id is encoded, and the length says where the queue ends (its name
+// may hold any topic character).
 
 // JobTopic is the topic of a job's page, e.g. job.5.emailcGFzc3dvcmQtcmVzZXQ.
 func JobTopic(queue, id string) string {
-	return jobTopicPrefix + strconv.Itoa(len(queue)) + "." + queue + b64.EncodeToString([]byte(id))
+	kind, name := topicName("queue", queue)
+	kind = map[string]string{"queue": "job", "queuex": "jobx"}[kind]
+	return kind + "." + strconv.Itoa(len(name)) + "." + name + b64.EncodeToString([]byte(id))
 }
 
 // ParseJobTopic reads a JobTopic.
 func ParseJobTopic(topic string) (queue, id string, ok bool) {
-	rest, found := strings.CutPrefix(topic, jobTopicPrefix)
+	kind, rest, found := strings.Cut(topic, ".")
 	n, rest, found2 := strings.Cut(rest, ".")
 	size, err := strconv.Atoi(n)
 	if !found || !found2 || err != nil || size < 1 || size > len(rest) {
 		return "", "", false
 	}
-	queue = rest[:size]
+	kind = map[string]string{"job": "queue", "jobx": "queuex"}[kind]
+	queue, ok = nameFromTopic("queue", kind, rest[:size])
 	raw, err := b64.DecodeString(rest[size:])
-	if err != nil || ValidateName("queue", queue) != nil || ValidateJobID(string(raw)) != nil {
+	if !ok || err != nil || ValidateJobID(string(raw)) != nil {
 		return "", "", false
 	}
 	return queue, string(raw), true

@@ -22,7 +22,12 @@ const (
 	topicQueryName = "topic"
 )
 
-var topicPattern = regexp.MustCompile(`^[A-Za-z0-9:._-]{1,192}$`) // 192: a job topic carries a queue name and an encoded id
+// topicPattern is a topic's characters; maxTopicLen its length (names of other services'
+// boards and queues go into topics base64url-encoded: domain.BoardTopic; a job topic carries
+// a queue name and an encoded id).
+var topicPattern = regexp.MustCompile(`^[A-Za-z0-9:._-]+$`)
+
+const maxTopicLen = 1024
 
 type client struct {
 	conn   *websocket.Conn
@@ -63,8 +68,8 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, ended func()) {
 		return
 	}
 	for _, t := range topics {
-		if !topicPattern.MatchString(t) {
-			http.Error(w, "a topic is 1 to 192 characters from A-Z, a-z, 0-9 and : . _ -", http.StatusBadRequest)
+		if len(t) > maxTopicLen || !topicPattern.MatchString(t) {
+			http.Error(w, "a topic is 1 to 1,024 characters from A-Z, a-z, 0-9 and : . _ -", http.StatusBadRequest)
 			ended()
 			return
 		}

@@ -238,7 +238,7 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...keyKind) error {
 		if indexes[k] != nil {
 			s.own = s.added
 			for _, n := range indexes[k].Val() {
-				if domain.ValidateName(s.name, n) == nil {
+				if domain.ValidateKeyName(s.name, n) == nil {
 					s.own[n] = struct{}{}
 				}
 			}
@@ -333,7 +333,7 @@ func (d *Discovery) stepSweep(ctx context.Context, s *sweep, addr string, node r
 	for _, key := range keys {
 		if s.name == "" {
 			s.seen[key] = struct{}{}
-		} else if name := strings.TrimPrefix(key, s.prefix); domain.ValidateName(s.name, name) == nil {
+		} else if name := strings.TrimPrefix(key, s.prefix); domain.ValidateKeyName(s.name, name) == nil {
 			s.seen[name] = struct{}{}
 		}
 	}

@@ -95,7 +95,10 @@ func leaseFingerprint(token string) string {
 }
 
 func (q *Queues) Job(ctx context.Context, queue, id string) (domain.JobDetail, error) {
-	if err := validateQueueJob(queue, id); err != nil {
+	if err := domain.ValidateKeyName("queue", queue); err != nil { // a read: another service's queue too
+		return domain.JobDetail{}, err
+	}
+	if err := domain.ValidateJobID(id); err != nil {
 		return domain.JobDetail{}, err
 	}
 	pipe := q.rdb.Pipeline()
@@ -111,7 +114,7 @@ func (q *Queues) Job(ctx context.Context, queue, id string) (domain.JobDetail, e
 }
 
 func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptions) (domain.JobPage, error) {
-	if err := domain.ValidateName("queue", queue); err != nil {
+	if err := domain.ValidateKeyName("queue", queue); err != nil {
 		return domain.JobPage{}, err
 	}
 	if err := opt.Validate(); err != nil {

@@ -33,7 +33,8 @@ var DefaultKeys = Keys{LeaderboardPrefix: "leaderboard:", OwnPrefix: "zpulse:", 
 // Display names the keys for people, as pages show them.
 func (k Keys) Display() domain.KeyDisplay {
 	return domain.KeyDisplay{Boards: k.Leaderboard("*"), Queues: k.Queue("*"), Lock: k.Lock("<name>"),
-		LockExample: k.Lock("order:1001"), RateDefault: k.LimiterState(domain.DefaultPolicy, "<client>")}
+		LockExample: k.Lock("order:1001"), RateDefault: k.LimiterState(domain.DefaultPolicy, "<client>"),
+		InternalLocks: k.OwnPrefix}
 }
 
 // Leaderboard is the ZSET of a board: member = player id, score = points.

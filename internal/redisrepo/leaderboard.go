@@ -218,7 +218,7 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 }
 
 func (l *Leaderboards) Top(ctx context.Context, board string, period domain.Period, n int) (domain.BoardTop, error) {
-	if err := domain.ValidateName("board", board); err != nil {
+	if err := domain.ValidateKeyName("board", board); err != nil {
 		return domain.BoardTop{}, err
 	}
 	if err := domain.ValidateRange("n", n, domain.MaxTopN); err != nil {
@@ -352,7 +352,7 @@ func decodeCursor(s string) (cursor, error) {
 }
 
 func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.Period, after string, limit int) (domain.Page, error) {
-	if err := domain.ValidateName("board", board); err != nil {
+	if err := domain.ValidateKeyName("board", board); err != nil {
 		return domain.Page{}, err
 	}
 	if err := domain.ValidateRange("limit", limit, domain.MaxPageLimit); err != nil {

@@ -77,7 +77,7 @@ func (d *lockDirectory) plan(ctx context.Context, pipe redis.Pipeliner, keys Key
 		}
 		clear(d.indexed)
 		for _, n := range members.Val() {
-			if domain.ValidateName("lock", n) == nil {
+			if domain.ValidateKeyName("lock", n) == nil {
 				d.indexed[n] = true
 			}
 		}

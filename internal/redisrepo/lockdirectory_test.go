@@ -16,7 +16,7 @@ func TestSnapshotsReadLocksTopic(t *testing.T) {
 	mine, _ := locks.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Minute, Owner: "w-1"})
 	locks.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Minute, Owner: "w-1"})
 	rdb.Set(ctx, "lock:article", "article-uuid", time.Minute)
-	rdb.Set(ctx, "lock:bad name", "x", time.Minute) // not a valid name: never shown
+	rdb.Set(ctx, "lock:bad{name}", "x", time.Minute) // braces: not a name zpulse can read
 
 	topics := []string{domain.TopicLocks, domain.BoardTopic("b", domain.AllTime, domain.BoardTopN)}
 	got, err := snaps.Read(ctx, topics)

@@ -310,7 +310,7 @@ func (l *Locks) Extend(ctx context.Context, name, token string, ttl time.Duratio
 }
 
 func (l *Locks) ForceRelease(ctx context.Context, name, expectToken string) error {
-	if err := domain.ValidateName("lock", name); err != nil {
+	if err := domain.ValidateKeyName("lock", name); err != nil {
 		return err
 	}
 	if expectToken != "" {
@@ -334,7 +334,7 @@ func (l *Locks) ForceRelease(ctx context.Context, name, expectToken string) erro
 }
 
 func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, error) {
-	if err := domain.ValidateName("lock", name); err != nil {
+	if err := domain.ValidateKeyName("lock", name); err != nil {
 		return domain.LockInfo{}, err
 	}
 	pipe := l.rdb.Pipeline()

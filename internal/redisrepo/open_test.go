@@ -42,7 +42,7 @@ func TestOpenEmbeddedKeepsTime(t *testing.T) {
 // Pages get the keys' display names from the repository, in the articles' layout.
 func TestOpenNamesKeysForPeople(t *testing.T) {
 	svc := openTest(t, redistest.Client(t), nil)
-	want := domain.KeyDisplay{Boards: "leaderboard:*", Queues: "queue:*", Lock: "lock:<name>", LockExample: "lock:order:1001", RateDefault: "rate:<client>"}
+	want := domain.KeyDisplay{Boards: "leaderboard:*", Queues: "queue:*", Lock: "lock:<name>", LockExample: "lock:order:1001", RateDefault: "rate:<client>", InternalLocks: "zpulse:"}
 	if svc.Keys != want {
 		t.Errorf("keys = %+v, want %+v", svc.Keys, want)
 	}

@@ -39,7 +39,7 @@ func decodeQueueSettings(queue string, h map[string]string) domain.QueueSettings
 }
 
 func (q *Queues) Settings(ctx context.Context, queue string) (domain.QueueSettings, error) {
-	if err := domain.ValidateName("queue", queue); err != nil {
+	if err := domain.ValidateKeyName("queue", queue); err != nil {
 		return domain.QueueSettings{}, err
 	}
 	h, err := q.rdb.HGetAll(ctx, q.keys.QueueSettings(queue)).Result()

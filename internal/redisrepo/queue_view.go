@@ -181,7 +181,7 @@ func (q *Queues) Stats(ctx context.Context, queue string) (domain.QueueStats, er
 
 // View reads a queue as its page shows it, in one round trip.
 func (q *Queues) View(ctx context.Context, queue string) (domain.QueueView, error) {
-	if err := domain.ValidateName("queue", queue); err != nil {
+	if err := domain.ValidateKeyName("queue", queue); err != nil {
 		return domain.QueueView{}, err
 	}
 	pipe := q.rdb.Pipeline()

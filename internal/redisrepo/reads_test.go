@@ -213,8 +213,8 @@ func TestUniquePlayersToday(t *testing.T) {
 	}
 }
 
-// Discovery lists zpulse's boards and leaderboard:* sorted sets of other services, but not
-// period boards of a known board, other types, or names zpulse cannot show.
+// Discovery lists zpulse's boards and leaderboard:* sorted sets of other services, whatever
+// their names hold (spaces, any script), but not other types or names with braces.
 func TestDiscoveryListsBoards(t *testing.T) {
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
@@ -223,18 +223,20 @@ func TestDiscoveryListsBoards(t *testing.T) {
 	rdb.ZAdd(ctx, "leaderboard:ext:eu", redis.Z{Score: 1, Member: "x"})
 	rdb.ZAdd(ctx, "leaderboard:2026-10", redis.Z{Score: 1, Member: "x"}) // the article's monthly key: a board of its own
 	rdb.ZAdd(ctx, "leaderboard:has space", redis.Z{Score: 1, Member: "x"})
+	rdb.ZAdd(ctx, "leaderboard:排行榜:2048", redis.Z{Score: 1, Member: "x"})
+	rdb.ZAdd(ctx, "leaderboard:a{b}", redis.Z{Score: 1, Member: "x"})
 	rdb.Set(ctx, "leaderboard:string", "x", 0)
 	rdb.ZAdd(ctx, "queue:email-jobs", redis.Z{Score: 1, Member: "x"})
 	for i := range 2500 { // more keys than one SCAN call looks at
 		rdb.Set(ctx, fmt.Sprintf("noise:%d", i), "x", 0)
 	}
 	boards, err := lb.Boards(ctx)
-	if err != nil || fmt.Sprint(boards) != "[2026-10 ext:eu own]" {
+	if err != nil || fmt.Sprint(boards) != "[2026-10 ext:eu has space own 排行榜:2048]" {
 		t.Errorf("boards = %v %v", boards, err)
 	}
 	rdb.Del(ctx, "leaderboard:ext:eu")
 	lb.found.Refresh(ctx)
-	if boards, _ := lb.Boards(ctx); fmt.Sprint(boards) != "[2026-10 own]" {
+	if boards, _ := lb.Boards(ctx); fmt.Sprint(boards) != "[2026-10 has space own 排行榜:2048]" {
 		t.Errorf("after the key went away: %v", boards)
 	}
 }

@@ -56,7 +56,7 @@ func (l *Leaderboards) carryOverSettings(ctx context.Context, board string) (map
 }
 
 func (l *Leaderboards) Settings(ctx context.Context, board string) (domain.BoardSettings, error) {
-	if err := domain.ValidateName("board", board); err != nil {
+	if err := domain.ValidateKeyName("board", board); err != nil {
 		return domain.BoardSettings{}, err
 	}
 	return l.boardSettings(ctx, board)

@@ -53,7 +53,7 @@ func TestAPIRejectsBadInputAndWritesNothing(t *testing.T) {
 		{"textual points", "/api/v1/boards/b/scores", `{"player":"a","points":"50"}`, "JSON integer"},
 		{"null points", "/api/v1/boards/b/scores", `{"player":"a","points":null}`, "JSON integer"},
 		{"no points", "/api/v1/boards/b/scores", `{"player":"a"}`, "points is required"},
-		{"huge points", "/api/v1/boards/b/scores", `{"player":"a","points":9007199254740992}`, "-9007199254740991 to 9007199254740991"},
+		{"huge points", "/api/v1/boards/b/scores", `{"player":"a","points":9007199254740992}`, "-9,007,199,254,740,991 to 9,007,199,254,740,991"},
 		{"enormous points", "/api/v1/boards/b/scores", `{"player":"a","points":123456789012345678901234567890}`, "JSON integer"},
 		{"bad board", "/api/v1/boards/bad%20board/scores", `{"player":"a","points":1}`, "1 to 64 characters from A-Z"},
 		{"long board", "/api/v1/boards/" + long + "/scores", `{"player":"a","points":1}`, "1 to 64 characters"},

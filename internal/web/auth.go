@@ -181,7 +181,7 @@ func (s *server) login(c echo.Context) error {
 		return seeOther(c, next) // access is open: nothing to sign in to
 	}
 	if err := s.checkAdminToken(c, c.FormValue("token"), true); err != nil {
-		status, msg := statusOf(domain.ErrorCode(err)), domain.ErrorMessage(err)
+		var msg string
 		switch domain.ErrorCode(err) {
 		case domain.EUNAUTHORIZED:
 			msg = "That is not the admin token."
@@ -192,7 +192,7 @@ func (s *server) login(c echo.Context) error {
 		default:
 			return err
 		}
-		return s.render(c, status, views.LoginPage(s.chrome(c, "Sign in"), next, msg))
+		return s.render(c, statusOf(domain.ErrorCode(err)), views.LoginPage(s.chrome(c, "Sign in"), next, msg))
 	}
 	id, err := s.Auth.CreateSession(c.Request().Context(), sessionTTL, s.tokenFingerprint)
 	if err != nil {

@@ -254,7 +254,15 @@ func TestCSRFTokenNotFromQuery(t *testing.T) {
 	_, page := s.get(t, "/boards/b")
 	token := csrfInput.FindStringSubmatch(page)[1]
 	form := url.Values{"player": {"p"}, "points": {"1"}}
-	status, _, _ := s.do(t, http.MethodPost, "/boards/b/points?_csrf="+url.QueryEscape(token), "application/x-www-form-urlencoded", form.Encode())
+	status, _, _ := s.do(t, http.MethodPost, "/boards/b/points", "application/x-www-form-urlencoded", form.Encode())
+	if status != http.StatusForbidden {
+		t.Errorf("no CSRF token: %d, want 403", status)
+	}
+	_, body, _ := s.do(t, http.MethodPost, "/boards/b/points", "application/x-www-form-urlencoded", form.Encode())
+	if !strings.Contains(body, "This form could not be checked") || strings.Contains(body, "csrf token") {
+		t.Error("a missing CSRF token is told in echo's words, not for people")
+	}
+	status, _, _ = s.do(t, http.MethodPost, "/boards/b/points?_csrf="+url.QueryEscape(token), "application/x-www-form-urlencoded", form.Encode())
 	if status != http.StatusForbidden {
 		t.Errorf("_csrf in the query: %d, want 403", status)
 	}

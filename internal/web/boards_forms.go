@@ -120,7 +120,7 @@ func (s *server) settingsAction(ctx context.Context, board string, f views.Form)
 	}
 	days, ok := parseWhole(f.Value("retention_days"), domain.MinRetentionDays, domain.MaxRetentionDays)
 	if !ok {
-		f.Errors["retention_days"] = fmt.Sprintf("Keep period boards for a whole number of days from %d to %d", domain.MinRetentionDays, domain.MaxRetentionDays)
+		f.Errors["retention_days"] = fmt.Sprintf("Keep period boards for a whole number of days from %s to %s", domain.FormatCount(domain.MinRetentionDays), domain.FormatCount(domain.MaxRetentionDays))
 		return "", "", nil
 	}
 	set.RetentionDays = int(days)

@@ -36,7 +36,7 @@ func boardPeriodAndSize(c echo.Context) (domain.Period, int, error) {
 
 func (s *server) boardPage(c echo.Context) error {
 	board := pathParam(c, "board")
-	if err := domain.ValidateName("board", board); err != nil {
+	if err := domain.ValidateKeyName("board", board); err != nil {
 		return err
 	}
 	forms := map[string]views.Form{}

@@ -44,7 +44,7 @@ func TestPlayerLookup(t *testing.T) {
 	if !strings.Contains(page, "is <strong>#5</strong> with <strong>50</strong> points") || strings.Count(page, `data-player="p`) != 10+7 {
 		t.Errorf("lookup of p5: no rank or not 3 above and below")
 	}
-	if _, page = s.get(t, "/boards/g?player=nobody"); !strings.Contains(page, "is not ranked") {
+	if _, page = s.get(t, "/boards/g?player=nobody"); !strings.Contains(page, "has no score on this board yet") {
 		t.Error("an absent player is not shown as not ranked")
 	}
 }
@@ -83,7 +83,7 @@ func TestAdminFormsNeedConfirmation(t *testing.T) {
 func TestSettingsForm(t *testing.T) {
 	s := newTestServer(t, "", nil)
 	status, body, _ := s.postForm(t, "/boards/g", "/boards/g/settings", url.Values{"tie_break": {"first_reached"}, "periods": {"daily", "weekly"}, "retention_days": {"0"}})
-	if status != http.StatusBadRequest || !strings.Contains(body, "Keep period boards for a whole number of days from 1 to 3650") {
+	if status != http.StatusBadRequest || !strings.Contains(body, "Keep period boards for a whole number of days from 1 to 3,650") {
 		t.Errorf("bad retention: %d", status)
 	}
 	status, _, h := s.postForm(t, "/boards/g", "/boards/g/settings", url.Values{"tie_break": {"first_reached"}, "periods": {"daily", "weekly"}, "retention_days": {"14"}})

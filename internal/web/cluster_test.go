@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -345,7 +347,7 @@ func TestEveryAPICallAndPageOnTheCluster(t *testing.T) {
 func onEveryMaster(t *testing.T, rdb *redis.ClusterClient) func(prefix string, key func(string) string) []string {
 	t.Helper()
 	ctx := context.Background()
-	slots, err := rdb.ClusterSlots(ctx).Result()
+	shards, err := rdb.ClusterShards(ctx).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,9 +356,15 @@ func onEveryMaster(t *testing.T, rdb *redis.ClusterClient) func(prefix string, k
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range slots {
-			if int64(r.Start) <= slot && slot <= int64(r.End) {
-				return r.Nodes[0].Addr
+		for _, sh := range shards {
+			for _, r := range sh.Slots {
+				if r.Start <= slot && slot <= r.End {
+					for _, n := range sh.Nodes {
+						if n.Role == "master" {
+							return net.JoinHostPort(n.IP, strconv.FormatInt(n.Port, 10))
+						}
+					}
+				}
 			}
 		}
 		t.Fatalf("no master serves slot %d", slot)

@@ -113,12 +113,12 @@ func decodeInt(raw json.RawMessage, field, unit string, lo, hi int64) (int64, er
 	}
 	lit := strings.TrimSpace(string(raw))
 	if lit == "" {
-		return 0, domain.Errorf(domain.EINVALID, "%s is required: %s from %d to %d", field, what, lo, hi)
+		return 0, domain.Errorf(domain.EINVALID, "%s is required: %s from %s to %s", field, what, domain.FormatCount(lo), domain.FormatCount(hi))
 	}
 	n, ok := parseWhole(lit, lo, hi)
 	if !ok {
-		return 0, domain.Errorf(domain.EINVALID, "%s must be %s from %d to %d: a JSON integer without fraction or exponent (got %s)",
-			field, what, lo, hi, clipped(lit))
+		return 0, domain.Errorf(domain.EINVALID, "%s must be %s from %s to %s: a JSON integer without fraction or exponent (got %s)",
+			field, what, domain.FormatCount(lo), domain.FormatCount(hi), clipped(lit))
 	}
 	return n, nil
 }

@@ -44,8 +44,8 @@ func TestDecodeIntAndMillis(t *testing.T) {
 		name, raw, want string // want: part of the error message, "" for none
 	}{
 		{"in range", `250`, ""},
-		{"missing", ``, "ttl_ms is required: a whole number of milliseconds from 100 to 1000"},
-		{"below", `99`, "ttl_ms must be a whole number of milliseconds from 100 to 1000: a JSON integer"},
+		{"missing", ``, "ttl_ms is required: a whole number of milliseconds from 100 to 1,000"},
+		{"below", `99`, "ttl_ms must be a whole number of milliseconds from 100 to 1,000: a JSON integer"},
 		{"fraction", `100.5`, "(got 100.5)"},
 		{"null", `null`, "(got null)"},
 		{"text", `"200"`, "without fraction or exponent"},

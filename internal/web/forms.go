@@ -33,7 +33,7 @@ type pageForms struct {
 func (s *server) handleForm(p pageForms, id string, fields []string, act formAction) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name := pathParam(c, p.param)
-		if err := domain.ValidateName(p.param, name); err != nil {
+		if err := domain.ValidateKeyName(p.param, name); err != nil {
 			return err
 		}
 		f := views.NewForm()

@@ -15,8 +15,8 @@ func (s *server) pageHistory(c echo.Context, kind domain.HistoryKind, name strin
 	if err != nil {
 		return nil, nil, err
 	}
-	if s.History == nil {
-		return nil, nil, nil
+	if s.History == nil || domain.ValidateHistoryName(kind, name) != nil {
+		return nil, nil, nil // no history kept, or a name only another service uses (排行榜:2048): no chart
 	}
 	h, err := s.History.History(c.Request().Context(), kind, name, r)
 	if err != nil {

@@ -29,7 +29,7 @@ func (s *server) jobPage(c echo.Context) error {
 // jobsPage lists a queue's jobs in one state; ?id=ID (the "open a job" box) goes to that job.
 func (s *server) jobsPage(c echo.Context) error {
 	queue := pathParam(c, "queue")
-	if err := domain.ValidateName("queue", queue); err != nil {
+	if err := domain.ValidateKeyName("queue", queue); err != nil {
 		return err
 	}
 	if ids, asked := c.QueryParams()["id"]; asked {

@@ -69,7 +69,7 @@ func TestAPILimiterPolicies(t *testing.T) {
 		{"/api/v1/limiters/x", `{"algorithm":"fixed_window","limit":1.5,"window_ms":1000}`, "limit must be a whole number"},
 		{"/api/v1/limiters/x", `{"algorithm":"fixed_window","limit":10}`, "window_ms is required"},
 		{"/api/v1/limiters/x", `{"algorithm":"fixed_window","limit":10,"window_ms":1}`, "window_ms must be a whole number of milliseconds from 10"},
-		{"/api/v1/limiters/x", `{"algorithm":"sliding_log","limit":2000000,"window_ms":1000}`, "from 1 to 1000000"},
+		{"/api/v1/limiters/x", `{"algorithm":"sliding_log","limit":2000000,"window_ms":1000}`, "from 1 to 1,000,000"},
 		{"/api/v1/limiters/x", `{"algorithm":"token_bucket","burst":10}`, "rate_per_s is required"},
 		{"/api/v1/limiters/x", `{"algorithm":"token_bucket","rate_per_s":-1,"burst":10}`, "rate_per_s must be from"},
 		{"/api/v1/limiters/x", `{"algorithm":"token_bucket","rate_per_s":1}`, "burst is required"},

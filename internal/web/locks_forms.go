@@ -98,10 +98,13 @@ func (s *server) releaseLockForm(c echo.Context) error {
 // forceReleaseForm releases the lock only if the holder the admin confirmed still holds it.
 func (s *server) forceReleaseForm(c echo.Context) error {
 	name := pathParam(c, "lock")
-	if err := domain.ValidateName("lock", name); err != nil {
+	if err := domain.ValidateKeyName("lock", name); err != nil {
 		return err
 	}
 	token := c.FormValue("token")
+	if s.Keys.InternalLock(name) && c.FormValue("internal") != "yes" {
+		return s.forceReleasePageWith(c, http.StatusBadRequest, name, "This is one of zpulse's own locks: tick the box to confirm you want to release it.")
+	}
 	err := s.Locks.ForceRelease(c.Request().Context(), name, token)
 	switch domain.ErrorCode(err) {
 	case "":

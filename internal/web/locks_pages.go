@@ -11,7 +11,7 @@ import (
 
 func (s *server) locksPage(c echo.Context) error {
 	flash := ""
-	if name := c.QueryParam("force_released"); domain.ValidateName("lock", name) == nil {
+	if name := c.QueryParam("force_released"); domain.ValidateKeyName("lock", name) == nil {
 		flash = "Lock " + name + " was force-released."
 	}
 	return s.locksPageWith(c, http.StatusOK, views.NewLockForms(), flash)
@@ -31,7 +31,7 @@ func (s *server) locksPageWith(c echo.Context, status int, f views.LockForms, fl
 
 func (s *server) forceReleasePage(c echo.Context) error {
 	name := pathParam(c, "lock")
-	if err := domain.ValidateName("lock", name); err != nil {
+	if err := domain.ValidateKeyName("lock", name); err != nil {
 		return err
 	}
 	return s.forceReleasePageWith(c, http.StatusOK, name, "")

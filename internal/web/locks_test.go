@@ -94,13 +94,13 @@ func TestAPILockExtendReentrancyAndForceRelease(t *testing.T) {
 func TestAPILockRejectsBadInput(t *testing.T) {
 	s := newTestServer(t, "", nil)
 	cases := []struct{ name, path, body, want string }{
-		{"ttl too short", "/api/v1/locks/x/acquire", `{"ttl_ms":99}`, "ttl_ms must be a whole number of milliseconds from 100 to 86400000"},
-		{"ttl too long", "/api/v1/locks/x/acquire", `{"ttl_ms":86400001}`, "from 100 to 86400000"},
+		{"ttl too short", "/api/v1/locks/x/acquire", `{"ttl_ms":99}`, "ttl_ms must be a whole number of milliseconds from 100 to 86,400,000"},
+		{"ttl too long", "/api/v1/locks/x/acquire", `{"ttl_ms":86400001}`, "from 100 to 86,400,000"},
 		{"ttl fraction", "/api/v1/locks/x/acquire", `{"ttl_ms":1000.5}`, "JSON integer"},
 		{"ttl string", "/api/v1/locks/x/acquire", `{"ttl_ms":"1000"}`, "JSON integer"},
 		{"ttl null", "/api/v1/locks/x/acquire", `{"ttl_ms":null}`, "JSON integer"},
-		{"negative wait", "/api/v1/locks/x/acquire", `{"wait_ms":-1}`, "wait_ms must be a whole number of milliseconds from 0 to 30000"},
-		{"long wait", "/api/v1/locks/x/acquire", `{"wait_ms":30001}`, "from 0 to 30000"},
+		{"negative wait", "/api/v1/locks/x/acquire", `{"wait_ms":-1}`, "wait_ms must be a whole number of milliseconds from 0 to 30,000"},
+		{"long wait", "/api/v1/locks/x/acquire", `{"wait_ms":30001}`, "from 0 to 30,000"},
 		{"owner with a space", "/api/v1/locks/x/acquire", `{"owner":"a b"}`, "without spaces"},
 		{"unknown field", "/api/v1/locks/x/acquire", `{"ttl":1000}`, `unknown field "ttl"`},
 		{"bad name", "/api/v1/locks/a%20b/acquire", `{}`, "1 to 64 characters"},
@@ -222,7 +222,7 @@ func TestLocksPageNeedsSignInToChange(t *testing.T) {
 	s.rdb.Set(context.Background(), "lock:other", "tok", time.Minute)
 	status, body := s.get(t, "/locks")
 	if status != http.StatusOK || !strings.Contains(body, "Sign in to take locks") || strings.Contains(body, `action="/locks/acquire"`) ||
-		!strings.Contains(body, `data-lock="other"`) || !strings.Contains(body, "other service") || !strings.Contains(body, `ws-connect="/ws?topic=status&amp;topic=locks"`) {
+		!strings.Contains(body, `data-lock="other"`) || !strings.Contains(body, "Other service") || !strings.Contains(body, `ws-connect="/ws?topic=status&amp;topic=locks"`) {
 		t.Errorf("read-only page: %d", status)
 	}
 	if _, body := s.get(t, "/locks/other/force-release"); !strings.Contains(body, "Sign in to force-release") {
@@ -243,9 +243,32 @@ func TestRenderLocksTopic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`id="` + views.LocksPanelID + `"`, `data-lock="order:1001"`, "12.3 s", "of 30 s", "fence 7", "watchdog", "reentrant", ">2<"} {
+	for _, want := range []string{`id="` + views.LocksPanelID + `"`, `data-lock="order:1001"`, "12.3 s", "of 30 s", "fence 7", "Watchdog", "Reentrant", ">2<"} {
 		if !strings.Contains(string(frag), want) {
 			t.Errorf("fragment lacks %s", want)
 		}
+	}
+}
+
+// zpulse's own locks (a background loop's singleton) are marked, and a force-release needs a
+// second, explicit confirmation.
+func TestForceReleaseOfAnInternalLockAsksTwice(t *testing.T) {
+	s := newTestServer(t, "", nil)
+	rdb := s.rdb
+	rdb.Set(context.Background(), "lock:zpulse:some-loop", "instance-1", time.Minute)
+	status, body := s.get(t, "/locks/zpulse:some-loop/force-release")
+	if status != http.StatusOK || !strings.Contains(body, `data-testid="internal-warning"`) || !strings.Contains(body, `name="internal"`) {
+		t.Fatalf("confirmation page of an internal lock: %d, want the warning and the extra box", status)
+	}
+	status, body, _ = s.postForm(t, "/locks/zpulse:some-loop/force-release", "/locks/zpulse:some-loop/force-release", url.Values{"token": {"instance-1"}})
+	if status != http.StatusBadRequest || !strings.Contains(body, "tick the box") || rdb.Exists(context.Background(), "lock:zpulse:some-loop").Val() != 1 {
+		t.Errorf("without the extra box: %d; want 400 and the lock kept", status)
+	}
+	status, _, _ = s.postForm(t, "/locks/zpulse:some-loop/force-release", "/locks/zpulse:some-loop/force-release", url.Values{"token": {"instance-1"}, "internal": {"yes"}})
+	if status != http.StatusSeeOther || rdb.Exists(context.Background(), "lock:zpulse:some-loop").Val() != 0 {
+		t.Errorf("with the extra box: %d; want 303 and the lock released", status)
+	}
+	if _, body := s.get(t, "/login"); !strings.Contains(body, "Access is open") {
+		t.Error("/login without an admin token does not say access is open")
 	}
 }

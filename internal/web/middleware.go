@@ -26,6 +26,12 @@ func csrf() echo.MiddlewareFunc {
 		CookieHTTPOnly: true,
 		CookieSameSite: http.SameSiteLaxMode,
 		CookieMaxAge:   int((24 * time.Hour).Seconds()),
+		// echo's own words ("missing csrf token in the form parameter") mean nothing to the
+		// person who sent the form: say what happened and what to do (handleError adds
+		// "reload the page and try again" to a 403).
+		ErrorHandler: func(error, echo.Context) error {
+			return echo.NewHTTPError(http.StatusForbidden, "This form could not be checked: it may be older than a day, or sent from another site")
+		},
 	})
 }
 

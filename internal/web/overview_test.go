@@ -26,7 +26,7 @@ func TestOverviewShowsEveryArea(t *testing.T) {
 	if strings.Contains(page, `id="demo-switch"`) {
 		t.Error("a demo switch without a demo")
 	}
-	if status, _, _ := s.postForm(t, "/login", "/demo", url.Values{"paused": {"true"}}); status != http.StatusNotFound {
+	if status, _, _ := s.postForm(t, "/boards/b", "/demo", url.Values{"paused": {"true"}}); status != http.StatusNotFound {
 		t.Errorf("demo switch without a demo: %d, want 404", status)
 	}
 }

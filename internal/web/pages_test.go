@@ -36,8 +36,12 @@ func TestBoardPage(t *testing.T) {
 			t.Errorf("%s = %q, want it to contain %q", header, got, want)
 		}
 	}
-	if status, _ := s.get(t, "/boards/bad%20name"); status != http.StatusBadRequest {
-		t.Errorf("bad board name: %d, want 400", status)
+	if status, _ := s.get(t, "/boards/bad%7Bname%7D"); status != http.StatusBadRequest {
+		t.Errorf("a board name with braces: %d, want 400", status)
+	}
+	// Another service's board shows whatever its name holds.
+	if status, _ := s.get(t, "/boards/"+url.PathEscape("排行榜:2048 eu")); status != http.StatusOK {
+		t.Errorf("a board named 排行榜:2048 eu: %d, want 200", status)
 	}
 }
 

@@ -30,7 +30,8 @@ func openByName(c echo.Context, kind string, validate func(string) error, path f
 	return true, seeOther(c, path(name))
 }
 
-// validName checks a board's, queue's or lock's name (domain.ValidateName).
+// validName checks the name of a board, queue or lock to open (domain.ValidateKeyName: any
+// existing key shows, whoever wrote it).
 func validName(kind string) func(string) error {
-	return func(name string) error { return domain.ValidateName(kind, name) }
+	return func(name string) error { return domain.ValidateKeyName(kind, name) }
 }

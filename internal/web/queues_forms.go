@@ -82,7 +82,7 @@ func (s *server) queueSettingsAction(ctx context.Context, queue string, f views.
 	set := domain.QueueSettings{Kind: domain.QueueKind(f.Value("kind"))}
 	n, ok := parseWhole(f.Value("max_attempts"), 1, domain.MaxMaxAttempts)
 	if !ok {
-		f.Errors["max_attempts"] = fmt.Sprintf("A whole number from 1 to %d", domain.MaxMaxAttempts)
+		f.Errors["max_attempts"] = "A whole number from 1 to " + domain.FormatCount(domain.MaxMaxAttempts)
 		return "", "", nil
 	}
 	set.MaxAttempts = int(n)

@@ -21,7 +21,7 @@ func (s *server) queuesPage(c echo.Context) error {
 
 func (s *server) queuePage(c echo.Context) error {
 	queue := pathParam(c, "queue")
-	if err := domain.ValidateName("queue", queue); err != nil {
+	if err := domain.ValidateKeyName("queue", queue); err != nil {
 		return err
 	}
 	forms := map[string]views.Form{}

@@ -56,6 +56,7 @@ func (s *server) chrome(c echo.Context, title string, topics ...string) views.Ch
 func unavailable(ch views.Chrome, err error) views.Chrome {
 	if domain.ErrorCode(err) == domain.EUNAVAILABLE {
 		ch.Status = views.Status{Available: false, Detail: domain.ErrorMessage(err)}
+		ch.Unread = true
 	}
 	return ch
 }

@@ -2,9 +2,24 @@
 // reconnects; this shows the connection state, each player's rank movement since the page
 // opened, and moments relative to the browser's clock.
 (function () {
+  // The badge's text without JavaScript says live updates need it; with it, the state.
+  var connText = { connecting: 'Connecting…', open: 'Live', closed: 'Reconnecting…' };
   function setConn(state) {
     document.querySelectorAll('[data-conn]').forEach(function (el) { el.setAttribute('data-conn', state); });
+    document.querySelectorAll('.conn-label').forEach(function (el) {
+      if (el.textContent !== connText[state]) el.textContent = connText[state];
+    });
   }
+  document.addEventListener('DOMContentLoaded', function () {
+    if (!document.querySelector('[data-conn="open"]')) setConn('connecting');
+    // The theme switch (theme.js applies and remembers the choice).
+    document.querySelectorAll('[data-theme-switch]').forEach(function (label) {
+      var select = label.querySelector('select');
+      select.value = window.zpulseTheme ? window.zpulseTheme.get() : 'system';
+      select.addEventListener('change', function () { window.zpulseTheme.set(select.value); });
+      label.classList.replace('hidden', 'inline-flex');
+    });
+  });
   document.addEventListener('htmx:wsConnecting', function () { setConn('connecting'); });
   document.addEventListener('htmx:wsOpen', function () { setConn('open'); });
   document.addEventListener('htmx:wsClose', function () { setConn('closed'); });
@@ -26,13 +41,15 @@
       if (!cell) return;
       var was = base[r.dataset.player], now = +r.dataset.rank;
       var text = '', cls = 'move shrink-0 text-xs font-semibold ';
-      if (was === undefined) { text = 'new'; cls += 'text-sky-600 dark:text-sky-400'; }
-      else if (now < was) { text = '▲' + (was - now); cls += 'text-emerald-600 dark:text-emerald-400'; }
-      else if (now > was) { text = '▼' + (now - was); cls += 'text-rose-600 dark:text-rose-400'; }
+      var said = '';
+      if (was === undefined) { text = 'new'; said = 'new since this page opened'; cls += 'text-sky-700 dark:text-sky-300'; }
+      else if (now < was) { text = '▲' + (was - now); said = 'up ' + (was - now) + ' since this page opened'; cls += 'text-emerald-700 dark:text-emerald-300'; }
+      else if (now > was) { text = '▼' + (now - was); said = 'down ' + (now - was) + ' since this page opened'; cls += 'text-rose-700 dark:text-rose-300'; }
       cell.textContent = text;
       cell.className = cls;
       cell.setAttribute('data-move', text);
-      cell.title = text ? 'since this page opened' : '';
+      cell.title = said;
+      if (said) cell.setAttribute('aria-label', said); else cell.removeAttribute('aria-label');
     });
   }
   function markAll() { document.querySelectorAll('[data-rank-panel]').forEach(mark); }
