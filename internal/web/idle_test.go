@@ -11,8 +11,9 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-// An idle queue page receives no frame over 5 s of ticks (issue 16): the queue fragments hold
-// absolute times, which the browser shows relative, so nothing in them moves with the clock.
+// An idle queue page (and job page) receives no frame over 5 s of ticks (issue 16): the
+// fragments hold absolute times, which the browser shows relative, so nothing in them moves
+// with the clock.
 // The queues have waiting, scheduled, leased and dead jobs; the watcher's Tick is driven by
 // hand with the manual clock moving 250 ms (the poll interval) before each.
 func TestIdleQueuePageGetsNoFrame(t *testing.T) {
@@ -43,7 +44,8 @@ func TestIdleQueuePageGetsNoFrame(t *testing.T) {
 	// Past the sparkline's window, which moves for 3 min after the last enqueue.
 	clock.Advance((domain.ThroughputSeconds + 1) * time.Second)
 
-	topics := []string{domain.QueueTopic("jobs"), domain.QueueTopic(domain.DelayedQueueDefault), domain.TopicQueues}
+	topics := []string{domain.QueueTopic("jobs"), domain.QueueTopic(domain.DelayedQueueDefault), domain.TopicQueues,
+		domain.JobTopic("jobs", "a"), domain.JobTopic("jobs", "b"), domain.JobTopic(domain.DelayedQueueDefault, "later")}
 	for _, topic := range topics {
 		subscribe(t, srv.URL, topic)
 	}
