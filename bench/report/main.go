@@ -38,6 +38,29 @@ var (
 	skipGo    = flag.Bool("skip-go", false, "skip the Go benchmarks (limiter, queue, commands per tick)")
 )
 
+// procs are the processes this run started: stopped on every way out, a fatal one included.
+var (
+	procs  []*exec.Cmd
+	tmpDir string // the binaries built for this run
+)
+
+func stopAll() {
+	for _, p := range procs {
+		_ = p.Process.Kill()
+		_ = p.Wait()
+	}
+	procs = nil
+	if tmpDir != "" {
+		_ = os.RemoveAll(tmpDir)
+	}
+}
+
+// fatalf stops what this run started, then exits like log.Fatalf.
+func fatalf(format string, args ...any) {
+	stopAll()
+	log.Fatalf(format, args...)
+}
+
 // row is one line of the table.
 type row struct{ figure, zpulse, reference, ratio, target string }
 
@@ -54,28 +77,22 @@ func main() {
 	log.SetPrefix("bench/report: ")
 	tmp, err := os.MkdirTemp("", "zpulse-bench")
 	if err != nil {
-		log.Fatal(err)
+		fatalf("%v", err)
 	}
-	defer os.RemoveAll(tmp)
-	var procs []*exec.Cmd
-	defer func() {
-		for _, p := range procs {
-			_ = p.Process.Kill()
-			_ = p.Wait()
-		}
-	}()
+	tmpDir = tmp
+	defer stopAll()
 	start := func(name string, args ...string) {
 		cmd := exec.Command(name, args...)
 		cmd.Stdout, cmd.Stderr = nil, nil
 		if err := cmd.Start(); err != nil {
-			log.Fatalf("start %s: %v", name, err)
+			fatalf("start %s: %v", name, err)
 		}
 		procs = append(procs, cmd)
 	}
 	build := func(pkg string) string {
 		out := filepath.Join(tmp, filepath.Base(pkg))
 		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			log.Fatalf("go build %s: %v\n%s", pkg, err, b)
+			fatalf("go build %s: %v\n%s", pkg, err, b)
 		}
 		return out
 	}
@@ -98,11 +115,11 @@ func main() {
 		args := append([]string{"-url", url, "-duration", duration.String(), "-json"}, extra...)
 		out, err := exec.Command(httpload, args...).Output()
 		if err != nil {
-			log.Fatalf("httpload %v: %v\n%s", args, err, out)
+			fatalf("httpload %v: %v\n%s", args, err, out)
 		}
 		var r result
 		if err := json.Unmarshal(out, &r); err != nil {
-			log.Fatalf("httpload answer %q: %v", out, err)
+			fatalf("httpload answer %q: %v", out, err)
 		}
 		return r
 	}
@@ -174,11 +191,11 @@ func redisBenchmark(addr string, args ...string) float64 {
 	host, port, _ := strings.Cut(addr, ":")
 	out, err := exec.Command("redis-benchmark", append([]string{"-h", host, "-p", port, "-q"}, args...)...).CombinedOutput()
 	if err != nil {
-		log.Fatalf("redis-benchmark %v: %v\n%s", args, err, out)
+		fatalf("redis-benchmark %v: %v\n%s", args, err, out)
 	}
 	m := rbRate.FindAllStringSubmatch(string(out), -1)
 	if m == nil {
-		log.Fatalf("redis-benchmark printed no rate:\n%s", out)
+		fatalf("redis-benchmark printed no rate:\n%s", out)
 	}
 	v, _ := strconv.ParseFloat(m[len(m)-1][1], 64)
 	return v
@@ -307,7 +324,7 @@ func goBenchmarks() {
 func freePort() string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		log.Fatal(err)
+		fatalf("%v", err)
 	}
 	defer l.Close()
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
@@ -320,7 +337,7 @@ func waitTCP(addr string) {
 			return
 		}
 	}
-	log.Fatalf("%s did not start listening", addr)
+	fatalf("%s did not start listening", addr)
 }
 
 func waitHTTP(url string) {
@@ -332,7 +349,7 @@ func waitHTTP(url string) {
 			}
 		}
 	}
-	log.Fatalf("%s did not answer 200", url)
+	fatalf("%s did not answer 200", url)
 }
 
 func firstLine(b []byte) string {
