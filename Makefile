@@ -9,7 +9,7 @@ ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(D
 FUZZ     := ./internal/redisrepo:FuzzKeysInjective ./internal/web:FuzzDecodeJSON ./internal/web:FuzzEntriesCursor
 FUZZTIME ?= 30s
 
-.PHONY: run test fuzz build generate dev bench assets templ check-generated check-assets clean
+.PHONY: run test fuzz build generate dev bench bench-all assets templ check-generated check-assets clean
 
 ## run: serve (embedded in-memory Redis with demo data unless REDIS_URL is set); the built
 ## assets are committed, so this needs no npm
@@ -37,8 +37,13 @@ build:
 ## generate: templ code and the built assets (Tailwind CSS, htmx copied from npm); commit both
 generate: templ assets
 
-## bench: the benchmarks, with figures
+## bench: every speed figure beside its reference, side by side on one private Redis, in
+## one table (bench/report; docs/performance.md); BENCHFLAGS=-viewers10k adds 10,000 viewers
 bench:
+	$(GO) run ./bench/report $(BENCHFLAGS)
+
+## bench-all: every Go benchmark of the packages, with its own figures
+bench-all:
 	$(GO) test -run '^$$' -bench . -benchmem ./cmd/... ./internal/...
 
 ## dev: templ and Tailwind watchers plus the server (restarted by templ on change)

@@ -39,6 +39,9 @@ func TestQueueFormAndLiveDepth(t *testing.T) {
 	enqueueForm("password-reset", "2")
 	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="queue-enqueue-ok"]') !== null`, 5*time.Second)
 	waitJS(t, ctx, "priority 2's bar to grow to 1", laneJS("2")+` === 1`, 5*time.Second)
+	// The fragment carries the enqueue time; the browser says it relative to its own clock.
+	waitJS(t, ctx, "the job's enqueue time shown relative", `(() => { const e = document.querySelector('tr[data-job="password-reset"] [data-at-ms]'); return e !== null && /^(now|[0-9.]+ s ago)$/.test(e.textContent); })()`, 5*time.Second)
+	waitJS(t, ctx, "the oldest job's age", `/^[0-9.]+ (ms|s)$/.test(document.querySelector('[data-testid="stat-oldest"]').textContent)`, 5*time.Second)
 	if w := eval[string](t, ctx, `document.querySelector('[data-priority="2"] .lane-bar').getAttribute('width')`); w != "100" {
 		t.Errorf("the only lane's bar is %q wide, want 100%%", w)
 	}

@@ -48,7 +48,7 @@ func TestBoardPanel(t *testing.T) {
 func TestQueuePanel(t *testing.T) {
 	t.Run("priority", func(t *testing.T) {
 		v := domain.QueueView{Queue: "emails", Key: "queue:emails", Settings: domain.QueueSettings{Kind: domain.PriorityQueue, MaxAttempts: 3},
-			Waiting: 1500, Processing: 2, Dead: 1, OldestAgeMs: -1}
+			Waiting: 1500, Processing: 2, Dead: 1, OldestAtMs: -1}
 		doc := render(t, QueuePanel(v, "tok", true))
 		panel := must(t, doc, "panel", has("id", QueuePanelID("emails")))
 		for stat, want := range map[string]string{"waiting": "1,500", "processing": "2", "dead": "1"} {
@@ -61,7 +61,7 @@ func TestQueuePanel(t *testing.T) {
 	})
 	t.Run("delayed", func(t *testing.T) {
 		v := domain.QueueView{Queue: "reminders", Key: "queue:reminders", Settings: domain.QueueSettings{Kind: domain.DelayedQueue, MaxAttempts: 3},
-			Waiting: 12, Due: 3, Scheduled: 9, OldestAgeMs: -1}
+			Waiting: 12, Due: 3, Scheduled: 9, OldestAtMs: -1}
 		doc := render(t, QueuePanel(v, "tok", true))
 		wantText(t, must(t, doc, "due stat", has("data-testid", "stat-due")), "3")
 		bar := must(t, doc, "due bar", has("data-testid", "due-bar"))

@@ -55,13 +55,6 @@ func timeText(t *time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05.000Z")
 }
 
-func relText(t *time.Time, nowMs int64) string {
-	if t == nil {
-		return ""
-	}
-	return relTime(t.UnixMilli(), nowMs)
-}
-
 func itemAtMs(j domain.JobListItem) int64 { return j.At.UnixMilli() }
 
 func priorityText(p *int) string {

@@ -95,7 +95,8 @@ func seriesTotal(series []int64) int64 {
 	return sum
 }
 
-// relTime says when at is, seen from now: "in 12 s", "3 min ago", "now".
+// relTime says when at is, seen from now: "in 12 s", "3 min ago", "now". For pages that are
+// not pushed live (a job's page); live fragments carry data-at-ms for app.js instead.
 func relTime(atMs, nowMs int64) string {
 	d := time.Duration(atMs-nowMs) * time.Millisecond
 	switch {
@@ -110,12 +111,8 @@ func relTime(atMs, nowMs int64) string {
 
 func utcTime(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05.000Z") }
 
-func oldestAge(v domain.QueueView) string {
-	if v.OldestAgeMs < 0 {
-		return "–"
-	}
-	return formatMs(v.OldestAgeMs)
-}
+// clockTime is the UTC time of day of ms, what a moment shows until app.js makes it relative.
+func clockTime(ms int64) string { return time.UnixMilli(ms).UTC().Format("15:04:05Z") }
 
 func kindLabel(k domain.QueueKind) string {
 	if k == domain.DelayedQueue {

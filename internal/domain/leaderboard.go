@@ -139,6 +139,12 @@ type LeaderboardService interface {
 	// score would leave the board's exact range (nothing is written then); EUNAVAILABLE.
 	AddPoints(ctx context.Context, board, player string, points int64) (Entry, error)
 
+	// AddPointsBatch is AddPoints for 1..MaxBatchScores players in one call: each add is
+	// atomic and checked alone, and answers alone (its rank read once the batch is applied).
+	// Returns EINVALID for a bad board or batch size, EUNAVAILABLE; an item's own EINVALID is
+	// in its Result.
+	AddPointsBatch(ctx context.Context, board string, adds []ScoreAdd) ([]Result[Entry], error)
+
 	// SetScore sets a player's all-time points (and, on tie-break boards, stamps the time).
 	// Returns EINVALID, EUNAVAILABLE.
 	SetScore(ctx context.Context, board, player string, points int64) (Entry, error)

@@ -183,33 +183,32 @@ type QueueJob struct {
 	Attempts int64
 }
 
-// QueueView is a queue as its page shows it (topic QueueTopic). NowMs is the second the view
-// was read at, so the page shows ages and countdowns without a clock of its own.
+// QueueView is a queue as its page shows it (topic QueueTopic). It holds absolute times only
+// (the browser shows them as ages and countdowns), so an idle queue's view does not change.
 type QueueView struct {
-	Queue       string
-	Key         string // the queue's sorted set, as the page shows it ("" when it could not be read)
-	PayloadKey  string // where the jobs' payloads wait for their ack, as the page shows it ("" when unknown)
-	Settings    QueueSettings
-	NowMs       int64
-	Waiting     int64
-	ByPriority  [MaxPriority + 1]int64 // priority queues
-	Other       int64                  // waiting jobs whose score is outside the priority encoding
-	Due         int64                  // delayed queues: jobs whose run-at has come
-	Scheduled   int64                  // delayed queues: jobs still waiting for their run-at
-	NextDue     []QueueJob             // delayed queues: the next jobs to come due
-	Head        []QueueJob             // the next jobs a poll takes
-	OldestAgeMs int64                  // how long the oldest waiting job has waited (-1: none)
-	Processing  int64
-	InFlight    []QueueJob // by lease deadline, soonest first
-	Dead        int64
-	DeadJobs    []QueueJob // most recent first
+	Queue      string
+	Key        string // the queue's sorted set, as the page shows it ("" when it could not be read)
+	PayloadKey string // where the jobs' payloads wait for their ack, as the page shows it ("" when unknown)
+	Settings   QueueSettings
+	Waiting    int64
+	ByPriority [MaxPriority + 1]int64 // priority queues
+	Other      int64                  // waiting jobs whose score is outside the priority encoding
+	Due        int64                  // delayed queues: jobs whose run-at has come
+	Scheduled  int64                  // delayed queues: jobs still waiting for their run-at
+	NextDue    []QueueJob             // delayed queues: the next jobs to come due
+	Head       []QueueJob             // the next jobs a poll takes
+	OldestAtMs int64                  // when the oldest waiting job was enqueued (due, on a delayed queue); -1: none
+	Processing int64
+	InFlight   []QueueJob // by lease deadline, soonest first
+	Dead       int64
+	DeadJobs   []QueueJob // most recent first
 	// Orphans counts payloads that belong to no job (taken by a foreign ZPOPMIN, or whose id
 	// was re-added by another service): they wait OrphanGrace, then the reaper removes them.
 	Orphans int64
 	// Paused says polls through zpulse take nothing (JobOps.SetPaused).
 	Paused bool
 	// Enqueued and Completed are per-second counts of the last ThroughputSeconds, oldest
-	// first, ending with the second before NowMs: jobs enqueued, and jobs acked or taken
+	// first, ending with the second before the read: jobs enqueued, and jobs acked or taken
 	// without a lease, through zpulse (a foreign consumer's ZPOPMIN is not seen).
 	Enqueued  []int64
 	Completed []int64
@@ -278,12 +277,21 @@ type QueueService interface {
 	// queue's kind; EUNAVAILABLE; EUNKNOWN.
 	Enqueue(ctx context.Context, queue string, job NewJob) (Enqueued, error)
 
+	// EnqueueBatch is Enqueue for 1..MaxBatchJobs jobs in one call, each its own atomic step
+	// with its own Result. Returns EINVALID for a bad name or batch size, EUNAVAILABLE.
+	EnqueueBatch(ctx context.Context, queue string, jobs []NewJob) ([]Result[Enqueued], error)
+
 	// Poll takes the job that leaves first: the lowest score (ZPOPMIN) of a priority queue,
 	// the earliest due job (the article's POP_DUE) of a delayed queue. Two consumers never get
 	// one job. With a lease the job moves atomically into the processing set until Ack; with a
 	// wait it blocks (BZPOPMIN) without delaying any other command. ok is false when the queue
 	// is empty or nothing is due. Returns EINVALID, EUNAVAILABLE, or ctx's error.
 	Poll(ctx context.Context, queue string, opt PollOptions) (d Delivery, ok bool, err error)
+
+	// PollBatch leases up to n (1..MaxBatchPoll) jobs in one call, each as Poll with a lease
+	// and each with its own lease token; fewer when fewer are due. Returns EINVALID,
+	// EUNAVAILABLE.
+	PollBatch(ctx context.Context, queue string, n int, lease time.Duration) ([]Delivery, error)
 
 	// Ack completes a leased job: it leaves the processing set with its payload and attempt
 	// count, and is remembered as completed for CompletedRetention. token is the lease's
@@ -293,6 +301,11 @@ type QueueService interface {
 	// completed the job; ENOTFOUND when the job is not in flight at all; EINVALID;
 	// EUNAVAILABLE; EUNKNOWN.
 	Ack(ctx context.Context, queue, id, token string) error
+
+	// AckBatch is Ack for 1..MaxBatchAcks leased jobs in one call, each its own atomic step;
+	// the answer holds each ack's error (nil: acked). Returns EINVALID for a bad name or batch
+	// size, EUNAVAILABLE.
+	AckBatch(ctx context.Context, queue string, acks []AckItem) ([]error, error)
 
 	// Extend is a heartbeat: the lease of token now ends lease (MinLease..MaxLease) after
 	// now, so a worker on a long job keeps it. Returns the new deadline. Errors as Ack.

@@ -73,8 +73,7 @@ type JobDetail struct {
 	// Errors are the kept errors of its failed attempts, oldest first.
 	Errors []AttemptError `json:"errors"`
 	// Paused says the queue is paused: polls through zpulse take nothing.
-	Paused bool  `json:"queue_paused"`
-	NowMs  int64 `json:"-"` // the second it was read at, for ages on the page
+	Paused bool `json:"queue_paused"`
 }
 
 // JobListItem is one job of a list by state.

@@ -24,7 +24,6 @@ func planJob(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue, id str
 	cmd := jobScript.EvalSha(ctx, pipe, []string{keys.Queue(queue), keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueJobs(queue),
 		keys.QueueAttempts(queue), keys.QueueScores(queue), keys.QueueLeases(queue), keys.QueueErrors(queue),
 		keys.QueueSettings(queue), keys.QueuePaused(queue)}, id)
-	nowMs := now.UnixMilli() / 1000 * 1000
 	return func() (domain.JobDetail, bool) {
 		vals, _ := cmd.Val().([]any)
 		if len(vals) != 10 || vals[0] == "" {
@@ -34,7 +33,7 @@ func planJob(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue, id str
 		kindS, _ := str(7)
 		maxS, _ := str(8)
 		set := decodeQueueSettings(queue, map[string]string{"kind": kindS, "max_attempts": maxS})
-		j := domain.JobDetail{Queue: queue, ID: id, Kind: set.Kind, MaxAttempts: set.MaxAttempts, NowMs: nowMs, Errors: []domain.AttemptError{}}
+		j := domain.JobDetail{Queue: queue, ID: id, Kind: set.Kind, MaxAttempts: set.MaxAttempts, Errors: []domain.AttemptError{}}
 		pausedN, _ := vals[9].(int64)
 		j.Paused = pausedN == 1
 		setScore, _ := str(1)

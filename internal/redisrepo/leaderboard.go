@@ -23,6 +23,7 @@ type Leaderboards struct {
 	stamp    domain.Clock // tie-break time: nil is Redis TIME inside the add script
 	settings *ttlCache[domain.BoardSettings]
 	found    *Discovery
+	bookkept *seenSet // boards indexed and unique keys given their expiry, by this process
 }
 
 var _ domain.LeaderboardService = (*Leaderboards)(nil)
@@ -36,7 +37,7 @@ const boardAddsTTL = 10 * time.Minute
 
 // newLeaderboards returns leaderboards kept in rdb under keys, listing the boards found.
 func newLeaderboards(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Leaderboards {
-	return &Leaderboards{rdb: rdb, keys: keys, clock: c.local(), stamp: c.script, found: found, settings: newTTLCache[domain.BoardSettings](settingsTTL, c.local())}
+	return &Leaderboards{rdb: rdb, keys: keys, clock: c.local(), stamp: c.script, found: found, settings: newTTLCache[domain.BoardSettings](settingsTTL, c.local()), bookkept: newSeenSet()}
 }
 
 func (l *Leaderboards) AddPoints(ctx context.Context, board, player string, points int64) (domain.Entry, error) {
@@ -81,20 +82,39 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 			results = append(results, run(l.keys.PeriodBoard(board, p, now), strconv.FormatInt(expireAt, 10)))
 		}
 	}
-	// The bookkeeping is not part of any score's read-modify-write: SADD and PFADD are idempotent.
-	pipe.SAdd(ctx, l.keys.BoardIndex(), board)
+	// The bookkeeping is not part of any score's read-modify-write, and is sent only when it
+	// changes something: the PFADD of each add, but the index's SADD and the unique key's
+	// EXPIREAT about once a minute per board and process (seenSet), not per add.
 	unique := l.keys.BoardUnique(board, now)
+	index, expire := l.bookkept.due(board, now), l.bookkept.due(unique, now)
+	if index {
+		pipe.SAdd(ctx, l.keys.BoardIndex(), board)
+	}
 	pipe.PFAdd(ctx, unique, player)
-	pipe.ExpireAt(ctx, unique, domain.Daily.End(now).Add(uniqueTTL))
+	if expire {
+		pipe.ExpireAt(ctx, unique, domain.Daily.End(now).Add(uniqueTTL))
+	}
 	// The history's count of writes: HINCRBY is one command, and a count lost with a failed
-	// write is history, not a score.
+	// write is history, not a score. Its expiry goes with the bookkeeping (once a minute).
 	adds := l.keys.BoardAdds(board, now)
+	addsExpire := l.bookkept.due(adds, now)
 	pipe.HIncrBy(ctx, adds, strconv.Itoa(now.UTC().Second()), 1)
-	pipe.Expire(ctx, adds, boardAddsTTL)
+	if addsExpire {
+		pipe.Expire(ctx, adds, boardAddsTTL)
+	}
 	if err := exec(ctx, l.rdb, pipe); err != nil {
 		return domain.Entry{}, opWriteError("redisrepo.Leaderboards.write", err)
 	}
-	l.found.add(boardKeys, board)
+	if index {
+		l.bookkept.done(board, now)
+		l.found.add(boardKeys, board)
+	}
+	if expire {
+		l.bookkept.done(unique, now)
+	}
+	if addsExpire {
+		l.bookkept.done(adds, now)
+	}
 	entries := make([]domain.Entry, len(results))
 	for i, res := range results {
 		vals, _ := res.Val().([]any)
@@ -184,6 +204,8 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 		deleted[i] = pipe.Del(ctx, k)
 	}
 	pipe.SRem(ctx, l.keys.BoardIndex(), board)
+	l.bookkept.forget(board)
+	l.bookkept.forget(l.keys.BoardUnique(board, l.clock.Now()))
 	if err := exec(ctx, l.rdb, pipe); err != nil {
 		return 0, opWriteError("redisrepo.Leaderboards.Reset", err)
 	}

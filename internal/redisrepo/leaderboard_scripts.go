@@ -6,55 +6,43 @@ package redisrepo
 // once inside the script (or an injected clock's ms, in tests), so every instance and every
 // service written from the articles stamps one clock.
 
-// addScript adds points to (or sets) a player's score on one board, unless the result would
-// leave the board's exact range, and returns the new score with the player's rank, so the
-// answer describes the state right after this write even under concurrent writers.
-// On a tie-break board the score is re-encoded with the time of this write (see
-// domain.TieBreak and its Encode, which this script mirrors expression for expression), so the
-// time is that of reaching the new total; ZINCRBY cannot do that, as the article warns,
-// because it would add the time parts up too.
-//
-// KEYS[1]  the board's ZSET (all-time or one period)
-// ARGV[1]  player id
-// ARGV[2]  points: an integer to add, or the new points with ARGV[6] = "set"
-// ARGV[3]  the largest allowed |points| on this board
-// ARGV[4]  the board's encoding: a domain.TieBreak value
-// ARGV[5]  PEXPIREAT for the key in epoch ms (period boards), "" for none
-// ARGV[6]  "add" or "set"
-// ARGV[7]  now, epoch ms; "" reads Redis TIME (only tie-break boards need it)
-// Returns  {1, new score (string), 0-based rank from the top}
-//
-//	{0, current score (string)} when the result would leave ±ARGV[3]; nothing is written.
-//	{-1, now ms} when now is outside the encoding's range of times; nothing is written.
-var addScript = newScript(`
-local key, player, enc = KEYS[1], ARGV[1], ARGV[4]
-local n, max = tonumber(ARGV[2]), tonumber(ARGV[3])
-local function pointsOf(s)
-  if enc == 'first_reached_e10' then
-    -- floor(s / 1e10) in doubles can round up by one next to a multiple of 1e10: correct it
-    -- with exact integer products (all below 2^53).
-    local p = math.floor(s / 1e10)
-    if p * 1e10 > s then p = p - 1 elseif (p + 1) * 1e10 <= s then p = p + 1 end
-    return p
+// luaAddOne defines addOne(key, player, n, max, enc, mode, stamp), one player's add (or set)
+// on one board as addScript and addBatchScript make it: unless the result would leave the
+// board's exact range, and on a tie-break board with the score re-encoded with the time of
+// this write (see domain.TieBreak and its Encode, which this mirrors expression for
+// expression), so the time is that of reaching the new total; ZINCRBY cannot do that, as the
+// article warns, because it would add the time parts up too.
+// Returns {1, new score (string)}, {0, current score (string)} when refused for the range
+// (nothing written), or {-1, now ms} when now is outside the encoding's times (nothing written).
+const luaAddOne = `
+local function addOne(key, player, nstr, max, enc, mode, stamp)
+  local n = tonumber(nstr)
+  local function pointsOf(s)
+    if enc == 'first_reached_e10' then
+      -- floor(s / 1e10) in doubles can round up by one next to a multiple of 1e10: correct it
+      -- with exact integer products (all below 2^53).
+      local p = math.floor(s / 1e10)
+      if p * 1e10 > s then p = p - 1 elseif (p + 1) * 1e10 <= s then p = p + 1 end
+      return p
+    end
+    return math.floor(s)
   end
-  return math.floor(s)
-end
-local current = redis.call('ZSCORE', key, player)
-local points = n
-if ARGV[6] == 'add' then
-  points = (current and pointsOf(tonumber(current)) or 0) + n
-end
-if points > max or points < -max then
-  return {0, current or '0'}
-end
-if enc == 'none' then
-  if ARGV[6] == 'add' then
-    redis.call('ZINCRBY', key, ARGV[2], player)
-  else
-    redis.call('ZADD', key, ARGV[2], player)
+  local current = redis.call('ZSCORE', key, player)
+  local points = n
+  if mode == 'add' then
+    points = (current and pointsOf(tonumber(current)) or 0) + n
   end
-else
-  local now = tonumber(ARGV[7])
+  if points > max or points < -max then
+    return {0, current or '0'}
+  end
+  if enc == 'none' then
+    if mode == 'add' then
+      return {1, redis.call('ZINCRBY', key, nstr, player)}
+    end
+    redis.call('ZADD', key, nstr, player)
+    return {1, nstr}
+  end
+  local now = tonumber(stamp)
   if not now then
     redis.replicate_commands()
     local t = redis.call('TIME')
@@ -74,12 +62,69 @@ else
     if s < 0 or s >= slots then return {-1, now} end
     score = points + (slots - 1 - s) / slots
   end
-  redis.call('ZADD', key, string.format('%.17g', score), player)
+  score = string.format('%.17g', score)
+  redis.call('ZADD', key, score, player)
+  return {1, score}
 end
-if ARGV[5] ~= '' then
-  redis.call('PEXPIREAT', key, ARGV[5])
+
+-- expireAt gives a period board its expiry when it differs (PEXPIRETIME; always where Redis
+-- lacks it): a steady board writes no expiry per add, a changed retention still applies.
+local function expireAt(key, at)
+  if at == '' then return end
+  local cur = redis.pcall('PEXPIRETIME', key)
+  if type(cur) ~= 'number' or cur ~= tonumber(at) then
+    redis.call('PEXPIREAT', key, at)
+  end
 end
-return {1, redis.call('ZSCORE', key, player), redis.call('ZREVRANK', key, player)}
+`
+
+// addScript adds points to (or sets) a player's score on one board (addOne), and returns the
+// new score with the player's rank, so the answer describes the state right after this write
+// even under concurrent writers.
+//
+// KEYS[1]  the board's ZSET (all-time or one period)
+// ARGV[1]  player id
+// ARGV[2]  points: an integer to add, or the new points with ARGV[6] = "set"
+// ARGV[3]  the largest allowed |points| on this board
+// ARGV[4]  the board's encoding: a domain.TieBreak value
+// ARGV[5]  PEXPIREAT for the key in epoch ms (period boards), "" for none (set when it differs)
+// ARGV[6]  "add" or "set"
+// ARGV[7]  now, epoch ms; "" reads Redis TIME (only tie-break boards need it)
+// Returns  {1, new score (string), 0-based rank from the top}
+//
+//	{0, current score (string)} when the result would leave ±ARGV[3]; nothing is written.
+//	{-1, now ms} when now is outside the encoding's range of times; nothing is written.
+var addScript = newScript(luaAddOne + `
+local r = addOne(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[6], ARGV[7])
+if r[1] ~= 1 then return r end
+expireAt(KEYS[1], ARGV[5])
+return {1, r[2], redis.call('ZREVRANK', KEYS[1], ARGV[1])}
+`)
+
+// addBatchScript is addScript's add for many players on one board in one call: each
+// player's add is addOne (a refused one changes nothing and the others go on), so a batch
+// costs one script's overhead rather than one per player. Ranks are read once every add of
+// the call is made.
+//
+// KEYS[1]  the board's ZSET (all-time or one period)
+// ARGV[1]  the largest allowed |points| on this board
+// ARGV[2]  the board's encoding: a domain.TieBreak value
+// ARGV[3]  PEXPIREAT for the key in epoch ms (period boards), "" for none (set when it differs)
+// ARGV[4]  now, epoch ms; "" reads Redis TIME
+// ARGV[5…] player id, points to add, player id, points to add, …
+// Returns  {code, score or now, rank, …} per player: addOne's code and value, and the 0-based
+// rank from the top (-1 when refused)
+var addBatchScript = newScript(luaAddOne + `
+local max, out = tonumber(ARGV[1]), {}
+for i = 5, #ARGV, 2 do
+  local r = addOne(KEYS[1], ARGV[i], ARGV[i + 1], max, ARGV[2], 'add', ARGV[4])
+  out[#out + 1], out[#out + 2], out[#out + 3] = r[1], r[2], -1
+end
+for j = 1, #out, 3 do
+  if out[j] == 1 then out[j + 2] = redis.call('ZREVRANK', KEYS[1], ARGV[5 + (j - 1) / 3 * 2]) end
+end
+expireAt(KEYS[1], ARGV[3])
+return out
 `)
 
 // aroundScript returns the players around one, as ZREVRANGE orders them, in one atomic read.

@@ -197,3 +197,46 @@ func TestUnreachableRedisIsUnavailable(t *testing.T) {
 		t.Errorf("cancelled context: got %v", err)
 	}
 }
+
+// An add sends its script, the PFADD and the history's HINCRBY; the index SADD and the
+// EXPIREs of the unique and history keys go with the first add of a board in a process and
+// then about once a minute (issue 16).
+func TestAddPointsBookkeepingOnlyWhenItChangesSomething(t *testing.T) {
+	lb, rdb, clock := newBoards(t)
+	ctx := context.Background()
+	hook := &countingHook{}
+	rdb.AddHook(hook)
+	add := func() int {
+		t.Helper()
+		before := hook.commands
+		if _, err := lb.AddPoints(ctx, "lean", "alice", 1); err != nil {
+			t.Fatal(err)
+		}
+		return hook.commands - before
+	}
+	lb.AddPoints(ctx, "warm", "alice", 1) // loads the script
+	lb.Settings(ctx, "lean")              // the settings read is cached; leave it out of the count
+	if n := add(); n != 6 {
+		t.Errorf("first add sent %d commands, want 6 (script, SADD, PFADD, EXPIREAT, HINCRBY, EXPIRE)", n)
+	}
+	if n := add(); n != 3 {
+		t.Errorf("second add sent %d commands, want 3 (script, PFADD, HINCRBY)", n)
+	}
+	if ttl := rdb.PTTL(ctx, DefaultKeys.BoardUnique("lean", clock.Now())).Val(); ttl <= 0 {
+		t.Errorf("unique key TTL = %v, want one", ttl)
+	}
+	if !rdb.SIsMember(ctx, DefaultKeys.BoardIndex(), "lean").Val() {
+		t.Error("the board is not in the index")
+	}
+	// Another instance resets the board: the index and expiry come back within the refresh.
+	rdb.Del(ctx, DefaultKeys.BoardUnique("lean", clock.Now()))
+	rdb.SRem(ctx, DefaultKeys.BoardIndex(), "lean")
+	clock.Advance(bookkeepingRefresh)
+	lb.Settings(ctx, "lean")
+	if n := add(); n != 6 {
+		t.Errorf("add after the refresh sent %d commands, want 6", n)
+	}
+	if ttl := rdb.PTTL(ctx, DefaultKeys.BoardUnique("lean", clock.Now())).Val(); ttl <= 0 || !rdb.SIsMember(ctx, DefaultKeys.BoardIndex(), "lean").Val() {
+		t.Errorf("after the refresh: unique TTL %v, indexed %v", ttl, rdb.SIsMember(ctx, DefaultKeys.BoardIndex(), "lean").Val())
+	}
+}

@@ -102,8 +102,7 @@ local function taken(jkey, atkey, skey, lkey, ekey, ckey, akey, tkey, id, now, r
   local payload = redis.call('HGET', jkey, id)
   for _, k in ipairs({jkey, atkey, skey, lkey, ekey}) do redis.call('HDEL', k, id) end
   complete(ckey, akey, id, '', now, retention, kept)
-  redis.call('HINCRBY', tkey, field, 1)
-  redis.call('PEXPIRE', tkey, ttl)
+  if redis.call('HINCRBY', tkey, field, 1) == 1 then redis.call('PEXPIRE', tkey, ttl) end -- a new second (maybe a new hash)
   return payload
 end
 `
@@ -168,8 +167,7 @@ if refused then return refused end
 redis.call('ZREM', KEYS[1], ARGV[1])
 for i = 2, 6 do redis.call('HDEL', KEYS[i], ARGV[1]) end
 complete(KEYS[7], KEYS[8], ARGV[1], ARGV[2], now, tonumber(ARGV[4]), tonumber(ARGV[5]))
-redis.call('HINCRBY', KEYS[9], ARGV[6], 1)
-redis.call('PEXPIRE', KEYS[9], ARGV[7])
+if redis.call('HINCRBY', KEYS[9], ARGV[6], 1) == 1 then redis.call('PEXPIRE', KEYS[9], ARGV[7]) end
 return {1}
 `)
 

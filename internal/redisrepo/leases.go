@@ -21,21 +21,68 @@ func (q *Queues) Ack(ctx context.Context, queue, id, token string) error {
 	if err := validateLeaseOp(queue, id, token); err != nil {
 		return err
 	}
+	// One script call straight on the client (Run: EVALSHA, EVAL if Redis forgot it), cheaper
+	// than a pipeline of one.
+	return q.planAck(ctx, q.rdb, queue, id, token, q.now())()
+}
+
+// AckBatch acks up to domain.MaxBatchAcks leased jobs in one round trip: each ack is its own
+// script (atomic per job, checking its token as Ack does), with its own answer.
+func (q *Queues) AckBatch(ctx context.Context, queue string, acks []domain.AckItem) ([]error, error) {
+	if err := domain.ValidateName("queue", queue); err != nil {
+		return nil, err
+	}
+	if err := domain.ValidateBatch("acks", len(acks), domain.MaxBatchAcks); err != nil {
+		return nil, err
+	}
 	now := q.now()
+	out := make([]error, len(acks))
+	reads := make([]func() error, len(acks))
+	pipe := q.rdb.Pipeline()
+	for i, a := range acks {
+		if out[i] = validateLeaseOp(queue, a.ID, a.Token); out[i] == nil {
+			reads[i] = q.planAck(ctx, pipe, queue, a.ID, a.Token, now)
+		}
+	}
+	if pipe.Len() > 0 {
+		if err := exec(ctx, q.rdb, pipe); err != nil {
+			return nil, opWriteError("redisrepo.Queues.AckBatch", err)
+		}
+	}
+	for i, read := range reads {
+		if read != nil {
+			out[i] = read()
+		}
+	}
+	return out, nil
+}
+
+// planAck sends an ack's script through c (a pipeline, or the client itself, which runs it at
+// once) and returns the reader of its answer.
+func (q *Queues) planAck(ctx context.Context, c redis.Scripter, queue, id, token string, now time.Time) func() error {
 	keys := []string{q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue),
 		q.keys.QueueLeases(queue), q.keys.QueueErrors(queue), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
 		q.keys.QueueThroughput(queue, now)}
-	vals, err := ackScript.Run(ctx, q.rdb, keys, id, token, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
-		domain.CompletedKept, tputField(now, 'c'), queueThroughputTTL.Milliseconds()).Int64Slice()
-	switch {
-	case err != nil:
-		return opWriteError("redisrepo.Queues.Ack", err)
-	case len(vals) == 0:
-		return fmt.Errorf("redisrepo.Queues.Ack: unexpected reply %v", vals)
-	case vals[0] == 1, vals[0] == -5: // -5: this token's ack went through before (a retry)
-		return nil
+	args := []any{id, token, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
+		domain.CompletedKept, tputField(now, 'c'), queueThroughputTTL.Milliseconds()}
+	var cmd *redis.Cmd
+	if _, piped := c.(redis.Pipeliner); piped {
+		cmd = ackScript.EvalSha(ctx, c, keys, args...)
+	} else {
+		cmd = ackScript.Run(ctx, c, keys, args...)
 	}
-	return leaseRefused("ack", queue, id, vals)
+	return func() error {
+		vals, err := cmd.Int64Slice()
+		switch {
+		case err != nil:
+			return opWriteError("redisrepo.Queues.Ack", err)
+		case len(vals) == 0:
+			return fmt.Errorf("redisrepo.Queues.Ack: unexpected reply %v", vals)
+		case vals[0] == 1, vals[0] == -5: // -5: this token's ack went through before (a retry)
+			return nil
+		}
+		return leaseRefused("ack", queue, id, vals)
+	}
 }
 
 func (q *Queues) Extend(ctx context.Context, queue, id, token string, lease time.Duration) (time.Time, error) {

@@ -125,7 +125,7 @@ func TestQueueViewOfANewQueue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Queue != "email-jobs" || v.Settings != domain.DefaultQueueSettings("email-jobs") || v.Waiting != 0 || v.OldestAgeMs != -1 ||
+	if v.Queue != "email-jobs" || v.Settings != domain.DefaultQueueSettings("email-jobs") || v.Waiting != 0 || v.OldestAtMs != -1 ||
 		len(v.Enqueued) != domain.ThroughputSeconds || len(v.Completed) != domain.ThroughputSeconds {
 		t.Errorf("view = %+v", v)
 	}

@@ -84,7 +84,7 @@ local done = redis.call('ZSCORE', KEYS[7], ARGV[1])
 if done and tonumber(done) > leaseNow(ARGV[11]) - tonumber(ARGV[12]) then return {-7, kind, tonumber(done)} end
 -- A new job under this id: nothing of an earlier one (its completion, a token a foreign
 -- consumer left behind, its attempts and errors) carries over.
-redis.call('ZREM', KEYS[7], ARGV[1])
+if done then redis.call('ZREM', KEYS[7], ARGV[1]) end
 for i = 8, 11 do redis.call('HDEL', KEYS[i], ARGV[1]) end
 redis.call('ZADD', KEYS[1], score, ARGV[1])
 if ARGV[8] ~= '' then
@@ -92,8 +92,8 @@ if ARGV[8] ~= '' then
 else
   redis.call('HDEL', KEYS[3], ARGV[1])
 end
-redis.call('HINCRBY', KEYS[6], ARGV[9], 1)
-redis.call('PEXPIRE', KEYS[6], ARGV[10])
+-- The hash's expiry is set by the first count of each second, which is the first of the hash.
+if redis.call('HINCRBY', KEYS[6], ARGV[9], 1) == 1 then redis.call('PEXPIRE', KEYS[6], ARGV[10]) end
 return {1, kind, score}
 `)
 
@@ -193,28 +193,45 @@ if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], 'max_attempts', ARGV[2]) end
 return {1, redis.call('HGET', KEYS[3], 'kind') or '', redis.call('HGET', KEYS[3], 'max_attempts') or ''}
 `)
 
-// inFlightScript reads the first jobs of a queue's processing and dead sets with their
-// delivery counts, for the queue's page: a read-only script, so it rides the watcher's one
-// pipeline (plain commands could not read the counts of ids not known yet).
+// queueViewScript reads everything of a queue's page but its settings and throughput: the
+// depths, each priority lane's count and oldest job, the due count and next due jobs, the head,
+// and the first in-flight and dead jobs with their delivery counts. A read-only script on one
+// slot, so the watcher's pipeline sends one command for what took 26 (it still runs those
+// reads inside Redis; what it saves is the per-command parsing, replies and client work).
+// Both kinds' reads are made, since the kind may be the name's default rather than stored.
 //
-// KEYS[1]  {queue:<name>}:processing  KEYS[2]  {queue:<name>}:dead
-// KEYS[3]  {queue:<name>}:attempts
-// ARGV[1]  how many of each
-// Returns  {{id, deadline ms, attempts, ...}, {id, died ms, attempts, ...}} (soonest deadline
-// first; latest death first)
-var inFlightScript = newScript(`
-local n = tonumber(ARGV[1]) - 1
-local out = {}
-for i, r in ipairs({redis.call('ZRANGE', KEYS[1], 0, n, 'WITHSCORES'), redis.call('ZREVRANGE', KEYS[2], 0, n, 'WITHSCORES')}) do
+// KEYS[1]  queue:<name>                KEYS[2]  {queue:<name>}:processing
+// KEYS[3]  {queue:<name>}:dead         KEYS[4]  {queue:<name>}:attempts
+// ARGV[1]  now ms (cut to the second)  ARGV[2]  how many jobs of each list
+// ARGV[3]  lanes (MaxPriority+1)       ARGV[4]  domain.PriorityFactor
+// Returns  {waiting, processing, dead, due, {count per lane}, {oldest score per lane or ”},
+// {id, score, ...} due next, {id, score, ...} head, {id, deadline ms, attempts, ...} in flight
+// (soonest first), {id, died ms, attempts, ...} dead (latest first)}
+var queueViewScript = newScript(`
+local now, n, lanes, f = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local counts, oldest = {}, {}
+for p = 0, lanes - 1 do
+  local lo, hi = string.format('%d', p * f), string.format('(%d', (p + 1) * f)
+  counts[#counts + 1] = redis.call('ZCOUNT', KEYS[1], lo, hi)
+  local h = redis.call('ZRANGEBYSCORE', KEYS[1], lo, hi, 'WITHSCORES', 'LIMIT', 0, 1)
+  oldest[#oldest + 1] = h[2] or ''
+end
+local function withAttempts(r)
   local list = {}
   for j = 1, #r, 2 do
     list[#list + 1] = r[j]
     list[#list + 1] = r[j + 1]
-    list[#list + 1] = redis.call('HGET', KEYS[3], r[j]) or '0'
+    list[#list + 1] = redis.call('HGET', KEYS[4], r[j]) or '0'
   end
-  out[i] = list
+  return list
 end
-return out
+return {
+  redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]),
+  redis.call('ZCOUNT', KEYS[1], '-inf', now), counts, oldest,
+  redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, n),
+  redis.call('ZRANGE', KEYS[1], 0, n - 1, 'WITHSCORES'),
+  withAttempts(redis.call('ZRANGE', KEYS[2], 0, n - 1, 'WITHSCORES')),
+  withAttempts(redis.call('ZREVRANGE', KEYS[3], 0, n - 1, 'WITHSCORES'))}
 `)
 
 // luaRebind defines rebind(jobs key, id, score): a job of ours whose score zpulse itself

@@ -10,30 +10,18 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// planQueueView adds to pipe every read of a queue's page (about 30 commands, no round trip of
-// its own) and returns the decoder. The kind is read in the same pipeline, so the reads of
-// both kinds are queued and the decoder uses those of the queue's kind. now is cut to the
-// second: the view changes at most once a second while nothing else changes.
+// planQueueView adds to pipe the reads of a queue's page (its settings, queueViewScript and
+// one HGETALL per minute of throughput: 6 commands at most, no round trip of its own) and
+// returns the decoder. now is cut to the second, and the view holds absolute times only (the
+// browser shows them relative), so an idle queue's view stays equal from tick to tick.
 func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, now time.Time) func() domain.QueueView {
 	nowMs := now.UnixMilli() / 1000 * 1000
 	key := keys.Queue(queue)
 	settings := pipe.HGetAll(ctx, keys.QueueSettings(queue))
-	waiting := pipe.ZCard(ctx, key)
-	processing := pipe.ZCard(ctx, keys.QueueProcessing(queue))
-	dead := pipe.ZCard(ctx, keys.QueueDead(queue))
+	script := queueViewScript.EvalSha(ctx, pipe, []string{key, keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueAttempts(queue)},
+		nowMs, domain.QueueShown, domain.MaxPriority+1, int64(domain.PriorityFactor))
 	orphans := pipe.ZCard(ctx, keys.QueueOrphans(queue))
 	paused := pipe.Exists(ctx, keys.QueuePaused(queue))
-	var lanes [domain.MaxPriority + 1]*redis.IntCmd
-	var heads [domain.MaxPriority + 1]*redis.ZSliceCmd
-	for p := range lanes {
-		lo, hi := strconv.FormatInt(int64(p)*domain.PriorityFactor, 10), "("+strconv.FormatInt(int64(p+1)*domain.PriorityFactor, 10)
-		lanes[p] = pipe.ZCount(ctx, key, lo, hi)
-		heads[p] = pipe.ZRangeByScoreWithScores(ctx, key, &redis.ZRangeBy{Min: lo, Max: hi, Count: 1})
-	}
-	due := pipe.ZCount(ctx, key, "-inf", strconv.FormatInt(nowMs, 10))
-	next := pipe.ZRangeByScoreWithScores(ctx, key, &redis.ZRangeBy{Min: "(" + strconv.FormatInt(nowMs, 10), Max: "+inf", Count: domain.QueueShown})
-	head := pipe.ZRangeWithScores(ctx, key, 0, domain.QueueShown-1)
-	lists := inFlightScript.EvalSha(ctx, pipe, []string{keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueAttempts(queue)}, domain.QueueShown)
 	first := time.UnixMilli(nowMs - domain.ThroughputSeconds*1000).UTC()
 	var tput []*redis.MapStringStringCmd
 	var minutes []int64
@@ -42,36 +30,42 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 		tput = append(tput, pipe.HGetAll(ctx, keys.QueueThroughput(queue, time.Unix(m*60, 0))))
 	}
 	return func() domain.QueueView {
-		v := domain.QueueView{Queue: queue, Key: key, PayloadKey: keys.QueueJobs(queue), Settings: decodeQueueSettings(queue, settings.Val()), NowMs: nowMs,
-			Waiting: waiting.Val(), Processing: processing.Val(), Dead: dead.Val(), Orphans: orphans.Val(), OldestAgeMs: -1, Paused: paused.Val() == 1}
+		v := domain.QueueView{Queue: queue, Key: key, PayloadKey: keys.QueueJobs(queue), Settings: decodeQueueSettings(queue, settings.Val()), OldestAtMs: -1,
+			Paused: paused.Val() == 1, Orphans: orphans.Val()}
+		r, _ := script.Val().([]any)
+		if len(r) == 10 {
+			v.Waiting, v.Processing, v.Dead = toInt(r[0]), toInt(r[1]), toInt(r[2])
+			v.InFlight, v.DeadJobs = listedJobs(r[8]), listedJobs(r[9])
+		} else {
+			r = make([]any, 10)
+		}
 		delayed := v.Settings.Kind == domain.DelayedQueue
-		v.Head = decodeJobs(head.Val(), delayed)
+		v.Head = decodeJobs(scoredPairs(r[7]), delayed)
 		if delayed {
-			v.Due = due.Val()
+			v.Due = toInt(r[3])
 			v.Scheduled = v.Waiting - v.Due
-			v.NextDue = decodeJobs(next.Val(), true)
+			v.NextDue = decodeJobs(scoredPairs(r[6]), true)
 			if len(v.Head) > 0 && v.Head[0].AtMs <= nowMs && v.Due > 0 {
-				v.OldestAgeMs = nowMs - v.Head[0].AtMs
+				v.OldestAtMs = v.Head[0].AtMs
 			}
 		} else {
 			v.Due = v.Waiting
+			counts, _ := r[4].([]any)
+			oldest, _ := r[5].([]any)
 			sum := int64(0)
-			for p := range lanes {
-				v.ByPriority[p] = lanes[p].Val()
+			for p := range v.ByPriority {
+				if p < len(counts) {
+					v.ByPriority[p] = toInt(counts[p])
+				}
 				sum += v.ByPriority[p]
-				if zs := heads[p].Val(); len(zs) == 1 {
-					if _, at, ok := domain.ScorePriority(zs[0].Score); ok && (v.OldestAgeMs < 0 || nowMs-at > v.OldestAgeMs) {
-						v.OldestAgeMs = max(nowMs-at, 0)
+				if p < len(oldest) {
+					score, err := strconv.ParseFloat(toString(oldest[p]), 64)
+					if _, at, ok := domain.ScorePriority(score); err == nil && ok && (v.OldestAtMs < 0 || at < v.OldestAtMs) {
+						v.OldestAtMs = at
 					}
 				}
 			}
 			v.Other = max(v.Waiting-sum, 0)
-		}
-		if v.OldestAgeMs > 0 {
-			v.OldestAgeMs = v.OldestAgeMs / 1000 * 1000
-		}
-		if ls, _ := lists.Val().([]any); len(ls) == 2 {
-			v.InFlight, v.DeadJobs = listedJobs(ls[0]), listedJobs(ls[1])
 		}
 		v.Enqueued = make([]int64, domain.ThroughputSeconds)
 		v.Completed = make([]int64, domain.ThroughputSeconds)
@@ -99,6 +93,25 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 	}
 }
 
+// scoredPairs reads a script's {member, score, ...} reply as a ZSET range.
+func scoredPairs(v any) []redis.Z {
+	flat, _ := v.([]any)
+	out := make([]redis.Z, 0, len(flat)/2)
+	for i := 0; i+1 < len(flat); i += 2 {
+		score, err := strconv.ParseFloat(toString(flat[i+1]), 64)
+		if err != nil {
+			continue
+		}
+		out = append(out, redis.Z{Member: toString(flat[i]), Score: score})
+	}
+	return out
+}
+
+func toInt(v any) int64 {
+	n, _ := strconv.ParseInt(toString(v), 10, 64)
+	return n
+}
+
 // decodeJobs turns a ZSET range into jobs; on a priority queue AtMs is the enqueue time, on a
 // delayed queue the run-at time.
 func decodeJobs(zs []redis.Z, delayed bool) []domain.QueueJob {
@@ -116,7 +129,7 @@ func decodeJobs(zs []redis.Z, delayed bool) []domain.QueueJob {
 	return out
 }
 
-// listedJobs reads inFlightScript's {id, ms, attempts, ...}.
+// listedJobs reads queueViewScript's {id, ms, attempts, ...}.
 func listedJobs(v any) []domain.QueueJob {
 	flat, _ := v.([]any)
 	out := make([]domain.QueueJob, 0, len(flat)/3)
@@ -163,7 +176,7 @@ func (q *Queues) Stats(ctx context.Context, queue string) (domain.QueueStats, er
 	if err != nil {
 		return domain.QueueStats{}, err
 	}
-	return StatsOf(v), nil
+	return StatsOf(v, q.now().UnixMilli()), nil
 }
 
 // View reads a queue as its page shows it, in one round trip.
@@ -179,8 +192,8 @@ func (q *Queues) View(ctx context.Context, queue string) (domain.QueueView, erro
 	return read(), nil
 }
 
-// StatsOf turns a queue's view into the API's stats.
-func StatsOf(v domain.QueueView) domain.QueueStats {
+// StatsOf turns a queue's view into the API's stats, its oldest job's age seen at nowMs.
+func StatsOf(v domain.QueueView, nowMs int64) domain.QueueStats {
 	s := domain.QueueStats{Queue: v.Queue, Kind: v.Settings.Kind, MaxAttempts: v.Settings.MaxAttempts, Total: v.Waiting,
 		Due: v.Due, Scheduled: v.Scheduled, Processing: v.Processing, Dead: v.Dead}
 	if v.Settings.Kind == domain.PriorityQueue {
@@ -195,8 +208,8 @@ func StatsOf(v domain.QueueView) domain.QueueStats {
 	for _, j := range v.NextDue {
 		s.NextDue = append(s.NextDue, domain.ScheduledJobResponse{ID: j.ID, RunAt: time.UnixMilli(j.AtMs).UTC()})
 	}
-	if v.OldestAgeMs >= 0 {
-		age := v.OldestAgeMs
+	if v.OldestAtMs >= 0 {
+		age := max(nowMs-v.OldestAtMs, 0) / 1000 * 1000
 		s.OldestAgeMs = &age
 	}
 	return s

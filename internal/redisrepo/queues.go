@@ -30,6 +30,7 @@ type Queues struct {
 	found    *Discovery
 	settings *ttlCache[domain.QueueSettings]
 	replicas replicaWait // an enqueue waits for replicas (OpenOptions.WaitReplicas)
+	bookkept *seenSet    // queues this process put in the index (QueueIndex) lately
 
 	sweepMu sync.Mutex
 	sweep   map[string]string // queue -> HSCAN cursor of its unfinished orphan sweep
@@ -43,7 +44,7 @@ var _ domain.QueueService = (*Queues)(nil)
 // scripts' (Redis TIME unless a clock is given).
 func newQueues(rdb, blocking redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Queues {
 	return &Queues{rdb: rdb, blocking: blocking, keys: keys, clock: c.local(), lease: c.script, found: found,
-		settings: newTTLCache[domain.QueueSettings](queueSettingsTTL, c.local())}
+		settings: newTTLCache[domain.QueueSettings](queueSettingsTTL, c.local()), bookkept: newSeenSet()}
 }
 
 // newBlockingClient returns a client of the same Redis as rdb with a pool of its own, for
@@ -86,38 +87,134 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 	if err := domain.ValidateName("queue", queue); err != nil {
 		return domain.Enqueued{}, err
 	}
+	now := q.now()
+	plan, err := q.planEnqueue(queue, &job, now)
+	if err != nil {
+		return domain.Enqueued{}, err
+	}
+	var cmd *redis.Cmd
+	if q.replicas.n == 0 && !q.bookkept.due(queue, now) {
+		// Nothing to send beside the script: one call straight on the client (Run: EVALSHA,
+		// EVAL if Redis forgot it), cheaper than a pipeline of one.
+		cmd = plan(ctx, q.rdb)
+		err = cmd.Err()
+		if errors.Is(err, redis.Nil) {
+			err = nil
+		}
+	} else {
+		err = q.replicas.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
+			cmd = plan(ctx, pipe)
+		}, q.index(ctx, queue, now))
+	}
+	notReplicated := errors.Is(err, errNotReplicated)
+	if err != nil && !notReplicated {
+		return domain.Enqueued{}, opWriteError("redisrepo.Queues.Enqueue", err)
+	}
+	q.indexed(queue, now)
+	out, rerr := q.enqueued(queue, job, cmd)
+	if rerr != nil {
+		return domain.Enqueued{}, rerr
+	}
+	if notReplicated {
+		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: job %q is enqueued (enqueueing it again with its id is safe), but %w", job.ID, err)
+	}
+	return out, nil
+}
+
+// EnqueueBatch enqueues up to domain.MaxBatchJobs jobs in one round trip: each job is its own
+// enqueue script (atomic per job, as Enqueue), and each gets its own answer.
+func (q *Queues) EnqueueBatch(ctx context.Context, queue string, jobs []domain.NewJob) ([]domain.Result[domain.Enqueued], error) {
+	if err := domain.ValidateName("queue", queue); err != nil {
+		return nil, err
+	}
+	if err := domain.ValidateBatch("jobs", len(jobs), domain.MaxBatchJobs); err != nil {
+		return nil, err
+	}
+	now := q.now()
+	out := make([]domain.Result[domain.Enqueued], len(jobs))
+	cmds := make([]*redis.Cmd, len(jobs))
+	plans := make([]func(context.Context, redis.Scripter) *redis.Cmd, len(jobs))
+	for i := range jobs {
+		plans[i], out[i].Err = q.planEnqueue(queue, &jobs[i], now)
+	}
+	err := q.replicas.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
+		for i, plan := range plans {
+			if plan != nil {
+				cmds[i] = plan(ctx, pipe)
+			}
+		}
+	}, q.index(ctx, queue, now))
+	notReplicated := errors.Is(err, errNotReplicated)
+	if err != nil && !notReplicated {
+		return nil, opWriteError("redisrepo.Queues.EnqueueBatch", err)
+	}
+	q.indexed(queue, now)
+	for i, cmd := range cmds {
+		if cmd == nil {
+			continue
+		}
+		out[i].Value, out[i].Err = q.enqueued(queue, jobs[i], cmd)
+		if out[i].Err == nil && notReplicated {
+			out[i].Value, out[i].Err = domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.EnqueueBatch: job %q is enqueued (enqueueing it again with its id is safe), but %w", jobs[i].ID, err)
+		}
+	}
+	return out, nil
+}
+
+// index returns what adds a queue to the index of queues (SADD), or nothing when this
+// process did so within bookkeepingRefresh: the index is not part of any job's atomic step
+// (SADD is idempotent and keeps the scripts in the queue's slot), and sending it once a
+// minute rather than with every call is enough for discovery and the reaper.
+func (q *Queues) index(ctx context.Context, queue string, now time.Time) func(redis.Pipeliner) {
+	if !q.bookkept.due(queue, now) {
+		return func(redis.Pipeliner) {}
+	}
+	return func(pipe redis.Pipeliner) { pipe.SAdd(ctx, q.keys.QueueIndex(), queue) }
+}
+
+// indexed records that a call through index went through.
+func (q *Queues) indexed(queue string, now time.Time) {
+	if q.bookkept.due(queue, now) {
+		q.bookkept.done(queue, now)
+		q.found.add(queueKeys, queue)
+	}
+}
+
+// planEnqueue checks a job (giving it an id when it has none) and returns what sends its
+// enqueue script through a pipeline (EVALSHA; exec resends a forgotten script) or straight
+// on the client (Run).
+func (q *Queues) planEnqueue(queue string, job *domain.NewJob, now time.Time) (func(context.Context, redis.Scripter) *redis.Cmd, error) {
 	if job.ID == "" {
 		job.ID = NewToken()[:20]
 	}
 	if err := domain.ValidateJobID(job.ID); err != nil {
-		return domain.Enqueued{}, err
+		return nil, err
 	}
 	if job.HasPriority {
 		if err := domain.ValidatePriority(job.Priority); err != nil {
-			return domain.Enqueued{}, err
+			return nil, err
 		}
 	}
 	if err := domain.ValidatePayload(job.Payload); err != nil {
-		return domain.Enqueued{}, err
+		return nil, err
 	}
-	now := q.now()
 	if now.UnixMilli() < 0 || now.UnixMilli()+domain.MaxDelay.Milliseconds() > domain.MaxEpochMs {
-		return domain.Enqueued{}, domain.Errorf(domain.EINVALID, "the clock says %s, which scores cannot hold", now.UTC().Format(time.RFC3339))
+		return nil, domain.Errorf(domain.EINVALID, "the clock says %s, which scores cannot hold", now.UTC().Format(time.RFC3339))
 	}
 	runAt, delay := "", ""
 	switch {
 	case !job.RunAt.IsZero() && job.Delay != 0:
-		return domain.Enqueued{}, domain.Errorf(domain.EINVALID, "give run_at or delay_ms, not both")
+		return nil, domain.Errorf(domain.EINVALID, "give run_at or delay_ms, not both")
 	case !job.RunAt.IsZero():
 		ms := job.RunAt.UnixMilli()
 		if ms < 0 || ms > now.Add(domain.MaxDelay).UnixMilli() {
-			return domain.Enqueued{}, domain.Errorf(domain.EINVALID, "run_at must be between 1970 and %s, a year from now (got %s)",
+			return nil, domain.Errorf(domain.EINVALID, "run_at must be between 1970 and %s, a year from now (got %s)",
 				now.Add(domain.MaxDelay).UTC().Format(time.RFC3339), job.RunAt.UTC().Format(time.RFC3339))
 		}
 		runAt = strconv.FormatInt(ms, 10)
 	case job.Delay != 0:
 		if job.Delay < 0 || job.Delay > domain.MaxDelay || job.Delay%time.Millisecond != 0 {
-			return domain.Enqueued{}, domain.Errorf(domain.EINVALID, "delay_ms must be a whole number of milliseconds from 0 to %d (a year) (got %v)", domain.MaxDelay.Milliseconds(), job.Delay)
+			return nil, domain.Errorf(domain.EINVALID, "delay_ms must be a whole number of milliseconds from 0 to %d (a year) (got %v)", domain.MaxDelay.Milliseconds(), job.Delay)
 		}
 		delay = strconv.FormatInt(job.Delay.Milliseconds(), 10)
 	}
@@ -125,23 +222,25 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueDead(queue),
 		q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
 		q.keys.QueueLeases(queue), q.keys.QueueAttempts(queue), q.keys.QueueErrors(queue)}
-	var cmd *redis.Cmd
-	err := q.replicas.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
-		cmd = enqueueScript.EvalSha(ctx, pipe, keys, job.ID, string(domain.DefaultQueueKind(queue)), boolArg(job.HasPriority),
-			job.Priority, runAt, delay, now.UnixMilli(), string(job.Payload), field, queueThroughputTTL.Milliseconds(),
+	j := *job
+	return func(ctx context.Context, c redis.Scripter) *redis.Cmd {
+		call := enqueueScript.Run
+		if _, piped := c.(redis.Pipeliner); piped {
+			call = enqueueScript.EvalSha
+		}
+		return call(ctx, c, keys, j.ID, string(domain.DefaultQueueKind(queue)), boolArg(j.HasPriority),
+			j.Priority, runAt, delay, now.UnixMilli(), string(j.Payload), field, queueThroughputTTL.Milliseconds(),
 			q.leaseNow(), domain.CompletedRetention.Milliseconds())
-	}, func(pipe redis.Pipeliner) {
-		// The index is not part of the job's atomic step: SADD is idempotent and keeps the
-		// script in the queue's slot.
-		pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
-	})
-	notReplicated := errors.Is(err, errNotReplicated)
-	if err != nil && !notReplicated {
-		return domain.Enqueued{}, opWriteError("redisrepo.Queues.Enqueue", err)
-	}
-	q.found.add(queueKeys, queue)
+	}, nil
+}
+
+// enqueued reads the enqueue script's answer for job.
+func (q *Queues) enqueued(queue string, job domain.NewJob, cmd *redis.Cmd) (domain.Enqueued, error) {
 	vals, _ := cmd.Val().([]any)
 	if len(vals) < 2 {
+		if err := cmd.Err(); err != nil {
+			return domain.Enqueued{}, opWriteError("redisrepo.Queues.Enqueue", err)
+		}
 		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: unexpected reply %v", cmd.Val())
 	}
 	code, _ := vals[0].(int64)
@@ -180,9 +279,6 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 		out.RunAt = &t
 	}
 	q.remember(queue, kind)
-	if notReplicated {
-		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: job %q is enqueued (enqueueing it again with its id is safe), but %w", job.ID, err)
-	}
 	return out, nil
 }
 
@@ -281,34 +377,85 @@ func (q *Queues) takenKeys(queue string, now time.Time) []string {
 }
 
 func (q *Queues) pollLeased(ctx context.Context, queue string, kind domain.QueueKind, lease time.Duration) (domain.Delivery, bool, error) {
+	ds, err := q.pollLeasedN(ctx, queue, kind, lease, 1)
+	if err != nil || len(ds) == 0 {
+		return domain.Delivery{}, false, err
+	}
+	return ds[0], true, nil
+}
+
+// PollBatch leases up to n jobs (1..domain.MaxBatchPoll) in one round trip, each with a
+// lease token of its own: n lease scripts, each atomic as Poll's. Fewer come back when the
+// queue has fewer due.
+func (q *Queues) PollBatch(ctx context.Context, queue string, n int, lease time.Duration) ([]domain.Delivery, error) {
+	if err := domain.ValidateName("queue", queue); err != nil {
+		return nil, err
+	}
+	if err := domain.ValidateBatch("count", n, domain.MaxBatchPoll); err != nil {
+		return nil, err
+	}
+	set, err := q.cachedSettings(ctx, queue)
+	if err != nil {
+		return nil, err
+	}
+	if lease == 0 {
+		return nil, domain.Errorf(domain.EINVALID, "a poll batch needs a lease: lease_ms from %d to %d", domain.MinLease.Milliseconds(), domain.MaxLease.Milliseconds())
+	}
+	if err := (domain.PollOptions{Lease: lease}).Validate(set.Kind); err != nil {
+		return nil, err
+	}
+	return q.pollLeasedN(ctx, queue, set.Kind, lease, n)
+}
+
+// pollLeasedN runs n lease scripts in one pipeline and returns the deliveries made.
+func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.QueueKind, lease time.Duration, n int) ([]domain.Delivery, error) {
 	due := ""
 	if kind == domain.DelayedQueue {
 		due = strconv.FormatInt(q.now().UnixMilli(), 10)
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue),
 		q.keys.QueueScores(queue), q.keys.QueueLeases(queue), q.keys.QueuePaused(queue)}
-	token := NewToken()
-	pipe := q.rdb.Pipeline()
-	cmd := leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds(), token)
-	pipe.SAdd(ctx, q.keys.QueueIndex(), queue) // the reaper must know this queue
-	if err := exec(ctx, q.rdb, pipe); err != nil {
-		// A lost answer leaves the job leased to nobody: the reaper gives it back after the lease.
-		return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
+	cmds := make([]*redis.Cmd, n)
+	tokens := make([]string, n)
+	now := q.now()
+	if n == 1 && !q.bookkept.due(queue, now) {
+		// One script and nothing beside it: straight on the client (Run: EVALSHA, EVAL if
+		// Redis forgot it), cheaper than a pipeline of one.
+		tokens[0] = NewToken()
+		cmds[0] = leaseScript.Run(ctx, q.rdb, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[0])
+		if err := cmds[0].Err(); err != nil && !errors.Is(err, redis.Nil) {
+			return nil, opWriteError("redisrepo.Queues.Poll", err)
+		}
+	} else {
+		pipe := q.rdb.Pipeline()
+		for i := range cmds {
+			tokens[i] = NewToken()
+			cmds[i] = leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[i])
+		}
+		q.index(ctx, queue, now)(pipe) // the reaper must know this queue
+		if err := exec(ctx, q.rdb, pipe); err != nil {
+			// A lost answer leaves the jobs leased to nobody: the reaper gives them back after the lease.
+			return nil, opWriteError("redisrepo.Queues.Poll", err)
+		}
 	}
-	if errors.Is(cmd.Err(), redis.Nil) {
-		return domain.Delivery{}, false, nil
+	var out []domain.Delivery
+	for i, cmd := range cmds {
+		if errors.Is(cmd.Err(), redis.Nil) {
+			break // the queue ran out: the later scripts found nothing either
+		}
+		vals, _ := cmd.Val().([]any)
+		if len(vals) != 5 {
+			return out, fmt.Errorf("redisrepo.Queues.Poll: unexpected reply %v", cmd.Val())
+		}
+		d := delivery(queue, kind, vals[0], vals[1], vals[4])
+		deadline, _ := vals[2].(int64)
+		attempt, _ := vals[3].(int64)
+		t := time.UnixMilli(deadline).UTC()
+		d.LeaseDeadline, d.Attempt, d.Token = &t, int(attempt), tokens[i]
+		out = append(out, d)
 	}
-	q.found.add(queueKeys, queue)
-	vals, _ := cmd.Val().([]any)
-	if len(vals) != 5 {
-		return domain.Delivery{}, false, fmt.Errorf("redisrepo.Queues.Poll: unexpected reply %v", cmd.Val())
-	}
-	d := delivery(queue, kind, vals[0], vals[1], vals[4])
-	deadline, _ := vals[2].(int64)
-	attempt, _ := vals[3].(int64)
-	t := time.UnixMilli(deadline).UTC()
-	d.LeaseDeadline, d.Attempt, d.Token = &t, int(attempt), token
-	return d, true, nil
+	q.indexed(queue, now)
+	return out, nil
 }
 
 // delivery builds a Delivery from a script's id, score (string or float; nil when unknown)

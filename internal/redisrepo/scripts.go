@@ -24,7 +24,7 @@ func newScript(src string) *redis.Script {
 // once more with their source, each alone: nothing in the pipeline runs twice.
 func exec(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner) error {
 	cmds, _ := pipe.Exec(ctx)
-	retry := rdb.Pipeline()
+	var retry redis.Pipeliner // made only when a script was forgotten: most calls need none
 	var forgotten, resent []*redis.Cmd
 	for _, c := range cmds {
 		cmd, ok := c.(*redis.Cmd)
@@ -38,6 +38,9 @@ func exec(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner) error {
 			continue
 		}
 		args[0], args[1] = "eval", src
+		if retry == nil {
+			retry = rdb.Pipeline()
+		}
 		forgotten = append(forgotten, cmd)
 		resent = append(resent, retry.Do(ctx, args...))
 	}

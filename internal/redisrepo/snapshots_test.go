@@ -2,9 +2,13 @@ package redisrepo
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 	"testing"
+	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
 )
 
 func TestSnapshotsReadBoardTopics(t *testing.T) {
@@ -65,5 +69,61 @@ func TestSnapshotsSurviveAKeyOfAnotherType(t *testing.T) {
 	}
 	if got := snaps[oops].(domain.BoardTop); len(got.Entries) != 0 {
 		t.Errorf("the bad board: %+v", got)
+	}
+}
+
+// A queue topic costs at most 10 commands per tick (issue 16): its settings, one script and
+// an HGETALL per minute of throughput, however full the queue. And the view of an idle queue
+// does not change from one second to the next: it holds absolute times only.
+func TestSnapshotsQueueTopicIsCheapAndStable(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.Client(t)
+	clock := domain.NewManualClock(time.Date(2026, 11, 30, 12, 0, 30, 0, time.UTC))
+	svc := openTest(t, rdb, clock)
+	for i := range 30 {
+		if _, err := svc.Queues.Enqueue(ctx, "jobs", domain.NewJob{ID: fmt.Sprintf("job-%d", i), Priority: i % 10, HasPriority: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.Queues.Enqueue(ctx, domain.DelayedQueueDefault, domain.NewJob{ID: "soon", Delay: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.Queues.Poll(ctx, "jobs", domain.PollOptions{Lease: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	topics := []string{domain.QueueTopic("jobs"), domain.QueueTopic(domain.DelayedQueueDefault)}
+	if _, err := svc.Snapshots.Read(ctx, topics); err != nil { // loads the script
+		t.Fatal(err)
+	}
+	hook := &countingHook{}
+	rdb.AddHook(hook)
+	first, err := svc.Snapshots.Read(ctx, topics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perTopic := hook.commands / len(topics); perTopic > 10 || hook.pipelines != 1 {
+		t.Errorf("a queue topic cost %d commands in %d round trips, want at most 10 in one", perTopic, hook.pipelines)
+	}
+	jobs := first[domain.QueueTopic("jobs")].(domain.QueueView)
+	if jobs.Waiting != 29 || jobs.Processing != 1 || len(jobs.InFlight) != 1 || jobs.InFlight[0].Attempts != 1 || jobs.ByPriority[9] != 3 || jobs.OldestAtMs != clock.Now().UnixMilli() {
+		t.Errorf("jobs view = %+v", jobs)
+	}
+	if later := first[domain.QueueTopic(domain.DelayedQueueDefault)].(domain.QueueView); later.Scheduled != 1 || len(later.NextDue) != 1 || later.NextDue[0].AtMs != clock.Now().Add(time.Hour).UnixMilli() {
+		t.Errorf("later view = %+v", later)
+	}
+	// Past the throughput window (the sparkline of the enqueues moves until then), a read
+	// one second after another is equal.
+	clock.Advance((domain.ThroughputSeconds + 1) * time.Second)
+	a, err := svc.Snapshots.Read(ctx, topics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	b, err := svc.Snapshots.Read(ctx, topics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("an idle queue's view changed in one second:\n%+v\n%+v", a, b)
 	}
 }

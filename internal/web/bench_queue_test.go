@@ -20,7 +20,8 @@ const queueBenchClients = 50
 
 // BenchmarkQueueEnqueueTake measures zpulse's queue (Queues, no HTTP) with 50 concurrent
 // clients: enqueue (the enqueue script with its conflict check, payload and counters) and
-// take (the poll script: ZPOPMIN plus payload and counters), then, on the same Redis in the
+// take (the poll script: ZPOPMIN plus payload and counters) and lease+ack (a poll with a
+// lease, then its ack: what an asynq worker does for each task), then, on the same Redis in the
 // same run, redis-benchmark's bare ZADD and ZPOPMIN with 50 clients, and hibiken/asynq's
 // enqueue (Client.Enqueue) and dequeue (a Server of 50 workers taking and finishing tasks),
 // and reports the rates and zpulse's ratio to each.
@@ -41,9 +42,26 @@ func BenchmarkQueueEnqueueTake(b *testing.B) {
 		}
 		return err
 	})
+	// At-least-once, as asynq's workers run: a poll with a lease, then the ack with its token.
+	for i := range n {
+		if _, err := q.Enqueue(ctx, "bench-lease", domain.NewJob{ID: fmt.Sprint("l", i), Priority: i % 10, HasPriority: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	leaseAck := parallelRate(b, n, func(int) error {
+		d, ok, err := q.Poll(ctx, "bench-lease", domain.PollOptions{Lease: time.Minute})
+		if err == nil && !ok {
+			err = fmt.Errorf("the queue ran dry")
+		}
+		if err != nil {
+			return err
+		}
+		return q.Ack(ctx, "bench-lease", d.ID, d.Token)
+	})
 	b.StopTimer()
 	b.ReportMetric(enq, "enqueue/s")
 	b.ReportMetric(take, "take/s")
+	b.ReportMetric(leaseAck, "lease+ack/s")
 	if n < 1000 {
 		return // the sizing round: the yardsticks run in the measured one only (go prints its figures)
 	}
@@ -59,6 +77,7 @@ func BenchmarkQueueEnqueueTake(b *testing.B) {
 	b.ReportMetric(aDeq, "asynq-dequeue/s")
 	b.ReportMetric(enq/aEnq, "enqueue/asynq")
 	b.ReportMetric(take/aDeq, "take/asynq")
+	b.ReportMetric(leaseAck/aDeq, "lease+ack/asynq")
 }
 
 // parallelRate runs op n times over queueBenchClients goroutines and returns ops per second.

@@ -68,38 +68,8 @@ func (s *server) apiEnqueue(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	var job domain.NewJob
-	if req.ID != nil {
-		if *req.ID == "" {
-			return domain.Errorf(domain.EINVALID, "id must be 1 to %d bytes of printable UTF-8, or left out for a generated id", domain.MaxMemberBytes)
-		}
-		job.ID = *req.ID
-	}
-	if req.Priority != nil {
-		p, err := decodeInt(req.Priority, "priority", "", math.MinInt32, math.MaxInt32)
-		if err != nil {
-			return err
-		}
-		job.Priority, job.HasPriority = int(p), true
-	}
-	if req.RunAt != nil {
-		t, err := time.Parse(time.RFC3339, *req.RunAt)
-		if err != nil {
-			return domain.Errorf(domain.EINVALID, "run_at must be an RFC 3339 time such as \"2026-11-29T12:30:00Z\" (got %q)", clipped(*req.RunAt))
-		}
-		job.RunAt = t
-	}
-	if req.DelayMs != nil {
-		d, err := decodeMillis(req.DelayMs, "delay_ms", 0, domain.MaxDelay) // in the API's unit; the range again in Problems
-		if err != nil {
-			return err
-		}
-		job.Delay = d
-	}
-	if len(req.Payload) > 0 && string(req.Payload) != "null" {
-		job.Payload = req.Payload
-	}
-	if err := job.FirstProblem(); err != nil {
+	job, err := req.job()
+	if err != nil {
 		return err
 	}
 	e, err := s.Queues.Enqueue(c.Request().Context(), pathParam(c, "queue"), job)
@@ -218,4 +188,43 @@ func (s *server) apiRequeue(c echo.Context) error {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// job reads an enqueue request as the job to enqueue. Returns EINVALID.
+func (req enqueueRequest) job() (domain.NewJob, error) {
+	var job domain.NewJob
+	if req.ID != nil {
+		if *req.ID == "" {
+			return job, domain.Errorf(domain.EINVALID, "id must be 1 to %d bytes of printable UTF-8, or left out for a generated id", domain.MaxMemberBytes)
+		}
+		job.ID = *req.ID
+	}
+	if req.Priority != nil {
+		p, err := decodeInt(req.Priority, "priority", "", math.MinInt32, math.MaxInt32)
+		if err != nil {
+			return job, err
+		}
+		job.Priority, job.HasPriority = int(p), true
+	}
+	if req.RunAt != nil {
+		t, err := time.Parse(time.RFC3339, *req.RunAt)
+		if err != nil {
+			return job, domain.Errorf(domain.EINVALID, "run_at must be an RFC 3339 time such as \"2026-11-29T12:30:00Z\" (got %q)", clipped(*req.RunAt))
+		}
+		job.RunAt = t
+	}
+	if req.DelayMs != nil {
+		d, err := decodeMillis(req.DelayMs, "delay_ms", 0, domain.MaxDelay) // in the API's unit; the range again in Problems
+		if err != nil {
+			return job, err
+		}
+		job.Delay = d
+	}
+	if len(req.Payload) > 0 && string(req.Payload) != "null" {
+		job.Payload = req.Payload
+	}
+	if err := job.FirstProblem(); err != nil {
+		return job, err
+	}
+	return job, nil
 }

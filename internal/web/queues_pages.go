@@ -57,7 +57,7 @@ func (s *server) queuePageWith(c echo.Context, status int, queue string, forms m
 func (s *server) queueView(ctx context.Context, queue string) (domain.QueueView, error) {
 	v, err := s.Queues.View(ctx, queue)
 	if v.Queue == "" {
-		v = domain.QueueView{Queue: queue, Settings: domain.DefaultQueueSettings(queue), OldestAgeMs: -1,
+		v = domain.QueueView{Queue: queue, Settings: domain.DefaultQueueSettings(queue), OldestAtMs: -1,
 			Enqueued: make([]int64, domain.ThroughputSeconds), Completed: make([]int64, domain.ThroughputSeconds)}
 	}
 	return v, err

@@ -1,6 +1,6 @@
 // zpulse's only hand-written script. htmx and its ws extension do the swaps and the
-// reconnects; this shows the connection state and each player's rank movement since the page
-// opened.
+// reconnects; this shows the connection state, each player's rank movement since the page
+// opened, and moments relative to the browser's clock.
 (function () {
   // The badge's text without JavaScript says live updates need it; with it, the state.
   var connText = { connecting: 'Connecting…', open: 'Live', closed: 'Reconnecting…' };
@@ -55,4 +55,37 @@
   function markAll() { document.querySelectorAll('[data-rank-panel]').forEach(mark); }
   document.addEventListener('DOMContentLoaded', markAll);
   document.addEventListener('htmx:wsAfterMessage', markAll);
+
+  // Moments: the server sends absolute times (data-at-ms) so a fragment does not change while
+  // its data does not; this says them relative to now ("in 12 s", "3 min ago", or an age with
+  // data-rel="age") every second and marks past ones with data-past. The wording is
+  // domain.FormatDuration's.
+  function twoUnits(n, unit, m, small) { return n + ' ' + unit + (m > 0 ? ' ' + m + ' ' + small : ''); }
+  function duration(ms) {
+    ms = Math.floor(ms);
+    if (ms < 1000) return ms + ' ms';
+    if (ms < 60000) return String(Math.floor(ms / 100) / 10) + ' s';
+    if (ms < 3600000) return twoUnits(Math.floor(ms / 60000), 'min', Math.floor(ms / 1000) % 60, 's');
+    if (ms < 48 * 3600000) return twoUnits(Math.floor(ms / 3600000), 'h', Math.floor(ms / 60000) % 60, 'min');
+    return Math.floor(ms / (24 * 3600000)) + ' d';
+  }
+  function relative(el, now) {
+    var at = +el.getAttribute('data-at-ms'), d = at - now;
+    if (el.getAttribute('data-rel') === 'age') return duration(Math.max(-d, 0) - Math.max(-d, 0) % 1000);
+    d -= d % 1000; // whole seconds, as the server showed them
+    if (d > -1000 && d < 1000) return 'now';
+    return d > 0 ? 'in ' + duration(d) : duration(-d) + ' ago';
+  }
+  function tick() {
+    var now = Date.now();
+    document.querySelectorAll('[data-at-ms]').forEach(function (el) {
+      var text = relative(el, now);
+      if (el.textContent !== text) el.textContent = text;
+      var past = +el.getAttribute('data-at-ms') <= now;
+      if (past !== el.hasAttribute('data-past')) el.toggleAttribute('data-past', past);
+    });
+  }
+  document.addEventListener('DOMContentLoaded', tick);
+  document.addEventListener('htmx:wsAfterMessage', tick);
+  setInterval(tick, 1000);
 })();

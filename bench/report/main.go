@@ -1,0 +1,374 @@
+// Command report is `make bench`: every speed figure of zpulse next to its reference, run side
+// by side, with the ratio and the target, in one table.
+//
+// It starts a private redis-server, builds and starts zpulse and bench/minimal on it, and
+// measures over real TCP: HTTP add-points (bench/httpload, 50 keep-alive connections) against
+// bench/minimal and redis-benchmark ZINCRBY; batch add-points against redis-benchmark -P 16
+// ZINCRBY; fan-out and live latency with bench/wsload (1,000 viewers; 10,000 with -viewers10k,
+// which needs `ulimit -n` above 20,000). Then it runs the Go benchmarks that carry their own
+// references on a private Redis of their own: limiter Allow against go-redis/redis_rate, queue
+// enqueue and lease+ack against hibiken/asynq, and Redis commands per tick per topic kind.
+//
+//	go run ./bench/report            # or: make bench
+//	go run ./bench/report -viewers10k -duration 10s
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var (
+	duration  = flag.Duration("duration", 8*time.Second, "length of each HTTP load run")
+	rounds    = flag.Int("rounds", 2, "alternating rounds of each side-by-side HTTP pair (the best of each side is kept)")
+	viewers10 = flag.Bool("viewers10k", false, "also measure fan-out to 10,000 viewers (needs ulimit -n > 20000)")
+	skipGo    = flag.Bool("skip-go", false, "skip the Go benchmarks (limiter, queue, commands per tick)")
+)
+
+// procs are the processes this run started: stopped on every way out, a fatal one included.
+var (
+	procs  []*exec.Cmd
+	tmpDir string // the binaries built for this run
+)
+
+func stopAll() {
+	for _, p := range procs {
+		_ = p.Process.Kill()
+		_ = p.Wait()
+	}
+	procs = nil
+	if tmpDir != "" {
+		_ = os.RemoveAll(tmpDir)
+	}
+}
+
+// fatalf stops what this run started, then exits like log.Fatalf.
+func fatalf(format string, args ...any) {
+	stopAll()
+	log.Fatalf(format, args...)
+}
+
+// row is one line of the table.
+type row struct{ figure, zpulse, reference, ratio, target string }
+
+var rows []row
+
+func add(figure, z, ref, ratio, target string) {
+	rows = append(rows, row{figure, z, ref, ratio, target})
+	fmt.Fprintf(os.Stderr, "  %s: %s | %s | %s\n", figure, z, ref, ratio)
+}
+
+func main() {
+	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix("bench/report: ")
+	tmp, err := os.MkdirTemp("", "zpulse-bench")
+	if err != nil {
+		fatalf("%v", err)
+	}
+	tmpDir = tmp
+	defer stopAll()
+	start := func(name string, args ...string) {
+		cmd := exec.Command(name, args...)
+		cmd.Stdout, cmd.Stderr = nil, nil
+		if err := cmd.Start(); err != nil {
+			fatalf("start %s: %v", name, err)
+		}
+		procs = append(procs, cmd)
+	}
+	build := func(pkg string) string {
+		out := filepath.Join(tmp, filepath.Base(pkg))
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			fatalf("go build %s: %v\n%s", pkg, err, b)
+		}
+		return out
+	}
+	fmt.Fprintln(os.Stderr, "building zpulse and the load tools…")
+	zpulse, minimal, httpload, wsload := build("./cmd/web"), build("./bench/minimal"), build("./bench/httpload"), build("./bench/wsload")
+
+	redisPort, zPort, mPort := freePort(), freePort(), freePort()
+	redisAddr := "127.0.0.1:" + redisPort
+	start("redis-server", "--port", redisPort, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	waitTCP(redisAddr)
+	// The load tools' viewers all come from 127.0.0.1: the per-address and total websocket
+	// limits are raised so that they measure fan-out, not admission.
+	start(zpulse, "-addr", "127.0.0.1:"+zPort, "-redis-url", "redis://"+redisAddr, "-ws-per-address", "30000", "-ws-max-conns", "30000")
+	start(minimal, "-addr", "127.0.0.1:"+mPort, "-redis", redisAddr)
+	zURL, mURL := "http://127.0.0.1:"+zPort, "http://127.0.0.1:"+mPort
+	waitHTTP(zURL + "/healthz")
+	waitTCP("127.0.0.1:" + mPort)
+
+	load := func(url string, extra ...string) result {
+		args := append([]string{"-url", url, "-duration", duration.String(), "-json"}, extra...)
+		out, err := exec.Command(httpload, args...).Output()
+		if err != nil {
+			fatalf("httpload %v: %v\n%s", args, err, out)
+		}
+		var r result
+		if err := json.Unmarshal(out, &r); err != nil {
+			fatalf("httpload answer %q: %v", out, err)
+		}
+		return r
+	}
+
+	fmt.Fprintln(os.Stderr, "HTTP add-points, side by side…")
+	var z, m result
+	for range *rounds {
+		if r := load(mURL + "/api/v1/boards/load/scores"); r.ReqPerSec > m.ReqPerSec {
+			m = r
+		}
+		if r := load(zURL + "/api/v1/boards/load/scores"); r.ReqPerSec > z.ReqPerSec {
+			z = r
+		}
+	}
+	add("HTTP add-points, 50 connections (req/s; p50/p99 ms)", z.String(), "bench/minimal "+m.String(), ratio(z.ReqPerSec, m.ReqPerSec), "≥ 0.9×")
+	rb := redisBenchmark(redisAddr, "-c", "50", "-n", "200000", "-r", "10000", "ZINCRBY", "leaderboard:rb", "1", "__rand_int__")
+	add("HTTP add-points vs redis-benchmark ZINCRBY -c 50 (req/s)", rate(z.ReqPerSec), rate(rb), ratio(z.ReqPerSec, rb), "(reference)")
+
+	fmt.Fprintln(os.Stderr, "batch add-points…")
+	batch := load(zURL+"/api/v1/boards/load-batch/batch/scores", "-batch", "1000", "-c", "8")
+	rbP := redisBenchmark(redisAddr, "-c", "50", "-n", "1000000", "-P", "16", "-r", "10000", "ZINCRBY", "leaderboard:rbp", "1", "__rand_int__")
+	add("batch add-points, 1,000 players a request, 8 connections (players/s)", rate(batch.ItemPerSec), "redis-benchmark -P 16 ZINCRBY "+rate(rbP), ratio(batch.ItemPerSec, rbP), "≥ 0.5×")
+
+	fmt.Fprintln(os.Stderr, "fan-out and live latency (bench/wsload)…")
+	fanout(wsload, zURL, redisAddr, 1000)
+	if *viewers10 {
+		fanout(wsload, zURL, redisAddr, 10000)
+	}
+
+	if !*skipGo {
+		fmt.Fprintln(os.Stderr, "Go benchmarks (each on a private Redis of its own, reference in the same run)…")
+		goBenchmarks()
+	}
+
+	fmt.Printf("\nzpulse speed, %s, %s (%d cores; the machine is shared, so compare within a run)\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), cpuModel(), numCPU())
+	fmt.Println("| figure | zpulse | reference | ratio | target |")
+	fmt.Println("|---|---|---|---|---|")
+	for _, r := range rows {
+		fmt.Printf("| %s | %s | %s | %s | %s |\n", r.figure, r.zpulse, r.reference, r.ratio, r.target)
+	}
+}
+
+// result is bench/httpload's -json line.
+type result struct {
+	Requests   int64   `json:"requests"`
+	Errors     int64   `json:"errors"`
+	ReqPerSec  float64 `json:"req_per_sec"`
+	ItemPerSec float64 `json:"items_per_sec"`
+	P50Ms      float64 `json:"p50_ms"`
+	P99Ms      float64 `json:"p99_ms"`
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("%s (%.1f / %.1f ms)", rate(r.ReqPerSec), r.P50Ms, r.P99Ms)
+}
+
+func rate(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) + "/s" }
+
+func ratio(a, b float64) string {
+	if b == 0 {
+		return "–"
+	}
+	return strconv.FormatFloat(a/b, 'f', 2, 64) + "×"
+}
+
+var rbRate = regexp.MustCompile(`([0-9.]+) requests per second`)
+
+func redisBenchmark(addr string, args ...string) float64 {
+	host, port, _ := strings.Cut(addr, ":")
+	out, err := exec.Command("redis-benchmark", append([]string{"-h", host, "-p", port, "-q"}, args...)...).CombinedOutput()
+	if err != nil {
+		fatalf("redis-benchmark %v: %v\n%s", args, err, out)
+	}
+	m := rbRate.FindAllStringSubmatch(string(out), -1)
+	if m == nil {
+		fatalf("redis-benchmark printed no rate:\n%s", out)
+	}
+	v, _ := strconv.ParseFloat(m[len(m)-1][1], 64)
+	return v
+}
+
+var (
+	wsLatency = regexp.MustCompile(`write-to-frame: p50 (\S+)\s+p90 (\S+)\s+p99 (\S+)\s+max (\S+)`)
+	wsFrames  = regexp.MustCompile(`frames: ([0-9.]+)/s \(([0-9.]+) MB/s\); dropped viewers: (\d+)`)
+	wsOpen    = regexp.MustCompile(`viewers: (\d+) open, (\d+) failed`)
+)
+
+// fanout runs bench/wsload with n viewers of one board while it writes to the board in Redis
+// (4 writes a second, found by the 250 ms tick), and reads the server's CPU over the run.
+func fanout(wsload, zURL, redisAddr string, n int) {
+	pid := serverPID(zURL)
+	before := cpuTicks(pid)
+	began := time.Now()
+	out, err := exec.Command(wsload, "-url", zURL, "-redis", redisAddr, "-viewers", strconv.Itoa(n), "-dialers", "100", "-duration", "10s").CombinedOutput()
+	if err != nil {
+		add(fmt.Sprintf("fan-out, %d viewers", n), "failed: "+firstLine(out), "", "", "")
+		return
+	}
+	cpu := "?"
+	if pid > 0 {
+		cpu = fmt.Sprintf("%.0f%% of a core", 100*float64(cpuTicks(pid)-before)/100/time.Since(began).Seconds())
+	}
+	lat, frames, open := wsLatency.FindSubmatch(out), wsFrames.FindSubmatch(out), wsOpen.FindSubmatch(out)
+	if lat == nil || frames == nil || open == nil {
+		add(fmt.Sprintf("fan-out, %d viewers", n), "unreadable wsload output", "", "", "")
+		return
+	}
+	add(fmt.Sprintf("live latency, %d viewers: write-to-frame p50 / p99 (250 ms tick)", n), string(lat[1])+" / "+string(lat[3]), "tick + 50 ms = 300 ms", "", "p99 ≤ 300 ms")
+	add(fmt.Sprintf("fan-out, %d viewers: frames/s, dropped, server CPU over the run", n),
+		fmt.Sprintf("%s/s (%s MB/s), %s dropped, %s open, %s", frames[1], frames[2], frames[3], open[1], cpu), "", "", "no drops")
+}
+
+// serverPID finds the zpulse process listening at zURL among this program's children: the
+// one whose command line holds its address.
+func serverPID(zURL string) int {
+	addr := strings.TrimPrefix(zURL, "http://")
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if bytes.Contains(cmdline, []byte(addr)) && bytes.Contains(cmdline, []byte("-redis-url")) {
+			return pid
+		}
+	}
+	return 0
+}
+
+// cpuTicks is utime+stime of pid in clock ticks (100 a second on Linux).
+func cpuTicks(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return u + s
+}
+
+var metric = regexp.MustCompile(`([0-9.e+]+) (\S+)`)
+
+// goBench runs one Go benchmark and returns its metrics by unit, per sub-benchmark name.
+func goBench(pkg, name, benchtime string) map[string]map[string]float64 {
+	out, err := exec.Command("go", "test", "-run", "^$", "-bench", name, "-benchtime", benchtime, pkg).CombinedOutput()
+	if err != nil {
+		log.Printf("go test -bench %s %s: %v\n%s", name, pkg, err, out)
+		return nil
+	}
+	res := map[string]map[string]float64{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "Benchmark") {
+			continue
+		}
+		fields := strings.SplitN(line, "\t", 3)
+		if len(fields) < 3 {
+			continue
+		}
+		bench := strings.TrimSpace(fields[0])
+		if i := strings.LastIndexByte(bench, '-'); i > 0 {
+			bench = bench[:i]
+		}
+		res[bench] = map[string]float64{}
+		for _, m := range metric.FindAllStringSubmatch(fields[2], -1) {
+			v, _ := strconv.ParseFloat(m[1], 64)
+			res[bench][m[2]] = v
+		}
+	}
+	return res
+}
+
+func goBenchmarks() {
+	if r := goBench("./internal/redisrepo", "BenchmarkAllow", "3000x"); r != nil {
+		gcra := r["BenchmarkAllow/redis_rate_gcra"]["allows/s"]
+		for name, m := range r {
+			if v, ok := m["vs_gcra"]; ok {
+				add("limiter Allow, "+strings.TrimPrefix(name, "BenchmarkAllow/")+" (allows/s)", rate(m["allows/s"]), "go-redis/redis_rate GCRA "+rate(gcra), strconv.FormatFloat(v, 'f', 2, 64)+"×", "(reference)")
+			}
+		}
+	}
+	if r := goBench("./internal/web", "BenchmarkQueueEnqueueTake", "20000x"); r != nil {
+		m := r["BenchmarkQueueEnqueueTake"]
+		add("queue enqueue, 50 clients (jobs/s)", rate(m["enqueue/s"]), "asynq Client.Enqueue "+rate(m["asynq-enqueue/s"]), ratio(m["enqueue/s"], m["asynq-enqueue/s"]), "≥ 1.0×")
+		add("queue lease+ack, 50 clients (jobs/s)", rate(m["lease+ack/s"]), "asynq server, 50 workers "+rate(m["asynq-dequeue/s"]), ratio(m["lease+ack/s"], m["asynq-dequeue/s"]), "≥ 1.0×")
+		add("queue take without a lease (jobs/s)", rate(m["take/s"]), "redis-benchmark ZPOPMIN "+rate(m["redis-benchmark-zpopmin/s"]), ratio(m["take/s"], m["redis-benchmark-zpopmin/s"]), "(reference)")
+	}
+	if r := goBench("./internal/redisrepo", "BenchmarkCommandsPerTick", "20x"); r != nil {
+		for _, kind := range []string{"board", "boards", "queue", "queues", "limiter", "limiters", "locks"} {
+			ref, target := "", ""
+			if kind == "queue" {
+				ref, target = "32 before issue 16", "≤ 10"
+			}
+			add("Redis commands per tick, one "+kind+" topic", strconv.FormatFloat(r["BenchmarkCommandsPerTick/"+kind]["cmds/tick"], 'f', 0, 64), ref, "", target)
+		}
+	}
+}
+
+func freePort() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fatalf("%v", err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+func waitTCP(addr string) {
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return
+		}
+	}
+	fatalf("%s did not start listening", addr)
+}
+
+func waitHTTP(url string) {
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+	}
+	fatalf("%s did not answer 200", url)
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return s
+}
+
+func cpuModel() string {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "model name") {
+			_, v, _ := strings.Cut(line, ":")
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
+
+func numCPU() int {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	return strings.Count(string(b), "processor\t:")
+}

@@ -1,0 +1,77 @@
+package web
+
+import (
+	"context"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
+)
+
+// An idle queue page (and job page) receives no frame over 5 s of ticks (issue 16): the
+// fragments hold absolute times, which the browser shows relative, so nothing in them moves
+// with the clock.
+// The queues have waiting, scheduled, leased and dead jobs; the watcher's Tick is driven by
+// hand with the manual clock moving 250 ms (the poll interval) before each.
+func TestIdleQueuePageGetsNoFrame(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.Client(t)
+	clock := domain.NewManualClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	var mu sync.Mutex
+	published := map[string]int{}
+	w := newTestWiring(t, rdb, "", wiringOptions{clock: clock, rendered: func(topic string) {
+		mu.Lock()
+		published[topic]++
+		mu.Unlock()
+	}})
+	srv := httptest.NewServer(NewServer(w.deps))
+	t.Cleanup(func() { w.deps.Hub.Close(); srv.Close() })
+	q := w.svc.Queues
+	for _, id := range []string{"a", "b", "c"} {
+		if _, err := q.Enqueue(ctx, "jobs", domain.NewJob{ID: id, Priority: 2, HasPriority: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := q.Poll(ctx, "jobs", domain.PollOptions{Lease: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Enqueue(ctx, domain.DelayedQueueDefault, domain.NewJob{ID: "later", Delay: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	// Past the sparkline's window, which moves for 3 min after the last enqueue.
+	clock.Advance((domain.ThroughputSeconds + 1) * time.Second)
+
+	topics := []string{domain.QueueTopic("jobs"), domain.QueueTopic(domain.DelayedQueueDefault), domain.TopicQueues,
+		domain.JobTopic("jobs", "a"), domain.JobTopic("jobs", "b"), domain.JobTopic(domain.DelayedQueueDefault, "later")}
+	for _, topic := range topics {
+		subscribe(t, srv.URL, topic)
+	}
+	for deadline := time.Now().Add(5 * time.Second); len(w.deps.Hub.Topics()) < len(topics); {
+		if time.Now().After(deadline) {
+			t.Fatalf("subscribed topics = %v, want %v", w.deps.Hub.Topics(), topics)
+		}
+		time.Sleep(time.Millisecond) // polling the hub's state, bounded by the deadline
+	}
+	w.watcher.Tick(ctx) // the first publish of each topic
+	mu.Lock()
+	for _, topic := range topics {
+		if published[topic] != 1 {
+			t.Errorf("first tick published %q %d times, want 1", topic, published[topic])
+		}
+	}
+	clear(published)
+	mu.Unlock()
+
+	for range 20 { // 5 s of 250 ms ticks
+		clock.Advance(250 * time.Millisecond)
+		w.watcher.Tick(ctx)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := withoutStatus(published); len(got) != 0 {
+		t.Errorf("idle queues were republished over 5 s of ticks: %v", got)
+	}
+}
