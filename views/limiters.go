@@ -77,8 +77,6 @@ func describePolicy(p domain.LimitPolicy) string {
 
 func formatRate(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
 
-// ---- the server-drawn SVGs ----
-
 // timelineWidth is the width of a client's timeline in SVG units.
 const timelineWidth = 300
 

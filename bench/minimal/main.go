@@ -13,6 +13,8 @@ import (
 	"net/http"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/redisrepo"
 )
 
 func main() {
@@ -31,7 +33,7 @@ func main() {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		score, err := rdb.ZIncrBy(r.Context(), "leaderboard:"+r.PathValue("board"), float64(req.Points), req.Player).Result()
+		score, err := rdb.ZIncrBy(r.Context(), redisrepo.DefaultKeys.Leaderboard(r.PathValue("board")), float64(req.Points), req.Player).Result()
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return

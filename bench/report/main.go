@@ -29,6 +29,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zpulse/zpulse/internal/redisrepo"
 )
 
 var (
@@ -135,12 +137,12 @@ func main() {
 		}
 	}
 	add("HTTP add-points, 50 connections (req/s; p50/p99 ms)", z.String(), "bench/minimal "+m.String(), ratio(z.ReqPerSec, m.ReqPerSec), "≥ 0.9×")
-	rb := redisBenchmark(redisAddr, "-c", "50", "-n", "200000", "-r", "10000", "ZINCRBY", "leaderboard:rb", "1", "__rand_int__")
+	rb := redisBenchmark(redisAddr, "-c", "50", "-n", "200000", "-r", "10000", "ZINCRBY", redisrepo.DefaultKeys.Leaderboard("rb"), "1", "__rand_int__")
 	add("HTTP add-points vs redis-benchmark ZINCRBY -c 50 (req/s)", rate(z.ReqPerSec), rate(rb), ratio(z.ReqPerSec, rb), "(reference)")
 
 	fmt.Fprintln(os.Stderr, "batch add-points…")
 	batch := load(zURL+"/api/v1/boards/load-batch/batch/scores", "-batch", "1000", "-c", "8")
-	rbP := redisBenchmark(redisAddr, "-c", "50", "-n", "1000000", "-P", "16", "-r", "10000", "ZINCRBY", "leaderboard:rbp", "1", "__rand_int__")
+	rbP := redisBenchmark(redisAddr, "-c", "50", "-n", "1000000", "-P", "16", "-r", "10000", "ZINCRBY", redisrepo.DefaultKeys.Leaderboard("rbp"), "1", "__rand_int__")
 	add("batch add-points, 1,000 players a request, 8 connections (players/s)", rate(batch.ItemPerSec), "redis-benchmark -P 16 ZINCRBY "+rate(rbP), ratio(batch.ItemPerSec, rbP), "≥ 0.5×")
 
 	fmt.Fprintln(os.Stderr, "fan-out and live latency (bench/wsload)…")

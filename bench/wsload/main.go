@@ -28,6 +28,8 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/redisrepo"
 )
 
 // marker starts the name of every player wsload writes; the number after it is the write's
@@ -49,7 +51,7 @@ func main() {
 
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: *redisAddr})
-	key := "leaderboard:" + *board
+	key := redisrepo.DefaultKeys.Leaderboard(*board)
 	// A fresh board: the players of an earlier run, with the same names and scores, would
 	// make this run's writes change nothing.
 	if err := rdb.Del(ctx, key).Err(); err != nil {

@@ -14,7 +14,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "zpulse:", err)
+		fmt.Fprintf(os.Stderr, "%s: %v\n", "zpulse", err)
 		os.Exit(1)
 	}
 }

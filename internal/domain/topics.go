@@ -135,7 +135,7 @@ type KeyDisplay struct {
 	LockExample string // a lock's key for an example command, e.g. lock:order:1001
 	RateDefault string // the default limiter's per-client key, e.g. rate:<client>
 	// InternalLocks starts the names of zpulse's own locks (its background loops' singleton
-	// locks, e.g. "zpulse:queue-reaper"): pages mark them and ask twice before a force-release.
+	// locks, e.g. zpulse:queue-reaper): pages mark them and ask twice before a force-release.
 	InternalLocks string
 }
 

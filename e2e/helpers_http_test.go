@@ -1,0 +1,55 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// postJSON posts body as JSON and returns the status and the answer's body.
+func postJSON(t *testing.T, url string, body any) (int, string) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := httpClient.Post(url, "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(out)
+}
+
+// getStatus returns the status of a GET.
+func getStatus(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := httpClient.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// sharedRedisClient returns a client of the shared Redis, flushed for this test.
+func sharedRedisClient(t *testing.T) *redis.Client {
+	t.Helper()
+	rdb := redisClient(t, sharedRedis.Addr)
+	if err := rdb.FlushAll(context.Background()).Err(); err != nil {
+		t.Fatalf("flush redis: %v", err)
+	}
+	return rdb
+}
+
+// redisClient returns a client of the Redis at addr, closed when the test ends.
+func redisClient(t *testing.T, addr string) *redis.Client {
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
