@@ -47,7 +47,7 @@ func startInstance(t *testing.T, redisURL string) *instance {
 			t.Logf("instance %d on %s:\n%s", in.cmd.Process.Pid, in.addr, in.out)
 		}
 	})
-	err := pollUntil(20*time.Second, func() error {
+	err := redistest.Poll(20*time.Second, func() error {
 		select {
 		case <-in.exited:
 			return fmt.Errorf("exited: %s", in.out)
@@ -128,7 +128,7 @@ func TestThreeInstancesSingletonHandover(t *testing.T) {
 	// The first instance takes every loop; the others stand by.
 	first := startInstance(t, url)
 	for _, loop := range loops {
-		err := pollUntil(10*time.Second, func() error {
+		err := redistest.Poll(10*time.Second, func() error {
 			if h, err := singletonHolder(ctx, rdb, loop); err != nil || h.pid != first.cmd.Process.Pid {
 				return fmt.Errorf("%s: %+v, %v", loop, h, err)
 			}
@@ -145,7 +145,7 @@ func TestThreeInstancesSingletonHandover(t *testing.T) {
 	}
 	// Both others have campaigned and stand by (each says so once, after its first try).
 	for _, in := range all[1:] {
-		err := pollUntil(10*time.Second, func() error {
+		err := redistest.Poll(10*time.Second, func() error {
 			if n := strings.Count(in.out.String(), "a singleton loop runs in another instance; standing by"); n != len(loops) {
 				return fmt.Errorf("%d standing-by lines", n)
 			}
@@ -208,7 +208,7 @@ func TestThreeInstancesSingletonHandover(t *testing.T) {
 	// Both loops are watched at once, so each takeover is timed from the kill, not after the
 	// other's.
 	took := map[string]time.Duration{}
-	err = pollUntil(3*redisrepo.SingletonTakeover, func() error {
+	err = redistest.Poll(3*redisrepo.SingletonTakeover, func() error {
 		for _, loop := range loops {
 			if _, done := took[loop]; done {
 				continue
@@ -254,21 +254,5 @@ func TestThreeInstancesSingletonHandover(t *testing.T) {
 		mu.Lock()
 		t.Logf("%s: holders seen (pid, fence): %v", loop, seen[loop])
 		mu.Unlock()
-	}
-}
-
-// pollUntil calls check until it returns nil or within passes, then returns its last error.
-// It waits for the processes to reach a state; it never waits for time itself.
-func pollUntil(within time.Duration, check func() error) error {
-	deadline := time.Now().Add(within)
-	for {
-		err := check()
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not within %v: %w", within, err)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

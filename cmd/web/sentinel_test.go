@@ -77,7 +77,7 @@ func TestRunBehindSentinelThroughAFailover(t *testing.T) {
 	direct := redis.NewClient(&redis.Options{Addr: newMaster})
 	defer direct.Close()
 	// Wait until a write made after the failover settled is acknowledged and on the new master.
-	err := pollUntil(30*time.Second, func() error {
+	err := redistest.Poll(30*time.Second, func() error {
 		mu.Lock()
 		n := len(writes)
 		last := write{}

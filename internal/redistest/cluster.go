@@ -114,7 +114,7 @@ func (c *Cluster) form(ctx context.Context) error {
 			return fmt.Errorf("CLUSTER MEET %s: %w", n.Addr, err)
 		}
 	}
-	return poll(30*time.Second, func() error {
+	return Poll(30*time.Second, func() error {
 		for i, rdb := range clients {
 			if err := clusterReady(ctx, rdb, len(clients)); err != nil {
 				return fmt.Errorf("%s: %w", c.Nodes[i].Addr, err)

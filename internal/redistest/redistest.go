@@ -146,7 +146,7 @@ func (s *Server) start() error {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1})
 	defer rdb.Close()
-	err = poll(10*time.Second, func() error { return rdb.Ping(context.Background()).Err() })
+	err = Poll(10*time.Second, func() error { return rdb.Ping(context.Background()).Err() })
 	if err != nil {
 		s.kill()
 		out, _ := os.ReadFile(logFile.Name())
@@ -181,9 +181,9 @@ func (s *Server) Log() string {
 	return string(out)
 }
 
-// poll calls check until it returns nil or the deadline passes, then returns check's last
+// Poll calls check until it returns nil or the deadline passes, then returns check's last
 // error. It waits for a server to reach a state; it is never used to wait for time itself.
-func poll(within time.Duration, check func() error) error {
+func Poll(within time.Duration, check func() error) error {
 	deadline := time.Now().Add(within)
 	for {
 		err := check()

@@ -106,7 +106,7 @@ func StartSentinel() (*Sentinel, error) {
 		s.Sentinels = append(s.Sentinels, sen)
 	}
 	ctx := context.Background()
-	if err := poll(30*time.Second, func() error { return s.settled(ctx, master.Addr) }); err != nil {
+	if err := Poll(30*time.Second, func() error { return s.settled(ctx, master.Addr) }); err != nil {
 		err = fmt.Errorf("sentinel setup not ready: %w\n%s", err, s.logs())
 		s.Close()
 		return nil, err
@@ -159,12 +159,12 @@ func (s *Sentinel) Failover(t testing.TB) string {
 	defer sc.Close()
 	// A sentinel refuses while it still lacks a replica it can promote (NOGOODSLAVE) or a
 	// failover is under way (INPROG); both pass as it catches up.
-	err = poll(30*time.Second, func() error { return sc.Failover(ctx, s.MasterName).Err() })
+	err = Poll(30*time.Second, func() error { return sc.Failover(ctx, s.MasterName).Err() })
 	if err != nil {
 		t.Fatalf("redistest: SENTINEL FAILOVER: %v\n%s", err, s.logs())
 	}
 	var now string
-	err = poll(30*time.Second, func() error {
+	err = Poll(30*time.Second, func() error {
 		if now, err = s.MasterAddr(ctx); err != nil {
 			return err
 		}
@@ -183,7 +183,7 @@ func (s *Sentinel) Failover(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("redistest: REPLICAOF on the old master %s: %v", old, err)
 	}
-	if err := poll(30*time.Second, func() error { return s.settled(ctx, now) }); err != nil {
+	if err := Poll(30*time.Second, func() error { return s.settled(ctx, now) }); err != nil {
 		t.Fatalf("redistest: after the failover to %s: %v\n%s", now, err, s.logs())
 	}
 	return now
