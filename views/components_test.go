@@ -177,3 +177,16 @@ func TestFormAlertAndSuccess(t *testing.T) {
 
 // testKeys are key names as the repository gives them to views.
 var testKeys = domain.KeyDisplay{Boards: "leaderboard:*", Queues: "queue:*", Lock: "lock:<name>", LockExample: "lock:order:1001", RateDefault: "rate:<client>"}
+
+// The "under the hood" line keeps a space between its label and what it names.
+func TestUnderTheHoodSpacing(t *testing.T) {
+	ctx := templ.WithChildren(context.Background(), templ.Raw("lock:&lt;name&gt;"))
+	var b strings.Builder
+	if err := underTheHood().Render(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	// On the raw HTML: the text helper joins text nodes with spaces, which would hide it.
+	if !strings.Contains(b.String(), "Under the hood:</span> lock:&lt;name&gt;") {
+		t.Errorf("no space after the label: %s", b.String())
+	}
+}
