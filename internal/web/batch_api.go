@@ -28,6 +28,36 @@ func itemError(err error) apiError {
 	return e
 }
 
+// answerBatch reads each item, sends those that read in one call and answers every item in
+// its place: the call's result, or the error that kept it from being sent. A batch in which
+// no item reads changes nothing, and says so to the watcher's nudge.
+func answerBatch[In, Item, Out any](c echo.Context, items []In, read func(In) (Item, error), send func([]Item) ([]domain.Result[Out], error)) error {
+	results := make([]any, len(items))
+	valid := make([]Item, 0, len(items))
+	sent := make([]int, 0, len(items))
+	for i, in := range items {
+		item, err := read(in)
+		if err != nil {
+			results[i] = itemError(err)
+			continue
+		}
+		valid = append(valid, item)
+		sent = append(sent, i)
+	}
+	if len(valid) == 0 {
+		unchanged(c)
+		return c.JSON(http.StatusOK, batchResults{results})
+	}
+	out, err := send(valid)
+	if err != nil {
+		return err
+	}
+	for j, r := range out {
+		results[sent[j]] = valueOrError(r.Value, r.Err)
+	}
+	return c.JSON(http.StatusOK, batchResults{results})
+}
+
 // apiAddPointsBatch: {"scores": [{"player", "points"}, ...]}, up to domain.MaxBatchScores.
 func (s *server) apiAddPointsBatch(c echo.Context) error {
 	board := pathParam(c, "board")
@@ -43,34 +73,9 @@ func (s *server) apiAddPointsBatch(c echo.Context) error {
 	if err := domain.ValidateBatch("scores", len(req.Scores), domain.MaxBatchScores); err != nil {
 		return err
 	}
-	results := make([]any, len(req.Scores))
-	adds := make([]domain.ScoreAdd, 0, len(req.Scores))
-	sent := make([]int, 0, len(req.Scores))
-	for i, r := range req.Scores {
-		if r.Player == nil {
-			results[i] = itemError(domain.Errorf(domain.EINVALID, "player is required: 1 to %d bytes of printable UTF-8", domain.MaxMemberBytes))
-			continue
-		}
-		points, err := decodeInt(r.Points, "points", "", -domain.MaxSafeScore, domain.MaxSafeScore)
-		if err != nil {
-			results[i] = itemError(err)
-			continue
-		}
-		adds = append(adds, domain.ScoreAdd{Player: *r.Player, Points: points})
-		sent = append(sent, i)
-	}
-	if len(adds) > 0 {
-		out, err := s.Leaderboards.AddPointsBatch(c.Request().Context(), board, adds)
-		if err != nil {
-			return err
-		}
-		for j, r := range out {
-			results[sent[j]] = valueOrError(r.Value, r.Err)
-		}
-	} else {
-		unchanged(c)
-	}
-	return c.JSON(http.StatusOK, batchResults{results})
+	return answerBatch(c, req.Scores, addPointsRequest.scoreAdd, func(adds []domain.ScoreAdd) ([]domain.Result[domain.Entry], error) {
+		return s.Leaderboards.AddPointsBatch(c.Request().Context(), board, adds)
+	})
 }
 
 // apiEnqueueBatch: {"jobs": [enqueue request, ...]}, up to domain.MaxBatchJobs.
@@ -84,30 +89,9 @@ func (s *server) apiEnqueueBatch(c echo.Context) error {
 	if err := domain.ValidateBatch("jobs", len(req.Jobs), domain.MaxBatchJobs); err != nil {
 		return err
 	}
-	results := make([]any, len(req.Jobs))
-	jobs := make([]domain.NewJob, 0, len(req.Jobs))
-	sent := make([]int, 0, len(req.Jobs))
-	for i, r := range req.Jobs {
-		job, err := r.job()
-		if err != nil {
-			results[i] = itemError(err)
-			continue
-		}
-		jobs = append(jobs, job)
-		sent = append(sent, i)
-	}
-	if len(jobs) > 0 {
-		out, err := s.Queues.EnqueueBatch(c.Request().Context(), pathParam(c, "queue"), jobs)
-		if err != nil {
-			return err
-		}
-		for j, r := range out {
-			results[sent[j]] = valueOrError(r.Value, r.Err)
-		}
-	} else {
-		unchanged(c)
-	}
-	return c.JSON(http.StatusOK, batchResults{results})
+	return answerBatch(c, req.Jobs, enqueueRequest.job, func(jobs []domain.NewJob) ([]domain.Result[domain.Enqueued], error) {
+		return s.Queues.EnqueueBatch(c.Request().Context(), pathParam(c, "queue"), jobs)
+	})
 }
 
 // apiPollBatch: {"count": 1..domain.MaxBatchPoll, "lease_ms"}: the jobs leased, each with

@@ -22,6 +22,15 @@ type addPointsRequest struct {
 	Points json.RawMessage `json:"points"`
 }
 
+// scoreAdd reads an add, alone or in a batch. Returns EINVALID.
+func (r addPointsRequest) scoreAdd() (domain.ScoreAdd, error) {
+	if r.Player == nil {
+		return domain.ScoreAdd{}, domain.Errorf(domain.EINVALID, "player is required: 1 to %d bytes of printable UTF-8", domain.MaxMemberBytes)
+	}
+	points, err := decodeInt(r.Points, "points", "", -domain.MaxSafeScore, domain.MaxSafeScore)
+	return domain.ScoreAdd{Player: *r.Player, Points: points}, err
+}
+
 func (s *server) apiAddPoints(c echo.Context) error {
 	board := pathParam(c, "board")
 	if err := domain.ValidateName("board", board); err != nil {
@@ -31,14 +40,11 @@ func (s *server) apiAddPoints(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	if req.Player == nil {
-		return domain.Errorf(domain.EINVALID, "player is required: 1 to %d bytes of printable UTF-8", domain.MaxMemberBytes)
-	}
-	points, err := decodeInt(req.Points, "points", "", -domain.MaxSafeScore, domain.MaxSafeScore)
+	add, err := req.scoreAdd()
 	if err != nil {
 		return err
 	}
-	entry, err := s.Leaderboards.AddPoints(c.Request().Context(), board, *req.Player, points)
+	entry, err := s.Leaderboards.AddPoints(c.Request().Context(), board, add.Player, add.Points)
 	if err != nil {
 		return err
 	}
