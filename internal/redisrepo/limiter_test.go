@@ -112,21 +112,9 @@ func testSlidingLogArticleTest(t *testing.T, rdb redis.UniversalClient) {
 func TestSlidingLogSharesTheArticlesKeys(t *testing.T) {
 	l, rdb, clock := newTestLimiters(t)
 	ctx := context.Background()
-	const article = `
-local key    = KEYS[1]
-local now    = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local limit  = tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', key, 0, now - window)
-if redis.call('ZCARD', key) < limit then
-    redis.call('ZADD', key, now, ARGV[4])
-    redis.call('PEXPIRE', key, window)
-    return 1
-end
-return 0`
 	articleAcquire := func() int64 {
 		t.Helper()
-		n, err := rdb.Eval(ctx, article, []string{"rate:c-77"}, clock.Now().UnixMilli(), 10_000, 3, newUUID()).Int64()
+		n, err := articleSlidingLog.Run(ctx, rdb, []string{"rate:c-77"}, clock.Now().UnixMilli(), 10_000, 3, newUUID()).Int64()
 		if err != nil {
 			t.Fatal(err)
 		}
