@@ -9,7 +9,12 @@ ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(D
 FUZZ     := ./internal/redisrepo:FuzzKeysInjective ./internal/web:FuzzDecodeJSON ./internal/web:FuzzEntriesCursor
 FUZZTIME ?= 30s
 
-.PHONY: run test fuzz build generate dev bench bench-all assets templ check-generated check-assets clean
+# DATES are the calendars test-dates runs the date-dependent packages on: a 28 February before
+# no leap day, a leap day, New Year's Eve; each half a minute before midnight, UTC.
+DATES    := 2027-02-28 2028-02-29 2030-12-31
+DATED    := ./internal/redisrepo ./internal/compat ./internal/web ./internal/demo
+
+.PHONY: run test test-dates fuzz build generate dev bench bench-all assets templ check-generated check-assets clean
 
 ## run: serve (embedded in-memory Redis with demo data unless REDIS_URL is set); the built
 ## assets are committed, so this needs no npm
@@ -22,6 +27,14 @@ test: check-generated check-assets
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
+
+## test-dates: the packages whose tests date keys, with every redis-server started at each of
+## DATES (libfaketime) and the tests' clocks following Redis's (redistest.Main)
+test-dates:
+	@set -e; for d in $(DATES); do \
+		echo "test-dates: Redis at $$d 23:59:30 UTC"; \
+		ZPULSE_TEST_REDIS_TIME="$$d 23:59:30" $(GO) test -count=1 $(DATED); \
+	done
 
 ## fuzz: each fuzz target for FUZZTIME (30s unless given: make fuzz FUZZTIME=5m)
 fuzz:

@@ -18,7 +18,7 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 // back its locks.
 func TestDemoTraffic(t *testing.T) {
 	rdb := redistest.Client(t)
-	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb})
+	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb, Clock: redistest.ServerClock{}})
 	if err != nil {
 		t.Fatal(err)
 	}

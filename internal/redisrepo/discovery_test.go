@@ -128,7 +128,7 @@ func TestDiscoveryReachesEveryMaster(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.ClusterClient(t)
 	svc := openTest(t, rdb, nil)
-	now := time.Now().UnixMilli()
+	now := rdb.Time(ctx).Val().UnixMilli() // the servers' clock, which the window is read by
 	var wantLocks, wantClients []string
 	for _, node := range redistest.SharedCluster(t).Nodes {
 		direct := redis.NewClient(&redis.Options{Addr: node.Addr})

@@ -13,10 +13,22 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-func TestMain(m *testing.M) { redistest.Main(m) }
+func TestMain(m *testing.M) { redistest.Main(m, func(start time.Time) { testNow = start }) }
 
-// testNow is where the tests' clocks start: a Sunday, the last day of ISO week 2026-W48.
-var testNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+// testNow is where the tests' clocks start: the first whole minute after the test server's
+// clock (redistest.Main), so what a test dates is a date Redis agrees with.
+var testNow time.Time
+
+// sameCalendarYear returns the first year from year on, in steps of 28 (the Gregorian
+// calendar's weekdays and ISO weeks repeat every 28 years between 1901 and 2099), whose
+// November is not yet past by testNow: a test that needs one calendar's shape (a Sunday ending
+// ISO week 48, a week 53) writes it in a year Redis has not reached.
+func sameCalendarYear(year int) int {
+	for time.Date(year, 11, 1, 0, 0, 0, 0, time.UTC).Before(testNow) {
+		year += 28
+	}
+	return year
+}
 
 // openTest builds every service over rdb through Open, the production wiring, with clock
 // (nil: Redis TIME, as in production).

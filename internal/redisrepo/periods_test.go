@@ -26,15 +26,21 @@ func testPeriodBoardsAndTheirTTLs(t *testing.T, rdb redis.UniversalClient) {
 		t.Fatal(err)
 	}
 	day := 24 * time.Hour
+	// 2026's shape, in a year Redis has not reached (so no period key is born expired).
+	y := sameCalendarYear(2026)
+	on := func(month time.Month, d, hour, min, sec int) time.Time {
+		return time.Date(y, month, d, hour, min, sec, 0, time.UTC)
+	}
+	ymd := func(year int, rest string) string { return fmt.Sprintf("%d-%s", year, rest) }
 	steps := []struct {
 		at                     time.Time
 		daily, weekly, monthly string
 	}{
-		{time.Date(2026, 11, 29, 23, 59, 59, 0, time.UTC), "2026-11-29", "2026-W48", "2026-11"}, // Sunday: last day of W48
-		{time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), "2026-11-30", "2026-W49", "2026-11"},    // Monday: new ISO week
-		{time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), "2026-12-01", "2026-W49", "2026-12"},     // new month, same week
-		{time.Date(2027, 1, 1, 8, 0, 0, 0, time.UTC), "2027-01-01", "2026-W53", "2027-01"},      // ISO week of the old year
-		{time.Date(2027, 1, 4, 8, 0, 0, 0, time.UTC), "2027-01-04", "2027-W01", "2027-01"},
+		{on(11, 29, 23, 59, 59), ymd(y, "11-29"), ymd(y, "W48"), ymd(y, "11")}, // Sunday: last day of W48
+		{on(11, 30, 0, 0, 0), ymd(y, "11-30"), ymd(y, "W49"), ymd(y, "11")},    // Monday: new ISO week
+		{on(12, 1, 0, 0, 0), ymd(y, "12-01"), ymd(y, "W49"), ymd(y, "12")},     // new month, same week
+		{on(13, 1, 8, 0, 0), ymd(y+1, "01-01"), ymd(y, "W53"), ymd(y+1, "01")}, // ISO week of the old year
+		{on(13, 4, 8, 0, 0), ymd(y+1, "01-04"), ymd(y+1, "W01"), ymd(y+1, "01")},
 	}
 	for i, st := range steps {
 		clock.Set(st.at)
@@ -60,8 +66,8 @@ func testPeriodBoardsAndTheirTTLs(t *testing.T, rdb redis.UniversalClient) {
 		t.Errorf("all-time board: %v points, TTL %v; want 50 and no expiry", got, rdb.TTL(ctx, "leaderboard:g").Val())
 	}
 	// Two adds in one month land on one monthly board; the first week holds one add.
-	if got := rdb.ZScore(ctx, "leaderboard:g:2026-11", "p").Val(); got != 20 {
-		t.Errorf("2026-11 holds %v, want 20", got)
+	if got := rdb.ZScore(ctx, "leaderboard:g:"+ymd(y, "11"), "p").Val(); got != 20 {
+		t.Errorf("%d-11 holds %v, want 20", y, got)
 	}
 	keys := keysOnEveryMaster(t, rdb, "leaderboard:g:*")
 	if len(keys) != 12 {

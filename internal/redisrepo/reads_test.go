@@ -170,7 +170,7 @@ func TestSetRemoveTrimReset(t *testing.T) {
 	if err := lb.RemovePlayer(ctx, "b", "p1"); err != nil {
 		t.Fatal(err)
 	}
-	if rdb.ZScore(ctx, "leaderboard:b:2026-11-29", "p1").Err() != redis.Nil || rdb.ZScore(ctx, "leaderboard:b", "p1").Err() != redis.Nil {
+	if rdb.ZScore(ctx, DefaultKeys.PeriodBoard("b", domain.Daily, testNow), "p1").Err() != redis.Nil || rdb.ZScore(ctx, "leaderboard:b", "p1").Err() != redis.Nil {
 		t.Error("p1 is still on a board")
 	}
 	if err := lb.RemovePlayer(ctx, "b", "p1"); domain.ErrorCode(err) != domain.ENOTFOUND {

@@ -44,14 +44,27 @@ var (
 )
 
 // Main starts the package's shared server, runs the tests, stops every server the tests started
-// through this package (cluster, sentinel) and exits.
-func Main(m *testing.M) {
+// through this package (cluster, sentinel) and exits. Each ready function is called before the
+// tests run with where the package's test clocks start: the first whole minute after the
+// server's clock (its TIME), so that what a test dates (period keys and their PEXPIREAT, a
+// day's counters) is a date Redis agrees with, whatever the calendar says.
+func Main(m *testing.M, ready ...func(clockStart time.Time)) {
 	srv, err := Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "redistest:", err)
 		os.Exit(1)
 	}
 	shared, inMain = srv, true
+	now, err := srv.Now()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "redistest:", err)
+		srv.Close()
+		os.Exit(1)
+	}
+	serverOffset = time.Until(now)
+	for _, f := range ready {
+		f(now.Truncate(time.Minute).Add(time.Minute))
+	}
 	code := m.Run()
 	cleanupMu.Lock()
 	for i := len(cleanups) - 1; i >= 0; i-- {
@@ -133,7 +146,11 @@ func (s *Server) start() error {
 		args = append(args, "--save", "", "--appendonly", "no", "--enable-debug-command", "local")
 	}
 	args = append(args, s.args...)
-	s.cmd = exec.Command("redis-server", args...)
+	cmd, err := serverCommand(args)
+	if err != nil {
+		return err
+	}
+	s.cmd = cmd
 	dieWithParent(s.cmd)
 	logFile, err := os.OpenFile(filepath.Join(s.dir, "redis.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -153,6 +170,28 @@ func (s *Server) start() error {
 		return fmt.Errorf("redis-server on %s: %w\n%s", s.Addr, err, out)
 	}
 	return nil
+}
+
+// serverOffset is how far the shared server's clock is ahead of the machine's (0 but for a
+// few microseconds, unless FakeTimeEnv moved the server).
+var serverOffset time.Duration
+
+// ServerClock is the package's shared server's clock, running: what a service under test that
+// dates keys in Go (with no manual clock) must read, so its dates are the dates Redis expires
+// by. It satisfies domain.Clock.
+type ServerClock struct{}
+
+func (ServerClock) Now() time.Time { return time.Now().Add(serverOffset) }
+
+// Now returns the server's clock: its TIME, to the microsecond.
+func (s *Server) Now() (time.Time, error) {
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr})
+	defer rdb.Close()
+	now, err := rdb.Time(context.Background()).Result()
+	if err != nil {
+		return time.Time{}, fmt.Errorf("redistest: TIME on %s: %w", s.Addr, err)
+	}
+	return now.UTC(), nil
 }
 
 // Stop kills the server, as an outage would; Restart starts it again on the same port.

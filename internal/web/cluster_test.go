@@ -27,7 +27,7 @@ import (
 func TestEveryAPICallAndPageOnTheCluster(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.ClusterClient(t)
-	clock := domain.NewManualClock(time.Now()) // leases end and the watchdog falls due on demand
+	clock := domain.NewManualClock(testNow) // leases end and the watchdog falls due on demand
 	w := newTestWiring(t, rdb, "", wiringOptions{clock: clock})
 	s := serveWiring(t, rdb, w)
 	k := redisrepo.DefaultKeys

@@ -24,7 +24,11 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-func TestMain(m *testing.M) { redistest.Main(m) }
+func TestMain(m *testing.M) { redistest.Main(m, func(start time.Time) { testNow = start }) }
+
+// testNow is where the tests' manual clocks start: the first whole minute after the test
+// server's clock (redistest.Main), so what a test dates is a date Redis agrees with.
+var testNow time.Time
 
 // bigKey is the test servers' big-key threshold: small, so tests can cross it.
 const bigKey = 5
@@ -90,11 +94,13 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 	metrics := live.NewMetrics(reg)
 	hub := live.NewHub(metrics)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	var clock domain.Clock = domain.SystemClock{}
+	// With no manual clock the services run on the test server's clock, which is the machine's
+	// unless `make test-dates` moved Redis to another date.
+	var clock domain.Clock = redistest.ServerClock{}
 	if opt.clock != nil {
 		clock = opt.clock
 	}
-	svc := openRepo(t, rdb, opt.clock)
+	svc := openRepo(t, rdb, clock)
 	render := TopicRenderer(bigKey, svc.Keys, adminToken != "", "")
 	if opt.rendered != nil {
 		next := render

@@ -17,7 +17,7 @@ import (
 func TestHistoryTopicPushedWhenABucketLands(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.Client(t)
-	start := time.Date(2026, 11, 30, 12, 0, 1, 0, time.UTC)
+	start := testNow.Add(time.Second)
 	clock := domain.NewManualClock(start)
 	var mu sync.Mutex
 	published := map[string]int{}

@@ -26,7 +26,7 @@ import (
 func TestPageLoadsLeaveTheWatcherAlone(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.Client(t)
-	clock := domain.NewManualClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	clock := domain.NewManualClock(testNow)
 	var mu sync.Mutex
 	published := map[string]int{}
 	w := newTestWiring(t, rdb, "", wiringOptions{clock: clock, rendered: func(topic string) {

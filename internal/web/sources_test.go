@@ -66,7 +66,7 @@ func TestSourcePages(t *testing.T) {
 func TestLimiterPageWarnsOfLongerWriter(t *testing.T) {
 	s := newTestServer(t, "", nil)
 	ctx := context.Background()
-	s.rdb.ZAdd(ctx, "rate:c-1", redis.Z{Score: float64(time.Now().UnixMilli()), Member: "svc-uuid"})
+	s.rdb.ZAdd(ctx, "rate:c-1", redis.Z{Score: float64(s.rdb.Time(ctx).Val().UnixMilli()), Member: "svc-uuid"})
 	s.rdb.PExpire(ctx, "rate:c-1", time.Minute) // what the article's script does with a 1-minute window
 	if status, b := s.postJSON(t, "/api/v1/limiters/default/check", `{"client":"c-1"}`); status != http.StatusOK {
 		t.Fatalf("check: %d %s", status, b)
