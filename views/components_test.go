@@ -190,3 +190,18 @@ func TestUnderTheHoodSpacing(t *testing.T) {
 		t.Errorf("no space after the label: %s", b.String())
 	}
 }
+
+// A name whose key holds another type shows as such in the lists (issue 19), not as an
+// empty board or queue.
+func TestListsMarkKeysOfAnotherType(t *testing.T) {
+	boards := render(t, BoardsPanel([]domain.BoardSummary{{Board: "cfg", WrongType: "hash"}, {Board: "game", Players: 2}}, domain.KeyDisplay{}))
+	wantText(t, must(t, must(t, boards, "cfg", has("data-board", "cfg")), "marker", has("data-testid", "wrong-type")), "not a sorted set (a hash)")
+	if find(must(t, boards, "game", has("data-board", "game")), has("data-testid", "wrong-type")) != nil {
+		t.Error("a board marked as another type")
+	}
+	queues := render(t, QueuesPanel([]domain.QueueSummary{{Queue: "rq", WrongType: "list"}, {Queue: "mail", Kind: domain.PriorityQueue}}, domain.KeyDisplay{}))
+	wantText(t, must(t, must(t, queues, "rq", has("data-queue", "rq")), "marker", has("data-testid", "wrong-type")), "not a sorted set (a list)")
+	if find(must(t, queues, "mail", has("data-queue", "mail")), has("data-testid", "wrong-type")) != nil {
+		t.Error("a queue marked as another type")
+	}
+}

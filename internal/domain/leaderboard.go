@@ -42,6 +42,9 @@ type BoardTop struct {
 	Entries     []Entry `json:"entries"`
 	Players     int64   `json:"players"`
 	UniqueToday int64   `json:"unique_today"`
+	// WrongType is the Redis type of Key when it holds another type than a sorted set (another
+	// service's "list"): nothing else is read then. "" for a board.
+	WrongType string `json:"-"`
 }
 
 // Page is one page of cursor paging. NextCursor is nil after the last page.

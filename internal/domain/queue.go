@@ -232,6 +232,9 @@ type QueueSummary struct {
 	Due        int64     `json:"due"`
 	Processing int64     `json:"processing"`
 	Dead       int64     `json:"dead"`
+	// WrongType is the Redis type of the queue's key when another service keeps another type
+	// than a sorted set there ("list"), shown as domain.NotASortedSet; "" for a queue.
+	WrongType string `json:"wrong_type,omitempty"`
 }
 
 // QueueStats are a queue's depth stats as the API gives them.

@@ -85,6 +85,9 @@ type BoardSummary struct {
 	Board   string  `json:"board"`
 	Players int64   `json:"players"`
 	Top     []Entry `json:"top"`
+	// WrongType is the Redis type of the board's key when another service keeps another type
+	// than a sorted set there ("list"), shown as domain.NotASortedSet; "" for a board.
+	WrongType string `json:"wrong_type,omitempty"`
 }
 
 // TopicLocks carries the held locks (a HeldLocks) of the /locks page.

@@ -67,7 +67,8 @@ func (b *Business) Business(ctx context.Context, limit int) (domain.Business, er
 		held[i] = pipe.Exists(ctx, b.keys.Lock(lock))
 	}
 	pipe.Ping(ctx) // so an empty Redis still answers whether it is there
-	if err := exec(ctx, b.rdb, pipe); err != nil {
+	// A board or queue key of another type counts nothing, and the scrape goes on.
+	if err := execTyped(ctx, b.rdb, pipe); err != nil {
 		return out, opError("redisrepo.Business", err)
 	}
 	qt := splitTotals(queueTotals.Val())

@@ -249,6 +249,8 @@ func classify(err error, write bool) error {
 		return err // the caller went away; nobody reads the answer
 	case errors.Is(err, context.DeadlineExceeded) && !write:
 		return err
+	case wrongType(err) != nil:
+		return wrongType(err)
 	case notSent(err):
 		return &domain.Error{Code: domain.EUNAVAILABLE, Message: "Redis is unavailable: " + err.Error()}
 	case maybeSent(err) && write:

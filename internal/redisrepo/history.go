@@ -141,7 +141,8 @@ func (h *History) Record(ctx context.Context) error {
 	if len(samples) == 0 {
 		return nil
 	}
-	if err := exec(ctx, h.rdb, pipe); err != nil {
+	// A queue key of another type samples as empty, and the others are recorded.
+	if err := execTyped(ctx, h.rdb, pipe); err != nil {
 		return opError("redisrepo.History.Record", err)
 	}
 	minute := floorDiv(start, 60)

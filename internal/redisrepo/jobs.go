@@ -312,11 +312,12 @@ func (q *Queues) SetPaused(ctx context.Context, queue string, paused bool) error
 	}
 	var err error
 	if paused {
-		pipe := q.rdb.Pipeline()
-		pipe.Set(ctx, q.keys.QueuePaused(queue), "1", 0)
-		pipe.SAdd(ctx, q.keys.QueueIndex(), queue) // a paused queue shows in the list
-		err = exec(ctx, q.rdb, pipe)
-		q.found.add(queueKeys, queue)
+		err = replicaWait{}.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
+			pauseScript.EvalSha(ctx, pipe, []string{q.keys.Queue(queue), q.keys.QueuePaused(queue)})
+		}, func(pipe redis.Pipeliner) { pipe.SAdd(ctx, q.keys.QueueIndex(), queue) }) // a paused queue shows in the list
+		if err == nil {
+			q.found.add(queueKeys, queue)
+		}
 	} else {
 		err = q.rdb.Del(ctx, q.keys.QueuePaused(queue)).Err()
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -79,38 +80,8 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 			results = append(results, run(l.keys.PeriodBoard(board, p, now), strconv.FormatInt(expireAt, 10)))
 		}
 	}
-	// The bookkeeping is not part of any score's read-modify-write, and is sent only when it
-	// changes something: the PFADD of each add, but the index's SADD and the unique key's
-	// EXPIREAT about once a minute per board and process (seenSet), not per add.
-	unique := l.keys.BoardUnique(board, now)
-	index, expire := l.bookkept.due(board, now), l.bookkept.due(unique, now)
-	if index {
-		pipe.SAdd(ctx, l.keys.BoardIndex(), board)
-	}
-	pipe.PFAdd(ctx, unique, player)
-	if expire {
-		pipe.ExpireAt(ctx, unique, domain.Daily.End(now).Add(uniqueTTL))
-	}
-	// The history's count of writes: HINCRBY is one command, and a count lost with a failed
-	// write is history, not a score. Its expiry goes with the bookkeeping (once a minute).
-	adds := l.keys.BoardAdds(board, now)
-	addsExpire := l.bookkept.due(adds, now)
-	pipe.HIncrBy(ctx, adds, strconv.Itoa(now.UTC().Second()), 1)
-	if addsExpire {
-		pipe.Expire(ctx, adds, boardAddsTTL)
-	}
-	if err := exec(ctx, l.rdb, pipe); err != nil {
+	if err := l.send(ctx, pipe, board, now, 1, player); err != nil {
 		return domain.Entry{}, opWriteError("redisrepo.Leaderboards.write", err)
-	}
-	if index {
-		l.bookkept.done(board, now)
-		l.found.add(boardKeys, board)
-	}
-	if expire {
-		l.bookkept.done(unique, now)
-	}
-	if addsExpire {
-		l.bookkept.done(adds, now)
 	}
 	entries := make([]domain.Entry, len(results))
 	for i, res := range results {
@@ -142,6 +113,55 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 		entries[i] = domain.NewEntry(set.TieBreak, rank+1, player, score)
 	}
 	return entries[0], nil
+}
+
+// send runs a board write's pipeline of score scripts with the bookkeeping beside it. The
+// bookkeeping is not part of any score's read-modify-write, and is sent only when it changes
+// something: the PFADD of the players of each write, but the index's SADD and the unique
+// key's EXPIREAT about once a minute per board and process (seenSet), not per write. The
+// history's count of writes is one HINCRBY by writes: a count lost with a failed write is
+// history, not a score; its expiry goes with the bookkeeping (once a minute).
+//
+// When the index is due (this process's first write of the board in a minute), the scores
+// go first and the bookkeeping follows once they succeeded, in a second round trip: a board
+// whose key holds another type (the scripts' guard refuses it) is never indexed or counted.
+// Otherwise both ride one round trip, and a refusal there (another service replaced the
+// board within the minute) makes the next write the careful one.
+func (l *Leaderboards) send(ctx context.Context, pipe redis.Pipeliner, board string, now time.Time, writes int64, players ...any) error {
+	unique, adds := l.keys.BoardUnique(board, now), l.keys.BoardAdds(board, now)
+	index, expire, addsExpire := l.bookkept.due(board, now), l.bookkept.due(unique, now), l.bookkept.due(adds, now)
+	if index {
+		if err := exec(ctx, l.rdb, pipe); err != nil {
+			return err
+		}
+		pipe = l.rdb.Pipeline()
+		pipe.SAdd(ctx, l.keys.BoardIndex(), board)
+	}
+	pipe.PFAdd(ctx, unique, players...)
+	if expire {
+		pipe.ExpireAt(ctx, unique, domain.Daily.End(now).Add(uniqueTTL))
+	}
+	pipe.HIncrBy(ctx, adds, strconv.Itoa(now.UTC().Second()), writes)
+	if addsExpire {
+		pipe.Expire(ctx, adds, boardAddsTTL)
+	}
+	if err := exec(ctx, l.rdb, pipe); err != nil {
+		if wrongType(err) != nil {
+			l.bookkept.forget(board)
+		}
+		return err
+	}
+	if index {
+		l.bookkept.done(board, now)
+		l.found.add(boardKeys, board)
+	}
+	if expire {
+		l.bookkept.done(unique, now)
+	}
+	if addsExpire {
+		l.bookkept.done(adds, now)
+	}
+	return nil
 }
 
 func displayScore(t domain.TieBreak, v any) string {
@@ -194,11 +214,26 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 	if err := domain.ValidateName("board", board); err != nil {
 		return 0, err
 	}
+	// A board whose key holds another type is another service's data: refused before
+	// anything is deleted. Each board key (all-time and period) is deleted through
+	// deleteSortedSetScript, so one replaced meanwhile, or a period key of another type, stays.
+	all := l.keys.Leaderboard(board)
+	typ, err := l.rdb.Type(ctx, all).Result()
+	if err != nil {
+		return 0, opError("redisrepo.Leaderboards.Reset", err)
+	}
+	if typ != "zset" && typ != "none" {
+		return 0, domain.WrongTypeError(all, typ, "zset")
+	}
 	keys := l.keys.BoardKeys(board, l.clock.Now())
 	pipe := l.rdb.Pipeline()
-	deleted := make([]*redis.IntCmd, len(keys))
+	deleted := make([]redis.Cmder, len(keys))
 	for i, k := range keys { // one DEL per key: the keys may live in different cluster slots
-		deleted[i] = pipe.Del(ctx, k)
+		if k == all || strings.HasPrefix(k, all+":") {
+			deleted[i] = deleteSortedSetScript.EvalSha(ctx, pipe, []string{k})
+		} else {
+			deleted[i] = pipe.Del(ctx, k)
+		}
 	}
 	pipe.SRem(ctx, l.keys.BoardIndex(), board)
 	l.bookkept.forget(board)
@@ -209,7 +244,13 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 	l.found.forget(boardKeys, board)
 	var n int64
 	for _, d := range deleted {
-		n += d.Val()
+		switch d := d.(type) {
+		case *redis.IntCmd:
+			n += d.Val()
+		case *redis.Cmd:
+			k, _ := d.Int64()
+			n += k
+		}
 	}
 	return n, nil
 }
@@ -223,22 +264,31 @@ func (l *Leaderboards) Top(ctx context.Context, board string, period domain.Peri
 	}
 	pipe := l.rdb.Pipeline()
 	read := planTop(ctx, pipe, l.keys, board, period, n, l.clock.Now())
-	if err := exec(ctx, l.rdb, pipe); err != nil {
+	if err := execTyped(ctx, l.rdb, pipe); err != nil {
 		return domain.BoardTop{}, opError("redisrepo.Leaderboards.Top", err)
 	}
-	return read(), nil
+	top := read()
+	if top.WrongType != "" {
+		return domain.BoardTop{}, domain.WrongTypeError(top.Key, top.WrongType, "zset")
+	}
+	return top, nil
 }
 
 // planTop adds the reads of a board's head on pipe and returns the function that decodes
-// them once the pipeline ran. The board's settings are read in the same round trip: the
-// scores are decoded by the encoding they say.
+// them once the pipeline ran (execTyped). The board's settings are read in the same round
+// trip: the scores are decoded by the encoding they say. A key of another type than a sorted
+// set gives a head with WrongType and nothing else.
 func planTop(ctx context.Context, pipe redis.Pipeliner, keys Keys, board string, period domain.Period, n int, now time.Time) func() domain.BoardTop {
 	key := keys.PeriodBoard(board, period, now)
+	typ := pipe.Type(ctx, key)
 	settings := pipe.HGetAll(ctx, keys.BoardSettings(board))
 	rng := pipe.ZRevRangeWithScores(ctx, key, 0, int64(n-1))
 	card := pipe.ZCard(ctx, key)
 	unique := pipe.PFCount(ctx, keys.BoardUnique(board, now))
 	return func() domain.BoardTop {
+		if t := typ.Val(); t != "zset" && t != "none" && t != "" {
+			return domain.BoardTop{Board: board, Period: period, Key: key, WrongType: t, Entries: []domain.Entry{}}
+		}
 		enc := decodeSettings(settings.Val()).TieBreak
 		top := domain.BoardTop{Board: board, Period: period, Key: key, Players: card.Val(),
 			UniqueToday: unique.Val(), Entries: make([]domain.Entry, 0, len(rng.Val()))}
@@ -328,7 +378,7 @@ func (l *Leaderboards) Summaries(ctx context.Context) ([]domain.BoardSummary, er
 	pipe := l.rdb.Pipeline()
 	read := planBoardSummaries(ctx, pipe, l.keys, names, l.clock.Now())
 	if len(names) > 0 {
-		if err := exec(ctx, l.rdb, pipe); err != nil {
+		if err := execTyped(ctx, l.rdb, pipe); err != nil {
 			return nil, opError("redisrepo.Leaderboards.Summaries", err)
 		}
 	}

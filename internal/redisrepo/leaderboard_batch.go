@@ -72,37 +72,12 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 	for i, p := range set.Periods {
 		run(l.keys.PeriodBoard(board, p, now), strconv.FormatInt(p.End(now).Add(set.Retention()).UnixMilli(), 10), i+1)
 	}
-	unique := l.keys.BoardUnique(board, now)
-	index, expire := l.bookkept.due(board, now), l.bookkept.due(unique, now)
-	if index {
-		pipe.SAdd(ctx, l.keys.BoardIndex(), board)
-	}
 	players := make([]any, len(valid))
 	for j, i := range valid {
 		players[j] = adds[i].Player
 	}
-	pipe.PFAdd(ctx, unique, players...)
-	if expire {
-		pipe.ExpireAt(ctx, unique, domain.Daily.End(now).Add(uniqueTTL))
-	}
-	counted := l.keys.BoardAdds(board, now) // the history's count of writes, as write's
-	countedExpire := l.bookkept.due(counted, now)
-	pipe.HIncrBy(ctx, counted, strconv.Itoa(now.UTC().Second()), int64(len(valid)))
-	if countedExpire {
-		pipe.Expire(ctx, counted, boardAddsTTL)
-	}
-	if err := exec(ctx, l.rdb, pipe); err != nil {
+	if err := l.send(ctx, pipe, board, now, int64(len(valid)), players...); err != nil {
 		return nil, opWriteError("redisrepo.Leaderboards.AddPointsBatch", err)
-	}
-	if countedExpire {
-		l.bookkept.done(counted, now)
-	}
-	if index {
-		l.bookkept.done(board, now)
-		l.found.add(boardKeys, board)
-	}
-	if expire {
-		l.bookkept.done(unique, now)
 	}
 	for _, c := range chunks {
 		vals, _ := c.cmd.Val().([]any)

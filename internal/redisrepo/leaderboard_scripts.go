@@ -94,7 +94,7 @@ end
 //
 //	{0, current score (string)} when the result would leave ±ARGV[3]; nothing is written.
 //	{-1, now ms} when now is outside the encoding's range of times; nothing is written.
-var addScript = newScript(luaAddOne + `
+var addScript = newScript(luaSortedSetGuard + luaAddOne + `
 local r = addOne(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[6], ARGV[7])
 if r[1] ~= 1 then return r end
 expireAt(KEYS[1], ARGV[5])
@@ -114,7 +114,7 @@ return {1, r[2], redis.call('ZREVRANK', KEYS[1], ARGV[1])}
 // ARGV[5…] player id, points to add, player id, points to add, …
 // Returns  {code, score or now, rank, …} per player: addOne's code and value, and the 0-based
 // rank from the top (-1 when refused)
-var addBatchScript = newScript(luaAddOne + `
+var addBatchScript = newScript(luaSortedSetGuard + luaAddOne + `
 local max, out = tonumber(ARGV[1]), {}
 for i = 5, #ARGV, 2 do
   local r = addOne(KEYS[1], ARGV[i], ARGV[i + 1], max, ARGV[2], 'add', ARGV[4])
@@ -134,7 +134,7 @@ return out
 // ARGV[2]  how many above and below
 // Returns  {0-based rank of the first entry, {member, score, member, score, ...}}, or false
 // when the player is not on the board.
-var aroundScript = newScript(`
+var aroundScript = newScript(luaSortedSetGuard + `
 local rank = redis.call('ZREVRANK', KEYS[1], ARGV[1])
 if not rank then return false end
 local n = tonumber(ARGV[2])
@@ -154,7 +154,7 @@ return {first, redis.call('ZREVRANGE', KEYS[1], first, rank + n, 'WITHSCORES')}
 // ARGV[2]  the cursor's member
 // ARGV[3]  page size
 // Returns  {0-based rank of the first entry, {member, score, ...}}
-var pageScript = newScript(`
+var pageScript = newScript(luaSortedSetGuard + `
 local key, limit = KEYS[1], tonumber(ARGV[3])
 local start = 0
 if ARGV[1] ~= '' then
@@ -181,4 +181,13 @@ if ARGV[1] ~= '' then
   end
 end
 return {start, redis.call('ZREVRANGE', key, start, start + limit - 1, 'WITHSCORES')}
+`)
+
+// deleteSortedSetScript deletes a board's key (all-time or one period) unless it holds
+// another type than a sorted set (another service's data, refused by the guard).
+//
+// KEYS[1]  the board's ZSET
+// Returns  the keys deleted: 1 or 0
+var deleteSortedSetScript = newScript(luaSortedSetGuard + `
+return redis.call('DEL', KEYS[1])
 `)

@@ -124,7 +124,7 @@ end
 // ARGV[4]  the lease's token
 // Returns  {id, score, deadline ms, attempt, payload or nil}, or nil when no job is there or
 // due, or the queue is paused
-var leaseScript = newScript(luaLeaseNow + luaPaused + `
+var leaseScript = newScript(luaSortedSetGuard + luaLeaseNow + luaPaused + `
 if paused(KEYS[7]) then return false end
 local id, score
 if ARGV[1] == '' then
@@ -213,7 +213,7 @@ return {1, deadline}
 // ARGV[12] throughput hash's TTL, ms
 // Returns  {1, attempts, score} back in the queue; {2, attempts} dead; {-6} a delay on a
 // priority queue; a leaseCheck refusal otherwise
-var nackScript = newScript(luaLeaseNow + luaLeaseCheck + luaAddError + luaRebind + `
+var nackScript = newScript(luaSortedSetGuard + luaLeaseNow + luaLeaseCheck + luaAddError + luaRebind + `
 local kind = redis.call('HGET', KEYS[10], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[10] end
 local delay = tonumber(ARGV[5])
@@ -265,7 +265,7 @@ return {1, attempts, score}
 // ARGV[8]  throughput hash's TTL, ms
 // Returns  {returned, died, 1 when it stopped at the limit (call again) else 0};
 // {-1, the fence seen} when ARGV[6] is stale (nothing changes)
-var reapScript = newScript(luaLeaseNow + luaAddError + `
+var reapScript = newScript(luaSortedSetGuard + luaLeaseNow + luaAddError + `
 local fence, seen = tonumber(ARGV[6]), tonumber(redis.call('GET', KEYS[8]) or '0')
 if fence < seen then return {-1, seen} end
 if fence > seen then redis.call('SET', KEYS[8], ARGV[6]) end

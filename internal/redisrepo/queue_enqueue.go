@@ -90,13 +90,14 @@ func (q *Queues) EnqueueBatch(ctx context.Context, queue string, jobs []domain.N
 	return out, nil
 }
 
-// index returns what adds a queue to the index of queues (SADD), or nothing when this
-// process did so within bookkeepingRefresh: the index is not part of any job's atomic step
-// (SADD is idempotent and keeps the scripts in the queue's slot), and sending it once a
-// minute rather than with every call is enough for discovery and the reaper.
+// index returns what adds a queue to the index of queues (SADD), or nil when this process
+// did so within bookkeepingRefresh: the index is not part of any job's atomic step (SADD is
+// idempotent and keeps the scripts in the queue's slot), and sending it once a minute rather
+// than with every call is enough for discovery and the reaper. replicaWait.write sends it
+// after the write succeeded, so a queue whose key holds another type is never indexed.
 func (q *Queues) index(ctx context.Context, queue string, now time.Time) func(redis.Pipeliner) {
 	if !q.bookkept.due(queue, now) {
-		return func(redis.Pipeliner) {}
+		return nil
 	}
 	return func(pipe redis.Pipeliner) { pipe.SAdd(ctx, q.keys.QueueIndex(), queue) }
 }

@@ -157,13 +157,13 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 			return nil, opWriteError("redisrepo.Queues.Poll", err)
 		}
 	} else {
-		pipe := q.rdb.Pipeline()
-		for i := range cmds {
-			tokens[i] = NewToken()
-			cmds[i] = leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[i])
-		}
-		q.index(ctx, queue, now)(pipe) // the reaper must know this queue
-		if err := exec(ctx, q.rdb, pipe); err != nil {
+		err := replicaWait{}.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
+			for i := range cmds {
+				tokens[i] = NewToken()
+				cmds[i] = leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[i])
+			}
+		}, q.index(ctx, queue, now)) // the reaper must know this queue
+		if err != nil {
 			// A lost answer leaves the jobs leased to nobody: the reaper gives them back after the lease.
 			return nil, opWriteError("redisrepo.Queues.Poll", err)
 		}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
@@ -69,10 +71,11 @@ func (q *Queues) PatchSettings(ctx context.Context, queue string, p domain.Queue
 		attempts = strconv.Itoa(*p.MaxAttempts)
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueSettings(queue)}
-	pipe := q.rdb.Pipeline()
-	cmd := queueSettingsScript.EvalSha(ctx, pipe, keys, kind, attempts, string(domain.DefaultQueueKind(queue)))
-	pipe.SAdd(ctx, q.keys.QueueIndex(), queue)
-	if err := exec(ctx, q.rdb, pipe); err != nil {
+	var cmd *redis.Cmd
+	err := replicaWait{}.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
+		cmd = queueSettingsScript.EvalSha(ctx, pipe, keys, kind, attempts, string(domain.DefaultQueueKind(queue)))
+	}, func(pipe redis.Pipeliner) { pipe.SAdd(ctx, q.keys.QueueIndex(), queue) })
+	if err != nil {
 		return domain.QueueSettings{}, opWriteError("redisrepo.Queues.PatchSettings", err)
 	}
 	vals, err := cmd.Slice()

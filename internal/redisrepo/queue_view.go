@@ -156,6 +156,7 @@ func toString(v any) string {
 // planQueueSummary adds the reads of a queue's line on the overview.
 func planQueueSummary(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, now time.Time) func() domain.QueueSummary {
 	key := keys.Queue(queue)
+	typ := pipe.Type(ctx, key)
 	settings := pipe.HGet(ctx, keys.QueueSettings(queue), "kind")
 	waiting := pipe.ZCard(ctx, key)
 	due := pipe.ZCount(ctx, key, "-inf", strconv.FormatInt(now.UnixMilli()/1000*1000, 10))
@@ -166,6 +167,9 @@ func planQueueSummary(ctx context.Context, pipe redis.Pipeliner, keys Keys, queu
 			Waiting: waiting.Val(), Due: waiting.Val(), Processing: processing.Val(), Dead: dead.Val()}
 		if s.Kind == domain.DelayedQueue {
 			s.Due = due.Val()
+		}
+		if t := typ.Val(); t != "zset" && t != "none" && t != "" {
+			s.WrongType, s.Waiting, s.Due = t, 0, 0
 		}
 		return s
 	}
@@ -227,7 +231,7 @@ func (q *Queues) Summaries(ctx context.Context) ([]domain.QueueSummary, error) {
 	pipe := q.rdb.Pipeline()
 	read := planQueueSummaries(ctx, pipe, q.keys, names, q.now())
 	if len(names) > 0 {
-		if err := exec(ctx, q.rdb, pipe); err != nil {
+		if err := execTyped(ctx, q.rdb, pipe); err != nil {
 			return nil, opError("redisrepo.Queues.Summaries", err)
 		}
 	}

@@ -35,15 +35,21 @@ var errNotReplicated = errors.New("not confirmed by the replicas")
 type pipeliner interface{ Pipeline() redis.Pipeliner }
 
 // write runs a critical write. write adds its commands, all in key's slot, to a pipeline;
-// bookkeeping adds idempotent commands in other slots (an index). Without replicas to await,
-// both ride one pipeline on rdb. With them, the write runs on one connection to key's master,
-// followed there by WAIT, and the bookkeeping after it. Returns the pipeline's error, or one
-// wrapping errNotReplicated (an EUNAVAILABLE) when fewer replicas confirmed; the write's
-// commands hold their answers either way.
+// bookkeeping, nil when there is none to send, adds idempotent commands in other slots (an
+// index). The bookkeeping is sent only once the write succeeded, in a second round trip: a
+// write its script refused (a key of another type at the name) indexes nothing. Without
+// replicas to await and without bookkeeping, the write is one pipeline on rdb. With replicas,
+// the write runs on one connection to key's master, followed there by WAIT. Returns the
+// pipeline's error, or one wrapping errNotReplicated (an EUNAVAILABLE) when fewer replicas
+// confirmed; the write's commands hold their answers either way.
 func (w replicaWait) write(ctx context.Context, rdb redis.UniversalClient, key string, write, bookkeeping func(redis.Pipeliner)) error {
 	if w.n == 0 {
 		pipe := rdb.Pipeline()
 		write(pipe)
+		if err := exec(ctx, rdb, pipe); err != nil || bookkeeping == nil {
+			return err
+		}
+		pipe = rdb.Pipeline()
 		bookkeeping(pipe)
 		return exec(ctx, rdb, pipe)
 	}
@@ -71,10 +77,12 @@ func (w replicaWait) write(ctx context.Context, rdb redis.UniversalClient, key s
 	if err != nil {
 		return err
 	}
-	pipe = rdb.Pipeline()
-	bookkeeping(pipe)
-	if err := exec(ctx, rdb, pipe); err != nil {
-		return err
+	if bookkeeping != nil {
+		pipe = rdb.Pipeline()
+		bookkeeping(pipe)
+		if err := exec(ctx, rdb, pipe); err != nil {
+			return err
+		}
 	}
 	if got < int64(w.n) {
 		return fmt.Errorf("%w: %w", errNotReplicated, domain.Errorf(domain.EUNAVAILABLE,

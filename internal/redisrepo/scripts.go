@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
 )
 
 // scriptSources maps a script's SHA1 to its source, so exec can resend what Redis forgot.
@@ -23,6 +26,18 @@ func newScript(src string) *redis.Script {
 // after a restart, a SCRIPT FLUSH or on a cluster node that has not seen the script, are sent
 // once more with their source, each alone: nothing in the pipeline runs twice.
 func exec(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner) error {
+	return execPipe(ctx, rdb, pipe, false)
+}
+
+// execTyped is exec for reads planned beside their key's TYPE (planTop, planQueueSummary):
+// a WRONGTYPE reply is an answer there, shown by the decoder as the key's type, so one key
+// of another type leaves a list whole rather than failing it.
+func execTyped(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner) error {
+	return execPipe(ctx, rdb, pipe, true)
+}
+
+// execPipe is exec and execTyped.
+func execPipe(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner, typed bool) error {
 	cmds, _ := pipe.Exec(ctx)
 	var retry redis.Pipeliner // made only when a script was forgotten: most calls need none
 	var forgotten, resent []*redis.Cmd
@@ -52,9 +67,41 @@ func exec(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner) error {
 		}
 	}
 	for _, c := range cmds {
-		if err := c.Err(); err != nil && !errors.Is(err, redis.Nil) {
+		if err := c.Err(); err != nil && !errors.Is(err, redis.Nil) && !(typed && wrongType(err) != nil) {
 			return err
 		}
 	}
 	return nil
+}
+
+// luaSortedSetGuard starts every script whose KEYS[1] is a board's or a queue's sorted set:
+// when another service keeps another type there (a LIST at queue:rq), the script answers
+// with a wrongTypeReply error before it reads or writes anything, and wrap turns that into
+// domain.CodeWrongType naming the key and its type.
+const luaSortedSetGuard = `
+do
+  local t = redis.call('TYPE', KEYS[1])['ok']
+  if t ~= 'zset' and t ~= 'none' then
+    return redis.error_reply('WRONGTYPE want=zset type=' .. t .. ' key=' .. KEYS[1])
+  end
+end
+`
+
+// wrongType turns a WRONGTYPE error reply into domain.CodeWrongType: a guard's
+// (luaSortedSetGuard: "WRONGTYPE want=<type> type=<type> key=<key>") names the key and its
+// type; Redis's own ("WRONGTYPE Operation against a key holding the wrong kind of value", a
+// command that met a key of another type) only says so. Returns nil for any other error.
+func wrongType(err error) error {
+	if !redis.HasErrorPrefix(err, "WRONGTYPE") {
+		return nil
+	}
+	msg := strings.TrimPrefix(err.Error(), "WRONGTYPE ")
+	if rest, ok := strings.CutPrefix(msg, "want="); ok {
+		want, rest, ok1 := strings.Cut(rest, " type=")
+		typ, key, ok2 := strings.Cut(rest, " key=")
+		if ok1 && ok2 {
+			return domain.WrongTypeError(key, typ, want)
+		}
+	}
+	return domain.Errorf(domain.CodeWrongType, "a key of this call holds another Redis type than the call works on (another service's data)")
 }

@@ -177,7 +177,7 @@ func planBoardSummaries(ctx context.Context, pipe redis.Pipeliner, keys Keys, bo
 		out := make([]domain.BoardSummary, len(reads))
 		for i, read := range reads {
 			top := read()
-			out[i] = domain.BoardSummary{Board: top.Board, Players: top.Players, Top: top.Entries}
+			out[i] = domain.BoardSummary{Board: top.Board, Players: top.Players, Top: top.Entries, WrongType: top.WrongType}
 		}
 		return out
 	}

@@ -23,6 +23,7 @@ func TestErrorStatuses(t *testing.T) {
 		{"invalid", domain.Errorf(domain.EINVALID, "bad"), http.StatusBadRequest, domain.EINVALID, http.StatusBadRequest},
 		{"not found", domain.Errorf(domain.ENOTFOUND, "gone"), http.StatusNotFound, domain.ENOTFOUND, http.StatusBadRequest},
 		{"conflict", domain.Errorf(domain.ECONFLICT, "taken"), http.StatusConflict, domain.ECONFLICT, http.StatusConflict},
+		{"wrong type", domain.Errorf(domain.CodeWrongType, "key %q is a list, not a sorted set", "queue:rq"), http.StatusConflict, domain.CodeWrongType, http.StatusConflict},
 		{"unavailable", domain.Errorf(domain.EUNAVAILABLE, "down"), http.StatusServiceUnavailable, domain.EUNAVAILABLE, http.StatusServiceUnavailable},
 		{"wrapped", fmt.Errorf("redisrepo.Enqueue: %w", domain.Errorf(domain.ECONFLICT, "taken")), http.StatusConflict, domain.ECONFLICT, http.StatusConflict},
 		{"rate limited", domain.Errorf(domain.ERATELIMITED, "slow down"), http.StatusTooManyRequests, domain.ERATELIMITED, 0},
