@@ -29,13 +29,17 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 	case opt.Wait > 0:
 		return q.take(ctx, queue, opt.Wait)
 	case set.Kind == domain.DelayedQueue:
-		id, err := popDueScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue), q.keys.QueuePaused(queue)}, q.now().UnixMilli()).Text()
+		vals, err := popDueScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue), q.keys.QueuePaused(queue)}, q.now().UnixMilli()).Slice()
 		if errors.Is(err, redis.Nil) {
 			return domain.Delivery{}, false, nil
 		} else if err != nil {
 			return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
 		}
-		return q.finishTaken(ctx, queue, id, nil) // POP_DUE returns no score
+		if len(vals) != 2 {
+			return domain.Delivery{}, false, fmt.Errorf("redisrepo.Queues.Poll: unexpected reply %v", vals)
+		}
+		id, _ := vals[0].(string)
+		return q.finishTaken(ctx, queue, id, vals[1])
 	default:
 		now := q.now()
 		field := tputField(now, 'c')
@@ -83,10 +87,8 @@ func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (do
 
 // finishTaken does, after a plain ZPOPMIN-like take (POP_DUE, BZPOPMIN), what pollScript does
 // in its step (takenScript). The job is ours alone already, so a second round trip changes
-// nothing for anyone else.
-//
-// score is the taken job's score, nil when the take did not return it (the article's POP_DUE):
-// the payload's binding is checked only when it is known.
+// nothing for anyone else. score is the taken job's score: the payload is handed over only
+// when it was bound to it.
 func (q *Queues) finishTaken(ctx context.Context, queue, id string, score any) (domain.Delivery, bool, error) {
 	now := q.now()
 	payload, err := takenScript.Run(ctx, q.rdb, q.takenKeys(queue, now), id, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
@@ -188,13 +190,12 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 	return out, nil
 }
 
-// delivery builds a Delivery from a script's id, score (string or float; nil when unknown)
-// and stored payload (nil when none): the payload is handed over only when it was bound to
-// this score (see boundPayload).
+// delivery builds a Delivery from a script's id, score (string or number) and stored payload
+// (nil when none): the payload is handed over only when it was bound to this score (see
+// boundPayload).
 func delivery(queue string, kind domain.QueueKind, id, score, payload any) domain.Delivery {
 	d := domain.Delivery{Queue: queue}
 	d.ID, _ = id.(string)
-	known := score != nil
 	switch s := score.(type) {
 	case string:
 		d.Score, _ = strconv.ParseFloat(s, 64)
@@ -209,7 +210,7 @@ func delivery(queue string, kind domain.QueueKind, id, score, payload any) domai
 		}
 	}
 	if s, ok := payload.(string); ok && s != "" {
-		d.Payload = boundPayload(s, d.Score, known)
+		d.Payload = boundPayload(s, d.Score, true)
 	}
 	return d
 }
