@@ -84,6 +84,7 @@ func BenchmarkCommandsPerTick(b *testing.B) {
 		})
 	}
 }
+
 // maxCommandsPerMadeUpTopic is the most Redis commands one tick spends on a live topic that
 // names a board, queue, job, limiter, source or chart nobody has: anyone can make such topics
 // up, so README's bound on what one address makes Redis do (Resources) is
