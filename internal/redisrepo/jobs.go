@@ -323,7 +323,26 @@ func (q *Queues) SetPaused(ctx context.Context, queue string, paused bool) error
 	if err != nil {
 		return opWriteError("redisrepo.Queues.SetPaused", err)
 	}
+	if !paused {
+		q.resumeMu.Lock()
+		if q.resumed != nil {
+			close(q.resumed)
+			q.resumed = nil
+		}
+		q.resumeMu.Unlock()
+	}
 	return nil
+}
+
+// resumedSignal is closed the next time this process resumes a queue: a blocking take on a
+// paused queue waits on it (a resume by another instance is seen when the wait ends).
+func (q *Queues) resumedSignal() <-chan struct{} {
+	q.resumeMu.Lock()
+	defer q.resumeMu.Unlock()
+	if q.resumed == nil {
+		q.resumed = make(chan struct{})
+	}
+	return q.resumed
 }
 
 // paused says whether a queue is paused (for the blocking take, which no script wraps).

@@ -334,18 +334,41 @@ func testPausedQueueTakesNothing(t *testing.T, rdb redis.UniversalClient) {
 	}
 }
 
-// A blocking take that was waiting when the queue paused gives its job back.
+// A blocking take on a paused queue waits as on an empty one: it takes nothing, and answers
+// only when its wait is over (a consumer's loop does not spin), or when the queue is resumed
+// and it takes the job.
 func TestPausedDuringBlockingTake(t *testing.T) {
 	q, rdb, _ := newTestQueues(t)
 	ctx := context.Background()
 	rdb.Set(ctx, DefaultKeys.QueuePaused("mail"), "1", 0)
 	// Paused before the wait: nothing is popped at all.
 	enqueue(t, q, "mail", "a", 1)
+	start := time.Now()
 	if _, ok := poll(t, q, "mail", domain.PollOptions{Wait: time.Second}); ok {
 		t.Fatal("took while paused")
 	}
+	if waited := time.Since(start); waited < 900*time.Millisecond {
+		t.Errorf("a take on a paused queue answered after %v, want its wait of 1s", waited)
+	}
 	if rdb.ZCard(ctx, DefaultKeys.Queue("mail")).Val() != 1 {
 		t.Fatal("job left the queue")
+	}
+	// Resumed while a take waits: it takes the job then, long before its wait is over.
+	took := make(chan domain.Delivery, 1)
+	go func() {
+		d, _, _ := q.Poll(ctx, "mail", domain.PollOptions{Wait: domain.MaxTakeWait})
+		took <- d
+	}()
+	if err := q.SetPaused(ctx, "mail", false); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case d := <-took:
+		if d.ID != "a" {
+			t.Errorf("resumed take got %+v, want a", d)
+		}
+	case <-time.After(domain.MaxTakeWait / 2):
+		t.Fatal("a take waiting on a paused queue did not wake when it was resumed")
 	}
 }
 

@@ -61,28 +61,52 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 // take is the article's blocking take: BZPOPMIN on a connection of the blocking client. No
 // script can wrap a blocking command, so the pause is checked before the wait, and a job
 // popped by a take that was waiting when the queue paused goes back to its place
-// (giveBackScript) and the take answers nothing.
+// (giveBackScript). On a paused queue a take waits as on an empty one: until the queue is
+// resumed (by this process; another's resume is seen when the wait ends) and a job comes, or
+// wait is over, so a consumer's loop never spins.
 func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (domain.Delivery, bool, error) {
-	if paused, err := q.paused(ctx, queue); err != nil || paused {
-		return domain.Delivery{}, false, err
-	}
-	z, err := q.blocking.BZPopMin(ctx, wait, q.keys.Queue(queue)).Result()
-	switch {
-	case errors.Is(err, redis.Nil):
-		return domain.Delivery{}, false, nil
-	case ctx.Err() != nil:
-		return domain.Delivery{}, false, ctx.Err()
-	case err != nil:
-		return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
-	}
-	id, _ := z.Member.(string)
-	if paused, err := q.paused(ctx, queue); err == nil && paused {
-		if err := giveBackScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue)}, z.Score, id).Err(); err == nil {
+	deadline := time.Now().Add(wait)
+	for {
+		resumed := q.resumedSignal()
+		paused, err := q.paused(ctx, queue)
+		if err != nil {
+			return domain.Delivery{}, false, err
+		}
+		if paused {
+			timer := time.NewTimer(time.Until(deadline))
+			select {
+			case <-resumed:
+				timer.Stop()
+				continue
+			case <-timer.C:
+				return domain.Delivery{}, false, nil
+			case <-ctx.Done():
+				timer.Stop()
+				return domain.Delivery{}, false, ctx.Err()
+			}
+		}
+		left := time.Until(deadline).Round(time.Second) // BZPOPMIN's timeout, whole seconds here
+		if left < time.Second {
 			return domain.Delivery{}, false, nil
 		}
-		// Not given back: hand the job over rather than lose it.
+		z, err := q.blocking.BZPopMin(ctx, left, q.keys.Queue(queue)).Result()
+		switch {
+		case errors.Is(err, redis.Nil):
+			return domain.Delivery{}, false, nil
+		case ctx.Err() != nil:
+			return domain.Delivery{}, false, ctx.Err()
+		case err != nil:
+			return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
+		}
+		id, _ := z.Member.(string)
+		if paused, err := q.paused(ctx, queue); err == nil && paused {
+			if err := giveBackScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue)}, z.Score, id).Err(); err == nil {
+				continue // given back: wait out the pause like any other take
+			}
+			// Not given back: hand the job over rather than lose it.
+		}
+		return q.finishTaken(ctx, queue, id, z.Score)
 	}
-	return q.finishTaken(ctx, queue, id, z.Score)
 }
 
 // finishTaken does, after a plain ZPOPMIN-like take (POP_DUE, BZPOPMIN), what pollScript does

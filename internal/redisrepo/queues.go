@@ -34,6 +34,9 @@ type Queues struct {
 
 	sweepMu sync.Mutex
 	sweep   map[string]string // queue -> HSCAN cursor of its unfinished orphan sweep
+
+	resumeMu sync.Mutex
+	resumed  chan struct{} // closed when this process resumes a queue (then replaced): wakes paused takes
 }
 
 var _ domain.QueueService = (*Queues)(nil)
