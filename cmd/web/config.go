@@ -93,6 +93,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		{"ws-max-conns", "ZPULSE_WS_MAX_CONNS", "live `connections` in all", 10_000_000, &cfg.WS.Total, def.Total},
 		{"ws-max-topics", "ZPULSE_WS_MAX_TOPICS", "distinct live `topics` over all connections (each is polled every tick)", 1_000_000, &cfg.WS.Topics, def.Topics},
 		{"ws-topics-per-conn", "ZPULSE_WS_TOPICS_PER_CONN", "`topics` one live connection may ask for, at most 32", 32, &cfg.WS.TopicsPerConn, def.TopicsPerConn},
+		{"ws-topics-per-address", "ZPULSE_WS_TOPICS_PER_ADDRESS", "distinct live `topics` the connections of one client address may hold together", 1_000_000, &cfg.WS.TopicsPerAddress, def.TopicsPerAddress},
 	}
 	for _, l := range wsLimits {
 		fs.IntVar(l.dst, l.name, l.def, fmt.Sprintf("%s, 1 to %d (%s)", l.usage, l.hi, l.env))

@@ -266,9 +266,9 @@ func TestParseConfigTrustAndLimits(t *testing.T) {
 		t.Errorf("defaults: %+v %v", cfg, err)
 	}
 	e := env(map[string]string{"ZPULSE_TRUST_PROXY": "true", "ZPULSE_WS_PER_ADDRESS": "5", "ZPULSE_WS_MAX_CONNS": "50",
-		"ZPULSE_WS_MAX_TOPICS": "70", "ZPULSE_WS_TOPICS_PER_CONN": "8"})
+		"ZPULSE_WS_MAX_TOPICS": "70", "ZPULSE_WS_TOPICS_PER_CONN": "8", "ZPULSE_WS_TOPICS_PER_ADDRESS": "20"})
 	cfg, err = parseConfig(nil, e, io.Discard)
-	if err != nil || !cfg.TrustProxy || cfg.WS != (web.WSLimits{PerAddress: 5, Total: 50, Topics: 70, TopicsPerConn: 8}) {
+	if err != nil || !cfg.TrustProxy || cfg.WS != (web.WSLimits{PerAddress: 5, Total: 50, Topics: 70, TopicsPerConn: 8, TopicsPerAddress: 20}) {
 		t.Errorf("from env: %+v %v", cfg, err)
 	}
 	cfg, err = parseConfig([]string{"--trust-proxy=false", "--ws-per-address", "6"}, e, io.Discard)
@@ -282,7 +282,7 @@ func TestParseConfigTrustAndLimits(t *testing.T) {
 		t.Error("a bad ZPULSE_TRUST_PROXY was accepted")
 	}
 	for _, bad := range [][]string{{"--trust-proxy=maybe"}, {"--ws-per-address", "0"}, {"--ws-max-conns", "x"},
-		{"--ws-max-topics", "-1"}, {"--ws-topics-per-conn", "33"}} {
+		{"--ws-max-topics", "-1"}, {"--ws-topics-per-conn", "33"}, {"--ws-topics-per-address", "0"}} {
 		if _, err := parseConfig(bad, env(nil), io.Discard); err == nil {
 			t.Errorf("%v: no error", bad)
 		}

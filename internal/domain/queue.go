@@ -129,8 +129,7 @@ type Enqueued struct {
 type Delivery struct {
 	ID    string `json:"id"`
 	Queue string `json:"queue"`
-	// Score is the job's score in its queue; 0 (left out) after a plain poll of a delayed
-	// queue, whose POP_DUE answers the id only.
+	// Score is the job's score in its queue (a delayed queue's: its run-at, epoch ms).
 	Score    float64         `json:"score,omitempty"`
 	Priority *int            `json:"priority,omitempty"` // a priority queue's job in the article's encoding
 	Payload  json.RawMessage `json:"payload,omitempty"`

@@ -147,10 +147,16 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 	// The list's order is up or down (dead jobs: latest death first); a cursor going back
 	// reads the other way from where it points.
 	desc := domain.JobOrderDescending(opt.State)
+	key, err := q.jobCursorKey(ctx)
+	if err != nil {
+		return domain.JobPage{}, err
+	}
 	var cur domain.JobCursor
 	hasCursor := opt.Cursor != ""
 	if hasCursor {
-		cur, _ = domain.ParseJobCursor(opt.Cursor, opt.State) // validated above
+		if cur, err = domain.ParseJobCursor(opt.Cursor, opt.State, key, queue); err != nil {
+			return domain.JobPage{}, err
+		}
 	}
 	up := desc == cur.Back
 	dir := "down"
@@ -190,19 +196,19 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 		// Forward: more past the page means a next page; a cursor means a page before.
 		// Backward: more means a page before; the cursor's own page is next.
 		if (!cur.Back && more) || cur.Back {
-			page.Next = domain.JobCursor{State: opt.State, Score: last.Score, ID: last.ID}.Encode()
+			page.Next = domain.JobCursor{State: opt.State, Score: last.Score, ID: last.ID}.Encode(key, queue)
 		}
 		if (cur.Back && more) || (!cur.Back && hasCursor) {
-			page.Prev = domain.JobCursor{State: opt.State, Back: true, Score: first.Score, ID: first.ID}.Encode()
+			page.Prev = domain.JobCursor{State: opt.State, Back: true, Score: first.Score, ID: first.ID}.Encode(key, queue)
 		}
 	} else if cur.Back || hasCursor {
 		// An empty page past an end: offer the way back to where the cursor pointed.
 		c := cur
 		c.Back = !cur.Back
 		if cur.Back {
-			page.Next = c.Encode()
+			page.Next = c.Encode(key, queue)
 		} else {
-			page.Prev = c.Encode()
+			page.Prev = c.Encode(key, queue)
 		}
 	}
 	return page, nil
@@ -324,7 +330,44 @@ func (q *Queues) SetPaused(ctx context.Context, queue string, paused bool) error
 	if err != nil {
 		return opWriteError("redisrepo.Queues.SetPaused", err)
 	}
+	if !paused {
+		q.resumeMu.Lock()
+		if q.resumed != nil {
+			close(q.resumed)
+			q.resumed = nil
+		}
+		q.resumeMu.Unlock()
+	}
 	return nil
+}
+
+// jobCursorKey returns the secret that signs job list cursors: read once from Redis, made
+// there (SETNX of a random value) by the first instance that needs it.
+func (q *Queues) jobCursorKey(ctx context.Context) ([]byte, error) {
+	q.cursorMu.Lock()
+	defer q.cursorMu.Unlock()
+	if q.cursorKey != nil {
+		return q.cursorKey, nil
+	}
+	pipe := q.rdb.Pipeline()
+	pipe.SetNX(ctx, q.keys.JobCursorKey(), NewToken()+NewToken(), 0)
+	get := pipe.Get(ctx, q.keys.JobCursorKey())
+	if err := exec(ctx, q.rdb, pipe); err != nil {
+		return nil, opError("redisrepo.Queues.Jobs", err)
+	}
+	q.cursorKey = []byte(get.Val())
+	return q.cursorKey, nil
+}
+
+// resumedSignal is closed the next time this process resumes a queue: a blocking take on a
+// paused queue waits on it (a resume by another instance is seen when the wait ends).
+func (q *Queues) resumedSignal() <-chan struct{} {
+	q.resumeMu.Lock()
+	defer q.resumeMu.Unlock()
+	if q.resumed == nil {
+		q.resumed = make(chan struct{})
+	}
+	return q.resumed
 }
 
 // paused says whether a queue is paused (for the blocking take, which no script wraps).

@@ -159,19 +159,45 @@ func TestJobsByStateAndCounts(t *testing.T) {
 	}
 }
 
-// A cursor zpulse did not make, or made for another state, is EINVALID.
+// A cursor zpulse did not make, made for another state or queue, or edited by hand, is
+// EINVALID: cursors are signed.
 func TestJobsCursorValidation(t *testing.T) {
 	q, _, _ := newTestQueues(t)
 	ctx := context.Background()
-	good := domain.JobCursor{State: domain.JobDead, Score: 12, ID: "x"}.Encode()
-	for _, c := range []string{"%%%", "bm9wZQ", domain.JobCursor{State: domain.JobWaiting, Score: 1, ID: "x"}.Encode(),
-		b64enc("j1|dead|n|NaN|x"), b64enc("j1|dead|n|1|"), b64enc("j1|dead|q|1|x"), strings.Repeat("A", 300)} {
-		if _, err := q.Jobs(ctx, "mail", domain.JobListOptions{State: domain.JobDead, Limit: 5, Cursor: c}); domain.ErrorCode(err) != domain.EINVALID {
-			t.Errorf("cursor %q: %v; want EINVALID", c, err)
+	for _, id := range []string{"a", "b", "c"} {
+		enqueue(t, q, "mail", id, 1)
+		enqueue(t, q, "other", id, 1)
+	}
+	first, err := q.Jobs(ctx, "mail", domain.JobListOptions{State: domain.JobWaiting, Limit: 1})
+	if err != nil || first.Next == "" {
+		t.Fatalf("first page: %+v %v", first, err)
+	}
+	good := first.Next
+	body, sig, _ := strings.Cut(good, ".")
+	raw, _ := base64.RawURLEncoding.DecodeString(body)
+	edited := b64enc(strings.Replace(string(raw), "|a", "|c", 1)) + "." + sig // skip ahead by hand
+	for _, c := range []string{"%%%", "bm9wZQ", edited, b64enc(string(raw)), body + ".AAAA",
+		b64enc("j1|waiting|n|NaN|x"), strings.Repeat("A", 300)} {
+		if _, err := q.Jobs(ctx, "mail", domain.JobListOptions{State: domain.JobWaiting, Limit: 5, Cursor: c}); domain.ErrorCode(err) != domain.EINVALID ||
+			!strings.Contains(err.Error(), "changed") {
+			t.Errorf("cursor %q: %v; want EINVALID saying it was changed", c, err)
 		}
 	}
-	if _, err := q.Jobs(ctx, "mail", domain.JobListOptions{State: domain.JobDead, Limit: 5, Cursor: good}); err != nil {
-		t.Errorf("good cursor: %v", err)
+	for _, other := range []struct {
+		queue string
+		state domain.JobState
+	}{{"other", domain.JobWaiting}, {"mail", domain.JobDead}} {
+		if _, err := q.Jobs(ctx, other.queue, domain.JobListOptions{State: other.state, Limit: 5, Cursor: good}); domain.ErrorCode(err) != domain.EINVALID {
+			t.Errorf("cursor of mail's waiting list on %s's %s list: %v; want EINVALID", other.queue, other.state, err)
+		}
+	}
+	if page, err := q.Jobs(ctx, "mail", domain.JobListOptions{State: domain.JobWaiting, Limit: 5, Cursor: good}); err != nil || len(page.Jobs) != 2 {
+		t.Errorf("good cursor: %+v %v", page, err)
+	}
+	// Another instance on the same Redis reads this one's cursors.
+	q2, _ := newTestQueuesOn(t, q.rdb)
+	if _, err := q2.Jobs(ctx, "mail", domain.JobListOptions{State: domain.JobWaiting, Limit: 5, Cursor: good}); err != nil {
+		t.Errorf("good cursor on another instance: %v", err)
 	}
 	for _, limit := range []int{0, -1, domain.MaxJobPage + 1} {
 		if _, err := q.Jobs(ctx, "mail", domain.JobListOptions{State: domain.JobDead, Limit: limit}); domain.ErrorCode(err) != domain.EINVALID {
@@ -334,18 +360,41 @@ func testPausedQueueTakesNothing(t *testing.T, rdb redis.UniversalClient) {
 	}
 }
 
-// A blocking take that was waiting when the queue paused gives its job back.
+// A blocking take on a paused queue waits as on an empty one: it takes nothing, and answers
+// only when its wait is over (a consumer's loop does not spin), or when the queue is resumed
+// and it takes the job.
 func TestPausedDuringBlockingTake(t *testing.T) {
 	q, rdb, _ := newTestQueues(t)
 	ctx := context.Background()
 	rdb.Set(ctx, DefaultKeys.QueuePaused("mail"), "1", 0)
 	// Paused before the wait: nothing is popped at all.
 	enqueue(t, q, "mail", "a", 1)
+	start := time.Now()
 	if _, ok := poll(t, q, "mail", domain.PollOptions{Wait: time.Second}); ok {
 		t.Fatal("took while paused")
 	}
+	if waited := time.Since(start); waited < 900*time.Millisecond {
+		t.Errorf("a take on a paused queue answered after %v, want its wait of 1s", waited)
+	}
 	if rdb.ZCard(ctx, DefaultKeys.Queue("mail")).Val() != 1 {
 		t.Fatal("job left the queue")
+	}
+	// Resumed while a take waits: it takes the job then, long before its wait is over.
+	took := make(chan domain.Delivery, 1)
+	go func() {
+		d, _, _ := q.Poll(ctx, "mail", domain.PollOptions{Wait: domain.MaxTakeWait})
+		took <- d
+	}()
+	if err := q.SetPaused(ctx, "mail", false); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case d := <-took:
+		if d.ID != "a" {
+			t.Errorf("resumed take got %+v, want a", d)
+		}
+	case <-time.After(domain.MaxTakeWait / 2):
+		t.Fatal("a take waiting on a paused queue did not wake when it was resumed")
 	}
 }
 

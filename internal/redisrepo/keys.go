@@ -143,6 +143,10 @@ func (k Keys) IsSingletonLock(name string) bool { return strings.HasPrefix(name,
 // locks taken by other services are found by a slow, bounded SCAN of lock:*.
 func (k Keys) LockIndex() string { return k.OwnPrefix + "index:locks" }
 
+// JobCursorKey is a STRING holding the secret that signs job list cursors (random, made by
+// the first instance that needs it), so a cursor one instance gave is good on every other.
+func (k Keys) JobCursorKey() string { return k.OwnPrefix + "job-cursor-key" }
+
 // ---- adopted sources ----
 
 // Sources is zpulse's HASH of adopted sources: name -> the domain.Source as JSON.

@@ -29,13 +29,17 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 	case opt.Wait > 0:
 		return q.take(ctx, queue, opt.Wait)
 	case set.Kind == domain.DelayedQueue:
-		id, err := popDueScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue), q.keys.QueuePaused(queue)}, q.now().UnixMilli()).Text()
+		vals, err := popDueScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue), q.keys.QueuePaused(queue)}, q.now().UnixMilli()).Slice()
 		if errors.Is(err, redis.Nil) {
 			return domain.Delivery{}, false, nil
 		} else if err != nil {
 			return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
 		}
-		return q.finishTaken(ctx, queue, id, nil) // POP_DUE returns no score
+		if len(vals) != 2 {
+			return domain.Delivery{}, false, fmt.Errorf("redisrepo.Queues.Poll: unexpected reply %v", vals)
+		}
+		id, _ := vals[0].(string)
+		return q.finishTaken(ctx, queue, id, vals[1])
 	default:
 		now := q.now()
 		field := tputField(now, 'c')
@@ -57,36 +61,58 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 // take is the article's blocking take: BZPOPMIN on a connection of the blocking client. No
 // script can wrap a blocking command, so the pause is checked before the wait, and a job
 // popped by a take that was waiting when the queue paused goes back to its place
-// (giveBackScript) and the take answers nothing.
+// (giveBackScript). On a paused queue a take waits as on an empty one: until the queue is
+// resumed (by this process; another's resume is seen when the wait ends) and a job comes, or
+// wait is over, so a consumer's loop never spins.
 func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (domain.Delivery, bool, error) {
-	if paused, err := q.paused(ctx, queue); err != nil || paused {
-		return domain.Delivery{}, false, err
-	}
-	z, err := q.blocking.BZPopMin(ctx, wait, q.keys.Queue(queue)).Result()
-	switch {
-	case errors.Is(err, redis.Nil):
-		return domain.Delivery{}, false, nil
-	case ctx.Err() != nil:
-		return domain.Delivery{}, false, ctx.Err()
-	case err != nil:
-		return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
-	}
-	id, _ := z.Member.(string)
-	if paused, err := q.paused(ctx, queue); err == nil && paused {
-		if err := giveBackScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue)}, z.Score, id).Err(); err == nil {
+	deadline := time.Now().Add(wait)
+	for {
+		resumed := q.resumedSignal()
+		paused, err := q.paused(ctx, queue)
+		if err != nil {
+			return domain.Delivery{}, false, err
+		}
+		if paused {
+			timer := time.NewTimer(time.Until(deadline))
+			select {
+			case <-resumed:
+				timer.Stop()
+				continue
+			case <-timer.C:
+				return domain.Delivery{}, false, nil
+			case <-ctx.Done():
+				timer.Stop()
+				return domain.Delivery{}, false, ctx.Err()
+			}
+		}
+		left := time.Until(deadline).Round(time.Second) // BZPOPMIN's timeout, whole seconds here
+		if left < time.Second {
 			return domain.Delivery{}, false, nil
 		}
-		// Not given back: hand the job over rather than lose it.
+		z, err := q.blocking.BZPopMin(ctx, left, q.keys.Queue(queue)).Result()
+		switch {
+		case errors.Is(err, redis.Nil):
+			return domain.Delivery{}, false, nil
+		case ctx.Err() != nil:
+			return domain.Delivery{}, false, ctx.Err()
+		case err != nil:
+			return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
+		}
+		id, _ := z.Member.(string)
+		if paused, err := q.paused(ctx, queue); err == nil && paused {
+			if err := giveBackScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue)}, z.Score, id).Err(); err == nil {
+				continue // given back: wait out the pause like any other take
+			}
+			// Not given back: hand the job over rather than lose it.
+		}
+		return q.finishTaken(ctx, queue, id, z.Score)
 	}
-	return q.finishTaken(ctx, queue, id, z.Score)
 }
 
 // finishTaken does, after a plain ZPOPMIN-like take (POP_DUE, BZPOPMIN), what pollScript does
 // in its step (takenScript). The job is ours alone already, so a second round trip changes
-// nothing for anyone else.
-//
-// score is the taken job's score, nil when the take did not return it (the article's POP_DUE):
-// the payload's binding is checked only when it is known.
+// nothing for anyone else. score is the taken job's score: the payload is handed over only
+// when it was bound to it.
 func (q *Queues) finishTaken(ctx context.Context, queue, id string, score any) (domain.Delivery, bool, error) {
 	now := q.now()
 	payload, err := takenScript.Run(ctx, q.rdb, q.takenKeys(queue, now), id, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
@@ -188,13 +214,12 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 	return out, nil
 }
 
-// delivery builds a Delivery from a script's id, score (string or float; nil when unknown)
-// and stored payload (nil when none): the payload is handed over only when it was bound to
-// this score (see boundPayload).
+// delivery builds a Delivery from a script's id, score (string or number) and stored payload
+// (nil when none): the payload is handed over only when it was bound to this score (see
+// boundPayload).
 func delivery(queue string, kind domain.QueueKind, id, score, payload any) domain.Delivery {
 	d := domain.Delivery{Queue: queue}
 	d.ID, _ = id.(string)
-	known := score != nil
 	switch s := score.(type) {
 	case string:
 		d.Score, _ = strconv.ParseFloat(s, 64)
@@ -209,7 +234,7 @@ func delivery(queue string, kind domain.QueueKind, id, score, payload any) domai
 		}
 	}
 	if s, ok := payload.(string); ok && s != "" {
-		d.Payload = boundPayload(s, d.Score, known)
+		d.Payload = boundPayload(s, d.Score, true)
 	}
 	return d
 }

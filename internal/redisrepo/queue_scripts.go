@@ -13,19 +13,22 @@ package redisrepo
 //     clock's ms in tests. Completions (see lease_scripts.go) use it too: they are compared
 //     across instances.
 
-// popDueScript is the article's POP_DUE (section 4.2), character for character after
-// zpulse's pause check (luaPaused): the earliest job whose run-at is at or before now leaves
-// the delayed queue in one atomic step, so two workers never get one job.
+// popDueScript is the article's POP_DUE (section 4.2) after zpulse's pause check
+// (luaPaused), its lines as they are but for the answer, which carries the job's run-at
+// beside its id: the earliest job whose run-at is at or before now leaves the delayed queue
+// in one atomic step, so two workers never get one job, and its payload is handed over only
+// when it was bound to that run-at (boundPayload), as every other take does.
 //
 // KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:paused
 // ARGV[1]  now, epoch ms (caller's clock)
-// Returns  the job id, or nil when nothing is due or the queue is paused
+// Returns  {id, run-at}, or nil when nothing is due or the queue is paused
 var popDueScript = newScript(luaSortedSetGuard + luaPaused + `
 if paused(KEYS[2]) then return false end
 local jobs = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1)
 if #jobs == 0 then return false end
+local score = redis.call('ZSCORE', KEYS[1], jobs[1])
 redis.call('ZREM', KEYS[1], jobs[1])
-return jobs[1]
+return {jobs[1], score}
 `)
 
 // enqueueScript adds a job with the score of its queue's kind, unless that id is already

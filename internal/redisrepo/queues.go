@@ -34,6 +34,12 @@ type Queues struct {
 
 	sweepMu sync.Mutex
 	sweep   map[string]string // queue -> HSCAN cursor of its unfinished orphan sweep
+
+	cursorMu  sync.Mutex
+	cursorKey []byte // the secret signing job list cursors, once read (jobCursorKey)
+
+	resumeMu sync.Mutex
+	resumed  chan struct{} // closed when this process resumes a queue (then replaced): wakes paused takes
 }
 
 var _ domain.QueueService = (*Queues)(nil)

@@ -84,7 +84,7 @@ func TestAPIJobListsPageThroughDead(t *testing.T) {
 func TestAPIJobListBadInput(t *testing.T) {
 	s := newTestServer(t, "", nil)
 	for _, q := range []string{"state=done", "limit=0", "limit=501", "limit=x", "state=dead&cursor=forged",
-		"state=waiting&cursor=" + domain.JobCursor{State: domain.JobDead, Score: 1, ID: "a"}.Encode(), "prefix=job-"} {
+		"state=waiting&cursor=" + domain.JobCursor{State: domain.JobWaiting, Score: 1, ID: "a"}.Encode([]byte("guessed"), "mail"), "prefix=job-"} {
 		status, body := s.get(t, "/api/v1/queues/mail/jobs?"+q)
 		if status != http.StatusBadRequest || !strings.Contains(body, `"code":"invalid"`) {
 			t.Errorf("%s: %d %s", q, status, body)
