@@ -37,6 +37,9 @@ type Deps struct {
 	// Auth keeps admin sessions and the sign-in attempt counters (redisrepo.Services.Auth).
 	Auth         domain.AuthStore
 	AdminToken   string
+	// ShowToAnonymous are the secrets readers who are not admins see while an admin token is
+	// configured (--show-to-anonymous): payloads, client ids or both; lock tokens never.
+	ShowToAnonymous domain.Secrets
 	Embedded     bool              // data lives in an in-memory Redis
 	Keys         domain.KeyDisplay // Redis key names as pages show them
 	BigKey       int64             // members above which a board page warns of a big key
@@ -65,6 +68,7 @@ type Watcher interface {
 type server struct {
 	Deps
 	tokenFingerprint string // of AdminToken: sessions opened with another token are not sessions
+	anonymous        domain.Audience // what readers who are not admins see
 	admission        *wsAdmission
 }
 
@@ -74,7 +78,8 @@ func NewServer(d Deps) *echo.Echo {
 	if d.AdminToken != "" && d.Auth == nil {
 		panic("web.NewServer: an admin token needs Deps.Auth (redisrepo.Services.Auth) for its sessions and attempt limit")
 	}
-	s := &server{Deps: d, tokenFingerprint: fingerprint(d.AdminToken), admission: newWSAdmission(d.WS)}
+	s := &server{Deps: d, tokenFingerprint: fingerprint(d.AdminToken), anonymous: domain.Anonymous(d.ShowToAnonymous, d.AdminToken),
+		admission: newWSAdmission(d.WS)}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(d.TrustProxy)
