@@ -35,15 +35,15 @@ type Deps struct {
 	Log                *slog.Logger
 	Clock              domain.Clock
 	// Auth keeps admin sessions and the sign-in attempt counters (redisrepo.Services.Auth).
-	Auth         domain.AuthStore
-	AdminToken   string
+	Auth       domain.AuthStore
+	AdminToken string
 	// ShowToAnonymous are the secrets readers who are not admins see while an admin token is
 	// configured (--show-to-anonymous): payloads, client ids or both; lock tokens never.
 	ShowToAnonymous domain.Secrets
-	Embedded     bool              // data lives in an in-memory Redis
-	Keys         domain.KeyDisplay // Redis key names as pages show them
-	BigKey       int64             // members above which a board page warns of a big key
-	APIRateLimit string            // limiter policy protecting the JSON API; "" is off
+	Embedded        bool              // data lives in an in-memory Redis
+	Keys            domain.KeyDisplay // Redis key names as pages show them
+	BigKey          int64             // members above which a board page warns of a big key
+	APIRateLimit    string            // limiter policy protecting the JSON API; "" is off
 	// TrustProxy honours X-Forwarded-For, -Proto and -Host (see proxy.go): set it only when
 	// zpulse is reached through a proxy that sets them.
 	TrustProxy bool
@@ -67,7 +67,7 @@ type Watcher interface {
 // server holds the handlers' shared state; its methods are the handlers of routes.go.
 type server struct {
 	Deps
-	tokenFingerprint string // of AdminToken: sessions opened with another token are not sessions
+	tokenFingerprint string          // of AdminToken: sessions opened with another token are not sessions
 	anonymous        domain.Audience // what readers who are not admins see
 	admission        *wsAdmission
 }
