@@ -26,22 +26,22 @@ type config struct {
 	PollInterval time.Duration
 	MinGap       time.Duration // shortest time between two watcher ticks, however often nudged
 	AdminToken   string
-	// ShowToAnonymous are the secrets readers who are not admins see while an admin token is
-	// set: payloads, client ids (lock tokens never).
-	ShowToAnonymous domain.Secrets
-	Demo            optionalBool  // unset: on with the embedded Redis, off otherwise
-	DemoEvery       time.Duration // how often the demo makes a round of traffic
-	BigKey          int64         // members above which a board page warns of a big key
-	APIRateLimit    string        // limiter policy protecting the JSON API per client; "" is off
-	TrustProxy      bool          // honour X-Forwarded-For/-Proto/-Host
-	WS              web.WSLimits  // bounds on websocket viewers
-	WaitReplicas    int           // replicas an enqueue and a lock acquisition wait for; 0 is off
-	LogFormat       string        // text or json
-	LogLevel        slog.Level
-	AccessLog       string // web.AccessLogAll, AccessLogErrors or AccessLogOff
-	BasePath        string // path prefix behind a proxy, "/zpulse"; "" is the root
-	Version         bool   // print the version and exit
-	MetricsMax      int    // labelled entities of each kind a /metrics scrape reports
+	Demo         optionalBool  // unset: on with the embedded Redis, off otherwise
+	DemoEvery    time.Duration // how often the demo makes a round of traffic
+	BigKey       int64         // members above which a board page warns of a big key
+	APIRateLimit string        // limiter policy protecting the JSON API per client; "" is off
+	TrustProxy   bool          // honour X-Forwarded-For/-Proto/-Host
+	WS           web.WSLimits  // bounds on websocket viewers
+	WaitReplicas int           // replicas an enqueue and a lock acquisition wait for; 0 is off
+	LogFormat    string        // text or json
+	LogLevel     slog.Level
+	AccessLog    string // web.AccessLogAll, AccessLogErrors or AccessLogOff
+	BasePath     string // path prefix behind a proxy, "/zpulse"; "" is the root
+	Version      bool   // print the version and exit
+	MetricsMax   int    // labelled entities of each kind a /metrics scrape reports
+	// ShowAnon are the secrets readers who are not admins see while an admin token is set
+	// (--show-to-anonymous): payloads, client ids; lock tokens never.
+	ShowAnon domain.Secrets
 }
 
 // maxMetricsEntities bounds --metrics-max-entities: a scrape reads about 17 commands per queue.
@@ -74,7 +74,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.DurationVar(&cfg.MinGap, "live-min-gap", live.DefaultMinGap, "shortest time between two live updates of a topic, however many writes nudge the watcher, a duration from 0 to the poll interval (ZPULSE_LIVE_MIN_GAP)")
 	envOf["live-min-gap"] = "ZPULSE_LIVE_MIN_GAP"
 	str(&cfg.AdminToken, "admin-token", "ZPULSE_ADMIN_TOKEN", "", "when set, every change needs it: Bearer token in the API, sign-in in the browser")
-	fs.TextVar(&cfg.ShowToAnonymous, "show-to-anonymous", domain.Secrets(0), "`secrets` readers who are not admins see while an admin token is set: payloads, client-ids or both, comma-separated; none: only admins see them (lock holders' tokens are never shown to them) (ZPULSE_SHOW_TO_ANONYMOUS)")
+	fs.TextVar(&cfg.ShowAnon, "show-to-anonymous", domain.Secrets(0), "`secrets` readers who are not admins see while an admin token is set: payloads, client-ids or both, comma-separated; none: only admins see them (lock holders' tokens are never shown to them) (ZPULSE_SHOW_TO_ANONYMOUS)")
 	envOf["show-to-anonymous"] = "ZPULSE_SHOW_TO_ANONYMOUS"
 	fs.Var(&cfg.Demo, "demo", "run the traffic simulator (true or false); default on with the embedded Redis (ZPULSE_DEMO)")
 	envOf["demo"] = "ZPULSE_DEMO"

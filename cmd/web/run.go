@@ -116,7 +116,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 
 	handler := web.NewServer(web.Deps{
 		Leaderboards: leaderboards, Queues: queues, Locks: locks, History: svc.History, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
-		Clock: clock, AdminToken: cfg.AdminToken, ShowToAnonymous: cfg.ShowToAnonymous, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
+		Clock: clock, AdminToken: cfg.AdminToken, ShowToAnonymous: cfg.ShowAnon, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
 		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
 		Auth: svc.Auth, TrustProxy: cfg.TrustProxy, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
 		Sources: svc.Sources,

@@ -35,18 +35,18 @@ type Deps struct {
 	Log                *slog.Logger
 	Clock              domain.Clock
 	// Auth keeps admin sessions and the sign-in attempt counters (redisrepo.Services.Auth).
-	Auth       domain.AuthStore
-	AdminToken string
-	// ShowToAnonymous are the secrets readers who are not admins see while an admin token is
-	// configured (--show-to-anonymous): payloads, client ids or both; lock tokens never.
-	ShowToAnonymous domain.Secrets
-	Embedded        bool              // data lives in an in-memory Redis
-	Keys            domain.KeyDisplay // Redis key names as pages show them
-	BigKey          int64             // members above which a board page warns of a big key
-	APIRateLimit    string            // limiter policy protecting the JSON API; "" is off
+	Auth         domain.AuthStore
+	AdminToken   string
+	Embedded     bool              // data lives in an in-memory Redis
+	Keys         domain.KeyDisplay // Redis key names as pages show them
+	BigKey       int64             // members above which a board page warns of a big key
+	APIRateLimit string            // limiter policy protecting the JSON API; "" is off
 	// TrustProxy honours X-Forwarded-For, -Proto and -Host (see proxy.go): set it only when
 	// zpulse is reached through a proxy that sets them.
 	TrustProxy bool
+	// ShowToAnonymous are the secrets readers who are not admins see while an admin token is
+	// configured (--show-to-anonymous): payloads, client ids or both; lock tokens never.
+	ShowToAnonymous domain.Secrets
 	// WS bounds the websocket viewers (zero fields: DefaultWSLimits).
 	WS WSLimits
 	// BasePath is the path prefix zpulse is served under behind a proxy ("/zpulse"; "" is the
