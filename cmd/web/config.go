@@ -39,6 +39,9 @@ type config struct {
 	BasePath     string // path prefix behind a proxy, "/zpulse"; "" is the root
 	Version      bool   // print the version and exit
 	MetricsMax   int    // labelled entities of each kind a /metrics scrape reports
+	// ShowAnon are the secrets readers who are not admins see while an admin token is set
+	// (--show-to-anonymous): payloads, client ids; lock tokens never.
+	ShowAnon domain.Secrets
 }
 
 // maxMetricsEntities bounds --metrics-max-entities: a scrape reads about 17 commands per queue.
@@ -71,6 +74,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.DurationVar(&cfg.MinGap, "live-min-gap", live.DefaultMinGap, "shortest time between two live updates of a topic, however many writes nudge the watcher, a duration from 0 to the poll interval (ZPULSE_LIVE_MIN_GAP)")
 	envOf["live-min-gap"] = "ZPULSE_LIVE_MIN_GAP"
 	str(&cfg.AdminToken, "admin-token", "ZPULSE_ADMIN_TOKEN", "", "when set, every change needs it: Bearer token in the API, sign-in in the browser")
+	fs.TextVar(&cfg.ShowAnon, "show-to-anonymous", domain.Secrets(0), "`secrets` readers who are not admins see while an admin token is set: payloads, client-ids or both, comma-separated; none: only admins see them (lock holders' tokens are never shown to them) (ZPULSE_SHOW_TO_ANONYMOUS)")
+	envOf["show-to-anonymous"] = "ZPULSE_SHOW_TO_ANONYMOUS"
 	fs.Var(&cfg.Demo, "demo", "run the traffic simulator (true or false); default on with the embedded Redis (ZPULSE_DEMO)")
 	envOf["demo"] = "ZPULSE_DEMO"
 	fs.DurationVar(&cfg.DemoEvery, "demo-every", 400*time.Millisecond, "how often the demo makes a round of traffic, a duration from 50ms to 1m (ZPULSE_DEMO_EVERY)")

@@ -75,7 +75,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	leaderboards, locks, limiters, queues, singletons := svc.Leaderboards, svc.Locks, svc.Limiters, svc.Queues, svc.Singletons
 	wg.Go(func() { svc.Run(ctx) }) // discovery, the lock watchdog, the limiters' history
 	hub := live.NewHub(metrics)
-	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.AdminToken != "", cfg.BasePath), hub, cfg.PollInterval, log, metrics,
+	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.BasePath), hub, cfg.PollInterval, log, metrics,
 		live.WithMinGap(cfg.MinGap))
 
 	if !static.Built() {
@@ -116,7 +116,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 
 	handler := web.NewServer(web.Deps{
 		Leaderboards: leaderboards, Queues: queues, Locks: locks, History: svc.History, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
-		Clock: clock, AdminToken: cfg.AdminToken, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
+		Clock: clock, AdminToken: cfg.AdminToken, ShowToAnonymous: cfg.ShowAnon, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
 		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
 		Auth: svc.Auth, TrustProxy: cfg.TrustProxy, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
 		Sources: svc.Sources,

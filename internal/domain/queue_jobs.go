@@ -64,6 +64,8 @@ type JobDetail struct {
 	RunAt      *time.Time `json:"run_at,omitempty"`
 	// Payload is the job's JSON as enqueued; nil when it has none.
 	Payload json.RawMessage `json:"payload,omitempty"`
+	// PayloadHidden says Payload was withheld: the reader's Audience does not see JobPayloads.
+	PayloadHidden bool `json:"payload_hidden,omitempty"`
 	// Attempts counts the deliveries with a lease so far; MaxAttempts is when it dies.
 	Attempts    int `json:"attempts"`
 	MaxAttempts int `json:"max_attempts"`

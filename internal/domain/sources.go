@@ -175,8 +175,14 @@ func (s Source) WindowStart(now time.Time) int64 {
 
 // ClientKey is a limiter source's key for a client at now: the only keys zpulse writes for it.
 func (s Source) ClientKey(client string, now time.Time) string {
+	return s.clientKeyAt(client, s.WindowStart(now))
+}
+
+// clientKeyAt is a limiter source's key for a client and window start (ignored by a
+// template without {window_start}).
+func (s Source) clientKeyAt(client string, windowStart int64) string {
 	k := strings.Replace(s.Key, "{client}", client, 1)
-	return strings.Replace(k, "{window_start}", strconv.FormatInt(s.WindowStart(now), 10), 1)
+	return strings.Replace(k, "{window_start}", strconv.FormatInt(windowStart, 10), 1)
 }
 
 // ScanPattern is the SCAN MATCH pattern of the keys a limiter or lock source covers ("" for
@@ -242,7 +248,9 @@ type SourceClient struct {
 type SourceHeld struct {
 	Key   string `json:"key"`
 	Value string `json:"value"` // the holder's token as stored ("" for a non-string lock)
-	TTLMs int64  `json:"ttl_ms"`
+	// ValueHidden says Value was withheld: the reader's Audience does not see LockTokens.
+	ValueHidden bool  `json:"value_hidden,omitempty"`
+	TTLMs       int64 `json:"ttl_ms"`
 }
 
 // SourceView is what an adopted source shows, read live.

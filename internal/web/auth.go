@@ -37,6 +37,18 @@ func who(c echo.Context) identity {
 	return id
 }
 
+// audience is what the request's reader may see of secrets (domain.Audience): everything for
+// an admin (anyone, when access is open), else what the operator shows anonymous readers.
+// Every handler that shows a lock, a job or a limiter's clients passes it through this.
+func (s *server) audience(c echo.Context) domain.Audience { return s.audienceOf(who(c)) }
+
+func (s *server) audienceOf(id identity) domain.Audience {
+	if id.admin {
+		return domain.Admin
+	}
+	return s.anonymous
+}
+
 // authenticate finds out who sent a request, once, for the handlers and views after it. A
 // bearer token is checked wherever it is sent (a wrong one is a guess of the admin token and
 // is refused and counted, even on a read); with sessions (pages, not the API, which takes

@@ -299,7 +299,7 @@ func TestLockTokensHiddenFromAnonymousReaders(t *testing.T) {
 	if _, body := admin.get(t, "/locks/order:1/force-release"); !strings.Contains(body, "holder-secret-token") {
 		t.Error("the admin's force-release page does not show the holder")
 	}
-	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), true, "")(domain.TopicLocks, domain.HeldLocks{Locks: []domain.LockInfo{{Lock: "order:1", Token: "holder-secret-token", Type: "string"}}})
+	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), "")(domain.TopicLocks, domain.Anonymous(0, "s3cret"), domain.HeldLocks{Locks: []domain.LockInfo{{Lock: "order:1", Token: "holder-secret-token", Type: "string"}}})
 	if err != nil || strings.Contains(string(frag), "holder-secret-token") || !strings.Contains(string(frag), "hidden") {
 		t.Errorf("live fragment with an admin token: %v %s", err, frag)
 	}

@@ -45,15 +45,17 @@ func exportFileName(name, suffix string) string {
 }
 
 // deadExport streams a queue's dead jobs, latest death first: id, died_at, attempts,
-// last_error, payload.
+// last_error, payload ("(hidden)" when the reader's audience does not see payloads).
 func (s *server) deadExport(c echo.Context) error {
 	queue := pathParam(c, "queue")
 	if err := domain.ValidateName("queue", queue); err != nil {
 		return err
 	}
+	aud := s.audience(c)
 	var w *csv.Writer
 	rows := 0
 	err := s.Queues.EachDead(c.Request().Context(), queue, func(j domain.JobDetail) error {
+		j = aud.Job(j)
 		if w == nil {
 			w = csvWriter(c, exportFileName(queue, "-dead.csv"), "id", "died_at", "attempts", "last_error", "payload")
 		}
@@ -69,10 +71,17 @@ func (s *server) deadExport(c echo.Context) error {
 		if rows%domain.DeadBatch == 0 {
 			w.Flush()
 		}
-		return w.Write([]string{csvCell(j.ID), died, strconv.Itoa(j.Attempts), csvCell(last), csvCell(string(j.Payload))})
+		payload := string(j.Payload)
+		if j.PayloadHidden {
+			payload = hiddenCell
+		}
+		return w.Write([]string{csvCell(j.ID), died, strconv.Itoa(j.Attempts), csvCell(last), csvCell(payload)})
 	})
 	return s.finishCSV(c, w, err, exportFileName(queue, "-dead.csv"), "id", "died_at", "attempts", "last_error", "payload")
 }
+
+// hiddenCell stands for a value withheld from the reader: not JSON, so never a payload.
+const hiddenCell = "(hidden)"
 
 // boardExport streams a board (its period's, with ?period=) in rank order: rank, player,
 // points.

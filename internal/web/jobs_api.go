@@ -16,7 +16,7 @@ func (s *server) apiJob(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, j)
+	return c.JSON(http.StatusOK, s.audience(c).Job(j))
 }
 
 // jobListOptions reads ?state=&limit=&cursor= (state defaults to waiting). A prefix filter

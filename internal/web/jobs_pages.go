@@ -23,7 +23,7 @@ func (s *server) jobPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, views.JobPage(s.chrome(c, id, domain.JobTopic(queue, id)), j))
+	return s.render(c, http.StatusOK, views.JobPage(s.chrome(c, id, domain.JobTopic(queue, id)), s.audience(c).Job(j)))
 }
 
 // jobsPage lists a queue's jobs in one state; ?id=ID (the "open a job" box) goes to that job.

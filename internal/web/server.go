@@ -44,6 +44,9 @@ type Deps struct {
 	// TrustProxy honours X-Forwarded-For, -Proto and -Host (see proxy.go): set it only when
 	// zpulse is reached through a proxy that sets them.
 	TrustProxy bool
+	// ShowToAnonymous are the secrets readers who are not admins see while an admin token is
+	// configured (--show-to-anonymous): payloads, client ids or both; lock tokens never.
+	ShowToAnonymous domain.Secrets
 	// WS bounds the websocket viewers (zero fields: DefaultWSLimits).
 	WS WSLimits
 	// BasePath is the path prefix zpulse is served under behind a proxy ("/zpulse"; "" is the
@@ -64,7 +67,8 @@ type Watcher interface {
 // server holds the handlers' shared state; its methods are the handlers of routes.go.
 type server struct {
 	Deps
-	tokenFingerprint string // of AdminToken: sessions opened with another token are not sessions
+	tokenFingerprint string          // of AdminToken: sessions opened with another token are not sessions
+	anonymous        domain.Audience // what readers who are not admins see
 	admission        *wsAdmission
 }
 
@@ -74,7 +78,8 @@ func NewServer(d Deps) *echo.Echo {
 	if d.AdminToken != "" && d.Auth == nil {
 		panic("web.NewServer: an admin token needs Deps.Auth (redisrepo.Services.Auth) for its sessions and attempt limit")
 	}
-	s := &server{Deps: d, tokenFingerprint: fingerprint(d.AdminToken), admission: newWSAdmission(d.WS)}
+	s := &server{Deps: d, tokenFingerprint: fingerprint(d.AdminToken), anonymous: domain.Anonymous(d.ShowToAnonymous, d.AdminToken),
+		admission: newWSAdmission(d.WS)}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.IPExtractor = ipExtractor(d.TrustProxy)

@@ -153,6 +153,10 @@ func (a *wsAdmission) release(addr string, topics map[string]struct{}) {
 // the browser asked the proxy for.
 func (s *server) serveWS(c echo.Context) error {
 	r := c.Request()
+	id, err := s.identify(c, true) // the connection's audience, for its whole life
+	if err != nil {
+		return err
+	}
 	release, refused := s.admission.admit(c.RealIP(), r.URL.Query()["topic"])
 	if refused != nil {
 		if refused.status == http.StatusTooManyRequests || refused.status == http.StatusServiceUnavailable {
@@ -166,7 +170,7 @@ func (s *server) serveWS(c echo.Context) error {
 	if host := s.forwardedHost(r); host != "" {
 		r.Host = host
 	}
-	s.Hub.Serve(c.Response(), r, release) // the slot is given back when the connection ends
+	s.Hub.Serve(c.Response(), r, s.audienceOf(id), release) // the slot is given back when the connection ends
 	return nil
 }
 
