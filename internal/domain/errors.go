@@ -18,6 +18,9 @@ const (
 	// connection cut after sending): Redis may or may not have applied it, so a blind retry
 	// could apply it twice. Look before retrying.
 	EUNKNOWN = "unknown_outcome"
+	// CodeWrongType says a key at one of zpulse's names holds another Redis type than the one
+	// the call works on (another service's LIST at queue:rq): nothing was read or changed.
+	CodeWrongType = "wrong_type"
 )
 
 // Error is an application error with a machine-readable code and a message for people.
