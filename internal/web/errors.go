@@ -36,6 +36,7 @@ var errorStatuses = []struct {
 	{domain.ENOTFOUND, http.StatusNotFound, http.StatusBadRequest},
 	{codeMethodNotAllowed, http.StatusMethodNotAllowed, 0},
 	{domain.ECONFLICT, http.StatusConflict, http.StatusConflict},
+	{domain.CodeWrongType, http.StatusConflict, http.StatusConflict},
 	{codeTooLarge, http.StatusRequestEntityTooLarge, 0},
 	{codeUnsupportedType, http.StatusUnsupportedMediaType, 0},
 	{domain.ERATELIMITED, http.StatusTooManyRequests, 0},
