@@ -117,7 +117,9 @@ func (s *Sources) SourceView(ctx context.Context, name string) (domain.SourceVie
 	}
 	pipe := s.rdb.Pipeline()
 	read := planSourceView(ctx, pipe, s.keys, s.found, src, s.clock.Now())
-	if err := exec(ctx, s.rdb, pipe); err != nil {
+	// The keys under a limiter's or a lock's pattern are whatever the service put there: one
+	// of another type is left out (a lock: shown without its value), not the whole view.
+	if err := exec(ctx, s.rdb, pipe); err != nil && !(redis.HasErrorPrefix(err, "WRONGTYPE") && src.ScanPattern() != "") {
 		return domain.SourceView{}, opError("redisrepo.Sources.SourceView", err)
 	}
 	return read(), nil

@@ -155,3 +155,42 @@ func testLimiterRefusesAKeyOfAnotherType(t *testing.T, rdb redis.UniversalClient
 		}
 	}
 }
+
+// A key of another type under an adopted limiter's or lock's pattern (the service's keys,
+// whatever they are) is left out of the view, not a failure of the whole view: a sliding
+// log's hash is not a client, a Redisson lock (a hash) shows without a value.
+func TestAdoptedViewsSkipKeysOfAnotherType(t *testing.T) {
+	redistest.ForEachTopology(t, testAdoptedViewsSkipKeysOfAnotherType)
+}
+
+func testAdoptedViewsSkipKeysOfAnotherType(t *testing.T, rdb redis.UniversalClient) {
+	ctx := context.Background()
+	svc, clock := newLimiterServicesOn(t, rdb)
+	for _, src := range []domain.Source{
+		{Name: "rl", Kind: domain.SourceLimiter, Key: "ratelog:{client}", Encoding: domain.SourceSlidingLog, Limit: 5, WindowMs: 60000},
+		{Name: "locks", Kind: domain.SourceLock, Key: "mylock:"},
+	} {
+		if _, err := svc.Sources.SaveSource(ctx, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rdb.HSet(ctx, "ratelog:h", "f", "v")
+	rdb.ZAdd(ctx, "ratelog:c-1", redis.Z{Score: float64(clock.Now().UnixMilli()), Member: "r1"})
+	rdb.HSet(ctx, "mylock:redisson", "owner:1", "1")
+	rdb.Set(ctx, "mylock:order", "their-token", time.Hour)
+	if err := svc.Discovery.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := svc.Sources.SourceView(ctx, "rl"); err != nil || v.Count != 1 || v.Clients[0].Client != "c-1" {
+		t.Errorf("limiter view: %+v, %v; want c-1 alone", v, err)
+	}
+	v, err := svc.Sources.SourceView(ctx, "locks")
+	if err != nil || v.Count != 2 {
+		t.Fatalf("lock view: %+v, %v; want both locks", v, err)
+	}
+	for _, l := range v.Locks {
+		if want := map[string]string{"mylock:order": "their-token", "mylock:redisson": ""}[l.Key]; l.Value != want {
+			t.Errorf("%s shows %q, want %q", l.Key, l.Value, want)
+		}
+	}
+}
