@@ -60,14 +60,15 @@ type Discovery struct {
 	refreshing sync.Mutex // one refresh at a time
 	mu         sync.Mutex // guards the sweeps
 	sweeps     [kindCount]*sweep
-	adopted    map[string]*sweep // SCAN pattern of an adopted source -> its sweep (keys only)
-	sources    string            // the HASH of adopted sources (Keys.Sources)
+	adopted    map[string]*sweep  // SCAN pattern of an adopted source -> its sweep (keys only)
+	sources    string             // the HASH of adopted sources (Keys.Sources)
+	families   []domain.KeyFamily // Keys.Families, that a saved source is checked against
 	refreshed  bool
 	onRate     func(ctx context.Context, keys []string) // the rate keys one refresh found
 }
 
 func newDiscovery(rdb redis.UniversalClient, keys Keys) *Discovery {
-	d := &Discovery{rdb: rdb, adopted: map[string]*sweep{}, sources: keys.Sources()}
+	d := &Discovery{rdb: rdb, adopted: map[string]*sweep{}, sources: keys.Sources(), families: keys.Families()}
 	d.sweeps[boardKeys] = &sweep{name: "board", prefix: keys.LeaderboardPrefix, typ: "zset", index: keys.BoardIndex()}
 	d.sweeps[queueKeys] = &sweep{name: "queue", prefix: keys.QueuePrefix, typ: "zset", index: keys.QueueIndex()}
 	d.sweeps[lockKeys] = &sweep{name: "lock", prefix: keys.LockPrefix, index: keys.LockIndex()}
@@ -132,7 +133,7 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 	}
 	patterns := map[string]bool{}
 	for _, v := range h {
-		if src, ok := decodeSource(v); ok && src.ScanPattern() != "" {
+		if src, ok := decodeSource(v, d.families); ok && src.ScanPattern() != "" {
 			patterns[src.ScanPattern()] = true
 		}
 	}

@@ -152,6 +152,21 @@ func (k Keys) JobCursorKey() string { return k.OwnPrefix + "job-cursor-key" }
 // Sources is zpulse's HASH of adopted sources: name -> the domain.Source as JSON.
 func (k Keys) Sources() string { return k.OwnPrefix + "sources" }
 
+// Families are the key prefixes zpulse writes under, each with the kind of adopted source
+// that may still name keys there (domain.Source.Validate): zpulse's own keys, the braced
+// keys beside its queues and locks, and the articles' keys of its boards, queues, locks and
+// limiters. rate: is adopted by no source: its sliding logs are the default policy's.
+func (k Keys) Families() []domain.KeyFamily {
+	return []domain.KeyFamily{
+		{Prefix: k.OwnPrefix, Holds: "zpulse's own keys (" + k.OwnPrefix + "…)"},
+		{Prefix: "{", Holds: "zpulse's keys beside its queues and locks ({" + k.Queue("<name>") + "}:…, {" + k.Lock("<name>") + "}:…)"},
+		{Prefix: k.LeaderboardPrefix, Holds: "a board's key (" + k.Leaderboard("<name>") + ")", Kind: domain.SourceBoard},
+		{Prefix: k.QueuePrefix, Holds: "a queue's key (" + k.Queue("<name>") + ")", Kind: domain.SourceQueue},
+		{Prefix: k.LockPrefix, Holds: "a lock's key (" + k.Lock("<name>") + ")", Kind: domain.SourceLock},
+		{Prefix: k.RatePrefix, Holds: "zpulse's limiters' keys (" + k.RatePrefix + "…; the articles' " + k.RatePrefix + "<client> is the default policy's, on /limiters/default)"},
+	}
+}
+
 // SourceBoard is the key an adopted board is read at now: its layout with the current
 // period filled in. Another service's key: zpulse reads it only.
 func (k Keys) SourceBoard(s domain.Source, now time.Time) string { return s.BoardKey(now) }

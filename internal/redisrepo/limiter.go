@@ -105,7 +105,7 @@ func runLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clo
 	}
 	vals, err := cmd.Int64Slice()
 	if err != nil {
-		return domain.LimitResult{}, opWriteError("redisrepo.Limiters.Allow", err)
+		return domain.LimitResult{}, scriptWriteError("redisrepo.Limiters.Allow", key, err)
 	}
 	if len(vals) != 5 && (len(vals) != 6 || p.Algorithm != domain.SlidingLog) {
 		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unexpected reply %v", p.Name, vals)

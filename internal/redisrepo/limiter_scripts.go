@@ -1,6 +1,13 @@
 package redisrepo
 
-import "github.com/redis/go-redis/v9"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
 
 // The limiter scripts. Each decides for one client in one atomic script on one key, so
 // concurrent requests from every instance are counted exactly, and each is valid on Redis
@@ -19,6 +26,7 @@ import "github.com/redis/go-redis/v9"
 //
 // Common arguments and answer:
 //
+//	KEYS[1]  the client's state; a key of another type is refused first (typeGuard)
 //	ARGV[1]  now, epoch ms; empty: Redis TIME
 //	ARGV[2]  "1" to count this request (Allow), "0" to only look (Peek): nothing is written
 //	Returns  {allowed 0|1, remaining, retry_after_ms, reset_ms, now_ms}, whole numbers;
@@ -33,6 +41,38 @@ if not now then
 end
 local consume = ARGV[2] == '1'
 `
+
+// typeGuard is the first step of a script that writes KEYS[1], which should hold want (a
+// TYPE name: "zset", "hash", "string") or nothing: a key of another type is refused before
+// anything is written, in the same atomic step as the write, with the error reply
+// "WRONGTYPE holds:<type> wants:<want>" (scriptWriteError reads it). So no key of another
+// type (a board, a queue, a lock another service keeps there) is ever turned into a
+// limiter's, and none is written and then found wrong half-way through a script.
+func typeGuard(want string) string {
+	return `
+local held = redis.call('TYPE', KEYS[1])['ok']
+if held ~= 'none' and held ~= '` + want + `' then return redis.error_reply('WRONGTYPE holds:' .. held .. ' wants:` + want + `') end
+`
+}
+
+// scriptWriteError is opWriteError for a script that writes one key: a refusal of typeGuard
+// (or Redis's own WRONGTYPE) is CodeWrongType naming the key and both types, else as
+// opWriteError.
+func scriptWriteError(op, key string, err error) error {
+	if !redis.HasErrorPrefix(err, "WRONGTYPE") {
+		return opWriteError(op, err)
+	}
+	held, want := "value of another type", "type it keeps"
+	for _, f := range strings.Fields(err.Error()) {
+		if t, ok := strings.CutPrefix(f, "holds:"); ok {
+			held = t
+		} else if t, ok := strings.CutPrefix(f, "wants:"); ok {
+			want = t
+		}
+	}
+	return fmt.Errorf("%s: %w", op, domain.Errorf(domain.CodeWrongType,
+		"the key %q holds a %s, not the %s this limiter counts in: zpulse writes no key of another type, so nothing was counted and the key is unchanged", key, held, want))
+}
 
 // slidingLogScript is the articles' sliding-window log (section 5), unchanged in what it
 // writes: ZREMRANGEBYSCORE of what left the window, ZCARD, then under the limit ZADD of the
@@ -60,7 +100,7 @@ local consume = ARGV[2] == '1'
 // Returns  the common answer, then the longest window seen of a writer with a longer one
 //
 //	than keep ms, 0 when none
-var slidingLogScript = redis.NewScript(limiterClock + `
+var slidingLogScript = redis.NewScript(typeGuard("zset") + limiterClock + `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
 local limit  = tonumber(ARGV[4])
@@ -126,7 +166,7 @@ return 1
 // ARGV[3]  window ms
 // ARGV[4]  limit
 // Clock    ARGV[1] or Redis TIME (see above)
-var fixedWindowScript = redis.NewScript(limiterClock + `
+var fixedWindowScript = redis.NewScript(typeGuard("hash") + limiterClock + `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
 local limit  = tonumber(ARGV[4])
@@ -161,7 +201,7 @@ return {allowed, remaining, retry, reset, now}
 // ARGV[3]  window ms
 // ARGV[4]  limit
 // Clock    ARGV[1] or Redis TIME (see above)
-var slidingCounterScript = redis.NewScript(limiterClock + `
+var slidingCounterScript = redis.NewScript(typeGuard("hash") + limiterClock + `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
 local limit  = tonumber(ARGV[4])
@@ -209,7 +249,7 @@ return {allowed, remaining, retry, reset, now}
 // ARGV[3]  rate, tokens per ms (a decimal string)
 // ARGV[4]  burst (capacity)
 // Clock    ARGV[1] or Redis TIME (see above)
-var tokenBucketScript = redis.NewScript(limiterClock + `
+var tokenBucketScript = redis.NewScript(typeGuard("hash") + limiterClock + `
 local key   = KEYS[1]
 local rate  = tonumber(ARGV[3])
 local burst = tonumber(ARGV[4])
