@@ -59,7 +59,7 @@ func (s *server) identify(c echo.Context, sessions bool) (identity, error) {
 		return identity{admin: true}, nil
 	}
 	if token, ok := bearerToken(c.Request()); ok {
-		if err := s.checkAdminToken(c, token, false); err != nil {
+		if err := s.checkAdminToken(c, token); err != nil {
 			return identity{}, err
 		}
 		return identity{admin: true}, nil
@@ -86,35 +86,26 @@ func bearerToken(r *http.Request) (string, bool) {
 }
 
 // checkAdminToken is the one check of a guess of the admin token, for sign-in forms and
-// bearer tokens alike, under the built-in attempt limit per client address. A sign-in
-// (countAll) counts every attempt before the comparison, so parallel guesses cannot pass the
-// limit; a bearer token counts only when wrong (an API client that holds the token is not
-// limited), after a look at the limit that refuses an address which used it up, right token
-// or not, so the limit cannot be probed. When Redis cannot answer, the guess is refused: a
+// bearer tokens alike, under the built-in attempt limit per client address. The token is
+// compared first, in constant time and locally; the comparison counts only through one
+// atomic script that counts a wrong token and looks for a right one (Auth.Attempt): the
+// right token is taken only while fewer than SignInAttempts.Limit wrong ones were counted,
+// however many guesses arrive at once, and an address that used its limit up is refused,
+// right token or not, so the limit cannot be probed. A right token is not counted: an API
+// client that holds it is not limited. When Redis cannot answer, the guess is refused: a
 // limit that cannot be checked does not protect.
-func (s *server) checkAdminToken(c echo.Context, given string, countAll bool) error {
+func (s *server) checkAdminToken(c echo.Context, given string) error {
 	ctx, addr := c.Request().Context(), c.RealIP()
-	look := s.Auth.Attempts
-	if countAll {
-		look = s.Auth.CountAttempt
-	}
-	res, err := look(ctx, addr)
+	wrong := subtle.ConstantTimeCompare([]byte(given), []byte(s.AdminToken)) != 1
+	res, err := s.Auth.Attempt(ctx, addr, wrong)
 	if err != nil {
 		return attemptsUnchecked(err)
 	}
 	if !res.Allowed {
 		return s.tooManyAttempts(c, res)
 	}
-	if subtle.ConstantTimeCompare([]byte(given), []byte(s.AdminToken)) == 1 {
+	if !wrong {
 		return nil
-	}
-	if !countAll {
-		if res, err = s.Auth.CountAttempt(ctx, addr); err != nil {
-			return attemptsUnchecked(err)
-		}
-		if !res.Allowed {
-			return s.tooManyAttempts(c, res)
-		}
 	}
 	s.Log.Warn("a wrong admin token was sent", "addr", addr, "path", c.Request().URL.Path)
 	return domain.Errorf(domain.EUNAUTHORIZED, "that is not the admin token")
@@ -180,7 +171,7 @@ func (s *server) login(c echo.Context) error {
 	if s.AdminToken == "" {
 		return seeOther(c, next) // access is open: nothing to sign in to
 	}
-	if err := s.checkAdminToken(c, c.FormValue("token"), true); err != nil {
+	if err := s.checkAdminToken(c, c.FormValue("token")); err != nil {
 		var msg string
 		switch domain.ErrorCode(err) {
 		case domain.EUNAUTHORIZED:

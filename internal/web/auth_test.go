@@ -9,8 +9,11 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redisrepo"
@@ -322,5 +325,107 @@ func TestAPIIgnoresSessionCookies(t *testing.T) {
 	s.signIn(t, "s3cret") // the client's jar now holds the session
 	if status, b := s.postJSON(t, "/api/v1/boards/b/scores", `{"player":"a","points":1}`); status != http.StatusUnauthorized {
 		t.Errorf("API write with a session cookie: %d %s, want 401", status, b)
+	}
+}
+
+// attemptGate is a go-redis hook that holds every script on a sign-in attempt counter until
+// opened, then lets them through one at a time in the order they arrived: the order Redis
+// would see them in if they all came at one instant, made repeatable.
+type attemptGate struct {
+	mu      sync.Mutex
+	queue   []chan struct{}
+	open    bool
+	busy    bool
+	arrived int
+}
+
+func (g *attemptGate) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (g *attemptGate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+func (g *attemptGate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if !strings.Contains(fmt.Sprint(cmd.Args()...), "sign-in:") {
+			return next(ctx, cmd)
+		}
+		turn := make(chan struct{})
+		g.mu.Lock()
+		g.queue, g.arrived = append(g.queue, turn), g.arrived+1
+		g.next()
+		g.mu.Unlock()
+		<-turn
+		defer func() { g.mu.Lock(); g.busy = false; g.next(); g.mu.Unlock() }()
+		return next(ctx, cmd)
+	}
+}
+
+// next lets the first waiting script go when the gate is open and none is running (g.mu held).
+func (g *attemptGate) next() {
+	if g.open && !g.busy && len(g.queue) > 0 {
+		g.busy = true
+		close(g.queue[0])
+		g.queue = g.queue[1:]
+	}
+}
+
+// A burst of guesses cannot pass the limit: 99 wrong tokens and then the right one, all in
+// flight at once, reach Redis in that order; the right one comes after the limit was used
+// up, so it is refused like the 89 wrong ones past the limit.
+func TestGuessBurstMeetsTheLimit(t *testing.T) {
+	rdb := redistest.Client(t)
+	gate := &attemptGate{}
+	rdb.AddHook(gate)
+	s := newTestServer(t, "s3cret", rdb)
+	// Load the scripts first, so no NOSCRIPT retry reorders the burst.
+	gate.mu.Lock()
+	gate.open = true
+	gate.mu.Unlock()
+	if status, _, _ := s.do(t, http.MethodGet, "/api/v1/locks", "", "", "Authorization", "Bearer s3cret"); status != http.StatusOK {
+		t.Fatalf("warm-up: %d", status)
+	}
+	gate.mu.Lock()
+	gate.open, gate.arrived = false, 0
+	gate.mu.Unlock()
+
+	const burst = 100
+	statuses := make([]int, burst)
+	var wg sync.WaitGroup
+	send := func(i int, token string) {
+		wg.Go(func() {
+			statuses[i], _, _ = s.do(t, http.MethodGet, "/api/v1/locks", "", "", "Authorization", "Bearer "+token)
+		})
+	}
+	waitArrived := func(n int) {
+		if err := redistest.Poll(10*time.Second, func() error {
+			gate.mu.Lock()
+			defer gate.mu.Unlock()
+			if gate.arrived < n {
+				return fmt.Errorf("%d of %d requests reached Redis", gate.arrived, n)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range burst - 1 {
+		send(i, fmt.Sprintf("guess-%d", i))
+	}
+	waitArrived(burst - 1)
+	send(burst-1, "s3cret")
+	waitArrived(burst)
+	gate.mu.Lock()
+	gate.open = true
+	gate.next()
+	gate.mu.Unlock()
+	wg.Wait()
+
+	count := map[int]int{}
+	for _, st := range statuses {
+		count[st]++
+	}
+	if count[http.StatusUnauthorized] != int(domain.SignInAttempts.Limit) || statuses[burst-1] != http.StatusTooManyRequests {
+		t.Errorf("answers %v, the right token after the burst %d: want %d × 401, the rest (the right token too) 429",
+			count, statuses[burst-1], domain.SignInAttempts.Limit)
 	}
 }
