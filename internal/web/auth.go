@@ -56,7 +56,7 @@ func (s *server) authenticate(sessions bool) echo.MiddlewareFunc {
 
 func (s *server) identify(c echo.Context, sessions bool) (identity, error) {
 	if s.AdminToken == "" {
-		return identity{admin: true}, nil
+		return identity{admin: s.OpenAccess || s.fromLoopback(c)}, nil
 	}
 	if token, ok := bearerToken(c.Request()); ok {
 		if err := s.checkAdminToken(c, token); err != nil {
@@ -131,10 +131,17 @@ func fingerprint(token string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// requireAdminAPI lets a change through the API for an admin: open access, or the bearer
-// token (authenticate checked it).
+// loopbackOnly answers a change from another address while access is open to loopback only.
+var loopbackOnly = echo.NewHTTPError(http.StatusForbidden, "no admin token is set, so changes are accepted only from this machine (loopback): "+
+	"start zpulse with --admin-token (then sign in, or send it as a Bearer token) or, to let anyone who reaches it change data, --open-access")
+
+// requireAdminAPI lets a change through the API for an admin: open access (from loopback
+// unless --open-access), or the bearer token (authenticate checked it).
 func (s *server) requireAdminAPI(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if !who(c).admin && s.AdminToken == "" {
+			return loopbackOnly
+		}
 		if !who(c).admin {
 			return domain.Errorf(domain.EUNAUTHORIZED, "this call changes data: send the admin token as \"Authorization: Bearer <token>\"")
 		}
@@ -143,7 +150,8 @@ func (s *server) requireAdminAPI(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // requireAdminPage lets a form through for an admin; otherwise it sends the browser to the
-// sign-in page, or answers 503 when the session could not be checked.
+// sign-in page, or answers 503 when the session could not be checked, or 403 when there is
+// nothing to sign in to (loopback-only open access).
 func (s *server) requireAdminPage(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id := who(c)
@@ -152,6 +160,9 @@ func (s *server) requireAdminPage(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if id.err != nil {
 			return id.err
+		}
+		if s.AdminToken == "" {
+			return loopbackOnly
 		}
 		login := "/login?" + url.Values{"next": {refererPath(c)}}.Encode()
 		if isHTMX(c) {

@@ -429,3 +429,39 @@ func TestGuessBurstMeetsTheLimit(t *testing.T) {
 			count, statuses[burst-1], domain.SignInAttempts.Limit)
 	}
 }
+
+// Without an admin token, changes are accepted from loopback only unless --open-access: a
+// client elsewhere (here, behind a trusted proxy) gets 403 naming the flags, on the API and
+// on forms; a request a proxy forwarded without --trust-proxy is not taken for a local one.
+func TestOpenAccessIsLoopbackOnlyByDefault(t *testing.T) {
+	add := func(s *testServer, header ...string) (int, string) {
+		return s.postJSON(t, "/api/v1/boards/b/scores", `{"player":"a","points":1}`, header...)
+	}
+	local := newTestServerWith(t, "", nil, trustProxy)
+	if status, body := add(local); status != http.StatusOK {
+		t.Errorf("from loopback: %d %s", status, body)
+	}
+	status, body := add(local, "X-Forwarded-For", "203.0.113.1")
+	if status != http.StatusForbidden || !strings.Contains(body, "--open-access") || !strings.Contains(body, "--admin-token") {
+		t.Errorf("from 203.0.113.1: %d %s, want 403 naming the flags", status, body)
+	}
+	if status, body, h := local.postForm(t, "/boards/b", "/boards/b/points", url.Values{"player": {"a"}, "points": {"1"}},
+		"X-Forwarded-For", "203.0.113.1"); status != http.StatusForbidden || h.Get("Location") != "" || !strings.Contains(body, "--open-access") {
+		t.Errorf("form from 203.0.113.1: %d Location %q, want 403 (nothing to sign in to)", status, h.Get("Location"))
+	}
+	if _, page := local.get(t, "/"); !strings.Contains(page, "Open access (loopback only)") {
+		t.Error("the header does not say access is open to loopback only")
+	}
+	direct := newTestServer(t, "", nil)
+	if status, _ := add(direct, "X-Forwarded-For", "203.0.113.1"); status != http.StatusForbidden {
+		t.Errorf("forwarded by a proxy zpulse does not trust: %d, want 403", status)
+	}
+
+	open := newTestServerWith(t, "", nil, func(d *Deps) { trustProxy(d); d.OpenAccess = true })
+	if status, body := add(open, "X-Forwarded-For", "203.0.113.1"); status != http.StatusOK {
+		t.Errorf("--open-access, from 203.0.113.1: %d %s", status, body)
+	}
+	if _, page := open.get(t, "/"); !strings.Contains(page, ">Open access</span>") {
+		t.Error("--open-access: the header does not say access is open")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -37,13 +38,18 @@ type Deps struct {
 	// Auth keeps admin sessions and the sign-in attempt counters (redisrepo.Services.Auth).
 	Auth         domain.AuthStore
 	AdminToken   string
+	// OpenAccess accepts changes from every address when AdminToken is empty; without it they
+	// are accepted from loopback clients only (fromLoopback).
+	OpenAccess bool
 	Embedded     bool              // data lives in an in-memory Redis
 	Keys         domain.KeyDisplay // Redis key names as pages show them
 	BigKey       int64             // members above which a board page warns of a big key
 	APIRateLimit string            // limiter policy protecting the JSON API; "" is off
-	// TrustProxy honours X-Forwarded-For, -Proto and -Host (see proxy.go): set it only when
-	// zpulse is reached through a proxy that sets them.
+	// TrustProxy honours X-Forwarded-For, -Proto and -Host from the TrustedProxies (see
+	// proxy.go): set it only when zpulse is reached through a proxy that sets them.
 	TrustProxy bool
+	// TrustedProxies are the proxies' address ranges (nil: DefaultTrustedProxies, loopback).
+	TrustedProxies []*net.IPNet
 	// WS bounds the websocket viewers (zero fields: DefaultWSLimits).
 	WS WSLimits
 	// BasePath is the path prefix zpulse is served under behind a proxy ("/zpulse"; "" is the
@@ -64,7 +70,8 @@ type Watcher interface {
 // server holds the handlers' shared state; its methods are the handlers of routes.go.
 type server struct {
 	Deps
-	tokenFingerprint string // of AdminToken: sessions opened with another token are not sessions
+	tokenFingerprint string       // of AdminToken: sessions opened with another token are not sessions
+	proxies          []*net.IPNet // TrustedProxies, or the default
 	admission        *wsAdmission
 }
 
@@ -74,10 +81,13 @@ func NewServer(d Deps) *echo.Echo {
 	if d.AdminToken != "" && d.Auth == nil {
 		panic("web.NewServer: an admin token needs Deps.Auth (redisrepo.Services.Auth) for its sessions and attempt limit")
 	}
-	s := &server{Deps: d, tokenFingerprint: fingerprint(d.AdminToken), admission: newWSAdmission(d.WS)}
+	s := &server{Deps: d, tokenFingerprint: fingerprint(d.AdminToken), admission: newWSAdmission(d.WS), proxies: d.TrustedProxies}
+	if s.proxies == nil {
+		s.proxies, _ = ParseTrustedProxies(DefaultTrustedProxies)
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.IPExtractor = ipExtractor(d.TrustProxy)
+	e.IPExtractor = ipExtractor(d.TrustProxy, s.proxies)
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(stripBasePath(d.BasePath))
 	if d.Registry != nil {
