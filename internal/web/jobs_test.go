@@ -195,6 +195,24 @@ func TestAPIDeleteLimiter(t *testing.T) {
 			t.Errorf("delete %s: %d %s", name, status, body)
 		}
 	}
+	// The sign-in limit lives in code: saving a policy of its name would change nothing, so it
+	// is refused, on the API and the form; "default" may be saved (a saved policy wins).
+	status, body, _ := s.do(t, http.MethodPut, "/api/v1/limiters/"+domain.SignInAttempts.Name, "application/json",
+		`{"algorithm":"fixed_window","limit":1000,"window_ms":1000}`)
+	if status != http.StatusConflict || !strings.Contains(body, "built in") {
+		t.Errorf("PUT %s: %d %s, want 409 built in", domain.SignInAttempts.Name, status, body)
+	}
+	status, body, _ = s.postForm(t, "/limiters/"+domain.SignInAttempts.Name, "/limiters/"+domain.SignInAttempts.Name+"/policy",
+		url.Values{"algorithm": {"fixed_window"}, "limit": {"1000"}, "window": {"1s"}})
+	if status != http.StatusConflict || !strings.Contains(body, "built in") {
+		t.Errorf("policy form for %s: %d, want 409 built in", domain.SignInAttempts.Name, status)
+	}
+	if n := s.rdb.Exists(context.Background(), redisrepo.DefaultKeys.LimiterPolicy(domain.SignInAttempts.Name)).Val(); n != 0 {
+		t.Error("a policy hash of the sign-in limit was saved")
+	}
+	if status, body, _ := s.do(t, http.MethodPut, "/api/v1/limiters/default", "application/json", `{"algorithm":"sliding_log","limit":5,"window_ms":10000}`); status != http.StatusOK {
+		t.Errorf("PUT default: %d %s", status, body)
+	}
 }
 
 // Every piece of a cell that a spreadsheet splitting on ";", "," or a tab could make is
