@@ -36,11 +36,11 @@ type Deps struct {
 	Log                *slog.Logger
 	Clock              domain.Clock
 	// Auth keeps admin sessions and the sign-in attempt counters (redisrepo.Services.Auth).
-	Auth         domain.AuthStore
-	AdminToken   string
+	Auth       domain.AuthStore
+	AdminToken string
 	// OpenAccess accepts changes from every address when AdminToken is empty; without it they
 	// are accepted from loopback clients only (fromLoopback).
-	OpenAccess bool
+	OpenAccess   bool
 	Embedded     bool              // data lives in an in-memory Redis
 	Keys         domain.KeyDisplay // Redis key names as pages show them
 	BigKey       int64             // members above which a board page warns of a big key
