@@ -278,6 +278,16 @@ func TestParseConfigTrustAndLimits(t *testing.T) {
 	if cfg, err = parseConfig([]string{"--trust-proxy"}, env(nil), io.Discard); err != nil || !cfg.TrustProxy {
 		t.Errorf("--trust-proxy alone: %+v %v", cfg, err)
 	}
+	if cfg.OpenAccess || fmt.Sprint(cfg.TrustedProxies) != "[127.0.0.0/8 ::1/128]" {
+		t.Errorf("defaults: open access %v, trusted proxies %v; want loopback only", cfg.OpenAccess, cfg.TrustedProxies)
+	}
+	e2 := env(map[string]string{"ZPULSE_OPEN_ACCESS": "true", "ZPULSE_TRUSTED_PROXIES": "10.0.0.0/8, 10.1.2.3"})
+	if cfg, err = parseConfig(nil, e2, io.Discard); err != nil || !cfg.OpenAccess || fmt.Sprint(cfg.TrustedProxies) != "[10.0.0.0/8 10.1.2.3/32]" {
+		t.Errorf("open access and trusted proxies from env: %v %v %v", cfg.OpenAccess, cfg.TrustedProxies, err)
+	}
+	if _, err := parseConfig([]string{"--trusted-proxies", "10.0.0.0/40"}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "CIDR") {
+		t.Errorf("a bad --trusted-proxies: %v", err)
+	}
 	if _, err := parseConfig(nil, env(map[string]string{"ZPULSE_TRUST_PROXY": "maybe"}), io.Discard); err == nil {
 		t.Error("a bad ZPULSE_TRUST_PROXY was accepted")
 	}

@@ -200,6 +200,12 @@ func (b builtinPolicies) decode(name string, f map[string]string) (domain.LimitP
 }
 
 func (l *Limiters) SetPolicy(ctx context.Context, p domain.LimitPolicy) (domain.LimitPolicy, error) {
+	if p.Name == domain.SignInAttempts.Name {
+		// A hash of that name would change nothing: the limit lives in code (domain.SignInAttempts).
+		s := domain.SignInAttempts
+		return domain.LimitPolicy{}, domain.Errorf(domain.ECONFLICT, "the policy %q is built in: the admin-token attempt limit (%d per %d s per address) is part of zpulse, so it cannot be changed",
+			s.Name, s.Limit, s.WindowMs/1000)
+	}
 	if err := p.Validate(); err != nil {
 		return domain.LimitPolicy{}, err
 	}

@@ -195,6 +195,37 @@ func TestAPIDeleteLimiter(t *testing.T) {
 			t.Errorf("delete %s: %d %s", name, status, body)
 		}
 	}
+	// The sign-in limit lives in code: saving a policy of its name would change nothing, so it
+	// is refused, on the API and the form; "default" may be saved (a saved policy wins).
+	status, body, _ := s.do(t, http.MethodPut, "/api/v1/limiters/"+domain.SignInAttempts.Name, "application/json",
+		`{"algorithm":"fixed_window","limit":1000,"window_ms":1000}`)
+	if status != http.StatusConflict || !strings.Contains(body, "built in") {
+		t.Errorf("PUT %s: %d %s, want 409 built in", domain.SignInAttempts.Name, status, body)
+	}
+	status, body, _ = s.postForm(t, "/limiters/"+domain.SignInAttempts.Name, "/limiters/"+domain.SignInAttempts.Name+"/policy",
+		url.Values{"algorithm": {"fixed_window"}, "limit": {"1000"}, "window": {"1s"}})
+	if status != http.StatusConflict || !strings.Contains(body, "built in") {
+		t.Errorf("policy form for %s: %d, want 409 built in", domain.SignInAttempts.Name, status)
+	}
+	if n := s.rdb.Exists(context.Background(), redisrepo.DefaultKeys.LimiterPolicy(domain.SignInAttempts.Name)).Val(); n != 0 {
+		t.Error("a policy hash of the sign-in limit was saved")
+	}
+	if status, body, _ := s.do(t, http.MethodPut, "/api/v1/limiters/default", "application/json", `{"algorithm":"sliding_log","limit":5,"window_ms":10000}`); status != http.StatusOK {
+		t.Errorf("PUT default: %d %s", status, body)
+	}
+}
+
+// Every piece of a cell that a spreadsheet splitting on ";", "," or a tab could make is
+// guarded, not only the cell's start.
+func TestCSVCellGuardsEveryPiece(t *testing.T) {
+	for in, want := range map[string]string{
+		"alice": "alice", "a-b": "a-b", "x@y.z": "x@y.z", "=1+1": "'=1+1", "-5": "'-5",
+		"a;=cmd": "a;'=cmd", "x\t@y": "x\t'@y", "a,+1": "a,'+1", "l1\n-2": "l1\n'-2", "\t=x": "'\t'=x",
+	} {
+		if got := csvCell(in); got != want {
+			t.Errorf("csvCell(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 // The dead jobs' CSV: every job once, formula-like cells quoted, commas and quotes escaped.
@@ -204,8 +235,8 @@ func TestDeadExportCSV(t *testing.T) {
 	k := redisrepo.DefaultKeys
 	seedDeadJobs(t, s.rdb, "mail", 1200)
 	s.rdb.ZAdd(ctx, k.QueueDead("mail"), redis.Z{Score: 1_800_000_000_000, Member: "=HYPERLINK(\"x\")"})
-	s.rdb.HSet(ctx, k.QueueJobs("mail"), "=HYPERLINK(\"x\")", `{"a":"b, \"c\""}`)
-	s.rdb.HSet(ctx, k.QueueErrors("mail"), "=HYPERLINK(\"x\")", `[{"attempt":1,"at":1,"error":"@boom"}]`)
+	s.rdb.HSet(ctx, k.QueueJobs("mail"), "=HYPERLINK(\"x\")", `{"a":"b, \"c\"","d":"x;+1"}`)
+	s.rdb.HSet(ctx, k.QueueErrors("mail"), "=HYPERLINK(\"x\")", `[{"attempt":1,"at":1,"error":"@boom;=cmd"}]`)
 	for _, path := range []string{"/api/v1/queues/mail/dead/export.csv", "/queues/mail/dead/export.csv"} {
 		status, body, h := s.do(t, http.MethodGet, path, "", "")
 		if status != http.StatusOK || !strings.HasPrefix(h.Get("Content-Type"), "text/csv") {
@@ -219,7 +250,7 @@ func TestDeadExportCSV(t *testing.T) {
 			t.Fatalf("%d rows, header %v", len(rows), rows[0])
 		}
 		first := rows[1] // latest death first
-		if first[0] != `'=HYPERLINK("x")` || first[3] != "'@boom" || first[4] != `{"a":"b, \"c\""}` {
+		if first[0] != `'=HYPERLINK("x")` || first[3] != "'@boom;'=cmd" || first[4] != `{"a":"b, \"c\"","d":"x;'+1"}` {
 			t.Fatalf("first row %q", first)
 		}
 		ids := map[string]bool{}

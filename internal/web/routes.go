@@ -16,7 +16,7 @@ func (s *server) routes(e *echo.Echo) {
 
 	// Pages, live over /ws. Forms carry a CSRF token; changes need an admin session when an
 	// admin token is configured, and wake the watcher when they succeed.
-	pages := e.Group("", refuseCSRFInQuery, csrf(), s.authenticate(true))
+	pages := e.Group("", refuseCSRFInQuery, s.csrf(), s.authenticate(true))
 	change := []echo.MiddlewareFunc{s.requireAdminPage, s.nudgeAfterChange}
 	get(pages, "/", s.overviewPage)
 	pages.POST("/demo", s.demoSwitch, change...)
