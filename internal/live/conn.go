@@ -40,7 +40,8 @@ type client struct {
 	queued   []*frame        // the writer's scratch: the batches it is about to write
 	// closeCode is the close frame's code, set by the hub before it closes quit.
 	closeCode int
-	ended     func() // told once the connection is over (Serve); nil for none
+	ended     func()          // told once the connection is over (Serve); nil for none
+	revoked   <-chan struct{} // closed when its audience no longer holds (Serve); nil: never
 }
 
 // upgrader refuses cross-origin connections: CheckOrigin is left nil, so gorilla compares the
@@ -56,13 +57,17 @@ var batchBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // ServeWS upgrades a request to a websocket subscribed to the topics named by its repeated
 // "topic" query parameter, e.g. /ws?topic=status&topic=board:game:2048, for the zero
 // audience (it sees no secret).
-func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) { h.Serve(w, r, domain.Audience{}, nil) }
+func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
+	h.Serve(w, r, domain.Audience{}, nil, nil)
+}
 
 // Serve is ServeWS for audience that calls ended, when not nil, once the connection is over,
 // however it ends (refused, failed upgrade, closed by either side). The handler returns as
 // soon as the connection's loops run, so ended is how a caller that counts connections knows
-// one ended.
-func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, audience domain.Audience, ended func()) {
+// one ended. When revoked is closed (the session behind an admin's audience ended), the
+// connection is closed with 1008 (policy violation): the browser reconnects as whoever it is
+// now, and no frame of the old audience follows.
+func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, audience domain.Audience, ended func(), revoked <-chan struct{}) {
 	if ended == nil {
 		ended = func() {}
 	}
@@ -84,7 +89,7 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, audience domain.Audi
 		ended()
 		return // the upgrader has answered already
 	}
-	c := &client{conn: conn, topics: topics, audience: audience, send: make(chan *batch, sendBuffer), quit: make(chan struct{}), ended: ended}
+	c := &client{conn: conn, topics: topics, audience: audience, send: make(chan *batch, sendBuffer), quit: make(chan struct{}), ended: ended, revoked: revoked}
 	if !h.subscribe(c) {
 		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseServiceRestart, "shutting down"), time.Now().Add(writeWait))
 		conn.Close()
@@ -140,6 +145,10 @@ func (c *client) writeLoop() {
 		case <-c.quit:
 			_ = c.conn.WriteControl(websocket.CloseMessage,
 				websocket.FormatCloseMessage(c.closeCode, ""), time.Now().Add(writeWait))
+			return
+		case <-c.revoked:
+			_ = c.conn.WriteControl(websocket.CloseMessage,
+				websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "session ended"), time.Now().Add(writeWait))
 			return
 		}
 	}

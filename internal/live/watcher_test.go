@@ -201,7 +201,7 @@ func TestTickRendersPerAudience(t *testing.T) {
 		return fmt.Appendf(nil, "%s token=hidden", topic), nil
 	}
 	admins := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
-		hub.Serve(rw, req, domain.Admin, nil)
+		hub.Serve(rw, req, domain.Admin, nil, nil)
 	}))
 	t.Cleanup(admins.Close)
 	src.set("locks", "marker-secret")

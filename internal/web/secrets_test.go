@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -241,5 +242,46 @@ func readFrames(t *testing.T, conn *websocket.Conn, want []string) string {
 			t.Fatalf("read: %v (so far %s)", err, all)
 		}
 		got.Write(msg)
+	}
+}
+
+// A signed-in admin's live connection ends when its session does (here: sign out everywhere),
+// closed with 1008 so the browser reconnects as whoever it is now: no secret reaches a
+// connection whose session is over. Before, it kept the admin's frames until it reconnected.
+func TestLiveConnectionEndsWithItsSession(t *testing.T) {
+	rdb := redistest.Client(t)
+	w := newTestWiring(t, rdb, "s3cret")
+	w.deps.SessionRecheck = 20 * time.Millisecond
+	s := serveWiring(t, rdb, w)
+	ck := s.signIn(t, "s3cret")
+	admin, _, err := dialWS(s, http.Header{"Origin": {s.URL}, "Cookie": {ck.Name + "=" + ck.Value}}, domain.TopicLocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	anon, _, err := dialWS(s, nil, domain.TopicLocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer anon.Close()
+	if status, body, _ := s.postForm(t, "/", "/logout/everywhere", url.Values{}); status != http.StatusSeeOther {
+		t.Fatalf("sign out everywhere: %d %.300s", status, body)
+	}
+	admin.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		_, _, err := admin.ReadMessage()
+		if err == nil {
+			continue // a fragment sent before the session ended
+		}
+		if !websocket.IsCloseError(err, websocket.ClosePolicyViolation) {
+			t.Fatalf("the admin's live connection ended with %v, want close 1008 once its session ended", err)
+		}
+		break
+	}
+	// An anonymous connection has no session to lose: it stays open.
+	s.watcher.Tick(context.Background())
+	anon.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, _, err := anon.ReadMessage(); err != nil {
+		t.Errorf("the anonymous connection ended too: %v", err)
 	}
 }

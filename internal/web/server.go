@@ -51,6 +51,9 @@ type Deps struct {
 	// ShowToAnonymous are the secrets readers who are not admins see while an admin token is
 	// configured (--show-to-anonymous): payloads, client ids or both; lock tokens never.
 	ShowToAnonymous domain.Secrets
+	// SessionRecheck is how often a signed-in admin's live connection checks its session is
+	// still there (0: every 10 s); tests make it short.
+	SessionRecheck time.Duration
 	// TrustedProxies are the proxies' address ranges (nil: DefaultTrustedProxies, loopback).
 	TrustedProxies []*net.IPNet
 	// WS bounds the websocket viewers (zero fields: DefaultWSLimits).

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -170,8 +171,53 @@ func (s *server) serveWS(c echo.Context) error {
 	if host := s.forwardedHost(r); host != "" {
 		r.Host = host
 	}
-	s.Hub.Serve(c.Response(), r, s.audienceOf(id), release) // the slot is given back when the connection ends
+	over := make(chan struct{})
+	ended := func() { release(); close(over) } // the slot is given back when the connection ends
+	s.Hub.Serve(c.Response(), r, s.audienceOf(id), ended, s.sessionRevoked(c, id, over))
 	return nil
+}
+
+// sessionRecheckEvery is how often a live connection opened by a signed-in admin checks that
+// its session still holds (Deps.SessionRecheck overrides it).
+const sessionRecheckEvery = 10 * time.Second
+
+// sessionRevoked watches the session behind a signed-in admin's live connection until the
+// connection is over: once the session is gone (sign out, sign out everywhere on any instance,
+// expiry, another admin token) or cannot be checked (Redis down: fail closed), the channel
+// closes and the hub closes the connection, so no secret reaches it after its session ended.
+// Other connections (anonymous, bearer, open access) have nothing to revoke: nil.
+func (s *server) sessionRevoked(c echo.Context, id identity, over <-chan struct{}) <-chan struct{} {
+	if !id.signedIn {
+		return nil
+	}
+	ck, err := c.Cookie(sessionCookie)
+	if err != nil {
+		return nil
+	}
+	every := s.SessionRecheck
+	if every <= 0 {
+		every = sessionRecheckEvery
+	}
+	revoked := make(chan struct{})
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-over:
+				return
+			case <-t.C:
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				live, err := s.Auth.Session(ctx, ck.Value, s.tokenFingerprint)
+				cancel()
+				if err != nil || !live {
+					close(revoked)
+					return
+				}
+			}
+		}
+	}()
+	return revoked
 }
 
 // wsRetryAfter is the Retry-After of a refused websocket, in seconds: browsers' htmx
