@@ -10,8 +10,9 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// planQueueView adds to pipe the reads of a queue's page (its settings, queueViewScript and
-// one HGETALL per minute of throughput: 6 commands at most, no round trip of its own) and
+// planQueueView adds to pipe the reads of a queue's page (its settings, queueViewScript,
+// retryViewScript and one HGETALL per minute of throughput: 9 commands at most, no round trip
+// of its own) and
 // returns the decoder. now is cut to the second, and the view holds absolute times only (the
 // browser shows them relative), so an idle queue's view stays equal from tick to tick.
 func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, now time.Time) func() domain.QueueView {
@@ -20,6 +21,7 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 	settings := pipe.HGetAll(ctx, keys.QueueSettings(queue))
 	script := queueViewScript.EvalSha(ctx, pipe, []string{key, keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueAttempts(queue)},
 		nowMs, domain.QueueShown, domain.MaxPriority+1, int64(domain.PriorityFactor))
+	retries := planRetryView(ctx, pipe, keys, queue, domain.QueueShown)
 	orphans := pipe.ZCard(ctx, keys.QueueOrphans(queue))
 	paused := pipe.Exists(ctx, keys.QueuePaused(queue))
 	first := time.UnixMilli(nowMs - domain.ThroughputSeconds*1000).UTC()
@@ -66,6 +68,7 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 				}
 			}
 			v.Other = max(v.Waiting-sum, 0)
+			v.Scheduled, v.NextDue = retries()
 		}
 		v.Enqueued = make([]int64, domain.ThroughputSeconds)
 		v.Completed = make([]int64, domain.ThroughputSeconds)
@@ -201,6 +204,7 @@ func StatsOf(v domain.QueueView, nowMs int64) domain.QueueStats {
 	s := domain.QueueStats{Queue: v.Queue, Kind: v.Settings.Kind, MaxAttempts: v.Settings.MaxAttempts, Total: v.Waiting,
 		Due: v.Due, Scheduled: v.Scheduled, Processing: v.Processing, Dead: v.Dead}
 	if v.Settings.Kind == domain.PriorityQueue {
+		s.Total += v.Scheduled // its retries wait beside the queue's set, not in it
 		s.ByPriority = map[string]int64{}
 		for p, n := range v.ByPriority {
 			s.ByPriority[strconv.Itoa(p)] = n
