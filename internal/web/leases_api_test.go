@@ -108,6 +108,12 @@ func TestAPINack(t *testing.T) {
 	if status, _, _ := s.do(t, http.MethodPost, "/api/v1/queues/email-jobs/poll", "", ""); status != http.StatusNoContent {
 		t.Errorf("a poll during the delay: %d, want 204", status)
 	}
+	if _, page := s.get(t, "/queues/email-jobs/jobs/welcome"); !strings.Contains(page, `data-testid="job-retry-at"`) || !strings.Contains(page, "at priority 1") {
+		t.Errorf("the job page does not say when the job retries at which priority")
+	}
+	if _, page := s.get(t, "/queues/email-jobs"); !strings.Contains(page, `data-testid="retrying" data-count="1"`) || !strings.Contains(page, "welcome") {
+		t.Errorf("the queue page does not list the retrying job")
+	}
 }
 
 // A poll's body is optional: none, without a Content-Type, is a plain poll (not a 415).
