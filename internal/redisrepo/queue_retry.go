@@ -4,8 +4,6 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
@@ -49,24 +47,6 @@ var promoteScript = newScript(luaSortedSetGuard + luaPromote + `
 return promote(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]))
 `)
 
-// retryViewScript reads a priority queue's retries for its page: how many, and the first
-// to return with their kept score and delivery count. Read-only, on one slot.
-//
-// KEYS[1]  {queue:<name>}:retry  KEYS[2]  {queue:<name>}:scores  KEYS[3]  {queue:<name>}:attempts
-// ARGV[1]  how many jobs to list
-// Returns  {count, {id, returns at ms, kept score or "", attempts, ...}} soonest first
-var retryViewScript = newScript(`
-local r = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
-local list = {}
-for j = 1, #r, 2 do
-  list[#list + 1] = r[j]
-  list[#list + 1] = r[j + 1]
-  list[#list + 1] = redis.call('HGET', KEYS[2], r[j]) or ''
-  list[#list + 1] = redis.call('HGET', KEYS[3], r[j]) or '0'
-end
-return {redis.call('ZCARD', KEYS[1]), list}
-`)
-
 // promoteKeys are promoteScript's keys.
 func (q *Queues) promoteKeys(queue string) []string {
 	return []string{q.keys.Queue(queue), q.keys.QueueRetry(queue), q.keys.QueueScores(queue)}
@@ -80,28 +60,20 @@ func (q *Queues) promoteRetries(ctx context.Context, queue string) error {
 	return nil
 }
 
-// planRetryView adds the read of a queue's retries to pipe and returns its decoder: the count
-// and the first n, soonest first, each with its priority (from its kept score) and its
-// return time as AtMs.
-func planRetryView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, n int) func() (int64, []domain.QueueJob) {
-	cmd := retryViewScript.EvalSha(ctx, pipe, []string{keys.QueueRetry(queue), keys.QueueScores(queue), keys.QueueAttempts(queue)}, n)
-	return func() (int64, []domain.QueueJob) {
-		r, _ := cmd.Val().([]any)
-		if len(r) != 2 {
-			return 0, nil
-		}
-		flat, _ := r[1].([]any)
-		out := make([]domain.QueueJob, 0, len(flat)/4)
-		for i := 0; i+3 < len(flat); i += 4 {
-			j := domain.QueueJob{ID: toString(flat[i]), AtMs: toInt(flat[i+1]), Priority: -1, Attempts: toInt(flat[i+3])}
-			if kept, err := strconv.ParseFloat(toString(flat[i+2]), 64); err == nil {
-				j.Score = kept
-				if p, _, ok := domain.ScorePriority(kept); ok {
-					j.Priority = p
-				}
+// retryJobs reads queueViewScript's list of retries {id, returns at ms, attempts, kept
+// score, ...}: each job's priority from its kept score, its return time as AtMs.
+func retryJobs(v any) []domain.QueueJob {
+	flat, _ := v.([]any)
+	out := make([]domain.QueueJob, 0, len(flat)/4)
+	for i := 0; i+3 < len(flat); i += 4 {
+		j := domain.QueueJob{ID: toString(flat[i]), AtMs: toInt(flat[i+1]), Priority: -1, Attempts: toInt(flat[i+2])}
+		if kept, err := strconv.ParseFloat(toString(flat[i+3]), 64); err == nil {
+			j.Score = kept
+			if p, _, ok := domain.ScorePriority(kept); ok {
+				j.Priority = p
 			}
-			out = append(out, j)
 		}
-		return toInt(r[0]), out
+		out = append(out, j)
 	}
+	return out
 }

@@ -221,11 +221,13 @@ return {1, redis.call('HGET', KEYS[3], 'kind') or '', redis.call('HGET', KEYS[3]
 //
 // KEYS[1]  queue:<name>                KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:dead         KEYS[4]  {queue:<name>}:attempts
+// KEYS[5]  {queue:<name>}:retry        KEYS[6]  {queue:<name>}:scores
 // ARGV[1]  now ms (cut to the second)  ARGV[2]  how many jobs of each list
 // ARGV[3]  lanes (MaxPriority+1)       ARGV[4]  domain.PriorityFactor
 // Returns  {waiting, processing, dead, due, {count per lane}, {oldest score per lane or ”},
 // {id, score, ...} due next, {id, score, ...} head, {id, deadline ms, attempts, ...} in flight
-// (soonest first), {id, died ms, attempts, ...} dead (latest first)}
+// (soonest first), {id, died ms, attempts, ...} dead (latest first), retrying, {id, returns
+// at ms, attempts, kept score or "", ...} retrying (soonest first; see queue_retry.go)}
 var queueViewScript = newScript(luaSortedSetGuard + `
 local now, n, lanes, f = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local counts, oldest = {}, {}
@@ -235,12 +237,13 @@ for p = 0, lanes - 1 do
   local h = redis.call('ZRANGEBYSCORE', KEYS[1], lo, hi, 'WITHSCORES', 'LIMIT', 0, 1)
   oldest[#oldest + 1] = h[2] or ''
 end
-local function withAttempts(r)
+local function withAttempts(r, kept)
   local list = {}
   for j = 1, #r, 2 do
     list[#list + 1] = r[j]
     list[#list + 1] = r[j + 1]
     list[#list + 1] = redis.call('HGET', KEYS[4], r[j]) or '0'
+    if kept then list[#list + 1] = redis.call('HGET', KEYS[6], r[j]) or '' end
   end
   return list
 end
@@ -250,7 +253,8 @@ return {
   redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, n),
   redis.call('ZRANGE', KEYS[1], 0, n - 1, 'WITHSCORES'),
   withAttempts(redis.call('ZRANGE', KEYS[2], 0, n - 1, 'WITHSCORES')),
-  withAttempts(redis.call('ZREVRANGE', KEYS[3], 0, n - 1, 'WITHSCORES'))}
+  withAttempts(redis.call('ZREVRANGE', KEYS[3], 0, n - 1, 'WITHSCORES')),
+  redis.call('ZCARD', KEYS[5]), withAttempts(redis.call('ZRANGE', KEYS[5], 0, n - 1, 'WITHSCORES'), true)}
 `)
 
 // luaRebind defines rebind(jobs key, id, score): a job of ours whose score zpulse itself

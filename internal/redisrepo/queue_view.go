@@ -10,18 +10,17 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// planQueueView adds to pipe the reads of a queue's page (its settings, queueViewScript,
-// retryViewScript and one HGETALL per minute of throughput: 9 commands at most, no round trip
-// of its own) and
+// planQueueView adds to pipe the reads of a queue's page (its settings, queueViewScript and
+// one HGETALL per minute of throughput: 6 commands at most, no round trip of its own) and
 // returns the decoder. now is cut to the second, and the view holds absolute times only (the
 // browser shows them relative), so an idle queue's view stays equal from tick to tick.
 func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, now time.Time) func() domain.QueueView {
 	nowMs := now.UnixMilli() / 1000 * 1000
 	key := keys.Queue(queue)
 	settings := pipe.HGetAll(ctx, keys.QueueSettings(queue))
-	script := queueViewScript.EvalSha(ctx, pipe, []string{key, keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueAttempts(queue)},
+	script := queueViewScript.EvalSha(ctx, pipe, []string{key, keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueAttempts(queue),
+		keys.QueueRetry(queue), keys.QueueScores(queue)},
 		nowMs, domain.QueueShown, domain.MaxPriority+1, int64(domain.PriorityFactor))
-	retries := planRetryView(ctx, pipe, keys, queue, domain.QueueShown)
 	orphans := pipe.ZCard(ctx, keys.QueueOrphans(queue))
 	paused := pipe.Exists(ctx, keys.QueuePaused(queue))
 	first := time.UnixMilli(nowMs - domain.ThroughputSeconds*1000).UTC()
@@ -35,11 +34,11 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 		v := domain.QueueView{Queue: queue, Key: key, PayloadKey: keys.QueueJobs(queue), Settings: decodeQueueSettings(queue, settings.Val()), OldestAtMs: -1,
 			Paused: paused.Val() == 1, Orphans: orphans.Val()}
 		r, _ := script.Val().([]any)
-		if len(r) == 10 {
+		if len(r) == 12 {
 			v.Waiting, v.Processing, v.Dead = toInt(r[0]), toInt(r[1]), toInt(r[2])
 			v.InFlight, v.DeadJobs = listedJobs(r[8]), listedJobs(r[9])
 		} else {
-			r = make([]any, 10)
+			r = make([]any, 12)
 		}
 		delayed := v.Settings.Kind == domain.DelayedQueue
 		v.Head = decodeJobs(scoredPairs(r[7]), delayed)
@@ -68,7 +67,7 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 				}
 			}
 			v.Other = max(v.Waiting-sum, 0)
-			v.Scheduled, v.NextDue = retries()
+			v.Scheduled, v.NextDue = toInt(r[10]), retryJobs(r[11])
 		}
 		v.Enqueued = make([]int64, domain.ThroughputSeconds)
 		v.Completed = make([]int64, domain.ThroughputSeconds)
