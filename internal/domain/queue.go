@@ -193,8 +193,8 @@ type QueueView struct {
 	ByPriority [MaxPriority + 1]int64 // priority queues
 	Other      int64                  // waiting jobs whose score is outside the priority encoding
 	Due        int64                  // delayed queues: jobs whose run-at has come
-	Scheduled  int64                  // delayed queues: jobs still waiting for their run-at
-	NextDue    []QueueJob             // delayed queues: the next jobs to come due
+	Scheduled  int64                  // jobs still waiting for their run-at (delayed) or a retry (priority: nacked with a delay, not in Waiting)
+	NextDue    []QueueJob             // the next jobs to come due; a priority queue's retries, with their priority and kept Score
 	Head       []QueueJob             // the next jobs a poll takes
 	OldestAtMs int64                  // when the oldest waiting job was enqueued (due, on a delayed queue); -1: none
 	Processing int64
@@ -264,6 +264,9 @@ const (
 	Waiting    Where = "waiting"
 	InFlight   Where = "processing"
 	DeadLetter Where = "dead"
+	// Retrying is a priority queue's job nacked with a delay: out of the queue until the
+	// delay is over, then back at its priority (JobScheduled on its page).
+	Retrying Where = "scheduled"
 )
 
 // QueueService keeps job queues in sorted sets with the reference article's keys and scores,
@@ -313,12 +316,13 @@ type QueueService interface {
 	// now, so a worker on a long job keeps it. Returns the new deadline. Errors as Ack.
 	Extend(ctx context.Context, queue, id, token string, lease time.Duration) (time.Time, error)
 
-	// Nack gives a leased job back: to its place in its queue at once, or, on a delayed
-	// queue, delay after now; or, when it was delivered MaxAttempts times, to the dead set.
+	// Nack gives a leased job back: to its place in its queue at once, or delay (0..MaxDelay)
+	// after now: a delayed queue's job is due then; a priority queue's waits out of its queue
+	// (no poll, not even a foreign ZPOPMIN, takes it before) and then returns to its place at
+	// its priority. Or, when it was delivered MaxAttempts times, to the dead set.
 	// The delivery counts as an attempt, and errMsg (at most MaxErrorBytes; may be "") is kept
-	// with the job's last AttemptErrorsKept errors. Returns where the job went (Waiting or
-	// DeadLetter). A delay on a priority queue is EINVALID (its order is its priority). Errors
-	// otherwise as Ack.
+	// with the job's last AttemptErrorsKept errors. Returns where the job went (Waiting,
+	// Retrying or DeadLetter). Errors as Ack.
 	Nack(ctx context.Context, queue, id, token string, delay time.Duration, errMsg string) (Where, error)
 
 	// AttemptErrors returns the kept errors of a job's failed attempts, oldest first (none
@@ -326,8 +330,9 @@ type QueueService interface {
 	AttemptErrors(ctx context.Context, queue, id string) ([]AttemptError, error)
 
 	// Reap returns every job whose lease ended to its queue with its score, or moves it to the
-	// dead set once it was delivered MaxAttempts times, in every known queue. It returns how
-	// many jobs went back and how many died. Run it in one instance at a time (Singleton),
+	// dead set once it was delivered MaxAttempts times, and returns retries whose delay is
+	// over to their priority queue (see Nack), in every known queue. It returns how many jobs
+	// went back (both kinds) and how many died. Run it in one instance at a time (Singleton),
 	// with that term's fencing token: a queue refuses a fence lower than the highest one it
 	// has seen, so a reaper that lost its term while paused never reaps beside its successor.
 	// Returns ECONFLICT when a newer reaper's fence was seen (the caller's term is over);

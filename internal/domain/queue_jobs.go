@@ -21,7 +21,7 @@ type JobState string
 
 const (
 	JobWaiting   JobState = "waiting"   // in the queue and due: a poll may take it now
-	JobScheduled JobState = "scheduled" // in a delayed queue, its run-at still to come
+	JobScheduled JobState = "scheduled" // in a delayed queue, its run-at still to come; or a priority queue's job nacked with a delay, until it returns
 	JobInFlight  JobState = "in_flight" // leased, not acked yet
 	JobDead      JobState = "dead"      // out of attempts
 )
@@ -54,7 +54,7 @@ type JobDetail struct {
 	Kind  QueueKind `json:"kind"`
 	State JobState  `json:"state"`
 	// Score is the job's score in its queue: now while waiting or scheduled, the one it had
-	// (and goes back with) while in flight or dead; 0 when not known (taken by a foreign
+	// (and goes back with) while in flight, dead or waiting out a retry delay (RetryAt); 0 when not known (taken by a foreign
 	// consumer's ZPOPMIN and leased by nobody).
 	Score float64 `json:"score"`
 	// Priority and EnqueuedAt are read from a priority queue's score; RunAt is a delayed
@@ -62,6 +62,9 @@ type JobDetail struct {
 	Priority   *int       `json:"priority,omitempty"`
 	EnqueuedAt *time.Time `json:"enqueued_at,omitempty"`
 	RunAt      *time.Time `json:"run_at,omitempty"`
+	// RetryAt is when a priority queue's job nacked with a delay returns to its queue, at
+	// Priority, to the place Score holds (state scheduled); nil otherwise.
+	RetryAt *time.Time `json:"retry_at,omitempty"`
 	// Payload is the job's JSON as enqueued; nil when it has none.
 	Payload json.RawMessage `json:"payload,omitempty"`
 	// PayloadHidden says Payload was withheld: the reader's Audience does not see JobPayloads.

@@ -23,7 +23,7 @@ var _ domain.JobOps = (*Queues)(nil)
 func planJob(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue, id string, now time.Time) func() (domain.JobDetail, bool) {
 	cmd := jobScript.EvalSha(ctx, pipe, []string{keys.Queue(queue), keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueJobs(queue),
 		keys.QueueAttempts(queue), keys.QueueScores(queue), keys.QueueLeases(queue), keys.QueueErrors(queue),
-		keys.QueueSettings(queue), keys.QueuePaused(queue)}, id)
+		keys.QueueSettings(queue), keys.QueuePaused(queue), keys.QueueRetry(queue)}, id)
 	return func() (domain.JobDetail, bool) {
 		vals, _ := cmd.Val().([]any)
 		if len(vals) != 10 || vals[0] == "" {
@@ -46,6 +46,10 @@ func planJob(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue, id str
 			if set.Kind == domain.DelayedQueue && int64(at) > now.UnixMilli() {
 				j.State = domain.JobScheduled
 			}
+		case "retrying":
+			j.State = domain.JobScheduled
+			t := time.UnixMilli(int64(at)).UTC()
+			j.RetryAt = &t
 		case "processing":
 			j.State = domain.JobInFlight
 			d := time.UnixMilli(int64(at)).UTC()
@@ -56,7 +60,7 @@ func planJob(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue, id str
 			j.DiedAt = &d
 		}
 		known := true // the queue score: a job in flight or dead has it only when zpulse leased it
-		if j.State == domain.JobInFlight || j.State == domain.JobDead {
+		if j.State == domain.JobInFlight || j.State == domain.JobDead || j.RetryAt != nil {
 			j.Score, _ = strconv.ParseFloat(kept, 64)
 			known = hasKept
 		}
@@ -137,7 +141,7 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 		if due != "" {
 			lo = "(" + due
 		} else {
-			lo, hi = "1", "0" // a priority queue schedules nothing: an empty range
+			which = "4" // a priority queue's retries
 		}
 	case domain.JobInFlight:
 		which = "2"
@@ -163,7 +167,7 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 	if up {
 		dir = "up"
 	}
-	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue)}
+	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue), q.keys.QueueRetry(queue)}
 	vals, err := jobPageScript.Run(ctx, q.rdb, keys, which, lo, hi, dir, boolArg(hasCursor),
 		strconv.FormatFloat(cur.Score, 'f', -1, 64), cur.ID, opt.Limit, due).Slice()
 	if err != nil {

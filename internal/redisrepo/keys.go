@@ -333,8 +333,14 @@ func (k Keys) QueueAttempts(name string) string { return k.queueTag(name) + ":at
 
 // QueueScores is zpulse's HASH of the score a leased job had in its queue: job id -> score,
 // so the reaper returns it to its place and a requeue keeps its priority. It lives while the
-// job is in flight or dead.
+// job is in flight, dead or retrying (QueueRetry).
 func (k Keys) QueueScores(name string) string { return k.queueTag(name) + ":scores" }
+
+// QueueRetry is zpulse's ZSET of a priority queue's jobs nacked with a delay: member = job
+// id, score = when it returns to its queue (epoch ms, caller's clock). Kept out of
+// queue:<name>, whose direct consumers ZPOPMIN it, until then; its place in line waits in
+// QueueScores (see queue_retry.go).
+func (k Keys) QueueRetry(name string) string { return k.queueTag(name) + ":retry" }
 
 // QueueLeases is zpulse's HASH of the token of each job's latest lease: job id -> token.
 // Ack, extend and nack must show it. It is replaced by the next lease and removed when the job

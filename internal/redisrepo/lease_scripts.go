@@ -116,15 +116,17 @@ end
 // KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:jobs      KEYS[4]  {queue:<name>}:attempts
 // KEYS[5]  {queue:<name>}:scores    KEYS[6]  {queue:<name>}:leases
-// KEYS[7]  {queue:<name>}:paused
+// KEYS[7]  {queue:<name>}:paused    KEYS[8]  {queue:<name>}:retry (due retries go back first)
 // ARGV[1]  "" for a priority queue (the lowest score, as ZPOPMIN); for a delayed queue, now
 // in epoch ms (caller's clock): the earliest job due by then, as POP_DUE
 // ARGV[2]  lease now, epoch ms, or "" for Redis TIME
 // ARGV[3]  lease, ms
 // ARGV[4]  the lease's token
+// ARGV[5]  now, epoch ms (caller's clock: when retries are due)
 // Returns  {id, score, deadline ms, attempt, payload or nil}, or nil when no job is there or
 // due, or the queue is paused
-var leaseScript = newScript(luaSortedSetGuard + luaLeaseNow + luaPaused + `
+var leaseScript = newScript(luaSortedSetGuard + luaLeaseNow + luaPaused + luaPromote + `
+promote(KEYS[1], KEYS[8], KEYS[5], tonumber(ARGV[5]))
 if paused(KEYS[7]) then return false end
 local id, score
 if ARGV[1] == '' then
@@ -192,9 +194,10 @@ return {1, deadline}
 // nackScript gives a leased job back when token holds its live lease: the delivery counts as
 // an attempt (the lease counted it) and its error is kept; then, once the job was delivered
 // max_attempts times, it goes to the dead set (as the reaper does); else back into its queue
-// with the score it had (first in line again), or, with a delay (delayed queues only), due
-// delay after now. The token stays in the leases hash, so using it again is told the lease
-// ended. The second's failed count grows (the history's "failed").
+// with the score it had (first in line again), or, with a delay, due delay after now: on a
+// delayed queue that is its new score; a priority queue's job waits in the retry set until
+// then, its score kept (see queue_retry.go). The token stays in the leases hash, so using it
+// again is told the lease ended. The second's failed count grows (the history's "failed").
 //
 // KEYS[1]  queue:<name>              KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:attempts   KEYS[4]  {queue:<name>}:scores
@@ -203,6 +206,7 @@ return {1, deadline}
 // KEYS[9]  {queue:<name>}:dead       KEYS[10] {queue:<name>}:settings
 // KEYS[11] {queue:<name>}:tput:<minute>
 // KEYS[12] {queue:<name>}:jobs (a delay moves the score: the payload is bound to the new one)
+// KEYS[13] {queue:<name>}:retry
 // ARGV[1]  job id                    ARGV[2]  token
 // ARGV[3]  lease now, epoch ms, or "" for Redis TIME
 // ARGV[4]  completed retention, ms
@@ -211,13 +215,12 @@ return {1, deadline}
 // ARGV[9]  attempt errors kept       ARGV[10] the queue's default kind
 // ARGV[11] throughput field of this second ("f<second>")
 // ARGV[12] throughput hash's TTL, ms
-// Returns  {1, attempts, score} back in the queue; {2, attempts} dead; {-6} a delay on a
-// priority queue; a leaseCheck refusal otherwise
+// Returns  {1, attempts, score} back in the queue; {3, attempts, returns at ms} in the retry
+// set; {2, attempts} dead; a leaseCheck refusal otherwise
 var nackScript = newScript(luaSortedSetGuard + luaLeaseNow + luaLeaseCheck + luaAddError + luaRebind + `
 local kind = redis.call('HGET', KEYS[10], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[10] end
 local delay = tonumber(ARGV[5])
-if delay > 0 and kind == 'priority' then return {-6} end
 local now = leaseNow(ARGV[3])
 local refused = leaseCheck(KEYS[2], KEYS[5], KEYS[7], KEYS[8], ARGV[1], ARGV[2], now, tonumber(ARGV[4]))
 if refused then return refused end
@@ -232,6 +235,12 @@ if attempts >= max then
   return {2, attempts}
 end
 local score = tonumber(redis.call('HGET', KEYS[4], ARGV[1])) or tonumber(ARGV[6])
+if delay > 0 and kind == 'priority' then
+  local due = tonumber(ARGV[6]) + delay
+  redis.call('HSET', KEYS[4], ARGV[1], score)
+  redis.call('ZADD', KEYS[13], due, ARGV[1])
+  return {3, attempts, due}
+end
 if delay > 0 then
   score = tonumber(ARGV[6]) + delay
   rebind(KEYS[12], ARGV[1], score)

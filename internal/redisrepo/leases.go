@@ -119,7 +119,8 @@ func (q *Queues) Nack(ctx context.Context, queue, id, token string, delay time.D
 	now := q.now()
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue),
 		q.keys.QueueLeases(queue), q.keys.QueueErrors(queue), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
-		q.keys.QueueDead(queue), q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now), q.keys.QueueJobs(queue)}
+		q.keys.QueueDead(queue), q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now), q.keys.QueueJobs(queue),
+		q.keys.QueueRetry(queue)}
 	vals, err := nackScript.Run(ctx, q.rdb, keys, id, token, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
 		delay.Milliseconds(), now.UnixMilli(), errMsg, domain.DefaultMaxAttempts, domain.AttemptErrorsKept,
 		string(domain.DefaultQueueKind(queue)), tputField(now, 'f'), queueThroughputTTL.Milliseconds()).Int64Slice()
@@ -130,10 +131,10 @@ func (q *Queues) Nack(ctx context.Context, queue, id, token string, delay time.D
 		return "", fmt.Errorf("redisrepo.Queues.Nack: unexpected reply %v", vals)
 	case vals[0] == 1:
 		return domain.Waiting, nil
+	case vals[0] == 3:
+		return domain.Retrying, nil
 	case vals[0] == 2:
 		return domain.DeadLetter, nil
-	case vals[0] == -6:
-		return "", domain.Errorf(domain.EINVALID, "delay_ms works on delayed queues only: queue %q is a priority queue, whose order is its priority; nack without a delay to give the job back to its place in line", queue)
 	}
 	return "", leaseRefused("nack", queue, id, vals)
 }

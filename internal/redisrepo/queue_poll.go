@@ -43,9 +43,9 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 	default:
 		now := q.now()
 		field := tputField(now, 'c')
-		keys := append(append([]string{q.keys.Queue(queue)}, q.takenKeys(queue, now)...), q.keys.QueuePaused(queue))
+		keys := append(append([]string{q.keys.Queue(queue)}, q.takenKeys(queue, now)...), q.keys.QueuePaused(queue), q.keys.QueueRetry(queue))
 		vals, err := pollScript.Run(ctx, q.rdb, keys, q.leaseNow(), domain.CompletedRetention.Milliseconds(), domain.CompletedKept,
-			field, queueThroughputTTL.Milliseconds()).Slice()
+			field, queueThroughputTTL.Milliseconds(), now.UnixMilli()).Slice()
 		if errors.Is(err, redis.Nil) {
 			return domain.Delivery{}, false, nil
 		} else if err != nil {
@@ -67,6 +67,9 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (domain.Delivery, bool, error) {
 	deadline := time.Now().Add(wait)
 	for {
+		if err := q.promoteRetries(ctx, queue); err != nil {
+			return domain.Delivery{}, false, err
+		}
 		resumed := q.resumedSignal()
 		paused, err := q.paused(ctx, queue)
 		if err != nil {
@@ -170,15 +173,16 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 		due = strconv.FormatInt(q.now().UnixMilli(), 10)
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue),
-		q.keys.QueueScores(queue), q.keys.QueueLeases(queue), q.keys.QueuePaused(queue)}
+		q.keys.QueueScores(queue), q.keys.QueueLeases(queue), q.keys.QueuePaused(queue), q.keys.QueueRetry(queue)}
 	cmds := make([]*redis.Cmd, n)
 	tokens := make([]string, n)
 	now := q.now()
+	nowMs := now.UnixMilli()
 	if n == 1 && !q.bookkept.due(queue, now) {
 		// One script and nothing beside it: straight on the client (Run: EVALSHA, EVAL if
 		// Redis forgot it), cheaper than a pipeline of one.
 		tokens[0] = NewToken()
-		cmds[0] = leaseScript.Run(ctx, q.rdb, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[0])
+		cmds[0] = leaseScript.Run(ctx, q.rdb, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[0], nowMs)
 		if err := cmds[0].Err(); err != nil && !errors.Is(err, redis.Nil) {
 			return nil, opWriteError("redisrepo.Queues.Poll", err)
 		}
@@ -186,7 +190,7 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 		err := replicaWait{}.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
 			for i := range cmds {
 				tokens[i] = NewToken()
-				cmds[i] = leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[i])
+				cmds[i] = leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[i], nowMs)
 			}
 		}, q.index(ctx, queue, now)) // the reaper must know this queue
 		if err != nil {

@@ -18,6 +18,7 @@ func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, e
 	for len(names) > 0 {
 		pipe := q.rdb.Pipeline()
 		cmds := make([]*redis.Cmd, len(names))
+		promoted := make([]*redis.Cmd, len(names)) // due retries back, for the article's direct consumers
 		now := q.now()
 		for i, name := range names {
 			keys := []string{q.keys.Queue(name), q.keys.QueueProcessing(name), q.keys.QueueAttempts(name), q.keys.QueueScores(name),
@@ -25,6 +26,7 @@ func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, e
 				q.keys.QueueThroughput(name, now)}
 			cmds[i] = reapScript.EvalSha(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch,
 				domain.AttemptErrorsKept, domain.LeaseEndedError, fence, tputField(now, 'f'), queueThroughputTTL.Milliseconds())
+			promoted[i] = promoteScript.EvalSha(ctx, pipe, q.promoteKeys(name), now.UnixMilli())
 		}
 		if err := exec(ctx, q.rdb, pipe); err != nil {
 			return returned, died, opWriteError("redisrepo.Queues.Reap", err)
@@ -39,7 +41,11 @@ func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, e
 				return returned, died, fmt.Errorf("redisrepo.Queues.Reap: unexpected reply %v", cmd.Val())
 			}
 			returned, died = returned+vals[0], died+vals[1]
-			if vals[2] == 1 {
+			moved, _ := promoted[i].Int64Slice()
+			if len(moved) == 2 {
+				returned += moved[0]
+			}
+			if vals[2] == 1 || len(moved) == 2 && moved[1] == 1 {
 				again = append(again, names[i])
 			}
 		}

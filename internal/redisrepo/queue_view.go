@@ -18,7 +18,8 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 	nowMs := now.UnixMilli() / 1000 * 1000
 	key := keys.Queue(queue)
 	settings := pipe.HGetAll(ctx, keys.QueueSettings(queue))
-	script := queueViewScript.EvalSha(ctx, pipe, []string{key, keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueAttempts(queue)},
+	script := queueViewScript.EvalSha(ctx, pipe, []string{key, keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueAttempts(queue),
+		keys.QueueRetry(queue), keys.QueueScores(queue)},
 		nowMs, domain.QueueShown, domain.MaxPriority+1, int64(domain.PriorityFactor))
 	orphans := pipe.ZCard(ctx, keys.QueueOrphans(queue))
 	paused := pipe.Exists(ctx, keys.QueuePaused(queue))
@@ -33,11 +34,11 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 		v := domain.QueueView{Queue: queue, Key: key, PayloadKey: keys.QueueJobs(queue), Settings: decodeQueueSettings(queue, settings.Val()), OldestAtMs: -1,
 			Paused: paused.Val() == 1, Orphans: orphans.Val()}
 		r, _ := script.Val().([]any)
-		if len(r) == 10 {
+		if len(r) == 12 {
 			v.Waiting, v.Processing, v.Dead = toInt(r[0]), toInt(r[1]), toInt(r[2])
 			v.InFlight, v.DeadJobs = listedJobs(r[8]), listedJobs(r[9])
 		} else {
-			r = make([]any, 10)
+			r = make([]any, 12)
 		}
 		delayed := v.Settings.Kind == domain.DelayedQueue
 		v.Head = decodeJobs(scoredPairs(r[7]), delayed)
@@ -66,6 +67,7 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 				}
 			}
 			v.Other = max(v.Waiting-sum, 0)
+			v.Scheduled, v.NextDue = toInt(r[10]), retryJobs(r[11])
 		}
 		v.Enqueued = make([]int64, domain.ThroughputSeconds)
 		v.Completed = make([]int64, domain.ThroughputSeconds)
@@ -201,6 +203,7 @@ func StatsOf(v domain.QueueView, nowMs int64) domain.QueueStats {
 	s := domain.QueueStats{Queue: v.Queue, Kind: v.Settings.Kind, MaxAttempts: v.Settings.MaxAttempts, Total: v.Waiting,
 		Due: v.Due, Scheduled: v.Scheduled, Processing: v.Processing, Dead: v.Dead}
 	if v.Settings.Kind == domain.PriorityQueue {
+		s.Total += v.Scheduled // its retries wait beside the queue's set, not in it
 		s.ByPriority = map[string]int64{}
 		for p, n := range v.ByPriority {
 			s.ByPriority[strconv.Itoa(p)] = n
