@@ -22,6 +22,7 @@ type QueueCounts struct {
 	OldestWaitingMs    int64 // -1: nothing is waiting
 	Completed, Failed  int64
 	Enqueued           int64
+	Paused             bool
 }
 
 // LimiterCounts are a policy's checks since history recording began.

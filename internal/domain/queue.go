@@ -232,6 +232,8 @@ type QueueSummary struct {
 	Due        int64     `json:"due"`
 	Processing int64     `json:"processing"`
 	Dead       int64     `json:"dead"`
+	// Paused says polls through zpulse take nothing (JobOps.SetPaused).
+	Paused bool `json:"paused"`
 	// WrongType is the Redis type of the queue's key when another service keeps another type
 	// than a sorted set there ("list"), shown as domain.NotASortedSet; "" for a queue.
 	WrongType string `json:"wrong_type,omitempty"`
@@ -250,6 +252,7 @@ type QueueStats struct {
 	Processing  int64                  `json:"processing"`
 	Dead        int64                  `json:"dead"`
 	OldestAgeMs *int64                 `json:"oldest_age_ms"`
+	Paused      bool                   `json:"paused"` // polls through zpulse take nothing
 }
 
 // ScheduledJobResponse is a delayed job in the API's stats.

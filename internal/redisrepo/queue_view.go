@@ -162,9 +162,10 @@ func planQueueSummary(ctx context.Context, pipe redis.Pipeliner, keys Keys, queu
 	due := pipe.ZCount(ctx, key, "-inf", strconv.FormatInt(now.UnixMilli()/1000*1000, 10))
 	processing := pipe.ZCard(ctx, keys.QueueProcessing(queue))
 	dead := pipe.ZCard(ctx, keys.QueueDead(queue))
+	paused := pipe.Exists(ctx, keys.QueuePaused(queue))
 	return func() domain.QueueSummary {
 		s := domain.QueueSummary{Queue: queue, Kind: decodeQueueSettings(queue, map[string]string{"kind": settings.Val()}).Kind,
-			Waiting: waiting.Val(), Due: waiting.Val(), Processing: processing.Val(), Dead: dead.Val()}
+			Waiting: waiting.Val(), Due: waiting.Val(), Processing: processing.Val(), Dead: dead.Val(), Paused: paused.Val() == 1}
 		if s.Kind == domain.DelayedQueue {
 			s.Due = due.Val()
 		}
@@ -199,7 +200,7 @@ func (q *Queues) View(ctx context.Context, queue string) (domain.QueueView, erro
 // StatsOf turns a queue's view into the API's stats, its oldest job's age seen at nowMs.
 func StatsOf(v domain.QueueView, nowMs int64) domain.QueueStats {
 	s := domain.QueueStats{Queue: v.Queue, Kind: v.Settings.Kind, MaxAttempts: v.Settings.MaxAttempts, Total: v.Waiting,
-		Due: v.Due, Scheduled: v.Scheduled, Processing: v.Processing, Dead: v.Dead}
+		Due: v.Due, Scheduled: v.Scheduled, Processing: v.Processing, Dead: v.Dead, Paused: v.Paused}
 	if v.Settings.Kind == domain.PriorityQueue {
 		s.ByPriority = map[string]int64{}
 		for p, n := range v.ByPriority {

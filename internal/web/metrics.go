@@ -32,6 +32,8 @@ var (
 		[]string{"queue"}, nil)
 	queueProcessedDesc = prometheus.NewDesc("zpulse_queue_processed_total", "Jobs of a queue that completed (acked, or polled without a lease) or failed (nacked, or their lease ended), since the history recorder began counting.",
 		[]string{"queue", "outcome"}, nil)
+	queuePausedDesc = prometheus.NewDesc("zpulse_queue_paused", "1 while a queue is paused (polls through zpulse take nothing), else 0.",
+		[]string{"queue"}, nil)
 	queueEnqueuedDesc = prometheus.NewDesc("zpulse_queue_enqueued_total", "Jobs enqueued through zpulse, since the history recorder began counting.",
 		[]string{"queue"}, nil)
 	limiterDecisionsDesc = prometheus.NewDesc("zpulse_limiter_decisions_total", "Checks of a limiter policy made through zpulse by decision (allowed, rejected), since the history recorder began counting.",
@@ -49,7 +51,7 @@ var (
 )
 
 func (b *BusinessCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{queueJobsDesc, queueOldestDesc, queueProcessedDesc, queueEnqueuedDesc, limiterDecisionsDesc,
+	for _, d := range []*prometheus.Desc{queueJobsDesc, queueOldestDesc, queueProcessedDesc, queueEnqueuedDesc, queuePausedDesc, limiterDecisionsDesc,
 		locksHeldDesc, boardPlayersDesc, droppedDesc, scrapeErrorDesc, redisErrorsDesc} {
 		ch <- d
 	}
@@ -91,6 +93,11 @@ func (b *BusinessCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(queueProcessedDesc, q.Completed, q.Queue, "completed")
 		counter(queueProcessedDesc, q.Failed, q.Queue, "failed")
 		counter(queueEnqueuedDesc, q.Enqueued, q.Queue)
+		paused := int64(0)
+		if q.Paused {
+			paused = 1
+		}
+		gauge(queuePausedDesc, paused, q.Queue)
 	}
 	for _, l := range m.Limiters {
 		counter(limiterDecisionsDesc, l.Allowed, l.Limiter, "allowed")
