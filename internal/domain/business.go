@@ -23,6 +23,8 @@ type QueueCounts struct {
 	Completed, Failed  int64
 	Enqueued           int64
 	Paused             bool
+	// Durations are its lease-to-ack times since zpulse first counted them.
+	Durations DurationHistogram
 }
 
 // LimiterCounts are a policy's checks since history recording began.

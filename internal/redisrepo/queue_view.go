@@ -10,9 +10,9 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// planQueueView adds to pipe the reads of a queue's page (its settings, queueViewScript and
-// one HGETALL per minute of throughput: 6 commands at most, no round trip of its own) and
-// returns the decoder. now is cut to the second, and the view holds absolute times only (the
+// planQueueView adds to pipe the reads of a queue's page (its settings, queueViewScript, one
+// HGETALL per minute of throughput, consumersScript: 9 commands at most, no round trip of its
+// own) and returns the decoder. now is cut to the second, and the view holds absolute times only (the
 // browser shows them relative), so an idle queue's view stays equal from tick to tick.
 func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, now time.Time) func() domain.QueueView {
 	nowMs := now.UnixMilli() / 1000 * 1000
@@ -22,6 +22,7 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 		nowMs, domain.QueueShown, domain.MaxPriority+1, int64(domain.PriorityFactor))
 	orphans := pipe.ZCard(ctx, keys.QueueOrphans(queue))
 	paused := pipe.Exists(ctx, keys.QueuePaused(queue))
+	consumers := planConsumers(ctx, pipe, keys, queue, time.UnixMilli(nowMs))
 	first := time.UnixMilli(nowMs - domain.ThroughputSeconds*1000).UTC()
 	var tput []*redis.MapStringStringCmd
 	var minutes []int64
@@ -31,7 +32,7 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 	}
 	return func() domain.QueueView {
 		v := domain.QueueView{Queue: queue, Key: key, PayloadKey: keys.QueueJobs(queue), Settings: decodeQueueSettings(queue, settings.Val()), OldestAtMs: -1,
-			Paused: paused.Val() == 1, Orphans: orphans.Val()}
+			Paused: paused.Val() == 1, Orphans: orphans.Val(), Consumers: consumers()}
 		r, _ := script.Val().([]any)
 		if len(r) == 10 {
 			v.Waiting, v.Processing, v.Dead = toInt(r[0]), toInt(r[1]), toInt(r[2])

@@ -14,7 +14,8 @@ import (
 // TopicRenderer renders a live topic's snapshot into the fragment pushed to its subscribers.
 // Each fragment's root carries the id of the element it replaces on the page. Fragments go
 // to every viewer alike, anonymous ones too: with hideLockTokens (an admin token is
-// configured) the locks list shows no holder's token. Their links carry basePath, the
+// configured) the locks list shows no holder's token and a queue's consumers no client
+// address. Their links carry basePath, the
 // prefix zpulse is served under (Deps.BasePath).
 func TopicRenderer(bigKey int64, keys domain.KeyDisplay, hideLockTokens bool, basePath string) live.RenderFunc {
 	ctx := views.WithBasePath(context.Background(), basePath)
@@ -38,6 +39,9 @@ func TopicRenderer(bigKey int64, keys domain.KeyDisplay, hideLockTokens bool, ba
 		case []domain.LimiterView:
 			comp = views.LimitersOverview(v)
 		case domain.QueueView:
+			if hideLockTokens {
+				v.Consumers = domain.RedactConsumers(v.Consumers)
+			}
 			comp = views.QueuePanel(v, "", true)
 		case domain.History:
 			comp = views.HistoryPanel(v)

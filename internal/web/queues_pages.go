@@ -48,6 +48,9 @@ func (s *server) queuePageWith(c echo.Context, status int, queue string, forms m
 	if herr != nil {
 		return herr
 	}
+	if s.AdminToken != "" {
+		v.Consumers = domain.RedactConsumers(v.Consumers) // as the live panel shows them to everyone (TopicRenderer)
+	}
 	d := views.QueuePageData{View: v, Settings: v.Settings, Forms: forms, History: hist}
 	return s.render(c, status, views.QueuePage(unavailable(s.chrome(c, queue, append([]string{topic}, topics...)...), err), d))
 }
