@@ -181,3 +181,25 @@ func (s Secrets) MarshalText() ([]byte, error) {
 	}
 	return []byte(strings.Join(names, ",")), nil
 }
+
+// Consumers is a queue's consumers as the audience sees them: those known only by their
+// client address (no name of their own) read HiddenAddress unless it sees ClientIDs.
+func (a Audience) Consumers(cs []Consumer) []Consumer {
+	if a.Sees(ClientIDs) || cs == nil {
+		return cs
+	}
+	out := make([]Consumer, len(cs))
+	for i, c := range cs {
+		if c.Address {
+			c.Name = HiddenAddress
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// Queue is v as the audience sees it (see Consumers).
+func (a Audience) Queue(v QueueView) QueueView {
+	v.Consumers = a.Consumers(v.Consumers)
+	return v
+}

@@ -152,6 +152,9 @@ type PollOptions struct {
 	// Wait, when not zero, blocks up to Wait (whole seconds, at most MaxTakeWait) for a job: BZPOPMIN, on
 	// connections of its own. Priority queues only, and not with a lease.
 	Wait time.Duration
+	// Consumer names who polls (ConsumerID): a poll with a lease records it among the
+	// queue's consumers, and its lease as theirs. "": not recorded.
+	Consumer string
 }
 
 // Validate checks the options for a queue of kind. Returns EINVALID.
@@ -211,6 +214,9 @@ type QueueView struct {
 	// without a lease, through zpulse (a foreign consumer's ZPOPMIN is not seen).
 	Enqueued  []int64
 	Completed []int64
+	// Consumers are those that polled with a lease in the last ConsumerTTL, the latest
+	// poll first.
+	Consumers []Consumer
 }
 
 // OrphanGrace is how long a payload that belongs to no job is kept before the reaper removes
@@ -231,6 +237,8 @@ type QueueSummary struct {
 	Due        int64     `json:"due"`
 	Processing int64     `json:"processing"`
 	Dead       int64     `json:"dead"`
+	// Paused says polls through zpulse take nothing (JobOps.SetPaused).
+	Paused bool `json:"paused"`
 	// WrongType is the Redis type of the queue's key when another service keeps another type
 	// than a sorted set there ("list"), shown as domain.NotASortedSet; "" for a queue.
 	WrongType string `json:"wrong_type,omitempty"`
@@ -249,6 +257,7 @@ type QueueStats struct {
 	Processing  int64                  `json:"processing"`
 	Dead        int64                  `json:"dead"`
 	OldestAgeMs *int64                 `json:"oldest_age_ms"`
+	Paused      bool                   `json:"paused"` // polls through zpulse take nothing
 }
 
 // ScheduledJobResponse is a delayed job in the API's stats.
@@ -273,6 +282,7 @@ const (
 // so the article's producers and consumers share them with zpulse.
 type QueueService interface {
 	JobOps
+	ConsumerReader
 
 	// Enqueue adds a job. Priority queues score it priority*1e13 + now ms; delayed queues
 	// score it with its run-at ms. Returns ECONFLICT when that id is already waiting, in
@@ -296,7 +306,7 @@ type QueueService interface {
 	// PollBatch leases up to n (1..MaxBatchPoll) jobs in one call, each as Poll with a lease
 	// and each with its own lease token; fewer when fewer are due. Returns EINVALID,
 	// EUNAVAILABLE.
-	PollBatch(ctx context.Context, queue string, n int, lease time.Duration) ([]Delivery, error)
+	PollBatch(ctx context.Context, queue string, n int, lease time.Duration, consumer string) ([]Delivery, error)
 
 	// Ack completes a leased job: it leaves the processing set with its payload and attempt
 	// count, and is remembered as completed for CompletedRetention. token is the lease's

@@ -76,7 +76,10 @@ type JobDetail struct {
 	// token, which would let a reader ack someone else's job). LeaseDeadline is when it ends.
 	LeaseHolder   string     `json:"lease_holder,omitempty"`
 	LeaseDeadline *time.Time `json:"lease_deadline,omitempty"`
-	DiedAt        *time.Time `json:"died_at,omitempty"`
+	// LeasedAt is when the lease of a job in flight began (its attempt's start); nil when
+	// not known.
+	LeasedAt *time.Time `json:"leased_at,omitempty"`
+	DiedAt   *time.Time `json:"died_at,omitempty"`
 	// Errors are the kept errors of its failed attempts, oldest first.
 	Errors []AttemptError `json:"errors"`
 	// Paused says the queue is paused: polls through zpulse take nothing.

@@ -31,6 +31,9 @@ type AttemptError struct {
 	Attempt int       `json:"attempt"`
 	At      time.Time `json:"at"`
 	Error   string    `json:"error"`
+	// DurationMs is how long the attempt held its lease, from the lease to the nack or to
+	// the reaper's return; nil when not known (leased before zpulse recorded lease starts).
+	DurationMs *int64 `json:"duration_ms,omitempty"`
 }
 
 // LeaseEndedError is the AttemptError message the reaper records for a lease that ended.

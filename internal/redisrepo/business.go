@@ -29,7 +29,7 @@ func newBusiness(rdb redis.UniversalClient, keys Keys, found *Discovery, c clock
 
 // Business reads at most limit queues, boards and locks (the first by name) and every
 // limiter the history recorder counted (at most limit reported), in one round trip: about
-// 17 commands per queue, one per board and lock, and two HGETALLs of the totals. Returns
+// 19 commands per queue, one per board and lock, and two HGETALLs of the totals. Returns
 // EUNAVAILABLE.
 func (b *Business) Business(ctx context.Context, limit int) (domain.Business, error) {
 	out := domain.Business{Dropped: map[domain.HistoryKind]int{}}
@@ -53,8 +53,10 @@ func (b *Business) Business(ctx context.Context, limit int) (domain.Business, er
 	now := b.clock.Now()
 	pipe := b.rdb.Pipeline()
 	queueReads := make([]func() domain.QueueCounts, len(queues))
+	durations := make([]*redis.MapStringStringCmd, len(queues))
 	for i, q := range queues {
 		queueReads[i] = planQueueCounts(ctx, pipe, b.keys, q, now)
+		durations[i] = pipe.HGetAll(ctx, b.keys.QueueDurationTotals(q))
 	}
 	queueTotals := pipe.HGetAll(ctx, b.keys.HistoryTotals(domain.HistoryQueue))
 	limiterTotals := pipe.HGetAll(ctx, b.keys.HistoryTotals(domain.HistoryLimiter))
@@ -72,10 +74,11 @@ func (b *Business) Business(ctx context.Context, limit int) (domain.Business, er
 		return out, opError("redisrepo.Business", err)
 	}
 	qt := splitTotals(queueTotals.Val())
-	for _, read := range queueReads {
+	for i, read := range queueReads {
 		c := read()
 		t := qt[c.Queue]
 		c.Enqueued, c.Completed, c.Failed = t["enqueued"], t["completed"], t["failed"]
+		c.Durations = decodeDurationTotals(durations[i].Val())
 		out.Queues = append(out.Queues, c)
 	}
 	lt := splitTotals(limiterTotals.Val())
@@ -129,7 +132,8 @@ func planQueueCounts(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue
 	first := pipe.ZRangeWithScores(ctx, key, 0, 0)
 	return func() domain.QueueCounts {
 		s := summary()
-		c := domain.QueueCounts{Queue: queue, Waiting: s.Due, Scheduled: s.Waiting - s.Due, InFlight: s.Processing, Dead: s.Dead, OldestWaitingMs: -1}
+		c := domain.QueueCounts{Queue: queue, Waiting: s.Due, Scheduled: s.Waiting - s.Due, InFlight: s.Processing, Dead: s.Dead, OldestWaitingMs: -1,
+			Paused: s.Paused}
 		if s.Kind == domain.DelayedQueue {
 			if zs := first.Val(); len(zs) == 1 && int64(zs[0].Score) <= nowMs && s.Due > 0 {
 				c.OldestWaitingMs = (nowMs - int64(zs[0].Score)) / 1000 * 1000

@@ -24,6 +24,7 @@ func planJob(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue, id str
 	cmd := jobScript.EvalSha(ctx, pipe, []string{keys.Queue(queue), keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueJobs(queue),
 		keys.QueueAttempts(queue), keys.QueueScores(queue), keys.QueueLeases(queue), keys.QueueErrors(queue),
 		keys.QueueSettings(queue), keys.QueuePaused(queue), keys.QueueRetry(queue)}, id)
+	holder := pipe.HGet(ctx, keys.QueueHolders(queue), id)
 	return func() (domain.JobDetail, bool) {
 		vals, _ := cmd.Val().([]any)
 		if len(vals) != 10 || vals[0] == "" {
@@ -83,6 +84,7 @@ func planJob(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue, id str
 		}
 		if tok, ok := str(5); ok && j.State == domain.JobInFlight {
 			j.LeaseHolder = leaseFingerprint(tok)
+			j.LeasedAt = leaseStart(holder.Val())
 		}
 		if e, ok := str(6); ok {
 			j.Errors = append(j.Errors, decodeAttemptErrors(e)...)

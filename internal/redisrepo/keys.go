@@ -381,6 +381,39 @@ func (k Keys) QueueThroughput(name string, t time.Time) string {
 	return k.queueTag(name) + ":tput:" + strconv.FormatInt(t.Unix()/60, 10)
 }
 
+// QueueHolders is zpulse's HASH of who holds each job's latest lease and since when: job id
+// -> "<lease start epoch ms>|<consumer>" (domain.ConsumerID, "" when none was recorded). The
+// lease script writes it; ack, nack and the reaper read and remove the job's field (the
+// attempt's duration, the consumer's counts). It expires queueHoldersTTL after the queue's
+// last lease, so a field left by a job deleted in flight does not outlive that.
+func (k Keys) QueueHolders(name string) string { return k.queueTag(name) + ":holders" }
+
+// QueueConsumers is zpulse's ZSET of a queue's consumers: member = domain.ConsumerID, score =
+// its last poll with a lease, epoch ms (lease clock). Each poll drops those not seen for
+// domain.ConsumerTTL and keeps at most domain.ConsumersKept; the key expires ConsumerTTL
+// after the last poll.
+func (k Keys) QueueConsumers(name string) string { return k.queueTag(name) + ":consumers" }
+
+// QueueConsumerCounts is zpulse's HASH of a queue's acks and nacks by consumer in one minute
+// (the minute of t, UTC): "a|<consumer>" acks, "n|<consumer>" nacks. It expires
+// queueThroughputTTL after it was last written.
+func (k Keys) QueueConsumerCounts(name string, t time.Time) string {
+	return k.queueTag(name) + ":cstats:" + strconv.FormatInt(t.Unix()/60, 10)
+}
+
+// QueueDurations is zpulse's HASH of a queue's lease-to-ack times in one minute (the minute
+// of t, UTC), by 10 s part of the minute p (0..5): "<p>:b<i>" -> acks whose time fell in
+// bucket i of domain.DurationBoundsMs, "<p>:max" -> the longest, ms. It expires
+// queueThroughputTTL after it was last written; the history recorder reads it.
+func (k Keys) QueueDurations(name string, t time.Time) string {
+	return k.queueTag(name) + ":dur:" + strconv.FormatInt(t.Unix()/60, 10)
+}
+
+// QueueDurationTotals is zpulse's HASH of a queue's lease-to-ack times since it first
+// counted one, for /metrics' histogram: "b<i>" -> count of bucket i, "sum" -> ms. No expiry:
+// at most 17 small fields per queue.
+func (k Keys) QueueDurationTotals(name string) string { return k.queueTag(name) + ":dur" }
+
 // QueueReaperFence is zpulse's STRING of the highest fencing token a reaper showed on this
 // queue (the singleton lock's, see Singletons): the reap script refuses a lower one, so a
 // reaper whose lease ran out while it was paused cannot reap beside its successor. No

@@ -25,7 +25,7 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 	}
 	switch {
 	case opt.Lease > 0:
-		return q.pollLeased(ctx, queue, set.Kind, opt.Lease)
+		return q.pollLeased(ctx, queue, set.Kind, opt.Lease, opt.Consumer)
 	case opt.Wait > 0:
 		return q.take(ctx, queue, opt.Wait)
 	case set.Kind == domain.DelayedQueue:
@@ -135,8 +135,8 @@ func (q *Queues) takenKeys(queue string, now time.Time) []string {
 		q.keys.QueueErrors(queue), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue), q.keys.QueueThroughput(queue, now)}
 }
 
-func (q *Queues) pollLeased(ctx context.Context, queue string, kind domain.QueueKind, lease time.Duration) (domain.Delivery, bool, error) {
-	ds, err := q.pollLeasedN(ctx, queue, kind, lease, 1)
+func (q *Queues) pollLeased(ctx context.Context, queue string, kind domain.QueueKind, lease time.Duration, consumer string) (domain.Delivery, bool, error) {
+	ds, err := q.pollLeasedN(ctx, queue, kind, lease, 1, consumer)
 	if err != nil || len(ds) == 0 {
 		return domain.Delivery{}, false, err
 	}
@@ -146,7 +146,7 @@ func (q *Queues) pollLeased(ctx context.Context, queue string, kind domain.Queue
 // PollBatch leases up to n jobs (1..domain.MaxBatchPoll) in one round trip, each with a
 // lease token of its own: n lease scripts, each atomic as Poll's. Fewer come back when the
 // queue has fewer due.
-func (q *Queues) PollBatch(ctx context.Context, queue string, n int, lease time.Duration) ([]domain.Delivery, error) {
+func (q *Queues) PollBatch(ctx context.Context, queue string, n int, lease time.Duration, consumer string) ([]domain.Delivery, error) {
 	if err := domain.ValidateName("queue", queue); err != nil {
 		return nil, err
 	}
@@ -163,17 +163,19 @@ func (q *Queues) PollBatch(ctx context.Context, queue string, n int, lease time.
 	if err := (domain.PollOptions{Lease: lease}).Validate(set.Kind); err != nil {
 		return nil, err
 	}
-	return q.pollLeasedN(ctx, queue, set.Kind, lease, n)
+	return q.pollLeasedN(ctx, queue, set.Kind, lease, n, consumer)
 }
 
-// pollLeasedN runs n lease scripts in one pipeline and returns the deliveries made.
-func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.QueueKind, lease time.Duration, n int) ([]domain.Delivery, error) {
+// pollLeasedN runs n lease scripts in one pipeline and returns the deliveries made, each
+// lease recorded as consumer's.
+func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.QueueKind, lease time.Duration, n int, consumer string) ([]domain.Delivery, error) {
 	due := ""
 	if kind == domain.DelayedQueue {
 		due = strconv.FormatInt(q.now().UnixMilli(), 10)
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue),
-		q.keys.QueueScores(queue), q.keys.QueueLeases(queue), q.keys.QueuePaused(queue), q.keys.QueueRetry(queue)}
+		q.keys.QueueScores(queue), q.keys.QueueLeases(queue), q.keys.QueuePaused(queue), q.keys.QueueRetry(queue),
+		q.keys.QueueHolders(queue), q.keys.QueueConsumers(queue)}
 	cmds := make([]*redis.Cmd, n)
 	tokens := make([]string, n)
 	now := q.now()
@@ -182,7 +184,7 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 		// One script and nothing beside it: straight on the client (Run: EVALSHA, EVAL if
 		// Redis forgot it), cheaper than a pipeline of one.
 		tokens[0] = NewToken()
-		cmds[0] = leaseScript.Run(ctx, q.rdb, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[0], nowMs)
+		cmds[0] = leaseScript.Run(ctx, q.rdb, keys, append([]any{due, q.leaseNow(), lease.Milliseconds(), tokens[0], nowMs}, consumerArgs(consumer)...)...)
 		if err := cmds[0].Err(); err != nil && !errors.Is(err, redis.Nil) {
 			return nil, opWriteError("redisrepo.Queues.Poll", err)
 		}
@@ -190,7 +192,7 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 		err := replicaWait{}.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
 			for i := range cmds {
 				tokens[i] = NewToken()
-				cmds[i] = leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[i], nowMs)
+				cmds[i] = leaseScript.EvalSha(ctx, pipe, keys, append([]any{due, q.leaseNow(), lease.Milliseconds(), tokens[i], nowMs}, consumerArgs(consumer)...)...)
 			}
 		}, q.index(ctx, queue, now)) // the reaper must know this queue
 		if err != nil {

@@ -10,9 +10,9 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// planQueueView adds to pipe the reads of a queue's page (its settings, queueViewScript and
-// one HGETALL per minute of throughput: 6 commands at most, no round trip of its own) and
-// returns the decoder. now is cut to the second, and the view holds absolute times only (the
+// planQueueView adds to pipe the reads of a queue's page (its settings, queueViewScript, one
+// HGETALL per minute of throughput, consumersScript: 9 commands at most, no round trip of its
+// own) and returns the decoder. now is cut to the second, and the view holds absolute times only (the
 // browser shows them relative), so an idle queue's view stays equal from tick to tick.
 func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, now time.Time) func() domain.QueueView {
 	nowMs := now.UnixMilli() / 1000 * 1000
@@ -23,6 +23,7 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 		nowMs, domain.QueueShown, domain.MaxPriority+1, int64(domain.PriorityFactor))
 	orphans := pipe.ZCard(ctx, keys.QueueOrphans(queue))
 	paused := pipe.Exists(ctx, keys.QueuePaused(queue))
+	consumers := planConsumers(ctx, pipe, keys, queue, time.UnixMilli(nowMs))
 	first := time.UnixMilli(nowMs - domain.ThroughputSeconds*1000).UTC()
 	var tput []*redis.MapStringStringCmd
 	var minutes []int64
@@ -32,7 +33,7 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 	}
 	return func() domain.QueueView {
 		v := domain.QueueView{Queue: queue, Key: key, PayloadKey: keys.QueueJobs(queue), Settings: decodeQueueSettings(queue, settings.Val()), OldestAtMs: -1,
-			Paused: paused.Val() == 1, Orphans: orphans.Val()}
+			Paused: paused.Val() == 1, Orphans: orphans.Val(), Consumers: consumers()}
 		r, _ := script.Val().([]any)
 		if len(r) == 12 {
 			v.Waiting, v.Processing, v.Dead = toInt(r[0]), toInt(r[1]), toInt(r[2])
@@ -164,9 +165,10 @@ func planQueueSummary(ctx context.Context, pipe redis.Pipeliner, keys Keys, queu
 	due := pipe.ZCount(ctx, key, "-inf", strconv.FormatInt(now.UnixMilli()/1000*1000, 10))
 	processing := pipe.ZCard(ctx, keys.QueueProcessing(queue))
 	dead := pipe.ZCard(ctx, keys.QueueDead(queue))
+	paused := pipe.Exists(ctx, keys.QueuePaused(queue))
 	return func() domain.QueueSummary {
 		s := domain.QueueSummary{Queue: queue, Kind: decodeQueueSettings(queue, map[string]string{"kind": settings.Val()}).Kind,
-			Waiting: waiting.Val(), Due: waiting.Val(), Processing: processing.Val(), Dead: dead.Val()}
+			Waiting: waiting.Val(), Due: waiting.Val(), Processing: processing.Val(), Dead: dead.Val(), Paused: paused.Val() == 1}
 		if s.Kind == domain.DelayedQueue {
 			s.Due = due.Val()
 		}
@@ -201,7 +203,7 @@ func (q *Queues) View(ctx context.Context, queue string) (domain.QueueView, erro
 // StatsOf turns a queue's view into the API's stats, its oldest job's age seen at nowMs.
 func StatsOf(v domain.QueueView, nowMs int64) domain.QueueStats {
 	s := domain.QueueStats{Queue: v.Queue, Kind: v.Settings.Kind, MaxAttempts: v.Settings.MaxAttempts, Total: v.Waiting,
-		Due: v.Due, Scheduled: v.Scheduled, Processing: v.Processing, Dead: v.Dead}
+		Due: v.Due, Scheduled: v.Scheduled, Processing: v.Processing, Dead: v.Dead, Paused: v.Paused}
 	if v.Settings.Kind == domain.PriorityQueue {
 		s.Total += v.Scheduled // its retries wait beside the queue's set, not in it
 		s.ByPriority = map[string]int64{}

@@ -45,6 +45,8 @@ var badInputs = []badInput{
 	{"POST", "/api/v1/queues/q/jobs", `{"delay_ms":-1}`, nil},
 	{"POST", "/api/v1/queues/q/poll", `{"lease_ms":1.5}`, nil},
 	{"POST", "/api/v1/queues/q/poll", `{"wait_ms":3600000}`, nil},
+	{"POST", "/api/v1/queues/q/poll", `{"lease_ms":30000,"consumer":"a b"}`, nil},
+	{"POST", "/api/v1/queues/q/batch/poll", `{"count":1,"lease_ms":30000,"consumer":""}`, nil},
 	// names
 	{"POST", "/api/v1/boards/b%20c/scores", `{"player":"a","points":1}`, nil},
 	{"POST", "/api/v1/boards/b/scores", `{"player":"","points":1}`, nil},

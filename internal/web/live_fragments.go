@@ -35,7 +35,7 @@ func TopicRenderer(bigKey int64, keys domain.KeyDisplay, basePath string) live.R
 		case []domain.LimiterView:
 			comp = views.LimitersOverview(aud.Limiters(v))
 		case domain.QueueView:
-			comp = views.QueuePanel(v, "", true)
+			comp = views.QueuePanel(aud.Queue(v), "", true)
 		case domain.History:
 			comp = views.HistoryPanel(v)
 		case domain.JobDetail:

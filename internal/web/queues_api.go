@@ -81,8 +81,9 @@ func (s *server) apiEnqueue(c echo.Context) error {
 
 func (s *server) apiPoll(c echo.Context) error {
 	var req struct {
-		LeaseMs json.RawMessage `json:"lease_ms"`
-		WaitMs  json.RawMessage `json:"wait_ms"`
+		LeaseMs  json.RawMessage `json:"lease_ms"`
+		WaitMs   json.RawMessage `json:"wait_ms"`
+		Consumer *string         `json:"consumer"`
 	}
 	if err := decodeOptionalJSON(c, &req); err != nil { // no body is a plain poll
 		return err
@@ -100,6 +101,9 @@ func (s *server) apiPoll(c echo.Context) error {
 		if opt.Wait, err = decodeMillis(req.WaitMs, "wait_ms", 0, domain.MaxTakeWait); err != nil {
 			return err
 		}
+	}
+	if opt.Consumer, err = pollConsumer(c, req.Consumer); err != nil {
+		return err
 	}
 	d, ok, err := s.Queues.Poll(c.Request().Context(), pathParam(c, "queue"), opt)
 	if err != nil {

@@ -102,6 +102,7 @@ func (s *server) routes(e *echo.Echo) {
 	api.PUT("/queues/:queue", s.apiPutQueueSettings, write...)
 	api.POST("/queues/:queue/jobs", s.apiEnqueue, write...)
 	api.POST("/queues/:queue/batch/jobs", s.apiEnqueueBatch, write...)
+	get(api, "/queues/:queue/consumers", s.apiConsumers)
 	get(api, "/queues/:queue/jobs", s.apiJobs)
 	get(api, "/queues/:queue/jobs/:id", s.apiJob)
 	api.POST("/queues/:queue/poll", s.apiPoll, write...)
