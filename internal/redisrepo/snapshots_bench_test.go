@@ -89,7 +89,7 @@ func BenchmarkCommandsPerTick(b *testing.B) {
 // names a board, queue, job, limiter, source or chart nobody has: anyone can make such topics
 // up, so README's bound on what one address makes Redis do (Resources) is
 // --ws-topics-per-address × this × ticks per second.
-const maxCommandsPerMadeUpTopic = 8
+const maxCommandsPerMadeUpTopic = 9
 
 // Topics naming things nobody has cost a bounded number of commands per tick each, whatever
 // their kind, so the commands one address can cause grow with its topics only.
