@@ -214,6 +214,8 @@ type BulkResult struct {
 // JobOps are what operators do with one job, a list of jobs and the dead set. Part of the
 // queues' implementation (redisrepo.Queues).
 type JobOps interface {
+	JobBulkOps
+
 	// Job returns one job wherever it is. Returns ENOTFOUND when it is not waiting,
 	// scheduled, in flight or dead; EINVALID; EUNAVAILABLE.
 	Job(ctx context.Context, queue, id string) (JobDetail, error)

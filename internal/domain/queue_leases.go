@@ -31,6 +31,9 @@ type AttemptError struct {
 	Attempt int       `json:"attempt"`
 	At      time.Time `json:"at"`
 	Error   string    `json:"error"`
+	// Edit, on an entry that is no failure, says what an operator changed before a retry
+	// (JobBulkOps.Retry); Error is "" then.
+	Edit string `json:"edit,omitempty"`
 }
 
 // LeaseEndedError is the AttemptError message the reaper records for a lease that ended.

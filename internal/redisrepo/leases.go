@@ -185,6 +185,7 @@ func decodeAttemptErrors(raw string) []domain.AttemptError {
 		Attempt json.Number `json:"attempt"`
 		At      json.Number `json:"at"`
 		Error   string      `json:"error"`
+		Edit    string      `json:"edit"`
 	}
 	if json.Unmarshal([]byte(raw), &list) != nil {
 		return nil
@@ -193,7 +194,7 @@ func decodeAttemptErrors(raw string) []domain.AttemptError {
 	for _, e := range list {
 		n, _ := strconv.ParseFloat(string(e.Attempt), 64)
 		ms, _ := strconv.ParseFloat(string(e.At), 64)
-		out = append(out, domain.AttemptError{Attempt: int(n), At: time.UnixMilli(int64(ms)).UTC(), Error: e.Error})
+		out = append(out, domain.AttemptError{Attempt: int(n), At: time.UnixMilli(int64(ms)).UTC(), Error: e.Error, Edit: e.Edit})
 	}
 	return out
 }
