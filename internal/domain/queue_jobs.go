@@ -190,11 +190,11 @@ func (o JobListOptions) Validate() error {
 	return nil
 }
 
-// JobPrefixNote says why a list cannot be filtered by id prefix: said once, for the API and
-// the page.
-const JobPrefixNote = "Filtering by id prefix is not offered: a queue's sorted sets order jobs by score " +
-	"(priority and time, lease deadline, time of death), and ZRANGEBYLEX, the only prefix read that is not a " +
-	"scan, is defined only on members of equal score. A prefix filter would read the whole set. Open a job by its exact id instead."
+// JobPrefixNote says why a list is not filtered by id prefix, and what to use: said once, for
+// the API and the page.
+const JobPrefixNote = "A list is not filtered by id prefix: a queue's sorted sets order jobs by score " +
+	"(priority and time, lease deadline, time of death), so a prefix filter would read the whole set. " +
+	"Search instead (q=): it matches id prefixes and payload text, scanning at most 1,000 jobs a step and saying where to go on."
 
 // DeadBatch bounds the dead jobs one bulk script moves or deletes: each batch is atomic, and
 // no script runs long enough to hold other clients up.
