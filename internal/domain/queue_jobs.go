@@ -210,11 +210,11 @@ func (o JobListOptions) Validate() error {
 	return nil // the cursor is checked by the list, which holds the key it was signed with
 }
 
-// JobPrefixNote says why a list cannot be filtered by id prefix: said once, for the API and
-// the page.
-const JobPrefixNote = "Filtering by id prefix is not offered: a queue's sorted sets order jobs by score " +
-	"(priority and time, lease deadline, time of death), and ZRANGEBYLEX, the only prefix read that is not a " +
-	"scan, is defined only on members of equal score. A prefix filter would read the whole set. Open a job by its exact id instead."
+// JobPrefixNote says why a list is not filtered by id prefix, and what to use: said once, for
+// the API and the page.
+const JobPrefixNote = "A list is not filtered by id prefix: a queue's sorted sets order jobs by score " +
+	"(priority and time, lease deadline, time of death), so a prefix filter would read the whole set. " +
+	"Search instead (q=): it matches id prefixes and payload text, scanning at most 1,000 jobs a step and saying where to go on."
 
 // DeadBatch bounds the dead jobs one bulk script moves or deletes: each batch is atomic, and
 // no script runs long enough to hold other clients up.
@@ -234,6 +234,8 @@ type BulkResult struct {
 // JobOps are what operators do with one job, a list of jobs and the dead set. Part of the
 // queues' implementation (redisrepo.Queues).
 type JobOps interface {
+	JobBulkOps
+
 	// Job returns one job wherever it is. Returns ENOTFOUND when it is not waiting,
 	// scheduled, in flight or dead; EINVALID; EUNAVAILABLE.
 	Job(ctx context.Context, queue, id string) (JobDetail, error)

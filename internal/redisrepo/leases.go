@@ -188,6 +188,7 @@ func decodeAttemptErrors(raw string) []domain.AttemptError {
 		At         json.Number `json:"at"`
 		Error      string      `json:"error"`
 		DurationMs json.Number `json:"duration_ms"`
+		Edit       string      `json:"edit"`
 	}
 	if json.Unmarshal([]byte(raw), &list) != nil {
 		return nil
@@ -196,7 +197,7 @@ func decodeAttemptErrors(raw string) []domain.AttemptError {
 	for _, e := range list {
 		n, _ := strconv.ParseFloat(string(e.Attempt), 64)
 		ms, _ := strconv.ParseFloat(string(e.At), 64)
-		a := domain.AttemptError{Attempt: int(n), At: time.UnixMilli(int64(ms)).UTC(), Error: e.Error}
+		a := domain.AttemptError{Attempt: int(n), At: time.UnixMilli(int64(ms)).UTC(), Error: e.Error, Edit: e.Edit}
 		if d, err := strconv.ParseFloat(string(e.DurationMs), 64); err == nil {
 			a.DurationMs = new(int64(d))
 		}

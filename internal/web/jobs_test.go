@@ -89,8 +89,8 @@ func TestAPIJobListBadInput(t *testing.T) {
 		if status != http.StatusBadRequest || !strings.Contains(body, `"code":"invalid"`) {
 			t.Errorf("%s: %d %s", q, status, body)
 		}
-		if strings.HasPrefix(q, "prefix") && !strings.Contains(body, "ZRANGEBYLEX") {
-			t.Errorf("prefix refusal does not say why: %s", body)
+		if strings.HasPrefix(q, "prefix") && !strings.Contains(body, "Search instead (q=)") {
+			t.Errorf("prefix refusal does not say why and what instead: %s", body)
 		}
 	}
 	if status, body := s.get(t, "/api/v1/queues/bad%7Bname%7D/jobs"); status != http.StatusBadRequest {
@@ -166,13 +166,14 @@ func TestAPIPauseResume(t *testing.T) {
 	}
 }
 
-// Bulk actions, pause and limiter deletes need the admin token like every change.
+// Bulk actions, retries, pause and limiter deletes need the admin token like every change.
 func TestAPIJobOpsNeedAdmin(t *testing.T) {
 	s := newTestServer(t, "secret", nil)
 	for _, c := range []struct{ method, path string }{
 		{http.MethodPost, "/api/v1/queues/mail/dead/requeue"}, {http.MethodDelete, "/api/v1/queues/mail/dead"},
 		{http.MethodPost, "/api/v1/queues/mail/pause"}, {http.MethodPost, "/api/v1/queues/mail/resume"},
-		{http.MethodDelete, "/api/v1/limiters/api"},
+		{http.MethodDelete, "/api/v1/limiters/api"}, {http.MethodPost, "/api/v1/queues/mail/bulk"},
+		{http.MethodPost, "/api/v1/queues/mail/jobs/a/retry"},
 	} {
 		if status, body, _ := s.do(t, c.method, c.path, "", ""); status != http.StatusUnauthorized {
 			t.Errorf("%s %s without token: %d %s", c.method, c.path, status, body)
@@ -328,12 +329,12 @@ func TestDeadBulkAndPausePages(t *testing.T) {
 	}
 }
 
-// The jobs page: a tab and count per state, previous/next, the prefix note, open by id.
+// The jobs page: a tab and count per state, previous/next, the search box, open by id.
 func TestJobsPage(t *testing.T) {
 	s := newTestServer(t, "", nil)
 	seedDeadJobs(t, s.rdb, "mail", 120)
 	status, body := s.get(t, "/queues/mail/jobs?state=dead")
-	if status != http.StatusOK || !strings.Contains(body, `data-testid="count-dead">120`) || !strings.Contains(body, "ZRANGEBYLEX") ||
+	if status != http.StatusOK || !strings.Contains(body, `data-testid="count-dead">120`) || !strings.Contains(body, `data-testid="job-search"`) ||
 		strings.Contains(body, `data-testid="jobs-prev"`) {
 		t.Fatalf("page 1: %d", status)
 	}
