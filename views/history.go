@@ -13,7 +13,9 @@ import (
 // in the browser, and nothing but classes for colours (the CSP forbids inline styles), so
 // light and dark follow the page. Buckets are merged into columns (30 s over 1 h, 10 min over
 // 24 h) so a chart stays a few kilobytes; each column is focusable and carries its values in
-// a <title>, which browsers show on hover and screen readers read on focus.
+// a <title>, which browsers show on hover and screen readers read on focus. The axis labels
+// are drawn 2.4 times larger below the sm breakpoint, where the chart is shrunk about as much,
+// so they stay readable on a phone (the y labels then reach into the card's padding).
 
 const (
 	chartW, chartH          = 720, 180

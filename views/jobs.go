@@ -75,4 +75,5 @@ type ConfirmData struct {
 	Refused string // why it cannot be done ("" when it can)
 	Error   string
 	TestID  string
+	Keeps   bool // the action deletes nothing: its button is not the red one of a destructive action
 }

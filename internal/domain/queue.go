@@ -212,6 +212,9 @@ type QueueView struct {
 	// without a lease, through zpulse (a foreign consumer's ZPOPMIN is not seen).
 	Enqueued  []int64
 	Completed []int64
+	// Unread says the queue could not be read (Redis unavailable): its counts and lists are
+	// unknown, not zero, and a page says so.
+	Unread bool
 }
 
 // OrphanGrace is how long a payload that belongs to no job is kept before the reaper removes
