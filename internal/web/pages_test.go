@@ -176,6 +176,10 @@ func TestRedisDown(t *testing.T) {
 	if strings.Contains(body, "No dead job") || strings.Contains(body, "0 failed") {
 		t.Error("the queue page with Redis down says it has no dead job")
 	}
+	// A limiter page says it could not load the policy, not that there is none.
+	if _, body := s.get(t, "/limiters/default"); strings.Contains(body, "There is no policy") || !strings.Contains(body, "Could not load") {
+		t.Error("the limiter page with Redis down does not say it could not load the policy")
+	}
 	if status, body := s.get(t, "/readyz"); status != http.StatusServiceUnavailable || !strings.Contains(body, `"unavailable"`) {
 		t.Errorf("readyz: %d %s", status, body)
 	}
