@@ -50,6 +50,7 @@ type chartTick struct {
 	X, Y   string
 	Label  string
 	Anchor string // text-anchor: the end labels stay inside the chart
+	Minor  bool   // left out on a phone, where the labels are larger (every other time label)
 }
 
 // historyChart is one chart of a history: its gauges or its counters.
@@ -197,7 +198,7 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 		if q == 4 {
 			at += h.StepMs
 		}
-		tick := chartTick{X: fnum(plotL + float64(plotR-plotL)*float64(q)/4), Y: strconv.Itoa(plotB + 16), Label: clockLabel(at), Anchor: "middle"}
+		tick := chartTick{X: fnum(plotL + float64(plotR-plotL)*float64(q)/4), Y: strconv.Itoa(plotB + 16), Label: clockLabel(at), Anchor: "middle", Minor: q%2 == 1}
 		switch q {
 		case 0:
 			tick.Anchor = "start"
