@@ -46,6 +46,12 @@ var browser struct {
 // page logged to its console is printed when the test failed.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
+	return newBrowserWithin(t, testTimeout)
+}
+
+// newBrowserWithin is newBrowser with a deadline of its own, for a test that walks many pages.
+func newBrowserWithin(t *testing.T, timeout time.Duration) context.Context {
+	t.Helper()
 	path := findBrowser(t)
 	browser.once.Do(func() { browser.ctx, browser.stop, browser.err = startBrowser(path) })
 	if browser.err != nil {
@@ -57,7 +63,7 @@ func newBrowser(t *testing.T) context.Context {
 		t.Fatalf("open a tab: %v", err)
 	}
 	logConsole(t, tabCtx)
-	ctx, cancelDeadline := context.WithTimeout(tabCtx, testTimeout)
+	ctx, cancelDeadline := context.WithTimeout(tabCtx, timeout)
 	t.Cleanup(cancelDeadline)
 	return ctx
 }

@@ -217,6 +217,9 @@ type QueueView struct {
 	// Consumers are those that polled with a lease in the last ConsumerTTL, the latest
 	// poll first.
 	Consumers []Consumer
+	// Unread says the queue could not be read (Redis unavailable): its counts and lists are
+	// unknown, not zero, and a page says so.
+	Unread bool
 }
 
 // OrphanGrace is how long a payload that belongs to no job is kept before the reaper removes

@@ -465,3 +465,12 @@ func TestOpenAccessIsLoopbackOnlyByDefault(t *testing.T) {
 		t.Error("--open-access: the header does not say access is open")
 	}
 }
+
+// The sign-in page says where the session lives: in Redis, not in a signed cookie.
+func TestLoginPageSaysWhereSessionsLive(t *testing.T) {
+	s := newTestServer(t, "secret-token-1234", nil)
+	_, page := s.get(t, "/login")
+	if !strings.Contains(page, "a session kept in Redis") || strings.Contains(page, "signed cookie") {
+		t.Error("the sign-in page does not say that the session is kept in Redis")
+	}
+}

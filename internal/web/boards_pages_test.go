@@ -94,7 +94,7 @@ func TestSettingsForm(t *testing.T) {
 	if b != `{"tie_break":"first_reached","periods":["daily","weekly"],"retention_days":14}`+"\n" {
 		t.Errorf("saved: %s", b)
 	}
-	if _, page := s.get(t, "/boards/g"); !strings.Contains(page, "Settings saved.") || !strings.Contains(page, ">This week<") || !strings.Contains(page, "First to reach ranks higher") {
+	if _, page := s.get(t, "/boards/g"); !strings.Contains(page, "Settings saved.") || !strings.Contains(page, ">This week<") || !strings.Contains(page, "Ties: first to reach ranks higher") {
 		t.Error("the page does not show the new settings")
 	}
 }

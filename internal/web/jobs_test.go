@@ -306,6 +306,9 @@ func TestDeadBulkAndPausePages(t *testing.T) {
 	if status != http.StatusOK || !strings.Contains(body, "each of the 1,500 dead jobs of queue mail back") {
 		t.Fatalf("requeue confirmation: %d %s", status, body)
 	}
+	if strings.Contains(body, "bg-rose-600") {
+		t.Error("requeueing, which deletes nothing, is confirmed with a red button")
+	}
 	status, _, _ = s.postForm(t, "/queues/mail/dead/requeue", "/queues/mail/dead/requeue", url.Values{})
 	if status != http.StatusSeeOther {
 		t.Fatalf("requeue: %d", status)

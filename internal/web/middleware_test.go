@@ -1,10 +1,15 @@
 package web
 
 import (
+	"compress/gzip"
+	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/zpulse/zpulse/static"
 )
 
 // countingWatcher counts the nudges the HTTP layer gives the watcher.
@@ -84,4 +89,51 @@ func TestRefusedChangeDoesNotNudge(t *testing.T) {
 	if n := counter.nudges.Load(); n != 0 {
 		t.Errorf("%d nudges, want 0", n)
 	}
+}
+
+// HTML pages and JSON answers go out gzipped to a client that takes gzip, and plain to one
+// that does not; /metrics is not compressed twice, nor the static files gzipped at start.
+func TestAnswersAreCompressed(t *testing.T) {
+	s := newTestServer(t, "", nil)
+	for _, path := range []string{"/", "/api/v1/openapi.json"} {
+		status, plain, h := s.do(t, http.MethodGet, path, "", "", "Accept-Encoding", "identity")
+		if status != http.StatusOK || h.Get("Content-Encoding") != "" {
+			t.Fatalf("GET %s without gzip: %d, Content-Encoding %q", path, status, h.Get("Content-Encoding"))
+		}
+		status, zipped, h := s.do(t, http.MethodGet, path, "", "", "Accept-Encoding", "gzip")
+		if status != http.StatusOK || h.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("GET %s with gzip: %d, Content-Encoding %q, want gzip", path, status, h.Get("Content-Encoding"))
+		}
+		if !strings.Contains(h.Get("Vary"), "Accept-Encoding") {
+			t.Errorf("GET %s: Vary %q, want Accept-Encoding", path, h.Get("Vary"))
+		}
+		unzipped := gunzip(t, zipped)
+		if len(zipped)*3 > len(plain) || len(unzipped) < len(plain)/2 {
+			t.Errorf("GET %s: %d bytes gzipped (%d unzipped) for %d plain, want under a third", path, len(zipped), len(unzipped), len(plain))
+		}
+	}
+	// Assets gzipped at start, and the Prometheus handler's own gzip, are gzipped once.
+	for _, path := range []string{"/static/" + static.Path("app.css"), "/metrics"} {
+		_, body, h := s.do(t, http.MethodGet, path, "", "", "Accept-Encoding", "gzip")
+		if h.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("GET %s: Content-Encoding %q, want gzip", path, h.Get("Content-Encoding"))
+		}
+		if b := gunzip(t, body); len(b) > 1 && b[0] == 0x1f && b[1] == 0x8b {
+			t.Errorf("GET %s is gzipped twice", path)
+		}
+	}
+}
+
+// gunzip reads a gzipped body whole.
+func gunzip(t testing.TB, body string) []byte {
+	t.Helper()
+	r, err := gzip.NewReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("not gzip: %v", err)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("gunzip: %v", err)
+	}
+	return b
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -165,6 +166,19 @@ func TestRedisDown(t *testing.T) {
 		if status, body := s.get(t, p); status != http.StatusOK || !strings.Contains(body, "Redis unavailable") {
 			t.Errorf("%s: %d, want 200 with the banner", p, status)
 		}
+	}
+	// A queue page loaded while Redis is down says its counts are unknown, never zero.
+	_, body := s.get(t, "/queues/emails")
+	waiting := regexp.MustCompile(`data-testid="stat-waiting">(.*?)</p>`).FindStringSubmatch(body)
+	if waiting == nil || !strings.Contains(waiting[1], "unknown") || strings.Contains(waiting[1], "0") {
+		t.Errorf("the queue's waiting count with Redis down: %q, want unknown", waiting)
+	}
+	if strings.Contains(body, "No dead job") || strings.Contains(body, "0 failed") {
+		t.Error("the queue page with Redis down says it has no dead job")
+	}
+	// A limiter page says it could not load the policy, not that there is none.
+	if _, body := s.get(t, "/limiters/default"); strings.Contains(body, "There is no policy") || !strings.Contains(body, "Could not load") {
+		t.Error("the limiter page with Redis down does not say it could not load the policy")
 	}
 	if status, body := s.get(t, "/readyz"); status != http.StatusServiceUnavailable || !strings.Contains(body, `"unavailable"`) {
 		t.Errorf("readyz: %d %s", status, body)

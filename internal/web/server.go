@@ -110,6 +110,7 @@ func NewServer(d Deps) *echo.Echo {
 			XSSProtection: "0", ContentTypeNosniff: "nosniff", XFrameOptions: "DENY",
 			HSTSMaxAge: 31536000, ContentSecurityPolicy: contentSecurityPolicy, ReferrerPolicy: "same-origin",
 		}),
+		compress(),
 	)
 	s.routes(e)
 	return e
