@@ -49,7 +49,7 @@ func TestAPIRejectsBadInputAndWritesNothing(t *testing.T) {
 		{"numeric player", "/api/v1/boards/b/scores", `{"player":5,"points":1}`, `"player" must be a JSON string`},
 		{"control char", "/api/v1/boards/b/scores", `{"player":"a\u0007","points":1}`, "printable"},
 		{"fractional points", "/api/v1/boards/b/scores", `{"player":"a","points":1.5}`, "written as digits"},
-		{"exponent points", "/api/v1/boards/b/scores", `{"player":"a","points":1e3}`, "without fraction or exponent"},
+		{"exponent points", "/api/v1/boards/b/scores", `{"player":"a","points":1e3}`, "written as digits"},
 		{"textual points", "/api/v1/boards/b/scores", `{"player":"a","points":"50"}`, "written as digits"},
 		{"null points", "/api/v1/boards/b/scores", `{"player":"a","points":null}`, "written as digits"},
 		{"no points", "/api/v1/boards/b/scores", `{"player":"a"}`, "points is required"},

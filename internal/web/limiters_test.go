@@ -71,7 +71,7 @@ func TestAPILimiterPolicies(t *testing.T) {
 		{"/api/v1/limiters/x", `{"algorithm":"fixed_window","limit":10,"window_ms":1}`, "window_ms must be a whole number of milliseconds from 10"},
 		{"/api/v1/limiters/x", `{"algorithm":"sliding_log","limit":2000000,"window_ms":1000}`, "from 1 to 1,000,000"},
 		{"/api/v1/limiters/x", `{"algorithm":"token_bucket","burst":10}`, "rate_per_s is required"},
-		{"/api/v1/limiters/x", `{"algorithm":"token_bucket","rate_per_s":-1,"burst":10}`, "rate_per_s must be from"},
+		{"/api/v1/limiters/x", `{"algorithm":"token_bucket","rate_per_s":-1,"burst":10}`, "rate_per_s must be a number of tokens a second from 0.001"},
 		{"/api/v1/limiters/x", `{"algorithm":"token_bucket","rate_per_s":1}`, "burst is required"},
 		{"/api/v1/limiters/default", `{"algorithm":"token_bucket","rate_per_s":1,"burst":1}`, "stays sliding_log"},
 		{"/api/v1/limiters/x", `{"algorithm":"sliding_log","limit":1,"window_ms":1000,"name":"y"}`, "is not allowed here"},
