@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redistest"
@@ -18,12 +20,7 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 // The demo writes only under its own names, follows its switch, and stops cleanly, giving
 // back its locks.
 func TestDemoTraffic(t *testing.T) {
-	rdb := redistest.Client(t)
-	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb, Clock: redistest.ServerClock{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	rdb, svc := openServices(t)
 	locks, limiters := svc.Locks, svc.Limiters
 	s := Services{Leaderboards: svc.Leaderboards, Limiters: limiters, Locks: locks, Switch: svc.Demo, Queues: svc.Queues, Clock: redistest.ServerClock{}}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -95,12 +92,7 @@ func TestDemoTraffic(t *testing.T) {
 
 // A demo lock holder's pretend work ends by the clock the demo is given, not the machine's.
 func TestDemoLocksFollowTheirClock(t *testing.T) {
-	rdb := redistest.Client(t)
-	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb, Clock: redistest.ServerClock{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	rdb, svc := openServices(t)
 	ctx := context.Background()
 	clock := domain.NewManualClock(redistest.ServerClock{}.Now())
 	lease, err := svc.Locks.Acquire(ctx, Locks[0], domain.LockOptions{TTL: time.Minute})
@@ -121,6 +113,17 @@ func TestDemoLocksFollowTheirClock(t *testing.T) {
 	if _, ok := held[Locks[0]]; ok || rdb.Exists(ctx, "lock:"+Locks[0]).Val() != 0 {
 		t.Error("the lock was not given back once the demo's clock passed the end of its work")
 	}
+}
+
+// openServices opens the services on a private Redis, on the test server's clock.
+func openServices(t *testing.T) (*redis.Client, *redisrepo.Services) {
+	rdb := redistest.Client(t)
+	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb, Clock: redistest.ServerClock{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Close() })
+	return rdb, svc
 }
 
 func drain(c chan struct{}) {
