@@ -100,7 +100,7 @@ func (p QueueSettingsPatch) Apply(s QueueSettings) QueueSettings {
 // ValidatePriority checks a priority: 0 (first) to 9. Returns EINVALID.
 func ValidatePriority(p int) error {
 	if p < MinPriority || p > MaxPriority {
-		return Errorf(EINVALID, "priority must be a whole number from %d (first) to %d (last) (got %d)", MinPriority, MaxPriority, p)
+		return FieldErrorf("priority", EINVALID, "priority must be a whole number from %d (first) to %d (last) (got %d)", MinPriority, MaxPriority, p)
 	}
 	return nil
 }

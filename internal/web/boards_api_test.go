@@ -25,7 +25,7 @@ func TestAPIBoardSettings(t *testing.T) {
 		`{"tie_break":"random"}`:        `"none", "first_reached", "first_reached_e10" or "first_reached_wide"`,
 		`{"periods":["hourly"]}`:        "daily, weekly and monthly",
 		`{"retention_days":0}`:          "from 1 to 3,650",
-		`{"retention_days":1.5}`:        "JSON integer",
+		`{"retention_days":1.5}`:        "written as digits",
 		`{"periods":"daily"}`:           `"periods" must be a JSON array`,
 		`{"retention_days":90,"x":1}`:   `unknown field "x"`,
 		`{"periods":["daily","daily"]}`: "listed twice",

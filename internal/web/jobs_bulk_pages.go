@@ -147,9 +147,9 @@ func (s *server) retryJobForm(c echo.Context) error {
 		}
 	}
 	if p := f.Value("priority"); p != "" && p != was.Value("priority") {
-		n, ok := parseWhole(p, domain.MinPriority, domain.MaxPriority)
-		if !ok {
-			f.Errors["priority"] = "Priority must be a whole number from 0 (first) to 9 (last)"
+		n, err := priorityInput.parse(p)
+		if err != nil {
+			f.Errors["priority"] = domain.ErrorMessage(err)
 		}
 		r.Priority, r.HasPriority = int(n), true
 	}

@@ -71,7 +71,7 @@ func TestAPILimiterPolicies(t *testing.T) {
 		{"/api/v1/limiters/x", `{"algorithm":"fixed_window","limit":10,"window_ms":1}`, "window_ms must be a whole number of milliseconds from 10"},
 		{"/api/v1/limiters/x", `{"algorithm":"sliding_log","limit":2000000,"window_ms":1000}`, "from 1 to 1,000,000"},
 		{"/api/v1/limiters/x", `{"algorithm":"token_bucket","burst":10}`, "rate_per_s is required"},
-		{"/api/v1/limiters/x", `{"algorithm":"token_bucket","rate_per_s":-1,"burst":10}`, "rate_per_s must be from"},
+		{"/api/v1/limiters/x", `{"algorithm":"token_bucket","rate_per_s":-1,"burst":10}`, "rate_per_s must be a number of tokens a second from 0.001"},
 		{"/api/v1/limiters/x", `{"algorithm":"token_bucket","rate_per_s":1}`, "burst is required"},
 		{"/api/v1/limiters/default", `{"algorithm":"token_bucket","rate_per_s":1,"burst":1}`, "stays sliding_log"},
 		{"/api/v1/limiters/x", `{"algorithm":"sliding_log","limit":1,"window_ms":1000,"name":"y"}`, "is not allowed here"},
@@ -243,8 +243,8 @@ func TestPolicyForm(t *testing.T) {
 	}{
 		{url.Values{"algorithm": {"fixed_window"}, "limit": {"1.5"}, "window": {"1m"}}, "limit must be a whole number"},
 		{url.Values{"algorithm": {"fixed_window"}, "limit": {"5"}, "window": {"soon"}}, "window must be a duration"},
-		{url.Values{"algorithm": {"fixed_window"}, "limit": {"5"}, "window": {"2ms"}}, "window_ms must be from 10"},
-		{url.Values{"algorithm": {"token_bucket"}, "rate": {"fast"}, "burst": {"4"}}, "rate must be a number"},
+		{url.Values{"algorithm": {"fixed_window"}, "limit": {"5"}, "window": {"2ms"}}, "window must be a duration such as 10s, 1m30s or 500ms (whole milliseconds) from 10 ms to 24 h"},
+		{url.Values{"algorithm": {"token_bucket"}, "rate": {"fast"}, "burst": {"4"}}, "rate_per_s must be a number"},
 		{url.Values{"algorithm": {"magic"}, "limit": {"5"}, "window": {"1s"}}, "algorithm must be one of"},
 	} {
 		t.Run(c.form.Encode(), func(t *testing.T) {

@@ -96,9 +96,9 @@ func TestAPILockRejectsBadInput(t *testing.T) {
 	cases := []struct{ name, path, body, want string }{
 		{"ttl too short", "/api/v1/locks/x/acquire", `{"ttl_ms":99}`, "ttl_ms must be a whole number of milliseconds from 100 to 86,400,000"},
 		{"ttl too long", "/api/v1/locks/x/acquire", `{"ttl_ms":86400001}`, "from 100 to 86,400,000"},
-		{"ttl fraction", "/api/v1/locks/x/acquire", `{"ttl_ms":1000.5}`, "JSON integer"},
-		{"ttl string", "/api/v1/locks/x/acquire", `{"ttl_ms":"1000"}`, "JSON integer"},
-		{"ttl null", "/api/v1/locks/x/acquire", `{"ttl_ms":null}`, "JSON integer"},
+		{"ttl fraction", "/api/v1/locks/x/acquire", `{"ttl_ms":1000.5}`, "written as digits"},
+		{"ttl string", "/api/v1/locks/x/acquire", `{"ttl_ms":"1000"}`, "written as digits"},
+		{"ttl null", "/api/v1/locks/x/acquire", `{"ttl_ms":null}`, "written as digits"},
 		{"negative wait", "/api/v1/locks/x/acquire", `{"wait_ms":-1}`, "wait_ms must be a whole number of milliseconds from 0 to 30,000"},
 		{"long wait", "/api/v1/locks/x/acquire", `{"wait_ms":30001}`, "from 0 to 30,000"},
 		{"owner with a space", "/api/v1/locks/x/acquire", `{"owner":"a b"}`, "without spaces"},
@@ -166,7 +166,7 @@ func TestLockFormsWithoutJavaScript(t *testing.T) {
 		t.Errorf("second acquire: %d, want 409 with the message", status)
 	}
 	status, body, _ = s.postForm(t, "/locks", "/locks/acquire", url.Values{"lock": {"a b"}, "ttl": {"0.05"}, "wait": {"31"}, "owner": {"x y"}})
-	for _, want := range []string{"f-lock-error", "TTL must be a number of seconds from 0.1 to 86400", "Wait must be a number of seconds from 0 to 30", "f-owner-error"} {
+	for _, want := range []string{"f-lock-error", "ttl must be a number of seconds from 0.1 to 86400", "wait must be a number of seconds from 0 to 30", "f-owner-error"} {
 		if status != http.StatusBadRequest || !strings.Contains(body, want) {
 			t.Errorf("bad acquire: %d, want 400 with %q", status, want)
 		}

@@ -34,7 +34,6 @@ type Deps struct {
 	Ping               func(context.Context) error // answers whether Redis is reachable
 	Registry           *prometheus.Registry
 	Log                *slog.Logger
-	Clock              domain.Clock
 	// Auth keeps admin sessions and the sign-in attempt counters (redisrepo.Services.Auth).
 	Auth       domain.AuthStore
 	AdminToken string
