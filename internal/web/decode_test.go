@@ -11,6 +11,7 @@ import (
 )
 
 func TestParseWhole(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		lit  string
 		want int64
@@ -41,6 +42,7 @@ func TestParseWhole(t *testing.T) {
 }
 
 func TestDecodeIntAndMillis(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, raw, want string // want: part of the error message, "" for none
 	}{
@@ -64,6 +66,7 @@ func TestDecodeIntAndMillis(t *testing.T) {
 }
 
 func TestParseDuration(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		text string
 		ok   bool
@@ -83,6 +86,7 @@ func TestParseDuration(t *testing.T) {
 // are refused with a 400 that names the problem, and nothing is written: encoding/json would
 // store U+FFFD, or keep the last of the two.
 func TestDecodeRefusesBadUTF8AndDuplicateNames(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	for _, c := range []struct{ path, body, want string }{
 		{"/api/v1/boards/b/scores", `{"player":"a","player":"b","points":1}`, `names \"/player\" twice`},

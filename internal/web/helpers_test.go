@@ -53,7 +53,7 @@ func newTestServer(t testing.TB, adminToken string, rdb redis.UniversalClient) *
 func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClient, tweak func(*Deps)) *testServer {
 	t.Helper()
 	if rdb == nil {
-		rdb = redistest.Client(t)
+		rdb = redistest.DB(t)
 	}
 	w := newTestWiring(t, rdb, adminToken)
 	if tweak != nil {
@@ -228,6 +228,24 @@ func keys(t *testing.T, rdb redis.UniversalClient) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// waitSubscriptions waits until ok holds, checked each time a live connection subscribes to hub
+// or leaves it (Hub.WaitSubscriptions): how a test waits for the connections it opened to be
+// registered. The 5 s are a guard against a hang, not a synchronisation.
+func waitSubscriptions(t testing.TB, hub *live.Hub, ok func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hub.WaitSubscriptions(ctx, ok); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitTopics waits until n topics of hub have subscribers.
+func waitTopics(t testing.TB, hub *live.Hub, n int) {
+	t.Helper()
+	waitSubscriptions(t, hub, func() bool { return len(hub.Topics()) >= n })
 }
 
 func redisZ(score float64, member string) redis.Z { return redis.Z{Score: score, Member: member} }

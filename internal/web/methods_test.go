@@ -16,6 +16,7 @@ import (
 // error envelope under /api), before any CSRF, JSON or sign-in check; OPTIONS answers 204
 // with the same Allow.
 func TestMethodsAcrossTheRouter(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "secret", nil)
 	e := s.Config.Handler.(*echo.Echo)
 	param := regexp.MustCompile(`:[a-z_]+`)
@@ -65,6 +66,7 @@ func TestMethodsAcrossTheRouter(t *testing.T) {
 
 // HEAD answers what GET answers, headers included, with no body.
 func TestHeadIsGetWithoutBody(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	for _, path := range []string{"/healthz", "/readyz", "/", "/boards", "/boards/x", "/queues", "/locks", "/limiters", "/login",
 		"/api/v1/boards", "/api/v1/boards/x/top", "/api/v1/queues", "/api/v1/openapi.json", "/nope", "/api/v1/nope"} {
@@ -81,6 +83,7 @@ func TestHeadIsGetWithoutBody(t *testing.T) {
 
 // The issue's own example.
 func TestDeleteOnAReadAnswers405(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, body, h := s.do(t, http.MethodDelete, "/api/v1/boards/x/top", "", "")
 	if status != http.StatusMethodNotAllowed || h.Get("Allow") != "GET, HEAD" || !strings.Contains(body, `"code":"method_not_allowed"`) {

@@ -18,6 +18,7 @@ func (w *countingWatcher) Nudge() { w.nudges.Add(1); w.Watcher.Nudge() }
 // Every successful change, through the API or a form, nudges the watcher once; reads, bad
 // input, refused access and a poll that found nothing do not.
 func TestChangesNudgeTheWatcher(t *testing.T) {
+	t.Parallel()
 	var counter *countingWatcher
 	s := newTestServerWith(t, "", nil, func(d *Deps) {
 		counter = &countingWatcher{Watcher: d.Watcher}
@@ -70,6 +71,7 @@ func TestChangesNudgeTheWatcher(t *testing.T) {
 
 // A change refused for want of the admin token does not nudge.
 func TestRefusedChangeDoesNotNudge(t *testing.T) {
+	t.Parallel()
 	var counter *countingWatcher
 	s := newTestServerWith(t, "s3cret", nil, func(d *Deps) {
 		counter = &countingWatcher{Watcher: d.Watcher}

@@ -39,6 +39,7 @@ func loadAPIDoc(t testing.TB) *openapi3.T {
 }
 
 func TestOpenAPIDocumentIsValid31(t *testing.T) {
+	t.Parallel()
 	doc := loadAPIDoc(t)
 	if !doc.IsOpenAPI31OrLater() {
 		t.Errorf("openapi = %q, want 3.1", doc.OpenAPI)
@@ -48,6 +49,7 @@ func TestOpenAPIDocumentIsValid31(t *testing.T) {
 // The document and the router describe the same API: every API route is documented, and
 // every documented operation is served.
 func TestOpenAPIMatchesRouter(t *testing.T) {
+	t.Parallel()
 	doc := loadAPIDoc(t)
 	documented := map[string]bool{}
 	for path, item := range doc.Paths.Map() {
@@ -82,6 +84,7 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 
 // The served document is the embedded one, its server URL carrying the base path.
 func TestOpenAPIServed(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, body, h := s.do(t, http.MethodGet, "/api/v1/openapi.json", "", "")
 	if status != http.StatusOK || !strings.HasPrefix(h.Get("Content-Type"), "application/json") || body != string(openAPI) {
@@ -200,6 +203,7 @@ func findOperation(doc *openapi3.T, method, path string) (*routers.Route, map[st
 
 // The error codes the document lists are the codes errors.go knows.
 func TestOpenAPIErrorCodes(t *testing.T) {
+	t.Parallel()
 	doc := loadAPIDoc(t)
 	var listed []string
 	for _, v := range doc.Components.Schemas["Error"].Value.Properties["error"].Value.Properties["code"].Value.Enum {

@@ -36,6 +36,7 @@ func sessionCookieOf(t *testing.T, s *testServer) *http.Cookie {
 // Behind a trusted TLS-terminating proxy the session cookie is Secure; without
 // --trust-proxy the header is anybody's and is ignored (zpulse itself serves plain HTTP here).
 func TestTrustProxySecureCookie(t *testing.T) {
+	t.Parallel()
 	if ck := sessionCookieOf(t, newTestServerWith(t, "s3cret", nil, trustProxy)); !ck.Secure {
 		t.Error("trust-proxy on, X-Forwarded-Proto https: the cookie is not Secure")
 	}
@@ -51,6 +52,7 @@ func TestTrustProxySecureCookie(t *testing.T) {
 // The CSRF cookie is Secure behind a trusted proxy that says the browser used HTTPS, like the
 // session cookie, and only then.
 func TestTrustProxySecureCSRFCookie(t *testing.T) {
+	t.Parallel()
 	csrfCookie := func(s *testServer) *http.Cookie {
 		_, _, h := s.do(t, http.MethodGet, "/login", "", "", "X-Forwarded-Proto", "https")
 		for _, ck := range (&http.Response{Header: h}).Cookies() {
@@ -82,6 +84,7 @@ func mustRanges(t *testing.T, list string) []*net.IPNet {
 // behind the proxy cannot pick its address by writing private ones before it, and a peer
 // outside the ranges is the client whatever it writes.
 func TestTrustedProxyRanges(t *testing.T) {
+	t.Parallel()
 	behind := newTestServerWith(t, "s3cret", nil, trustProxy)
 	for i := range domain.SignInAttempts.Limit {
 		// The proxy (loopback) appends the guesser's private address after what it wrote.
@@ -103,6 +106,7 @@ func TestTrustedProxyRanges(t *testing.T) {
 }
 
 func TestParseTrustedProxies(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want string // the ranges, or "error"
@@ -137,6 +141,7 @@ func guessFrom(t *testing.T, s *testServer, addr string) int {
 // own is loopback here); without it X-Forwarded-For is ignored, so a client cannot escape
 // its limit by writing one.
 func TestTrustProxyClientAddress(t *testing.T) {
+	t.Parallel()
 	behind := newTestServerWith(t, "s3cret", nil, trustProxy)
 	for range domain.SignInAttempts.Limit {
 		if status := guessFrom(t, behind, "203.0.113.1"); status != http.StatusUnauthorized {
@@ -176,6 +181,7 @@ func dialWS(s *testServer, header http.Header, topics ...string) (*websocket.Con
 // The websocket's Origin check compares with the host the browser asked the proxy for, with
 // --trust-proxy only.
 func TestTrustProxyWebsocketOrigin(t *testing.T) {
+	t.Parallel()
 	h := http.Header{"Origin": {"https://dash.example.com"}, "X-Forwarded-Host": {"dash.example.com"}}
 	conn, _, err := dialWS(newTestServerWith(t, "", nil, trustProxy), h, domain.TopicStatus)
 	if err != nil {
