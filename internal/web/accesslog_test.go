@@ -34,7 +34,7 @@ func TestAccessLogModes(t *testing.T) {
 		AccessLogOff:    nil,
 	} {
 		logs := &lockedBuffer{}
-		s := newTestServerWith(t, "", nil, func(d *Deps) {
+		s := newFakeServer(t, "", nil, func(d *Deps) {
 			d.AccessLog = mode
 			d.Log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		})

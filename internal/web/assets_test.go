@@ -17,7 +17,7 @@ import (
 // checked on every use.
 func TestAssetsAreHashedCachedAndCompressed(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t, "", nil)
+	s := newFakeServer(t, "", nil, nil)
 	_, page := s.get(t, "/")
 	links := regexp.MustCompile(`(?:href|src)="(/static/[^"]+)"`).FindAllStringSubmatch(page, -1)
 	if len(links) < 5 {

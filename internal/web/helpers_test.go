@@ -65,13 +65,21 @@ func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClien
 // serveWiring serves w's handler over a test HTTP server, stopped when the test ends.
 func serveWiring(t testing.TB, rdb redis.UniversalClient, w testWiring) *testServer {
 	t.Helper()
-	srv := httptest.NewServer(NewServer(w.deps))
-	t.Cleanup(func() { w.deps.Hub.Close(); srv.Close() }) // websockets first: Close waits for them
+	s := serveDeps(t, rdb, w.deps)
+	s.watcher, s.queues, s.svc = w.watcher, w.svc.Queues, w.svc
+	return s
+}
+
+// serveDeps serves the handler of d over a test HTTP server, stopped when the test ends.
+func serveDeps(t testing.TB, rdb redis.UniversalClient, d Deps) *testServer {
+	t.Helper()
+	srv := httptest.NewServer(NewServer(d))
+	t.Cleanup(func() { d.Hub.Close(); srv.Close() }) // websockets first: Close waits for them
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		Transport:     contractTransport{t: t, base: w.deps.BasePath, next: http.DefaultTransport}}
-	return &testServer{Server: srv, rdb: rdb, watcher: w.watcher, queues: w.svc.Queues, svc: w.svc, client: client}
+		Transport:     contractTransport{t: t, base: d.BasePath, next: http.DefaultTransport}}
+	return &testServer{Server: srv, rdb: rdb, client: client}
 }
 
 // testWiring is the HTTP layer's dependencies over a test Redis, and the parts tests look at.

@@ -20,7 +20,7 @@ func (w *countingWatcher) Nudge() { w.nudges.Add(1); w.Watcher.Nudge() }
 func TestChangesNudgeTheWatcher(t *testing.T) {
 	t.Parallel()
 	var counter *countingWatcher
-	s := newTestServerWith(t, "", nil, func(d *Deps) {
+	s := newFakeServer(t, "", nil, func(d *Deps) {
 		counter = &countingWatcher{Watcher: d.Watcher}
 		d.Watcher = counter
 	})
@@ -73,7 +73,7 @@ func TestChangesNudgeTheWatcher(t *testing.T) {
 func TestRefusedChangeDoesNotNudge(t *testing.T) {
 	t.Parallel()
 	var counter *countingWatcher
-	s := newTestServerWith(t, "s3cret", nil, func(d *Deps) {
+	s := newFakeServer(t, "s3cret", nil, func(d *Deps) {
 		counter = &countingWatcher{Watcher: d.Watcher}
 		d.Watcher = counter
 	})

@@ -58,7 +58,7 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 		}
 	}
 	served := map[string]bool{}
-	e := newTestServer(t, "", nil).Config.Handler.(*echo.Echo)
+	e := newFakeServer(t, "", nil, nil).Config.Handler.(*echo.Echo)
 	param := regexp.MustCompile(`:([a-z_]+)`)
 	for _, r := range e.Routes() {
 		if !strings.HasPrefix(r.Path, "/api/v1/") || strings.Contains(r.Path, "*") ||
@@ -85,12 +85,12 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 // The served document is the embedded one, its server URL carrying the base path.
 func TestOpenAPIServed(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t, "", nil)
+	s := newFakeServer(t, "", nil, nil)
 	status, body, h := s.do(t, http.MethodGet, "/api/v1/openapi.json", "", "")
 	if status != http.StatusOK || !strings.HasPrefix(h.Get("Content-Type"), "application/json") || body != string(openAPI) {
 		t.Fatalf("GET /api/v1/openapi.json: %d %s", status, h.Get("Content-Type"))
 	}
-	based := newTestServerWith(t, "", nil, func(d *Deps) { d.BasePath = "/zpulse" })
+	based := newFakeServer(t, "", nil, func(d *Deps) { d.BasePath = "/zpulse" })
 	status, body, _ = based.do(t, http.MethodGet, "/zpulse/api/v1/openapi.json", "", "")
 	if status != http.StatusOK || !strings.Contains(body, `"url": "/zpulse/api/v1"`) {
 		t.Errorf("under a base path: %d, no server URL with the base path", status)

@@ -37,14 +37,14 @@ func sessionCookieOf(t *testing.T, s *testServer) *http.Cookie {
 // --trust-proxy the header is anybody's and is ignored (zpulse itself serves plain HTTP here).
 func TestTrustProxySecureCookie(t *testing.T) {
 	t.Parallel()
-	if ck := sessionCookieOf(t, newTestServerWith(t, "s3cret", nil, trustProxy)); !ck.Secure {
+	if ck := sessionCookieOf(t, newFakeServer(t, "s3cret", nil, trustProxy)); !ck.Secure {
 		t.Error("trust-proxy on, X-Forwarded-Proto https: the cookie is not Secure")
 	}
-	if ck := sessionCookieOf(t, newTestServer(t, "s3cret", nil)); ck.Secure {
+	if ck := sessionCookieOf(t, newFakeServer(t, "s3cret", nil, nil)); ck.Secure {
 		t.Error("trust-proxy off: X-Forwarded-Proto was honoured")
 	}
 	notUs := func(d *Deps) { d.TrustProxy, d.TrustedProxies = true, mustRanges(t, "10.0.0.0/8") }
-	if ck := sessionCookieOf(t, newTestServerWith(t, "s3cret", nil, notUs)); ck.Secure {
+	if ck := sessionCookieOf(t, newFakeServer(t, "s3cret", nil, notUs)); ck.Secure {
 		t.Error("X-Forwarded-Proto from a peer outside the trusted proxies was honoured")
 	}
 }
@@ -63,10 +63,10 @@ func TestTrustProxySecureCSRFCookie(t *testing.T) {
 		t.Fatal("no CSRF cookie")
 		return nil
 	}
-	if ck := csrfCookie(newTestServerWith(t, "s3cret", nil, trustProxy)); !ck.Secure {
+	if ck := csrfCookie(newFakeServer(t, "s3cret", nil, trustProxy)); !ck.Secure {
 		t.Error("trust-proxy on, X-Forwarded-Proto https: the CSRF cookie is not Secure")
 	}
-	if ck := csrfCookie(newTestServer(t, "s3cret", nil)); ck.Secure {
+	if ck := csrfCookie(newFakeServer(t, "s3cret", nil, nil)); ck.Secure {
 		t.Error("trust-proxy off: X-Forwarded-Proto was honoured for the CSRF cookie")
 	}
 }
@@ -85,7 +85,7 @@ func mustRanges(t *testing.T, list string) []*net.IPNet {
 // outside the ranges is the client whatever it writes.
 func TestTrustedProxyRanges(t *testing.T) {
 	t.Parallel()
-	behind := newTestServerWith(t, "s3cret", nil, trustProxy)
+	behind := newFakeServer(t, "s3cret", nil, trustProxy)
 	for i := range domain.SignInAttempts.Limit {
 		// The proxy (loopback) appends the guesser's private address after what it wrote.
 		if status := guessFrom(t, behind, fmt.Sprintf("10.9.9.%d, 192.168.1.7", i)); status != http.StatusUnauthorized {
@@ -96,7 +96,7 @@ func TestTrustedProxyRanges(t *testing.T) {
 		t.Errorf("all-private X-Forwarded-For: the guesser escaped its limit with a made-up entry: %d, want 429", status)
 	}
 	// The peer (127.0.0.1) is not a trusted proxy here: it is the client, whatever it writes.
-	elsewhere := newTestServerWith(t, "s3cret", nil, func(d *Deps) { d.TrustProxy, d.TrustedProxies = true, mustRanges(t, "10.0.0.0/8") })
+	elsewhere := newFakeServer(t, "s3cret", nil, func(d *Deps) { d.TrustProxy, d.TrustedProxies = true, mustRanges(t, "10.0.0.0/8") })
 	for i := range domain.SignInAttempts.Limit {
 		guessFrom(t, elsewhere, fmt.Sprintf("203.0.113.%d", i))
 	}
@@ -142,7 +142,7 @@ func guessFrom(t *testing.T, s *testServer, addr string) int {
 // its limit by writing one.
 func TestTrustProxyClientAddress(t *testing.T) {
 	t.Parallel()
-	behind := newTestServerWith(t, "s3cret", nil, trustProxy)
+	behind := newFakeServer(t, "s3cret", nil, trustProxy)
 	for range domain.SignInAttempts.Limit {
 		if status := guessFrom(t, behind, "203.0.113.1"); status != http.StatusUnauthorized {
 			t.Fatalf("guess: %d", status)
@@ -160,7 +160,7 @@ func TestTrustProxyClientAddress(t *testing.T) {
 		t.Errorf("trust on, a spoofed entry before the real address: %d, want 429", status)
 	}
 
-	direct := newTestServer(t, "s3cret", nil)
+	direct := newFakeServer(t, "s3cret", nil, nil)
 	for range domain.SignInAttempts.Limit {
 		guessFrom(t, direct, "203.0.113.1")
 	}
@@ -183,12 +183,12 @@ func dialWS(s *testServer, header http.Header, topics ...string) (*websocket.Con
 func TestTrustProxyWebsocketOrigin(t *testing.T) {
 	t.Parallel()
 	h := http.Header{"Origin": {"https://dash.example.com"}, "X-Forwarded-Host": {"dash.example.com"}}
-	conn, _, err := dialWS(newTestServerWith(t, "", nil, trustProxy), h, domain.TopicStatus)
+	conn, _, err := dialWS(newFakeServer(t, "", nil, trustProxy), h, domain.TopicStatus)
 	if err != nil {
 		t.Fatalf("trust on, Origin matching X-Forwarded-Host: %v", err)
 	}
 	conn.Close()
-	if conn, resp, err := dialWS(newTestServer(t, "", nil), h, domain.TopicStatus); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+	if conn, resp, err := dialWS(newFakeServer(t, "", nil, nil), h, domain.TopicStatus); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
 		if conn != nil {
 			conn.Close()
 		}

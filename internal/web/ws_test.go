@@ -35,7 +35,7 @@ func refusedWS(t *testing.T, s *testServer, status int, limit string, topics ...
 // that names the limit.
 func TestWebsocketsPerAddress(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t, "", nil)
+	s := newFakeServer(t, "", nil, nil)
 	for i := range DefaultWSLimits.PerAddress {
 		conn, _, err := dialWS(s, nil, domain.TopicStatus)
 		if err != nil {
@@ -51,7 +51,7 @@ func TestWebsocketsPerAddress(t *testing.T) {
 // for at most its own limit of topics (400).
 func TestWebsocketTopicFlooding(t *testing.T) {
 	t.Parallel()
-	s := newTestServerWith(t, "", nil, func(d *Deps) { d.WS = WSLimits{Topics: 40, TopicsPerConn: 32} })
+	s := newFakeServer(t, "", nil, func(d *Deps) { d.WS = WSLimits{Topics: 40, TopicsPerConn: 32} })
 	made := func(from int) []string {
 		var topics []string
 		for i := range 32 {
@@ -77,7 +77,7 @@ func TestWebsocketTopicFlooding(t *testing.T) {
 // takes no place in the topic budget.
 func TestWebsocketInvalidTopics(t *testing.T) {
 	t.Parallel()
-	s := newTestServerWith(t, "", nil, func(d *Deps) { d.WS = WSLimits{Topics: 1} })
+	s := newFakeServer(t, "", nil, func(d *Deps) { d.WS = WSLimits{Topics: 1} })
 	long := "queue." + strings.Repeat("a", 600)
 	for _, bad := range []string{"nonsense.x.1", long, "board:made-up:all:10"} {
 		refusedWS(t, s, http.StatusBadRequest, "unknown live topic", domain.TopicStatus, bad)
@@ -97,7 +97,7 @@ func TestWebsocketInvalidTopics(t *testing.T) {
 // are the share, however many connections try.
 func TestWebsocketTopicsPerAddress(t *testing.T) {
 	t.Parallel()
-	s := newTestServerWith(t, "", nil, trustProxy)
+	s := newFakeServer(t, "", nil, trustProxy)
 	from := func(addr string) http.Header { return http.Header{"Origin": {s.URL}, "X-Forwarded-For": {addr}} }
 	dial := func(addr string, topics []string) (*websocket.Conn, *http.Response, error) {
 		q := url.Values{"topic": topics}
@@ -153,7 +153,7 @@ func TestWebsocketTopicsPerAddress(t *testing.T) {
 // The total number of connections is bounded whatever the address.
 func TestWebsocketsTotal(t *testing.T) {
 	t.Parallel()
-	s := newTestServerWith(t, "", nil, func(d *Deps) { d.WS = WSLimits{Total: 2} })
+	s := newFakeServer(t, "", nil, func(d *Deps) { d.WS = WSLimits{Total: 2} })
 	for range 2 {
 		conn, _, err := dialWS(s, nil, domain.TopicStatus)
 		if err != nil {
