@@ -79,7 +79,9 @@ func TestTourWithDemo(t *testing.T) {
 		{size{"360x740", 360, 740, true}, "light"}, {size{"360x740", 360, 740, true}, "dark"},
 	} {
 		size := look.size
-		ctx := newBrowser(t)
+		// Each page's waits and axe's run take a few seconds on a busy machine: the tab's budget
+		// grows with the pages, rather than one test's testTimeout for all of them.
+		ctx := newBrowserWithin(t, time.Duration(len(pages))*5*time.Second)
 		// The system's colour scheme: the theme switch starts at "system".
 		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: look.scheme}}}); err != nil {
 			t.Fatal(err)

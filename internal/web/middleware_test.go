@@ -1,10 +1,13 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"sync/atomic"
 	"testing"
+
+	"github.com/zpulse/zpulse/internal/domain"
 )
 
 // countingWatcher counts the nudges the HTTP layer gives the watcher.
@@ -20,7 +23,14 @@ func (w *countingWatcher) Nudge() { w.nudges.Add(1); w.Watcher.Nudge() }
 func TestChangesNudgeTheWatcher(t *testing.T) {
 	t.Parallel()
 	var counter *countingWatcher
-	s := newFakeServer(t, "", nil, func(d *Deps) {
+	f := &fakes{}
+	f.Leaderboards.AddPointsFn = func(_ context.Context, _, player string, points int64) (domain.Entry, error) {
+		return domain.Entry{Rank: 1, Player: player, Score: points}, nil
+	}
+	f.Leaderboards.TopFn = func(_ context.Context, board string, _ domain.Period, _ int) (domain.BoardTop, error) {
+		return domain.BoardTop{Board: board, Entries: []domain.Entry{}}, nil
+	}
+	s := newFakeServer(t, "", f, func(d *Deps) {
 		counter = &countingWatcher{Watcher: d.Watcher}
 		d.Watcher = counter
 	})
