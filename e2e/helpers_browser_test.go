@@ -49,7 +49,8 @@ func newBrowser(t *testing.T) context.Context {
 	return newBrowserWithin(t, testTimeout)
 }
 
-// newBrowserWithin is newBrowser with a deadline of its own, for a test that walks many pages.
+// newBrowserWithin is newBrowser for a test whose browser work is bounded by timeout instead
+// of testTimeout: one that visits many pages in one tab (the tour).
 func newBrowserWithin(t *testing.T, timeout time.Duration) context.Context {
 	t.Helper()
 	path := findBrowser(t)

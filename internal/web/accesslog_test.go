@@ -26,6 +26,7 @@ func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); retur
 // --access-log: all logs pages at INFO and static files and probes at DEBUG; errors keeps
 // statuses from 400 on; off logs no request.
 func TestAccessLogModes(t *testing.T) {
+	t.Parallel()
 	css := "/static/" + static.Path("app.css")
 	for mode, want := range map[string][]string{
 		AccessLogAll: {`level=INFO msg=request method=GET uri=/boards status=200`, `level=DEBUG msg=request method=GET uri=` + css + ` status=200`,
@@ -34,7 +35,7 @@ func TestAccessLogModes(t *testing.T) {
 		AccessLogOff:    nil,
 	} {
 		logs := &lockedBuffer{}
-		s := newTestServerWith(t, "", nil, func(d *Deps) {
+		s := newFakeServer(t, "", nil, func(d *Deps) {
 			d.AccessLog = mode
 			d.Log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		})

@@ -135,6 +135,7 @@ func forgedCursor(score, member string) string {
 // Every bad input is a 4xx with the error envelope, and writes no key. (A wrong bearer
 // token writes one: its address's attempt counter, which is what it is for.)
 func TestBadInputsPerEndpoint(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	ctx := context.Background()
 	// A board with entries, so cursors reach the page script.
@@ -187,6 +188,7 @@ func TestBadInputsPerEndpoint(t *testing.T) {
 
 // Peek answers what the next request would get: a client with its whole quota is allowed.
 func TestPeekOfAFreshClientIsAllowed(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	for _, algo := range []string{"sliding_log", "fixed_window", "sliding_counter"} {
 		body := `{"algorithm":"` + algo + `","limit":2,"window_ms":60000}`

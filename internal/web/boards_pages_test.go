@@ -10,6 +10,7 @@ import (
 )
 
 func TestBoardPageViews(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	s.do(t, http.MethodPut, "/api/v1/boards/g", "application/json", `{"periods":["daily","monthly"]}`)
 	for i := range 6 { // more players than bigKey (5)
@@ -36,6 +37,7 @@ func TestBoardPageViews(t *testing.T) {
 }
 
 func TestPlayerLookup(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	for i := range 10 {
 		s.postJSON(t, "/api/v1/boards/g/scores", fmt.Sprintf(`{"player":"p%d","points":%d}`, i, 10*i))
@@ -50,6 +52,7 @@ func TestPlayerLookup(t *testing.T) {
 }
 
 func TestAdminFormsNeedConfirmation(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	ctx := context.Background()
 	for i := range 5 {
@@ -81,6 +84,7 @@ func TestAdminFormsNeedConfirmation(t *testing.T) {
 }
 
 func TestSettingsForm(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, body, _ := s.postForm(t, "/boards/g", "/boards/g/settings", url.Values{"tie_break": {"first_reached"}, "periods": {"daily", "weekly"}, "retention_days": {"0"}})
 	if status != http.StatusBadRequest || !strings.Contains(body, "retention_days must be a whole number of days from 1 to 3,650") {
@@ -100,6 +104,7 @@ func TestSettingsForm(t *testing.T) {
 }
 
 func TestBoardsListAndEntriesPages(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	for i := range 60 {
 		s.postJSON(t, "/api/v1/boards/g/scores", fmt.Sprintf(`{"player":"p%02d","points":%d}`, i, i))

@@ -10,6 +10,7 @@ import (
 // are refused with a 400 that names the problem, and nothing is written: encoding/json would
 // store U+FFFD, or keep the last of the two.
 func TestDecodeRefusesBadUTF8AndDuplicateNames(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	for _, c := range []struct{ path, body, want string }{
 		{"/api/v1/boards/b/scores", `{"player":"a","player":"b","points":1}`, `names \"/player\" twice`},

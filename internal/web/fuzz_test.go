@@ -52,7 +52,7 @@ func FuzzEntriesCursor(f *testing.F) {
 		f.Add(seed[0], seed[1], forgedCursor(seed[0], seed[1]))
 	}
 	f.Add("", "", "garbage")
-	rdb := redistest.Client(f)
+	rdb := redistest.DB(f)
 	svc := openRepo(f, rdb)
 	ctx := context.Background()
 	rdb.ZAdd(ctx, "leaderboard:b", redisZ(1, "p"), redisZ(2, "q"), redisZ(2, "r"), redisZ(-3, "s"))

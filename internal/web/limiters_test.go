@@ -14,6 +14,7 @@ import (
 
 // The article's test through the API: limit 3 per 10 s on the policy "default".
 func TestAPILimiterArticleExample(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	var got []string
 	for _, client := range []string{"c-42", "c-42", "c-42", "c-42", "c-99"} {
@@ -49,6 +50,7 @@ func TestAPILimiterArticleExample(t *testing.T) {
 }
 
 func TestAPILimiterPolicies(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, b := s.doJSON(t, http.MethodPut, "/api/v1/limiters/api", `{"algorithm":"token_bucket","rate_per_s":2.5,"burst":10}`)
 	if status != http.StatusOK || strings.TrimSpace(b) != `{"name":"api","algorithm":"token_bucket","rate_per_s":2.5,"burst":10}` {
@@ -94,6 +96,7 @@ func TestAPILimiterPolicies(t *testing.T) {
 }
 
 func TestAPILimiterNeedsTheAdminToken(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	if status, _ := s.doJSON(t, http.MethodPut, "/api/v1/limiters/x", `{"algorithm":"sliding_log","limit":1,"window_ms":1000}`); status != http.StatusUnauthorized {
 		t.Errorf("PUT without token: %d", status)
@@ -109,6 +112,7 @@ func TestAPILimiterNeedsTheAdminToken(t *testing.T) {
 // --api-rate-limit protects the JSON API per client with a policy, with the usual and the
 // IETF draft's headers.
 func TestAPIRateLimitMiddleware(t *testing.T) {
+	t.Parallel()
 	s := newTestServerWith(t, "", nil, func(d *Deps) { d.APIRateLimit = "api" })
 	// No policy yet: the API is not limited (and the call that creates it passes).
 	status, _, h := s.do(t, http.MethodGet, "/api/v1/boards/b/top", "", "")
@@ -159,6 +163,7 @@ func TestAPIRateLimitMiddleware(t *testing.T) {
 }
 
 func TestLimiterPage(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, body := s.get(t, "/limiters/default")
 	if status != http.StatusOK {
@@ -190,6 +195,7 @@ func TestLimiterPage(t *testing.T) {
 
 // The try form fires N requests and shows each answer: 5 against a limit of 3.
 func TestTryForm(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, body, _ := s.postForm(t, "/limiters/default", "/limiters/default/try", url.Values{"client": {"c-42"}, "n": {"5"}}, "HX-Request", "true")
 	if status != http.StatusOK || !strings.HasPrefix(strings.TrimSpace(body), `<section id="limiter-try"`) ||
@@ -218,6 +224,7 @@ func TestTryForm(t *testing.T) {
 }
 
 func TestPolicyForm(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	_, page := s.get(t, "/limiters/api")
 	if !strings.Contains(page, `name="new" value="1"`) || !strings.Contains(page, "Create policy") {

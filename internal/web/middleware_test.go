@@ -2,6 +2,7 @@ package web
 
 import (
 	"compress/gzip"
+	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/static"
 )
 
@@ -23,8 +25,16 @@ func (w *countingWatcher) Nudge() { w.nudges.Add(1); w.Watcher.Nudge() }
 // Every successful change, through the API or a form, nudges the watcher once; reads, bad
 // input, refused access and a poll that found nothing do not.
 func TestChangesNudgeTheWatcher(t *testing.T) {
+	t.Parallel()
 	var counter *countingWatcher
-	s := newTestServerWith(t, "", nil, func(d *Deps) {
+	f := &fakes{}
+	f.Leaderboards.AddPointsFn = func(_ context.Context, _, player string, points int64) (domain.Entry, error) {
+		return domain.Entry{Rank: 1, Player: player, Score: points}, nil
+	}
+	f.Leaderboards.TopFn = func(_ context.Context, board string, _ domain.Period, _ int) (domain.BoardTop, error) {
+		return domain.BoardTop{Board: board, Entries: []domain.Entry{}}, nil
+	}
+	s := newFakeServer(t, "", f, func(d *Deps) {
 		counter = &countingWatcher{Watcher: d.Watcher}
 		d.Watcher = counter
 	})
@@ -75,8 +85,9 @@ func TestChangesNudgeTheWatcher(t *testing.T) {
 
 // A change refused for want of the admin token does not nudge.
 func TestRefusedChangeDoesNotNudge(t *testing.T) {
+	t.Parallel()
 	var counter *countingWatcher
-	s := newTestServerWith(t, "s3cret", nil, func(d *Deps) {
+	s := newFakeServer(t, "s3cret", nil, func(d *Deps) {
 		counter = &countingWatcher{Watcher: d.Watcher}
 		d.Watcher = counter
 	})

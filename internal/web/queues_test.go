@@ -16,6 +16,7 @@ import (
 
 // The queue API as openapi.json describes it, with the article's test through it.
 func TestQueueAPI(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -142,6 +143,7 @@ func TestQueueAPI(t *testing.T) {
 
 // Mutating queue calls need the admin token when one is set.
 func TestQueueAPINeedsAdmin(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "sekret", nil)
 	for _, path := range []string{"/api/v1/queues/q/jobs", "/api/v1/queues/q/poll", "/api/v1/queues/q/jobs/a/ack"} {
 		if status, _ := s.postJSON(t, path, `{}`); status != http.StatusUnauthorized {
@@ -159,6 +161,7 @@ func TestQueueAPINeedsAdmin(t *testing.T) {
 // The queue page: the enqueue form with and without htmx, inline errors, the 409, the
 // settings, and the dead job's requeue button.
 func TestQueuePageForms(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	ctx := context.Background()
 	status, page := s.get(t, "/queues/email-jobs")
@@ -226,6 +229,7 @@ func TestQueuePageForms(t *testing.T) {
 // A blocking take (wait_ms) on a paused queue waits like one on an empty queue before its
 // 204, so a consumer's loop does not spin; the job stays.
 func TestQueueAPIPausedTakeWaits(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/jobs", `{"id":"a","priority":1}`); status != 201 {
 		t.Fatalf("enqueue: %d %s", status, body)
