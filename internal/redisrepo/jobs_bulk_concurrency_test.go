@@ -116,6 +116,11 @@ func TestBulkKillRacingAcks(t *testing.T) {
 	fillQueue(t, rdb, "race", n)
 	var mu sync.Mutex
 	acked := map[string]bool{}
+	// The bulk starts once consumers have acked some jobs, so both sides surely take part
+	// whatever the scheduler does (on a busy machine the bulk could otherwise kill them all
+	// before the first poll).
+	started := make(chan struct{})
+	var startOnce sync.Once
 	var wg sync.WaitGroup
 	for range concurrentConsumers {
 		wg.Go(func() {
@@ -131,12 +136,16 @@ func TestBulkKillRacingAcks(t *testing.T) {
 				if err := q.Ack(ctx, "race", d.ID, d.Token); err == nil {
 					mu.Lock()
 					acked[d.ID] = true
+					if len(acked) >= 50 {
+						startOnce.Do(func() { close(started) })
+					}
 					mu.Unlock()
 				}
 			}
 		})
 	}
 	wg.Go(func() {
+		<-started
 		for i := 0; i < 20; i++ {
 			ids := make([]string, 0, 300)
 			for j := range 300 {
