@@ -2,6 +2,7 @@ package redisrepo
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -387,4 +388,12 @@ func (d *Discovery) namesWarm(ctx context.Context, k keyKind) ([]string, error) 
 		return nil, err
 	}
 	return d.names(k), nil
+}
+
+func decodeSource(v string) (domain.Source, bool) {
+	var s domain.Source
+	if json.Unmarshal([]byte(v), &s) != nil || s.Validate() != nil {
+		return domain.Source{}, false
+	}
+	return s, true
 }

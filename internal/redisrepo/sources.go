@@ -36,14 +36,6 @@ func newSources(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks
 	return &Sources{rdb: rdb, keys: keys, clock: c.local(), script: c.script, found: found, cache: newTTLCache[[]domain.Source](sourcesTTL, c.local())}
 }
 
-func decodeSource(v string) (domain.Source, bool) {
-	var s domain.Source
-	if json.Unmarshal([]byte(v), &s) != nil || s.Validate() != nil {
-		return domain.Source{}, false
-	}
-	return s, true
-}
-
 func (s *Sources) Sources(ctx context.Context) ([]domain.Source, error) {
 	return s.cache.get(ctx, "", func(ctx context.Context) ([]domain.Source, error) {
 		h, err := s.rdb.HGetAll(ctx, s.keys.Sources()).Result()
