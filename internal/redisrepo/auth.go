@@ -22,20 +22,20 @@ type Auth struct {
 
 var _ domain.AuthStore = (*Auth)(nil)
 
-func newAuth(rdb redis.UniversalClient, keys Keys, c clocks) *Auth {
-	return &Auth{rdb: rdb, keys: keys, clock: c.script}
+func NewAuth(rdb redis.UniversalClient, keys Keys, c Clocks) *Auth {
+	return &Auth{rdb: rdb, keys: keys, clock: c.Script}
 }
 
 // Attempts runs the built-in policy's fixed window on addr's counter without counting.
 func (a *Auth) Attempts(ctx context.Context, addr string) (domain.LimitResult, error) {
-	res, err := runLimiter(ctx, a.rdb, a.clock, domain.SignInAttempts, a.keys.SignInAttempts(addr), false, nil)
-	return res, opError("redisrepo.Auth.Attempts", err)
+	res, err := RunLimiter(ctx, a.rdb, a.clock, domain.SignInAttempts, a.keys.SignInAttempts(addr), false, nil)
+	return res, OpError("redisrepo.Auth.Attempts", err)
 }
 
 // CountAttempt counts one attempt of addr; the script refuses to count past the limit.
 func (a *Auth) CountAttempt(ctx context.Context, addr string) (domain.LimitResult, error) {
-	res, err := runLimiter(ctx, a.rdb, a.clock, domain.SignInAttempts, a.keys.SignInAttempts(addr), true, nil)
-	return res, opError("redisrepo.Auth.CountAttempt", err)
+	res, err := RunLimiter(ctx, a.rdb, a.clock, domain.SignInAttempts, a.keys.SignInAttempts(addr), true, nil)
+	return res, OpError("redisrepo.Auth.CountAttempt", err)
 }
 
 // CreateSession draws a 256-bit random id and records its hash.
@@ -43,10 +43,10 @@ func (a *Auth) CreateSession(ctx context.Context, ttl time.Duration, fingerprint
 	var b [32]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
 	id := base64.RawURLEncoding.EncodeToString(b[:])
-	err := createSessionScript.Run(ctx, a.rdb, []string{a.keys.SessionGeneration(), a.keys.Session(sessionHash(id))},
+	err := createSessionScript.Run(ctx, a.rdb, []string{a.keys.SessionGeneration(), a.keys.Session(SessionHash(id))},
 		fingerprint, ttl.Milliseconds()).Err()
 	if err != nil {
-		return "", opError("redisrepo.Auth.CreateSession", err)
+		return "", OpError("redisrepo.Auth.CreateSession", err)
 	}
 	return id, nil
 }
@@ -55,23 +55,23 @@ func (a *Auth) Session(ctx context.Context, id, fingerprint string) (bool, error
 	if id == "" {
 		return false, nil
 	}
-	n, err := checkSessionScript.Run(ctx, a.rdb, []string{a.keys.SessionGeneration(), a.keys.Session(sessionHash(id))}, fingerprint).Int64()
+	n, err := checkSessionScript.Run(ctx, a.rdb, []string{a.keys.SessionGeneration(), a.keys.Session(SessionHash(id))}, fingerprint).Int64()
 	if err != nil {
-		return false, opError("redisrepo.Auth.Session", err)
+		return false, OpError("redisrepo.Auth.Session", err)
 	}
 	return n == 1, nil
 }
 
 func (a *Auth) EndSession(ctx context.Context, id string) error {
-	return opError("redisrepo.Auth.EndSession", a.rdb.Del(ctx, a.keys.Session(sessionHash(id))).Err())
+	return OpError("redisrepo.Auth.EndSession", a.rdb.Del(ctx, a.keys.Session(SessionHash(id))).Err())
 }
 
 func (a *Auth) EndAllSessions(ctx context.Context) error {
-	return opError("redisrepo.Auth.EndAllSessions", a.rdb.Incr(ctx, a.keys.SessionGeneration()).Err())
+	return OpError("redisrepo.Auth.EndAllSessions", a.rdb.Incr(ctx, a.keys.SessionGeneration()).Err())
 }
 
-// sessionHash is what names a session in Redis: the id itself stays in the browser.
-func sessionHash(id string) string {
+// SessionHash is what names a session in Redis: the id itself stays in the browser.
+func SessionHash(id string) string {
 	sum := sha256.Sum256([]byte(id))
 	return hex.EncodeToString(sum[:])
 }

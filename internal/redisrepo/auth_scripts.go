@@ -11,7 +11,7 @@ package redisrepo
 // ARGV[1]  the admin token's fingerprint
 // ARGV[2]  the session's life, ms
 // Returns  1
-var createSessionScript = newScript(`
+var createSessionScript = NewScript(`
 local g = redis.call('GET', KEYS[1]) or '0'
 redis.call('SET', KEYS[2], g .. ':' .. ARGV[1], 'PX', ARGV[2])
 return 1
@@ -24,7 +24,7 @@ return 1
 // KEYS[2]  zpulse:{sessions}:id:<sha256 of the id>
 // ARGV[1]  the admin token's fingerprint
 // Returns  1 for a live session, 0 otherwise
-var checkSessionScript = newScript(`
+var checkSessionScript = NewScript(`
 local g = redis.call('GET', KEYS[1]) or '0'
 if redis.call('GET', KEYS[2]) == g .. ':' .. ARGV[1] then return 1 end
 return 0

@@ -23,8 +23,8 @@ type Business struct {
 
 var _ domain.BusinessReader = (*Business)(nil)
 
-func newBusiness(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Business {
-	return &Business{rdb: rdb, keys: keys, clock: c.local(), found: found}
+func NewBusiness(rdb redis.UniversalClient, keys Keys, found *Discovery, c Clocks) *Business {
+	return &Business{rdb: rdb, keys: keys, clock: c.Local(), found: found}
 }
 
 // Business reads at most limit queues, boards and locks (the first by name) and every
@@ -33,7 +33,7 @@ func newBusiness(rdb redis.UniversalClient, keys Keys, found *Discovery, c clock
 // EUNAVAILABLE.
 func (b *Business) Business(ctx context.Context, limit int) (domain.Business, error) {
 	out := domain.Business{Dropped: map[domain.HistoryKind]int{}}
-	queues, err := b.found.namesWarm(ctx, queueKeys)
+	queues, err := b.found.NamesWarm(ctx, KindQueue)
 	if err != nil {
 		return out, err
 	}
@@ -45,8 +45,8 @@ func (b *Business) Business(ctx context.Context, limit int) (domain.Business, er
 		return names
 	}
 	queues = cut(domain.HistoryQueue, queues)
-	boards := cut(domain.HistoryBoard, b.found.names(boardKeys))
-	locks := b.found.names(lockKeys)
+	boards := cut(domain.HistoryBoard, b.found.Names(KindBoard))
+	locks := b.found.Names(KindLock)
 	if len(locks) > limit {
 		locks = locks[:limit]
 	}
@@ -68,8 +68,8 @@ func (b *Business) Business(ctx context.Context, limit int) (domain.Business, er
 	}
 	pipe.Ping(ctx) // so an empty Redis still answers whether it is there
 	// A board or queue key of another type counts nothing, and the scrape goes on.
-	if err := execTyped(ctx, b.rdb, pipe); err != nil {
-		return out, opError("redisrepo.Business", err)
+	if err := ExecTyped(ctx, b.rdb, pipe); err != nil {
+		return out, OpError("redisrepo.Business", err)
 	}
 	qt := splitTotals(queueTotals.Val())
 	for _, read := range queueReads {
@@ -120,7 +120,7 @@ func splitTotals(fields map[string]string) map[string]map[string]int64 {
 func planQueueCounts(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, now time.Time) func() domain.QueueCounts {
 	nowMs := now.UnixMilli() / 1000 * 1000
 	key := keys.Queue(queue)
-	summary := planQueueSummary(ctx, pipe, keys, queue, now)
+	summary := PlanQueueSummary(ctx, pipe, keys, queue, now)
 	var heads [domain.MaxPriority + 1]*redis.ZSliceCmd
 	for p := range heads {
 		lo, hi := strconv.FormatInt(int64(p)*domain.PriorityFactor, 10), "("+strconv.FormatInt(int64(p+1)*domain.PriorityFactor, 10)

@@ -15,7 +15,7 @@ import (
 
 // Connection behaviour for a dashboard: fail fast and say so rather than hang, and never resend
 // a command after a network error, because a resent ZINCRBY whose first answer was lost would
-// add the points twice. The watcher polls again on its next tick anyway. Deadlines of the
+// Add the points twice. The watcher polls again on its next tick anyway. Deadlines of the
 // caller's context bound every command (ContextTimeoutEnabled), so a page never waits on a
 // Redis that stopped answering longer than its request allows.
 const (

@@ -26,7 +26,7 @@ func TestEveryOperationOnTheCluster(t *testing.T) {
 			t.Fatalf("%s on the Cluster: %v", what, err)
 		}
 	}
-	names := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"} // keys on every master
+	names := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"} // Keys on every master
 
 	lb := svc.Leaderboards
 	all := []domain.Period{domain.Daily, domain.Weekly, domain.Monthly}

@@ -28,12 +28,12 @@ func (d *DemoSwitch) Paused(ctx context.Context) (bool, error) {
 	if errors.Is(err, redis.Nil) {
 		return false, nil
 	}
-	return err == nil, opError("redisrepo.DemoSwitch.Paused", err)
+	return err == nil, OpError("redisrepo.DemoSwitch.Paused", err)
 }
 
 func (d *DemoSwitch) SetPaused(ctx context.Context, paused bool) error {
 	if paused {
-		return opWriteError("redisrepo.DemoSwitch.SetPaused", d.rdb.Set(ctx, d.keys.DemoPaused(), "1", 0).Err())
+		return OpWriteError("redisrepo.DemoSwitch.SetPaused", d.rdb.Set(ctx, d.keys.DemoPaused(), "1", 0).Err())
 	}
-	return opWriteError("redisrepo.DemoSwitch.SetPaused", d.rdb.Del(ctx, d.keys.DemoPaused()).Err())
+	return OpWriteError("redisrepo.DemoSwitch.SetPaused", d.rdb.Del(ctx, d.keys.DemoPaused()).Err())
 }

@@ -18,21 +18,21 @@ import (
 // and per master, so a huge keyspace costs a bounded amount per refresh; what one refresh
 // does not reach, the next ones find (each master's cursor goes on where it stopped).
 const (
-	scanCount = 1000
-	scanCalls = 20
+	ScanCount = 1000
+	ScanCalls = 20
 	// DiscoveryEvery is the one cadence of discovery (Services.Run).
 	DiscoveryEvery = 5 * time.Second
 )
 
-// keyKind is a kind of thing zpulse finds by a key pattern.
-type keyKind int
+// Kind is a kind of thing zpulse finds by a key pattern.
+type Kind int
 
 const (
-	boardKeys keyKind = iota // leaderboard:* sorted sets
-	queueKeys                // queue:* sorted sets
-	lockKeys                 // lock:* of any type (another service's lock may be a Redisson hash)
-	rateKeys                 // rate:* sorted sets: sliding logs, whose clients the limiters adopt
-	kindCount
+	KindBoard Kind = iota // leaderboard:* sorted sets
+	KindQueue             // queue:* sorted sets
+	KindLock              // lock:* of any type (another service's lock may be a Redisson hash)
+	rateKeys              // rate:* sorted sets: sliding logs, whose clients the limiters adopt
+	KindCount
 )
 
 // sweep is the discovery state of one kind.
@@ -42,12 +42,12 @@ type sweep struct {
 	pattern string // SCAN MATCH; "" for prefix + "*"
 	typ     string // SCAN TYPE; "" for any
 	index   string // zpulse's SET of the names it wrote to; "" for none
-	cursors map[string]uint64
-	done    map[string]bool     // masters whose pass ended
-	seen    map[string]struct{} // names (keys for rate) seen by the pass under way
-	found   map[string]struct{} // names found by the last complete pass and the one under way
-	own     map[string]struct{} // names in the index at the last refresh, or written since
-	added   map[string]struct{} // names written while a refresh reads the index: kept by it
+	Cursors map[string]uint64
+	Done    map[string]bool     // masters whose pass ended
+	seen    map[string]struct{} // Names (keys for rate) seen by the pass under way
+	found   map[string]struct{} // Names found by the last complete pass and the one under way
+	own     map[string]struct{} // Names in the index at the last refresh, or written since
+	added   map[string]struct{} // Names written while a refresh reads the index: kept by it
 }
 
 // Discovery is zpulse's one way of finding keys by pattern: boards, queues, locks and limiter
@@ -59,22 +59,22 @@ type Discovery struct {
 	rdb redis.UniversalClient
 
 	refreshing sync.Mutex // one refresh at a time
-	mu         sync.Mutex // guards the sweeps
-	sweeps     [kindCount]*sweep
+	Mu         sync.Mutex // guards the sweeps
+	Sweeps     [KindCount]*sweep
 	adopted    map[string]*sweep // SCAN pattern of an adopted source -> its sweep (keys only)
 	sources    string            // the HASH of adopted sources (Keys.Sources)
 	refreshed  bool
-	onRate     func(ctx context.Context, keys []string) // the rate keys one refresh found
+	OnRate     func(ctx context.Context, keys []string) // the rate keys one refresh found
 }
 
-func newDiscovery(rdb redis.UniversalClient, keys Keys) *Discovery {
+func NewDiscovery(rdb redis.UniversalClient, keys Keys) *Discovery {
 	d := &Discovery{rdb: rdb, adopted: map[string]*sweep{}, sources: keys.Sources()}
-	d.sweeps[boardKeys] = &sweep{name: "board", prefix: keys.LeaderboardPrefix, typ: "zset", index: keys.BoardIndex()}
-	d.sweeps[queueKeys] = &sweep{name: "queue", prefix: keys.QueuePrefix, typ: "zset", index: keys.QueueIndex()}
-	d.sweeps[lockKeys] = &sweep{name: "lock", prefix: keys.LockPrefix, index: keys.LockIndex()}
-	d.sweeps[rateKeys] = &sweep{prefix: keys.RatePrefix, typ: "zset"}
-	for _, s := range d.sweeps {
-		s.cursors, s.done, s.seen, s.found, s.own = map[string]uint64{}, map[string]bool{}, map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
+	d.Sweeps[KindBoard] = &sweep{name: "board", prefix: keys.LeaderboardPrefix, typ: "zset", index: keys.BoardIndex()}
+	d.Sweeps[KindQueue] = &sweep{name: "queue", prefix: keys.QueuePrefix, typ: "zset", index: keys.QueueIndex()}
+	d.Sweeps[KindLock] = &sweep{name: "lock", prefix: keys.LockPrefix, index: keys.LockIndex()}
+	d.Sweeps[rateKeys] = &sweep{prefix: keys.RatePrefix, typ: "zset"}
+	for _, s := range d.Sweeps {
+		s.Cursors, s.Done, s.seen, s.found, s.own = map[string]uint64{}, map[string]bool{}, map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
 	}
 	return d
 }
@@ -96,9 +96,9 @@ func (d *Discovery) Run(ctx context.Context, every time.Duration) {
 
 // Warm refreshes once if no refresh ran yet, so a first page shows what exists.
 func (d *Discovery) Warm(ctx context.Context) error {
-	d.mu.Lock()
+	d.Mu.Lock()
 	refreshed := d.refreshed
-	d.mu.Unlock()
+	d.Mu.Unlock()
 	if refreshed {
 		return nil
 	}
@@ -107,14 +107,14 @@ func (d *Discovery) Warm(ctx context.Context) error {
 
 // Refreshed says whether a refresh has run: until then the names are not known.
 func (d *Discovery) Refreshed() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
 	return d.refreshed
 }
 
 // Refresh reads the indexes and goes on with each kind's sweep. Returns EUNAVAILABLE.
 func (d *Discovery) Refresh(ctx context.Context) error {
-	if err := d.refresh(ctx, boardKeys, queueKeys, lockKeys, rateKeys); err != nil {
+	if err := d.RefreshKinds(ctx, KindBoard, KindQueue, KindLock, rateKeys); err != nil {
 		return err
 	}
 	return d.refreshAdopted(ctx)
@@ -129,15 +129,15 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 	defer d.refreshing.Unlock()
 	h, err := d.rdb.HGetAll(ctx, d.sources).Result()
 	if err != nil {
-		return opError("redisrepo.Discovery.Refresh", err)
+		return OpError("redisrepo.Discovery.Refresh", err)
 	}
 	patterns := map[string]bool{}
 	for _, v := range h {
-		if src, ok := decodeSource(v); ok && src.ScanPattern() != "" {
+		if src, ok := DecodeSource(v); ok && src.ScanPattern() != "" {
 			patterns[src.ScanPattern()] = true
 		}
 	}
-	d.mu.Lock()
+	d.Mu.Lock()
 	for p := range d.adopted {
 		if !patterns[p] {
 			delete(d.adopted, p)
@@ -147,17 +147,17 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 	for p := range patterns {
 		s := d.adopted[p]
 		if s == nil {
-			s = &sweep{pattern: p, cursors: map[string]uint64{}, done: map[string]bool{}, seen: map[string]struct{}{}, found: map[string]struct{}{}, own: map[string]struct{}{}}
+			s = &sweep{pattern: p, Cursors: map[string]uint64{}, Done: map[string]bool{}, seen: map[string]struct{}{}, found: map[string]struct{}{}, own: map[string]struct{}{}}
 			d.adopted[p] = s
 		}
 		sweeps = append(sweeps, s)
 	}
-	d.mu.Unlock()
+	d.Mu.Unlock()
 	masters := map[string]bool{}
 	err = d.eachMaster(ctx, func(ctx context.Context, addr string, node redis.Cmdable) error {
-		d.mu.Lock()
+		d.Mu.Lock()
 		masters[addr] = true
-		d.mu.Unlock()
+		d.Mu.Unlock()
 		for _, s := range sweeps {
 			if _, err := d.stepSweep(ctx, s, addr, node); err != nil {
 				return err
@@ -166,20 +166,20 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return opError("redisrepo.Discovery.Refresh", err)
+		return OpError("redisrepo.Discovery.Refresh", err)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
 	for _, s := range sweeps {
 		s.endPass(masters)
 	}
 	return nil
 }
 
-// adoptedKeys returns the keys last found for an adopted source's pattern, sorted.
-func (d *Discovery) adoptedKeys(pattern string) []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+// AdoptedKeys returns the keys last found for an adopted source's pattern, sorted.
+func (d *Discovery) AdoptedKeys(pattern string) []string {
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
 	s := d.adopted[pattern]
 	if s == nil {
 		return nil
@@ -189,53 +189,53 @@ func (d *Discovery) adoptedKeys(pattern string) []string {
 	return slices.Sorted(maps.Keys(keys))
 }
 
-// refresh reads the indexes and goes on with the sweeps of the given kinds. A page that must
+// RefreshKinds reads the indexes and goes on with the sweeps of the given kinds. A page that must
 // show what exists now (the locks) refreshes its kind itself, within the same bounds.
-func (d *Discovery) refresh(ctx context.Context, kinds ...keyKind) error {
+func (d *Discovery) RefreshKinds(ctx context.Context, kinds ...Kind) error {
 	d.refreshing.Lock()
 	defer d.refreshing.Unlock()
-	d.mu.Lock()
+	d.Mu.Lock()
 	for _, k := range kinds {
-		d.sweeps[k].added = map[string]struct{}{}
+		d.Sweeps[k].added = map[string]struct{}{}
 	}
-	d.mu.Unlock()
+	d.Mu.Unlock()
 	pipe := d.rdb.Pipeline()
-	var indexes [kindCount]*redis.StringSliceCmd
+	var indexes [KindCount]*redis.StringSliceCmd
 	for _, k := range kinds {
-		if s := d.sweeps[k]; s.index != "" {
+		if s := d.Sweeps[k]; s.index != "" {
 			indexes[k] = pipe.SMembers(ctx, s.index)
 		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		d.endRefresh(kinds)
-		return opError("redisrepo.Discovery.Refresh", err)
+		return OpError("redisrepo.Discovery.Refresh", err)
 	}
 	var foundRate []string
 	masters := map[string]bool{} // the masters of now: a Cluster may have gained or lost some
 	err := d.eachMaster(ctx, func(ctx context.Context, addr string, node redis.Cmdable) error {
-		d.mu.Lock()
+		d.Mu.Lock()
 		masters[addr] = true
-		d.mu.Unlock()
+		d.Mu.Unlock()
 		for _, k := range kinds {
 			found, err := d.step(ctx, k, addr, node)
 			if err != nil {
 				return err
 			}
 			if k == rateKeys {
-				d.mu.Lock()
+				d.Mu.Lock()
 				foundRate = append(foundRate, found...)
-				d.mu.Unlock()
+				d.Mu.Unlock()
 			}
 		}
 		return nil
 	})
 	if err != nil {
 		d.endRefresh(kinds)
-		return opError("redisrepo.Discovery.Refresh", err)
+		return OpError("redisrepo.Discovery.Refresh", err)
 	}
-	d.mu.Lock()
+	d.Mu.Lock()
 	for _, k := range kinds {
-		s := d.sweeps[k]
+		s := d.Sweeps[k]
 		if indexes[k] != nil {
 			s.own = s.added
 			for _, n := range indexes[k].Val() {
@@ -247,9 +247,9 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...keyKind) error {
 		s.added = nil
 		s.endPass(masters)
 	}
-	d.refreshed = d.refreshed || len(kinds) == int(kindCount)
-	onRate := d.onRate
-	d.mu.Unlock()
+	d.refreshed = d.refreshed || len(kinds) == int(KindCount)
+	onRate := d.OnRate
+	d.Mu.Unlock()
 	if onRate != nil && len(foundRate) > 0 {
 		onRate(ctx, foundRate)
 	}
@@ -259,28 +259,28 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...keyKind) error {
 // endPass ends a refresh of a sweep: when every master's pass ended, what it did not see is
 // gone. Called with d.mu held.
 func (s *sweep) endPass(masters map[string]bool) {
-	for addr := range s.done { // a master that left takes its unfinished sweep with it
+	for addr := range s.Done { // a master that left takes its unfinished sweep with it
 		if !masters[addr] {
-			delete(s.done, addr)
-			delete(s.cursors, addr)
+			delete(s.Done, addr)
+			delete(s.Cursors, addr)
 		}
 	}
-	if len(s.done) > 0 && !slices.Contains(slices.Collect(maps.Values(s.done)), false) {
+	if len(s.Done) > 0 && !slices.Contains(slices.Collect(maps.Values(s.Done)), false) {
 		s.found, s.seen = s.seen, map[string]struct{}{}
-		clear(s.done)
-		clear(s.cursors)
+		clear(s.Done)
+		clear(s.Cursors)
 	} else {
 		maps.Copy(s.found, s.seen)
 	}
 }
 
 // endRefresh ends a failed refresh: names written meanwhile are already in own.
-func (d *Discovery) endRefresh(kinds []keyKind) {
-	d.mu.Lock()
+func (d *Discovery) endRefresh(kinds []Kind) {
+	d.Mu.Lock()
 	for _, k := range kinds {
-		d.sweeps[k].added = nil
+		d.Sweeps[k].added = nil
 	}
-	d.mu.Unlock()
+	d.Mu.Unlock()
 }
 
 // eachMaster calls fn for every master of a Cluster, at once, or for the one server.
@@ -295,8 +295,8 @@ func (d *Discovery) eachMaster(ctx context.Context, fn func(ctx context.Context,
 
 // step goes on with one kind's sweep of one master for at most scanCalls calls and returns
 // the keys it found.
-func (d *Discovery) step(ctx context.Context, k keyKind, addr string, node redis.Cmdable) ([]string, error) {
-	return d.stepSweep(ctx, d.sweeps[k], addr, node)
+func (d *Discovery) step(ctx context.Context, k Kind, addr string, node redis.Cmdable) ([]string, error) {
+	return d.stepSweep(ctx, d.Sweeps[k], addr, node)
 }
 
 // stepSweep goes on with one sweep on one master (see step).
@@ -305,20 +305,20 @@ func (d *Discovery) stepSweep(ctx context.Context, s *sweep, addr string, node r
 	if pattern == "" {
 		pattern = s.prefix + "*"
 	}
-	d.mu.Lock()
-	cursor, done := s.cursors[addr], s.done[addr]
-	d.mu.Unlock()
+	d.Mu.Lock()
+	cursor, done := s.Cursors[addr], s.Done[addr]
+	d.Mu.Unlock()
 	if done {
 		return nil, nil
 	}
 	var keys []string
-	for range scanCalls {
+	for range ScanCalls {
 		var page []string
 		var err error
 		if s.typ != "" {
-			page, cursor, err = node.ScanType(ctx, cursor, pattern, scanCount, s.typ).Result()
+			page, cursor, err = node.ScanType(ctx, cursor, pattern, ScanCount, s.typ).Result()
 		} else {
-			page, cursor, err = node.Scan(ctx, cursor, pattern, scanCount).Result()
+			page, cursor, err = node.Scan(ctx, cursor, pattern, ScanCount).Result()
 		}
 		if err != nil {
 			return nil, err
@@ -328,9 +328,9 @@ func (d *Discovery) stepSweep(ctx context.Context, s *sweep, addr string, node r
 			break
 		}
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	s.cursors[addr], s.done[addr] = cursor, cursor == 0
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
+	s.Cursors[addr], s.Done[addr] = cursor, cursor == 0
 	for _, key := range keys {
 		if s.name == "" {
 			s.seen[key] = struct{}{}
@@ -341,15 +341,15 @@ func (d *Discovery) stepSweep(ctx context.Context, s *sweep, addr string, node r
 	return keys, nil
 }
 
-// names returns a kind's known names, sorted, without reading Redis: the indexed ones, those
+// Names returns a kind's known names, sorted, without reading Redis: the indexed ones, those
 // written since, and those found.
-func (d *Discovery) names(k keyKind) []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	s := d.sweeps[k]
+func (d *Discovery) Names(k Kind) []string {
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
+	s := d.Sweeps[k]
 	names := maps.Clone(s.found)
 	maps.Copy(names, s.own)
-	if k == boardKeys { // period boards of a known board are not boards of their own
+	if k == KindBoard { // period boards of a known board are not boards of their own
 		for b := range names {
 			if i := strings.LastIndexByte(b, ':'); i > 0 && domain.IsPeriodSuffix(b[i+1:]) {
 				if _, known := names[b[:i]]; known {
@@ -361,36 +361,36 @@ func (d *Discovery) names(k keyKind) []string {
 	return slices.Sorted(maps.Keys(names))
 }
 
-// add records a name zpulse wrote to.
-func (d *Discovery) add(k keyKind, name string) {
-	d.mu.Lock()
-	s := d.sweeps[k]
+// Add records a name zpulse wrote to.
+func (d *Discovery) Add(k Kind, name string) {
+	d.Mu.Lock()
+	s := d.Sweeps[k]
 	s.own[name] = struct{}{}
 	if s.added != nil {
 		s.added[name] = struct{}{}
 	}
-	d.mu.Unlock()
+	d.Mu.Unlock()
 }
 
-// forget drops a name whose thing is gone (a board reset, a lock found released).
-func (d *Discovery) forget(k keyKind, name string) {
-	d.mu.Lock()
-	s := d.sweeps[k]
+// Forget drops a name whose thing is gone (a board reset, a lock found released).
+func (d *Discovery) Forget(k Kind, name string) {
+	d.Mu.Lock()
+	s := d.Sweeps[k]
 	delete(s.own, name)
 	delete(s.found, name)
 	delete(s.seen, name)
-	d.mu.Unlock()
+	d.Mu.Unlock()
 }
 
-// namesWarm returns a kind's names after a first refresh. Returns EUNAVAILABLE.
-func (d *Discovery) namesWarm(ctx context.Context, k keyKind) ([]string, error) {
+// NamesWarm returns a kind's names after a first refresh. Returns EUNAVAILABLE.
+func (d *Discovery) NamesWarm(ctx context.Context, k Kind) ([]string, error) {
 	if err := d.Warm(ctx); err != nil {
 		return nil, err
 	}
-	return d.names(k), nil
+	return d.Names(k), nil
 }
 
-func decodeSource(v string) (domain.Source, bool) {
+func DecodeSource(v string) (domain.Source, bool) {
 	var s domain.Source
 	if json.Unmarshal([]byte(v), &s) != nil || s.Validate() != nil {
 		return domain.Source{}, false

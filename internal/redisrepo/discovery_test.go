@@ -30,9 +30,9 @@ func TestDiscoveryFindsEveryKind(t *testing.T) {
 	if err := svc.Discovery.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	want := map[keyKind]string{boardKeys: "[own theirs]", queueKeys: "[java-jobs]", lockKeys: "[article redisson]"}
+	want := map[Kind]string{KindBoard: "[own theirs]", KindQueue: "[java-jobs]", KindLock: "[article redisson]"}
 	for k, w := range want {
-		if got := fmt.Sprint(svc.Discovery.names(k)); got != w {
+		if got := fmt.Sprint(svc.Discovery.Names(k)); got != w {
 			t.Errorf("kind %d: %s, want %s", k, got, w)
 		}
 	}
@@ -40,7 +40,7 @@ func TestDiscoveryFindsEveryKind(t *testing.T) {
 	if err := svc.Discovery.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(svc.Discovery.names(boardKeys)); got != "[own]" {
+	if got := fmt.Sprint(svc.Discovery.Names(KindBoard)); got != "[own]" {
 		t.Errorf("after the boards were deleted: %s, want the indexed one only", got)
 	}
 }
@@ -53,7 +53,7 @@ func TestDiscoveryIsBounded(t *testing.T) {
 	rdb := redistest.Client(t)
 	svc := openTest(t, rdb, nil)
 	pipe := rdb.Pipeline()
-	for i := range 3 * scanCount * scanCalls / 2 {
+	for i := range 3 * ScanCount * ScanCalls / 2 {
 		pipe.Set(ctx, fmt.Sprintf("other:%d", i), "x", 0)
 	}
 	pipe.ZAdd(ctx, "queue:needle", redis.Z{Score: 1, Member: "j"})
@@ -63,7 +63,7 @@ func TestDiscoveryIsBounded(t *testing.T) {
 	hook := &scanHook{}
 	rdb.AddHook(hook)
 	var refreshes int
-	for !slices.Contains(svc.Discovery.names(queueKeys), "needle") {
+	for !slices.Contains(svc.Discovery.Names(KindQueue), "needle") {
 		if refreshes++; refreshes > 4 {
 			t.Fatal("the needle was not found within 4 refreshes")
 		}
@@ -71,12 +71,12 @@ func TestDiscoveryIsBounded(t *testing.T) {
 		if err := svc.Discovery.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if hook.calls > int(kindCount)*scanCalls {
-			t.Fatalf("one refresh made %d SCAN calls, want at most %d", hook.calls, int(kindCount)*scanCalls)
+		if hook.calls > int(KindCount)*ScanCalls {
+			t.Fatalf("one refresh made %d SCAN calls, want at most %d", hook.calls, int(KindCount)*ScanCalls)
 		}
 	}
 	if hook.unbounded != "" {
-		t.Errorf("a SCAN without COUNT %d: %s", scanCount, hook.unbounded)
+		t.Errorf("a SCAN without COUNT %d: %s", ScanCount, hook.unbounded)
 	}
 }
 
@@ -90,7 +90,7 @@ func (h *scanHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		if cmd.Name() == "scan" {
 			h.calls++
-			if args := fmt.Sprint(cmd.Args()); !strings.Contains(args, fmt.Sprintf("count %d", scanCount)) {
+			if args := fmt.Sprint(cmd.Args()); !strings.Contains(args, fmt.Sprintf("count %d", ScanCount)) {
 				h.unbounded = args
 			}
 		}
@@ -108,15 +108,15 @@ func TestDiscoveryForgetsAMasterThatLeft(t *testing.T) {
 	if err := svc.Discovery.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	svc.Discovery.mu.Lock()
-	s := svc.Discovery.sweeps[queueKeys]
-	s.done["10.0.0.9:6379"], s.cursors["10.0.0.9:6379"] = false, 42 // a master's unfinished sweep
-	svc.Discovery.mu.Unlock()
+	svc.Discovery.Mu.Lock()
+	s := svc.Discovery.Sweeps[KindQueue]
+	s.Done["10.0.0.9:6379"], s.Cursors["10.0.0.9:6379"] = false, 42 // a master's unfinished sweep
+	svc.Discovery.Mu.Unlock()
 	rdb.Del(ctx, "queue:gone-soon")
 	if err := svc.Discovery.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if names := svc.Discovery.names(queueKeys); len(names) != 0 {
+	if names := svc.Discovery.Names(KindQueue); len(names) != 0 {
 		t.Errorf("queues = %v: the sweep waited for a master that left", names)
 	}
 }

@@ -13,35 +13,35 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// opError names the read that failed ("redisrepo.Queues.View: ..."), after turning go-redis
+// OpError names the read that failed ("redisrepo.Queues.View: ..."), after turning go-redis
 // failures into domain errors (wrap): domain.ErrorCode still finds EUNAVAILABLE, EINVALID...
 // through it, and domain.ErrorMessage still gives the message for people.
-func opError(op string, err error) error {
-	if err = wrap(err); err == nil {
+func OpError(op string, err error) error {
+	if err = Wrap(err); err == nil {
 		return nil
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }
 
-// opWriteError is opError for a write: one whose answer was lost after it was sent is
+// OpWriteError is opError for a write: one whose answer was lost after it was sent is
 // EUNKNOWN (it may have been applied), not EUNAVAILABLE (see wrapWrite).
-func opWriteError(op string, err error) error {
-	if err = wrapWrite(err); err == nil {
+func OpWriteError(op string, err error) error {
+	if err = WrapWrite(err); err == nil {
 		return nil
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }
 
-// wrap turns the error of a read into a domain error: a server that refused, could not be
+// Wrap turns the error of a read into a domain error: a server that refused, could not be
 // reached or did not answer becomes EUNAVAILABLE (a read changes nothing, so that is the
 // whole truth), and a context that ended passes through unchanged.
-func wrap(err error) error { return classify(err, false) }
+func Wrap(err error) error { return classify(err, false) }
 
-// wrapWrite is wrap for a write, whose outcome may be unknown: when the request may have
+// WrapWrite is wrap for a write, whose outcome may be unknown: when the request may have
 // reached Redis but its answer did not come back (a timeout or a connection cut after
 // sending), Redis may have applied it, and saying "unavailable, nothing changed" would make a
 // retry apply it twice. That is EUNKNOWN.
-func wrapWrite(err error) error { return classify(err, true) }
+func WrapWrite(err error) error { return classify(err, true) }
 
 // classify is the one classification of Redis errors behind wrap and wrapWrite.
 func classify(err error, write bool) error {
@@ -52,8 +52,8 @@ func classify(err error, write bool) error {
 		return err // the caller went away; nobody reads the answer
 	case errors.Is(err, context.DeadlineExceeded) && !write:
 		return err
-	case wrongType(err) != nil:
-		return wrongType(err)
+	case WrongType(err) != nil:
+		return WrongType(err)
 	case notSent(err):
 		return &domain.Error{Code: domain.EUNAVAILABLE, Message: "Redis is unavailable: " + err.Error()}
 	case maybeSent(err) && write:

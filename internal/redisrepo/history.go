@@ -42,9 +42,9 @@ type History struct {
 var _ domain.HistoryService = (*History)(nil)
 
 const (
-	// historyDelay is how long after a bucket ends the recorder writes it: the limiters'
+	// HistoryDelay is how long after a bucket ends the recorder writes it: the limiters'
 	// per-second counts are flushed every 200 ms (flushEvery), so they are in by then.
-	historyDelay = time.Second
+	HistoryDelay = time.Second
 	// historyHourTTL and historyDayTTL keep a ring a little longer than its span after the
 	// last write.
 	historyHourTTL = 2 * time.Hour
@@ -53,8 +53,8 @@ const (
 	maxHistoryValue = math.MaxUint32
 )
 
-func newHistory(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *History {
-	return &History{rdb: rdb, keys: keys, clock: c.local(), found: found}
+func NewHistory(rdb redis.UniversalClient, keys Keys, found *Discovery, c Clocks) *History {
+	return &History{rdb: rdb, keys: keys, clock: c.Local(), found: found}
 }
 
 // addTotalsScript adds one 10 s bucket's counts of an entity to its kind's totals, once: a
@@ -66,7 +66,7 @@ func newHistory(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks
 // ARGV[2]  the entity's name
 // ARGV[3..] series, count, series, count, ...
 // Returns  1 added; 0 the bucket was added before
-var addTotalsScript = newScript(`
+var addTotalsScript = NewScript(`
 local mark = 'bucket:' .. ARGV[2]
 local last = tonumber(redis.call('HGET', KEYS[1], mark))
 if last and last >= tonumber(ARGV[1]) then return 0 end
@@ -119,7 +119,7 @@ func (h *History) Record(ctx context.Context) error {
 	bucket := lastEnded(now)
 	start := bucket * int64(domain.HistoryStep/time.Second) // unix seconds
 	minuteAt := time.Unix(floorDiv(start, 60)*60, 0)
-	queues, err := h.found.namesWarm(ctx, queueKeys)
+	queues, err := h.found.NamesWarm(ctx, KindQueue)
 	if err != nil {
 		return err
 	}
@@ -135,15 +135,15 @@ func (h *History) Record(ctx context.Context) error {
 	for _, l := range limiters {
 		samples = append(samples, h.planLimiter(ctx, pipe, l, start, minuteAt))
 	}
-	for _, b := range h.found.names(boardKeys) {
+	for _, b := range h.found.Names(KindBoard) {
 		samples = append(samples, h.planBoard(ctx, pipe, b, start, minuteAt))
 	}
 	if len(samples) == 0 {
 		return nil
 	}
 	// A queue key of another type samples as empty, and the others are recorded.
-	if err := execTyped(ctx, h.rdb, pipe); err != nil {
-		return opError("redisrepo.History.Record", err)
+	if err := ExecTyped(ctx, h.rdb, pipe); err != nil {
+		return OpError("redisrepo.History.Record", err)
 	}
 	minute := floorDiv(start, 60)
 	hourLen, dayLen := int64(domain.HistoryHour.Buckets()), int64(domain.HistoryDay.Buckets())
@@ -164,14 +164,14 @@ func (h *History) Record(ctx context.Context) error {
 		}
 		addTotalsScript.EvalSha(ctx, write, []string{h.keys.HistoryTotals(s.kind)}, args...)
 	}
-	return opError("redisrepo.History.Record", exec(ctx, h.rdb, write))
+	return OpError("redisrepo.History.Record", Exec(ctx, h.rdb, write))
 }
 
 // limiterNames are the saved policies and the default one.
 func (h *History) limiterNames(ctx context.Context) ([]string, error) {
 	names, err := h.rdb.SMembers(ctx, h.keys.LimiterIndex()).Result()
 	if err != nil {
-		return nil, opError("redisrepo.History.Record", err)
+		return nil, OpError("redisrepo.History.Record", err)
 	}
 	names = append(names, domain.DefaultLimiter)
 	slices.Sort(names)
@@ -181,7 +181,7 @@ func (h *History) limiterNames(ctx context.Context) ([]string, error) {
 // planQueue samples a queue's depths (as the overview reads them) and its throughput hash of
 // the bucket's minute: "e<second>" enqueued, "c<second>" completed, "f<second>" failed.
 func (h *History) planQueue(ctx context.Context, pipe redis.Pipeliner, queue string, now time.Time, start int64, minuteAt time.Time) sample {
-	depth := planQueueSummary(ctx, pipe, h.keys, queue, now)
+	depth := PlanQueueSummary(ctx, pipe, h.keys, queue, now)
 	tput := pipe.HGetAll(ctx, h.keys.QueueThroughput(queue, minuteAt))
 	return sample{kind: domain.HistoryQueue, name: queue, read: func() ([]int64, []int64) {
 		d := depth()
@@ -253,16 +253,16 @@ func (h *History) History(ctx context.Context, kind domain.HistoryKind, name str
 		return domain.History{}, err
 	}
 	pipe := h.rdb.Pipeline()
-	read := planHistory(ctx, pipe, h.keys, kind, name, r, h.clock.Now())
-	if err := exec(ctx, h.rdb, pipe); err != nil {
-		return domain.History{}, opError("redisrepo.History.History", err)
+	read := PlanHistory(ctx, pipe, h.keys, kind, name, r, h.clock.Now())
+	if err := Exec(ctx, h.rdb, pipe); err != nil {
+		return domain.History{}, OpError("redisrepo.History.History", err)
 	}
 	return read(), nil
 }
 
-// planHistory adds the read of an entity's ring to pipe (the page's read and the live
+// PlanHistory adds the read of an entity's ring to pipe (the page's read and the live
 // topic's alike).
-func planHistory(ctx context.Context, pipe redis.Pipeliner, keys Keys, kind domain.HistoryKind, name string, r domain.HistoryRange, now time.Time) func() domain.History {
+func PlanHistory(ctx context.Context, pipe redis.Pipeliner, keys Keys, kind domain.HistoryKind, name string, r domain.HistoryRange, now time.Time) func() domain.History {
 	ring := pipe.Get(ctx, keys.HistoryRing(kind, name, r))
 	return func() domain.History {
 		return decodeHistory(kind, name, r, now, []byte(ring.Val()))
@@ -321,7 +321,7 @@ func (h *History) RunRecorder(ctx context.Context, after func()) error {
 			after()
 		}
 		now := h.clock.Now()
-		next := now.Truncate(domain.HistoryStep).Add(domain.HistoryStep + historyDelay)
+		next := now.Truncate(domain.HistoryStep).Add(domain.HistoryStep + HistoryDelay)
 		t := time.NewTimer(next.Sub(now))
 		select {
 		case <-ctx.Done():

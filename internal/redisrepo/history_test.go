@@ -75,7 +75,7 @@ func TestHistorySurvivesRestartAndIsSharedByInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		clock.Set(testNow.Add(10*time.Second + historyDelay)) // the bucket 12:00:00-12:00:10 ended
+		clock.Set(testNow.Add(10*time.Second + HistoryDelay)) // the bucket 12:00:00-12:00:10 ended
 		if err := first.History.Record(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestHistorySurvivesRestartAndIsSharedByInstances(t *testing.T) {
 		if _, err := second.Queues.Enqueue(ctx, "mail", domain.NewJob{ID: "d", HasPriority: true, Priority: 1}); err != nil {
 			t.Fatal(err)
 		}
-		clock.Set(testNow.Add(20*time.Second + historyDelay))
+		clock.Set(testNow.Add(20*time.Second + HistoryDelay))
 		if err := second.History.Record(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +146,7 @@ func TestHistoryTotalsCountEachBucketOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		clock.Set(testNow.Add(10*time.Second + historyDelay))
+		clock.Set(testNow.Add(10*time.Second + HistoryDelay))
 		for _, svc := range []*Services{a, b, a} {
 			if err := svc.History.Record(ctx); err != nil {
 				t.Fatal(err)
@@ -233,7 +233,7 @@ func TestHistoryCountsNacksAsFailures(t *testing.T) {
 	if _, err := svc.Queues.Nack(ctx, "mail", d.ID, d.Token, 0, "smtp timeout"); err != nil {
 		t.Fatal(err)
 	}
-	clock.Set(testNow.Add(10*time.Second + historyDelay))
+	clock.Set(testNow.Add(10*time.Second + HistoryDelay))
 	if err := svc.History.Record(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -18,9 +18,9 @@ import (
 
 var _ domain.JobOps = (*Queues)(nil)
 
-// planJob adds the read of one job to pipe (a read-only script, so the watcher's pipeline
+// PlanJob adds the read of one job to pipe (a read-only script, so the watcher's pipeline
 // carries it too) and returns its decoder; ok is false when the job is nowhere.
-func planJob(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue, id string, now time.Time) func() (domain.JobDetail, bool) {
+func PlanJob(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue, id string, now time.Time) func() (domain.JobDetail, bool) {
 	cmd := jobScript.EvalSha(ctx, pipe, []string{keys.Queue(queue), keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueJobs(queue),
 		keys.QueueAttempts(queue), keys.QueueScores(queue), keys.QueueLeases(queue), keys.QueueErrors(queue),
 		keys.QueueSettings(queue), keys.QueuePaused(queue)}, id)
@@ -100,10 +100,10 @@ func (q *Queues) Job(ctx context.Context, queue, id string) (domain.JobDetail, e
 	if err := domain.ValidateJobID(id); err != nil {
 		return domain.JobDetail{}, err
 	}
-	pipe := q.rdb.Pipeline()
-	read := planJob(ctx, pipe, q.keys, queue, id, q.now())
-	if err := exec(ctx, q.rdb, pipe); err != nil {
-		return domain.JobDetail{}, opError("redisrepo.Queues.Job", err)
+	pipe := q.Rdb.Pipeline()
+	read := PlanJob(ctx, pipe, q.keys, queue, id, q.now())
+	if err := Exec(ctx, q.Rdb, pipe); err != nil {
+		return domain.JobDetail{}, OpError("redisrepo.Queues.Job", err)
 	}
 	j, ok := read()
 	if !ok {
@@ -158,10 +158,10 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 		dir = "up"
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue)}
-	vals, err := jobPageScript.Run(ctx, q.rdb, keys, which, lo, hi, dir, boolArg(hasCursor),
+	vals, err := jobPageScript.Run(ctx, q.Rdb, keys, which, lo, hi, dir, BoolArg(hasCursor),
 		strconv.FormatFloat(cur.Score, 'f', -1, 64), cur.ID, opt.Limit, due).Slice()
 	if err != nil {
-		return domain.JobPage{}, opError("redisrepo.Queues.Jobs", err)
+		return domain.JobPage{}, OpError("redisrepo.Queues.Jobs", err)
 	}
 	if len(vals) != 6 {
 		return domain.JobPage{}, fmt.Errorf("redisrepo.Queues.Jobs: unexpected reply %v", vals)
@@ -218,15 +218,15 @@ func (q *Queues) RequeueDead(ctx context.Context, queue string) (domain.BulkResu
 	// The dead jobs there are now bound the work: jobs that die meanwhile (say a worker that
 	// fails every requeued job at once) wait for the next requeue instead of keeping this one
 	// going forever.
-	total, err := q.rdb.ZCard(ctx, q.keys.QueueDead(queue)).Result()
+	total, err := q.Rdb.ZCard(ctx, q.keys.QueueDead(queue)).Result()
 	if err != nil {
-		return res, opError("redisrepo.Queues.RequeueDead", err)
+		return res, OpError("redisrepo.Queues.RequeueDead", err)
 	}
 	for res.Moved+res.Skipped < total {
-		vals, err := requeueDeadScript.Run(ctx, q.rdb, keys, q.now().UnixMilli(), string(domain.DefaultQueueKind(queue)),
+		vals, err := requeueDeadScript.Run(ctx, q.Rdb, keys, q.now().UnixMilli(), string(domain.DefaultQueueKind(queue)),
 			domain.DeadBatch, res.Skipped).Int64Slice()
 		if err != nil {
-			return res, opWriteError("redisrepo.Queues.RequeueDead", err)
+			return res, OpWriteError("redisrepo.Queues.RequeueDead", err)
 		}
 		if len(vals) != 3 {
 			return res, fmt.Errorf("redisrepo.Queues.RequeueDead: unexpected reply %v", vals)
@@ -246,14 +246,14 @@ func (q *Queues) DeleteDead(ctx context.Context, queue string) (domain.BulkResul
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueDead(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue),
 		q.keys.QueueScores(queue), q.keys.QueueLeases(queue), q.keys.QueueErrors(queue)}
-	total, err := q.rdb.ZCard(ctx, q.keys.QueueDead(queue)).Result()
+	total, err := q.Rdb.ZCard(ctx, q.keys.QueueDead(queue)).Result()
 	if err != nil {
-		return res, opError("redisrepo.Queues.DeleteDead", err)
+		return res, OpError("redisrepo.Queues.DeleteDead", err)
 	}
 	for res.Moved < total {
-		n, err := deleteDeadScript.Run(ctx, q.rdb, keys, domain.DeadBatch).Int64()
+		n, err := deleteDeadScript.Run(ctx, q.Rdb, keys, domain.DeadBatch).Int64()
 		if err != nil {
-			return res, opWriteError("redisrepo.Queues.DeleteDead", err)
+			return res, OpWriteError("redisrepo.Queues.DeleteDead", err)
 		}
 		res.Moved, res.Batches = res.Moved+n, res.Batches+1
 		if n < domain.DeadBatch {
@@ -275,12 +275,12 @@ func (q *Queues) EachDead(ctx context.Context, queue string, fn func(domain.JobD
 			for i, j := range page.Jobs {
 				ids[i] = j.ID
 			}
-			pipe := q.rdb.Pipeline()
+			pipe := q.Rdb.Pipeline()
 			payloads := pipe.HMGet(ctx, q.keys.QueueJobs(queue), ids...)
 			attempts := pipe.HMGet(ctx, q.keys.QueueAttempts(queue), ids...)
 			errs := pipe.HMGet(ctx, q.keys.QueueErrors(queue), ids...)
-			if err := exec(ctx, q.rdb, pipe); err != nil {
-				return opError("redisrepo.Queues.EachDead", err)
+			if err := Exec(ctx, q.Rdb, pipe); err != nil {
+				return OpError("redisrepo.Queues.EachDead", err)
 			}
 			for i, item := range page.Jobs {
 				died := item.At
@@ -312,26 +312,26 @@ func (q *Queues) SetPaused(ctx context.Context, queue string, paused bool) error
 	}
 	var err error
 	if paused {
-		err = replicaWait{}.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
+		err = ReplicaWait{}.Write(ctx, q.Rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
 			pauseScript.EvalSha(ctx, pipe, []string{q.keys.Queue(queue), q.keys.QueuePaused(queue)})
 		}, func(pipe redis.Pipeliner) { pipe.SAdd(ctx, q.keys.QueueIndex(), queue) }) // a paused queue shows in the list
 		if err == nil {
-			q.found.add(queueKeys, queue)
+			q.found.Add(KindQueue, queue)
 		}
 	} else {
-		err = q.rdb.Del(ctx, q.keys.QueuePaused(queue)).Err()
+		err = q.Rdb.Del(ctx, q.keys.QueuePaused(queue)).Err()
 	}
 	if err != nil {
-		return opWriteError("redisrepo.Queues.SetPaused", err)
+		return OpWriteError("redisrepo.Queues.SetPaused", err)
 	}
 	return nil
 }
 
 // paused says whether a queue is paused (for the blocking take, which no script wraps).
 func (q *Queues) paused(ctx context.Context, queue string) (bool, error) {
-	n, err := q.rdb.Exists(ctx, q.keys.QueuePaused(queue)).Result()
+	n, err := q.Rdb.Exists(ctx, q.keys.QueuePaused(queue)).Result()
 	if err != nil {
-		return false, opError("redisrepo.Queues.Poll", err)
+		return false, OpError("redisrepo.Queues.Poll", err)
 	}
 	return n == 1, nil
 }

@@ -58,7 +58,7 @@ end
 // ARGV[9]  now, epoch ms, when the queue is delayed (due up to now); "" for a priority queue
 // Returns  {more, waiting, scheduled, in flight, dead, {id, score, id, score, ...}}: the jobs
 // in increasing order; more is 1 when the set holds more of the state past the page
-var jobPageScript = newScript(luaSortedSetGuard + luaKeyset + `
+var jobPageScript = NewScript(LuaSortedSetGuard + luaKeyset + `
 local key = KEYS[tonumber(ARGV[1])]
 local min, max = ARGV[2], ARGV[3]
 local low
@@ -102,7 +102,7 @@ return {more and 1 or 0, waiting, scheduled, redis.call('ZCARD', KEYS[2]), redis
 // Returns  {where, score, kept score, payload, attempts, lease token, errors JSON, kind,
 // max attempts, paused}: where is "waiting", "processing", "dead" or "" (nowhere, and the
 // rest then means nothing); a missing field is false
-var jobScript = newScript(luaSortedSetGuard + `
+var jobScript = NewScript(LuaSortedSetGuard + `
 local id = ARGV[1]
 local where, score = '', false
 score = redis.call('ZSCORE', KEYS[1], id)
@@ -133,7 +133,7 @@ return {where, score, redis.call('HGET', KEYS[6], id), redis.call('HGET', KEYS[4
 // ARGV[3]  batch size
 // ARGV[4]  how many dead jobs earlier batches skipped (they stay first in the dead set)
 // Returns  {moved, skipped, read}
-var requeueDeadScript = newScript(luaSortedSetGuard + luaRebind + `
+var requeueDeadScript = NewScript(LuaSortedSetGuard + luaRebind + `
 local ids = redis.call('ZRANGE', KEYS[2], tonumber(ARGV[4]), tonumber(ARGV[4]) + tonumber(ARGV[3]) - 1)
 local kind = redis.call('HGET', KEYS[5], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[2] end
@@ -170,7 +170,7 @@ return {moved, skipped, #ids}
 // KEYS[7]  {queue:<name>}:errors
 // ARGV[1]  batch size
 // Returns  how many it deleted (fewer than the batch: the dead set is empty now)
-var deleteDeadScript = newScript(luaSortedSetGuard + `
+var deleteDeadScript = NewScript(LuaSortedSetGuard + `
 local ids = redis.call('ZRANGE', KEYS[2], 0, tonumber(ARGV[1]) - 1)
 for _, id in ipairs(ids) do
   redis.call('ZREM', KEYS[2], id)
@@ -188,7 +188,7 @@ return #ids
 // KEYS[1]  queue:<name>
 // ARGV[1]  score  ARGV[2]  job id
 // Returns  1
-var giveBackScript = newScript(luaSortedSetGuard + `
+var giveBackScript = NewScript(LuaSortedSetGuard + `
 redis.call('ZADD', KEYS[1], 'NX', ARGV[1], ARGV[2])
 return 1
 `)

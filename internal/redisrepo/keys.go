@@ -207,10 +207,10 @@ func (k Keys) limiterState(a domain.Algorithm, policy, client string) string {
 	return k.RatePrefix + tag + ":" + policy + ":{" + client + "}"
 }
 
-// parseLimiterState reads a key under RatePrefix back into the algorithm, policy and client
+// ParseLimiterState reads a key under RatePrefix back into the algorithm, policy and client
 // LimiterState built it from. A key without braces is the default policy's sliding log, as
 // the articles' services write it; ok is false for a key no valid (policy, client) builds.
-func (k Keys) parseLimiterState(key string) (a domain.Algorithm, policy, client string, ok bool) {
+func (k Keys) ParseLimiterState(key string) (a domain.Algorithm, policy, client string, ok bool) {
 	rest, ok := strings.CutPrefix(key, k.RatePrefix)
 	if !ok {
 		return "", "", "", false
@@ -268,10 +268,10 @@ func (k Keys) LimiterStats(policy string, minute int64) string {
 // LimiterIndex is the SET of saved policy names.
 func (k Keys) LimiterIndex() string { return k.OwnPrefix + "index:limiters" }
 
-// parseSlidingLog reads a key under RatePrefix as the sliding log of a client of one of the
+// ParseSlidingLog reads a key under RatePrefix as the sliding log of a client of one of the
 // given sliding-log policies.
-func (k Keys) parseSlidingLog(key string, logs map[string]domain.LimitPolicy) (policy, client string, ok bool) {
-	a, policy, client, ok := k.parseLimiterState(key)
+func (k Keys) ParseSlidingLog(key string, logs map[string]domain.LimitPolicy) (policy, client string, ok bool) {
+	a, policy, client, ok := k.ParseLimiterState(key)
 	if _, saved := logs[policy]; !ok || a != domain.SlidingLog || !saved {
 		return "", "", false
 	}

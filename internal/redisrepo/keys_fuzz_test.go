@@ -125,7 +125,7 @@ func fuzzTime(n int64) time.Time {
 }
 
 // FuzzKeysInjective builds the keys of two things zpulse names, each a kind with up to two
-// names and a time, and fails when two different things get one key. It also reads every
+// Names and a time, and fails when two different things get one key. It also reads every
 // limiter state key back: the parse must give exactly what built it.
 func FuzzKeysInjective(f *testing.F) {
 	kind := func(name string) uint8 {
@@ -181,7 +181,7 @@ func FuzzKeysInjective(f *testing.F) {
 				continue
 			}
 			key := DefaultKeys.LimiterState(p, b1)
-			if gotAlg, policy, client, ok := DefaultKeys.parseLimiterState(key); !ok || gotAlg != alg || policy != a1 || client != b1 {
+			if gotAlg, policy, client, ok := DefaultKeys.ParseLimiterState(key); !ok || gotAlg != alg || policy != a1 || client != b1 {
 				t.Fatalf("%q (%s %q, client %q) reads back as %s %q, client %q, %v", key, alg, a1, b1, gotAlg, policy, client, ok)
 			}
 		}

@@ -19,9 +19,9 @@ type Leaderboards struct {
 	keys     Keys
 	clock    domain.Clock
 	stamp    domain.Clock // tie-break time: nil is Redis TIME inside the add script
-	settings *ttlCache[domain.BoardSettings]
-	found    *Discovery
-	bookkept *seenSet // boards indexed and unique keys given their expiry, by this process
+	settings *TTLCache[domain.BoardSettings]
+	Found    *Discovery
+	bookkept *SeenSet // boards indexed and unique keys given their expiry, by this process
 }
 
 var _ domain.LeaderboardService = (*Leaderboards)(nil)
@@ -33,9 +33,9 @@ const uniqueTTL = 24 * time.Hour
 // reads it within seconds, to catch up after a handover.
 const boardAddsTTL = 10 * time.Minute
 
-// newLeaderboards returns leaderboards kept in rdb under keys, listing the boards found.
-func newLeaderboards(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Leaderboards {
-	return &Leaderboards{rdb: rdb, keys: keys, clock: c.local(), stamp: c.script, found: found, settings: newTTLCache[domain.BoardSettings](settingsTTL, c.local()), bookkept: newSeenSet()}
+// NewLeaderboards returns leaderboards kept in rdb under keys, listing the boards found.
+func NewLeaderboards(rdb redis.UniversalClient, keys Keys, found *Discovery, c Clocks) *Leaderboards {
+	return &Leaderboards{rdb: rdb, keys: keys, clock: c.Local(), stamp: c.Script, Found: found, settings: NewTTLCache[domain.BoardSettings](SettingsTTL, c.Local()), bookkept: NewSeenSet()}
 }
 
 func (l *Leaderboards) AddPoints(ctx context.Context, board, player string, points int64) (domain.Entry, error) {
@@ -46,7 +46,7 @@ func (l *Leaderboards) SetScore(ctx context.Context, board, player string, point
 	return l.write(ctx, board, player, points, "set")
 }
 
-// write adds or sets points on the all-time board and, for adds, on every period board the
+// Write adds or sets points on the all-time board and, for adds, on every period board the
 // settings keep: one script per board, all in one round trip, with the bookkeeping (index of
 // boards, unique players today).
 func (l *Leaderboards) write(ctx context.Context, board, player string, points int64, mode string) (domain.Entry, error) {
@@ -81,7 +81,7 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 		}
 	}
 	if err := l.send(ctx, pipe, board, now, 1, player); err != nil {
-		return domain.Entry{}, opWriteError("redisrepo.Leaderboards.write", err)
+		return domain.Entry{}, OpWriteError("redisrepo.Leaderboards.write", err)
 	}
 	entries := make([]domain.Entry, len(results))
 	for i, res := range results {
@@ -129,9 +129,9 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 // board within the minute) makes the next write the careful one.
 func (l *Leaderboards) send(ctx context.Context, pipe redis.Pipeliner, board string, now time.Time, writes int64, players ...any) error {
 	unique, adds := l.keys.BoardUnique(board, now), l.keys.BoardAdds(board, now)
-	index, expire, addsExpire := l.bookkept.due(board, now), l.bookkept.due(unique, now), l.bookkept.due(adds, now)
+	index, expire, addsExpire := l.bookkept.Due(board, now), l.bookkept.Due(unique, now), l.bookkept.Due(adds, now)
 	if index {
-		if err := exec(ctx, l.rdb, pipe); err != nil {
+		if err := Exec(ctx, l.rdb, pipe); err != nil {
 			return err
 		}
 		pipe = l.rdb.Pipeline()
@@ -145,21 +145,21 @@ func (l *Leaderboards) send(ctx context.Context, pipe redis.Pipeliner, board str
 	if addsExpire {
 		pipe.Expire(ctx, adds, boardAddsTTL)
 	}
-	if err := exec(ctx, l.rdb, pipe); err != nil {
-		if wrongType(err) != nil {
-			l.bookkept.forget(board)
+	if err := Exec(ctx, l.rdb, pipe); err != nil {
+		if WrongType(err) != nil {
+			l.bookkept.Forget(board)
 		}
 		return err
 	}
 	if index {
-		l.bookkept.done(board, now)
-		l.found.add(boardKeys, board)
+		l.bookkept.Done(board, now)
+		l.Found.Add(KindBoard, board)
 	}
 	if expire {
-		l.bookkept.done(unique, now)
+		l.bookkept.Done(unique, now)
 	}
 	if addsExpire {
-		l.bookkept.done(adds, now)
+		l.bookkept.Done(adds, now)
 	}
 	return nil
 }
@@ -186,8 +186,8 @@ func (l *Leaderboards) RemovePlayer(ctx context.Context, board, player string) e
 	for _, p := range set.Periods {
 		pipe.ZRem(ctx, l.keys.PeriodBoard(board, p, now), player)
 	}
-	if err := exec(ctx, l.rdb, pipe); err != nil {
-		return opWriteError("redisrepo.Leaderboards.RemovePlayer", err)
+	if err := Exec(ctx, l.rdb, pipe); err != nil {
+		return OpWriteError("redisrepo.Leaderboards.RemovePlayer", err)
 	}
 	if removed.Val() == 0 {
 		return domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
@@ -207,7 +207,7 @@ func (l *Leaderboards) Trim(ctx context.Context, board string, keep int64) (int6
 	}
 	// ZREMRANGEBYRANK counts from the lowest score: removing ranks 0..-(keep+1) keeps the top keep.
 	n, err := l.rdb.ZRemRangeByRank(ctx, l.keys.Leaderboard(board), 0, -(keep + 1)).Result()
-	return n, opWriteError("redisrepo.Leaderboards.Trim", err)
+	return n, OpWriteError("redisrepo.Leaderboards.Trim", err)
 }
 
 func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
@@ -220,7 +220,7 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 	all := l.keys.Leaderboard(board)
 	typ, err := l.rdb.Type(ctx, all).Result()
 	if err != nil {
-		return 0, opError("redisrepo.Leaderboards.Reset", err)
+		return 0, OpError("redisrepo.Leaderboards.Reset", err)
 	}
 	if typ != "zset" && typ != "none" {
 		return 0, domain.WrongTypeError(all, typ, "zset")
@@ -236,12 +236,12 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 		}
 	}
 	pipe.SRem(ctx, l.keys.BoardIndex(), board)
-	l.bookkept.forget(board)
-	l.bookkept.forget(l.keys.BoardUnique(board, l.clock.Now()))
-	if err := exec(ctx, l.rdb, pipe); err != nil {
-		return 0, opWriteError("redisrepo.Leaderboards.Reset", err)
+	l.bookkept.Forget(board)
+	l.bookkept.Forget(l.keys.BoardUnique(board, l.clock.Now()))
+	if err := Exec(ctx, l.rdb, pipe); err != nil {
+		return 0, OpWriteError("redisrepo.Leaderboards.Reset", err)
 	}
-	l.found.forget(boardKeys, board)
+	l.Found.Forget(KindBoard, board)
 	var n int64
 	for _, d := range deleted {
 		switch d := d.(type) {
@@ -263,9 +263,9 @@ func (l *Leaderboards) Top(ctx context.Context, board string, period domain.Peri
 		return domain.BoardTop{}, err
 	}
 	pipe := l.rdb.Pipeline()
-	read := planTop(ctx, pipe, l.keys, board, period, n, l.clock.Now())
-	if err := execTyped(ctx, l.rdb, pipe); err != nil {
-		return domain.BoardTop{}, opError("redisrepo.Leaderboards.Top", err)
+	read := PlanTop(ctx, pipe, l.keys, board, period, n, l.clock.Now())
+	if err := ExecTyped(ctx, l.rdb, pipe); err != nil {
+		return domain.BoardTop{}, OpError("redisrepo.Leaderboards.Top", err)
 	}
 	top := read()
 	if top.WrongType != "" {
@@ -274,11 +274,11 @@ func (l *Leaderboards) Top(ctx context.Context, board string, period domain.Peri
 	return top, nil
 }
 
-// planTop adds the reads of a board's head on pipe and returns the function that decodes
+// PlanTop adds the reads of a board's head on pipe and returns the function that decodes
 // them once the pipeline ran (execTyped). The board's settings are read in the same round
 // trip: the scores are decoded by the encoding they say. A key of another type than a sorted
 // set gives a head with WrongType and nothing else.
-func planTop(ctx context.Context, pipe redis.Pipeliner, keys Keys, board string, period domain.Period, n int, now time.Time) func() domain.BoardTop {
+func PlanTop(ctx context.Context, pipe redis.Pipeliner, keys Keys, board string, period domain.Period, n int, now time.Time) func() domain.BoardTop {
 	key := keys.PeriodBoard(board, period, now)
 	typ := pipe.Type(ctx, key)
 	settings := pipe.HGetAll(ctx, keys.BoardSettings(board))
@@ -317,7 +317,7 @@ func (l *Leaderboards) Player(ctx context.Context, board string, period domain.P
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return domain.Entry{}, opError("redisrepo.Leaderboards.Player", err)
+		return domain.Entry{}, OpError("redisrepo.Leaderboards.Player", err)
 	}
 	if errors.Is(score.Err(), redis.Nil) || errors.Is(rank.Err(), redis.Nil) {
 		return domain.Entry{}, domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
@@ -341,7 +341,7 @@ func (l *Leaderboards) Around(ctx context.Context, board string, period domain.P
 		return nil, domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
 	}
 	if err != nil {
-		return nil, opError("redisrepo.Leaderboards.Around", err)
+		return nil, OpError("redisrepo.Leaderboards.Around", err)
 	}
 	return rankedEntries(set.TieBreak, res)
 }
@@ -367,19 +367,19 @@ func rankedEntries(t domain.TieBreak, res any) ([]domain.Entry, error) {
 }
 
 func (l *Leaderboards) Boards(ctx context.Context) ([]string, error) {
-	return l.found.namesWarm(ctx, boardKeys)
+	return l.Found.NamesWarm(ctx, KindBoard)
 }
 
 func (l *Leaderboards) Summaries(ctx context.Context) ([]domain.BoardSummary, error) {
-	names, err := l.found.namesWarm(ctx, boardKeys)
+	names, err := l.Found.NamesWarm(ctx, KindBoard)
 	if err != nil {
 		return nil, err
 	}
 	pipe := l.rdb.Pipeline()
-	read := planBoardSummaries(ctx, pipe, l.keys, names, l.clock.Now())
+	read := PlanBoardSummaries(ctx, pipe, l.keys, names, l.clock.Now())
 	if len(names) > 0 {
-		if err := execTyped(ctx, l.rdb, pipe); err != nil {
-			return nil, opError("redisrepo.Leaderboards.Summaries", err)
+		if err := ExecTyped(ctx, l.rdb, pipe); err != nil {
+			return nil, OpError("redisrepo.Leaderboards.Summaries", err)
 		}
 	}
 	return read(), nil

@@ -77,7 +77,7 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 		players[j] = adds[i].Player
 	}
 	if err := l.send(ctx, pipe, board, now, int64(len(valid)), players...); err != nil {
-		return nil, opWriteError("redisrepo.Leaderboards.AddPointsBatch", err)
+		return nil, OpWriteError("redisrepo.Leaderboards.AddPointsBatch", err)
 	}
 	for _, c := range chunks {
 		vals, _ := c.cmd.Val().([]any)

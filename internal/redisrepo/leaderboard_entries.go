@@ -66,8 +66,8 @@ func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.
 	pipe := l.rdb.Pipeline()
 	res := pageScript.EvalSha(ctx, pipe, []string{key}, c.Score, c.Member, limit+1)
 	total := pipe.ZCard(ctx, key)
-	if err := exec(ctx, l.rdb, pipe); err != nil {
-		return domain.Page{}, opError("redisrepo.Leaderboards.Entries", err)
+	if err := Exec(ctx, l.rdb, pipe); err != nil {
+		return domain.Page{}, OpError("redisrepo.Leaderboards.Entries", err)
 	}
 	return entriesPage(set.TieBreak, res.Val(), total.Val(), limit)
 }
@@ -90,8 +90,8 @@ func (l *Leaderboards) EntriesAt(ctx context.Context, board string, period domai
 	pipe := l.rdb.Pipeline()
 	res := pipe.ZRevRangeWithScores(ctx, key, rank-1, rank-1+int64(limit))
 	total := pipe.ZCard(ctx, key)
-	if err := exec(ctx, l.rdb, pipe); err != nil {
-		return domain.Page{}, opError("redisrepo.Leaderboards.EntriesAt", err)
+	if err := Exec(ctx, l.rdb, pipe); err != nil {
+		return domain.Page{}, OpError("redisrepo.Leaderboards.EntriesAt", err)
 	}
 	flat := make([]any, 0, 2*len(res.Val()))
 	for _, z := range res.Val() {

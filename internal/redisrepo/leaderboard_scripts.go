@@ -1,7 +1,7 @@
 package redisrepo
 
 // The leaderboard's Lua scripts. Each touches one key, so each is valid on Redis Cluster; an
-// add that updates several boards (all-time, daily, weekly, monthly) runs the add script once
+// Add that updates several boards (all-time, daily, weekly, monthly) runs the add script once
 // per board in one pipelined round trip. The time of a tie-break score is Redis TIME, read
 // once inside the script (or an injected clock's ms, in tests), so every instance and every
 // service written from the articles stamps one clock.
@@ -94,7 +94,7 @@ end
 //
 //	{0, current score (string)} when the result would leave ±ARGV[3]; nothing is written.
 //	{-1, now ms} when now is outside the encoding's range of times; nothing is written.
-var addScript = newScript(luaSortedSetGuard + luaAddOne + `
+var addScript = NewScript(LuaSortedSetGuard + luaAddOne + `
 local r = addOne(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[6], ARGV[7])
 if r[1] ~= 1 then return r end
 expireAt(KEYS[1], ARGV[5])
@@ -114,7 +114,7 @@ return {1, r[2], redis.call('ZREVRANK', KEYS[1], ARGV[1])}
 // ARGV[5…] player id, points to add, player id, points to add, …
 // Returns  {code, score or now, rank, …} per player: addOne's code and value, and the 0-based
 // rank from the top (-1 when refused)
-var addBatchScript = newScript(luaSortedSetGuard + luaAddOne + `
+var addBatchScript = NewScript(LuaSortedSetGuard + luaAddOne + `
 local max, out = tonumber(ARGV[1]), {}
 for i = 5, #ARGV, 2 do
   local r = addOne(KEYS[1], ARGV[i], ARGV[i + 1], max, ARGV[2], 'add', ARGV[4])
@@ -134,7 +134,7 @@ return out
 // ARGV[2]  how many above and below
 // Returns  {0-based rank of the first entry, {member, score, member, score, ...}}, or false
 // when the player is not on the board.
-var aroundScript = newScript(luaSortedSetGuard + `
+var aroundScript = NewScript(LuaSortedSetGuard + `
 local rank = redis.call('ZREVRANK', KEYS[1], ARGV[1])
 if not rank then return false end
 local n = tonumber(ARGV[2])
@@ -154,7 +154,7 @@ return {first, redis.call('ZREVRANGE', KEYS[1], first, rank + n, 'WITHSCORES')}
 // ARGV[2]  the cursor's member
 // ARGV[3]  page size
 // Returns  {0-based rank of the first entry, {member, score, ...}}
-var pageScript = newScript(luaSortedSetGuard + `
+var pageScript = NewScript(LuaSortedSetGuard + `
 local key, limit = KEYS[1], tonumber(ARGV[3])
 local start = 0
 if ARGV[1] ~= '' then
@@ -188,6 +188,6 @@ return {start, redis.call('ZREVRANGE', key, start, start + limit - 1, 'WITHSCORE
 //
 // KEYS[1]  the board's ZSET
 // Returns  the keys deleted: 1 or 0
-var deleteSortedSetScript = newScript(luaSortedSetGuard + `
+var deleteSortedSetScript = NewScript(LuaSortedSetGuard + `
 return redis.call('DEL', KEYS[1])
 `)

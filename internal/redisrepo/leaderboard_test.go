@@ -231,7 +231,7 @@ func TestAddPointsBookkeepingOnlyWhenItChangesSomething(t *testing.T) {
 	// Another instance resets the board: the index and expiry come back within the refresh.
 	rdb.Del(ctx, DefaultKeys.BoardUnique("lean", clock.Now()))
 	rdb.SRem(ctx, DefaultKeys.BoardIndex(), "lean")
-	clock.Advance(bookkeepingRefresh)
+	clock.Advance(BookkeepingRefresh)
 	lb.Settings(ctx, "lean")
 	if n := add(); n != 6 {
 		t.Errorf("add after the refresh sent %d commands, want 6", n)

@@ -124,7 +124,7 @@ end
 // ARGV[4]  the lease's token
 // Returns  {id, score, deadline ms, attempt, payload or nil}, or nil when no job is there or
 // due, or the queue is paused
-var leaseScript = newScript(luaSortedSetGuard + luaLeaseNow + luaPaused + `
+var leaseScript = NewScript(LuaSortedSetGuard + luaLeaseNow + luaPaused + `
 if paused(KEYS[7]) then return false end
 local id, score
 if ARGV[1] == '' then
@@ -160,7 +160,7 @@ return {id, score, deadline, attempt, redis.call('HGET', KEYS[3], id)}
 // ARGV[6]  throughput field of this second ("c<second>")
 // ARGV[7]  throughput hash's TTL, ms
 // Returns  {1} acked; a leaseCheck refusal otherwise ({-5, at}: acked before by this token)
-var ackScript = newScript(luaLeaseNow + luaLeaseCheck + luaComplete + `
+var ackScript = NewScript(luaLeaseNow + luaLeaseCheck + luaComplete + `
 local now = leaseNow(ARGV[3])
 local refused = leaseCheck(KEYS[1], KEYS[5], KEYS[7], KEYS[8], ARGV[1], ARGV[2], now, tonumber(ARGV[4]))
 if refused then return refused end
@@ -180,7 +180,7 @@ return {1}
 // ARGV[3]  lease now, epoch ms, or "" for Redis TIME
 // ARGV[4]  lease, ms                 ARGV[5]  completed retention, ms
 // Returns  {1, new deadline ms}; a leaseCheck refusal otherwise
-var extendScript = newScript(luaLeaseNow + luaLeaseCheck + `
+var extendScript = NewScript(luaLeaseNow + luaLeaseCheck + `
 local now = leaseNow(ARGV[3])
 local refused = leaseCheck(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], now, tonumber(ARGV[5]))
 if refused then return refused end
@@ -213,7 +213,7 @@ return {1, deadline}
 // ARGV[12] throughput hash's TTL, ms
 // Returns  {1, attempts, score} back in the queue; {2, attempts} dead; {-6} a delay on a
 // priority queue; a leaseCheck refusal otherwise
-var nackScript = newScript(luaSortedSetGuard + luaLeaseNow + luaLeaseCheck + luaAddError + luaRebind + `
+var nackScript = NewScript(LuaSortedSetGuard + luaLeaseNow + luaLeaseCheck + luaAddError + luaRebind + `
 local kind = redis.call('HGET', KEYS[10], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[10] end
 local delay = tonumber(ARGV[5])
@@ -265,7 +265,7 @@ return {1, attempts, score}
 // ARGV[8]  throughput hash's TTL, ms
 // Returns  {returned, died, 1 when it stopped at the limit (call again) else 0};
 // {-1, the fence seen} when ARGV[6] is stale (nothing changes)
-var reapScript = newScript(luaSortedSetGuard + luaLeaseNow + luaAddError + `
+var reapScript = NewScript(LuaSortedSetGuard + luaLeaseNow + luaAddError + `
 local fence, seen = tonumber(ARGV[6]), tonumber(redis.call('GET', KEYS[8]) or '0')
 if fence < seen then return {-1, seen} end
 if fence > seen then redis.call('SET', KEYS[8], ARGV[6]) end
@@ -310,7 +310,7 @@ return {back, died, more}
 // ARGV[5]  throughput field of this second ("c<second>")
 // ARGV[6]  throughput hash's TTL, ms
 // Returns  the payload, or nil when none
-var takenScript = newScript(luaLeaseNow + luaTaken + `
+var takenScript = NewScript(luaLeaseNow + luaTaken + `
 return taken(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], ARGV[1],
   leaseNow(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6])
 `)

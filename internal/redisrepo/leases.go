@@ -15,7 +15,7 @@ import (
 )
 
 // The lease operations of domain.QueueService: ack, extend (heartbeat) and nack, each one
-// script that checks the lease's token and acts in the same atomic step (lease_scripts.go).
+// Script that checks the lease's token and acts in the same atomic step (lease_scripts.go).
 
 func (q *Queues) Ack(ctx context.Context, queue, id, token string) error {
 	if err := validateLeaseOp(queue, id, token); err != nil {
@@ -23,11 +23,11 @@ func (q *Queues) Ack(ctx context.Context, queue, id, token string) error {
 	}
 	// One script call straight on the client (Run: EVALSHA, EVAL if Redis forgot it), cheaper
 	// than a pipeline of one.
-	return q.planAck(ctx, q.rdb, queue, id, token, q.now())()
+	return q.planAck(ctx, q.Rdb, queue, id, token, q.now())()
 }
 
 // AckBatch acks up to domain.MaxBatchAcks leased jobs in one round trip: each ack is its own
-// script (atomic per job, checking its token as Ack does), with its own answer.
+// Script (atomic per job, checking its token as Ack does), with its own answer.
 func (q *Queues) AckBatch(ctx context.Context, queue string, acks []domain.AckItem) ([]error, error) {
 	if err := domain.ValidateName("queue", queue); err != nil {
 		return nil, err
@@ -38,15 +38,15 @@ func (q *Queues) AckBatch(ctx context.Context, queue string, acks []domain.AckIt
 	now := q.now()
 	out := make([]error, len(acks))
 	reads := make([]func() error, len(acks))
-	pipe := q.rdb.Pipeline()
+	pipe := q.Rdb.Pipeline()
 	for i, a := range acks {
 		if out[i] = validateLeaseOp(queue, a.ID, a.Token); out[i] == nil {
 			reads[i] = q.planAck(ctx, pipe, queue, a.ID, a.Token, now)
 		}
 	}
 	if pipe.Len() > 0 {
-		if err := exec(ctx, q.rdb, pipe); err != nil {
-			return nil, opWriteError("redisrepo.Queues.AckBatch", err)
+		if err := Exec(ctx, q.Rdb, pipe); err != nil {
+			return nil, OpWriteError("redisrepo.Queues.AckBatch", err)
 		}
 	}
 	for i, read := range reads {
@@ -75,7 +75,7 @@ func (q *Queues) planAck(ctx context.Context, c redis.Scripter, queue, id, token
 		vals, err := cmd.Int64Slice()
 		switch {
 		case err != nil:
-			return opWriteError("redisrepo.Queues.Ack", err)
+			return OpWriteError("redisrepo.Queues.Ack", err)
 		case len(vals) == 0:
 			return fmt.Errorf("redisrepo.Queues.Ack: unexpected reply %v", vals)
 		case vals[0] == 1, vals[0] == -5: // -5: this token's ack went through before (a retry)
@@ -93,11 +93,11 @@ func (q *Queues) Extend(ctx context.Context, queue, id, token string, lease time
 		return time.Time{}, err
 	}
 	keys := []string{q.keys.QueueProcessing(queue), q.keys.QueueLeases(queue), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue)}
-	vals, err := extendScript.Run(ctx, q.rdb, keys, id, token, q.leaseNow(), lease.Milliseconds(),
+	vals, err := extendScript.Run(ctx, q.Rdb, keys, id, token, q.leaseNow(), lease.Milliseconds(),
 		domain.CompletedRetention.Milliseconds()).Int64Slice()
 	switch {
 	case err != nil:
-		return time.Time{}, opWriteError("redisrepo.Queues.Extend", err)
+		return time.Time{}, OpWriteError("redisrepo.Queues.Extend", err)
 	case len(vals) == 2 && vals[0] == 1:
 		return time.UnixMilli(vals[1]).UTC(), nil
 	case len(vals) == 0:
@@ -120,12 +120,12 @@ func (q *Queues) Nack(ctx context.Context, queue, id, token string, delay time.D
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue),
 		q.keys.QueueLeases(queue), q.keys.QueueErrors(queue), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
 		q.keys.QueueDead(queue), q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now), q.keys.QueueJobs(queue)}
-	vals, err := nackScript.Run(ctx, q.rdb, keys, id, token, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
+	vals, err := nackScript.Run(ctx, q.Rdb, keys, id, token, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
 		delay.Milliseconds(), now.UnixMilli(), errMsg, domain.DefaultMaxAttempts, domain.AttemptErrorsKept,
 		string(domain.DefaultQueueKind(queue)), tputField(now, 'f'), queueThroughputTTL.Milliseconds()).Int64Slice()
 	switch {
 	case err != nil:
-		return "", opWriteError("redisrepo.Queues.Nack", err)
+		return "", OpWriteError("redisrepo.Queues.Nack", err)
 	case len(vals) == 0:
 		return "", fmt.Errorf("redisrepo.Queues.Nack: unexpected reply %v", vals)
 	case vals[0] == 1:
@@ -168,12 +168,12 @@ func (q *Queues) AttemptErrors(ctx context.Context, queue, id string) ([]domain.
 	if err := validateQueueJob(queue, id); err != nil {
 		return nil, err
 	}
-	raw, err := q.rdb.HGet(ctx, q.keys.QueueErrors(queue), id).Result()
+	raw, err := q.Rdb.HGet(ctx, q.keys.QueueErrors(queue), id).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return nil, nil
 	case err != nil:
-		return nil, opError("redisrepo.Queues.AttemptErrors", err)
+		return nil, OpError("redisrepo.Queues.AttemptErrors", err)
 	}
 	return decodeAttemptErrors(raw), nil
 }

@@ -21,23 +21,23 @@ const policyCacheTTL = time.Second
 
 // Limiters is the Redis implementation of domain.LimiterService.
 type Limiters struct {
-	rdb   redis.UniversalClient
-	keys  Keys
+	Rdb   redis.UniversalClient
+	Keys  Keys
 	clock domain.Clock // nil: Redis TIME inside each script
 
-	policies *ttlCache[domain.LimitPolicy]
+	policies *TTLCache[domain.LimitPolicy]
 	builtins builtinPolicies
 
-	rec recorder
+	Rec recorder
 }
 
 var _ domain.LimiterService = (*Limiters)(nil)
 
-// newLimiters returns limiters kept in rdb under keys, timed by the scripts' clock, serving
-// builtins while their hash is missing.
-func newLimiters(rdb redis.UniversalClient, keys Keys, c clocks, builtins builtinPolicies) *Limiters {
-	return &Limiters{rdb: rdb, keys: keys, clock: c.script, builtins: builtins,
-		policies: newTTLCache[domain.LimitPolicy](policyCacheTTL, c.local())}
+// NewLimiters returns limiters kept in rdb under keys, timed by the scripts' clock, serving
+// Builtins while their hash is missing.
+func NewLimiters(rdb redis.UniversalClient, keys Keys, c Clocks, builtins builtinPolicies) *Limiters {
+	return &Limiters{Rdb: rdb, Keys: keys, clock: c.Script, builtins: builtins,
+		policies: NewTTLCache[domain.LimitPolicy](policyCacheTTL, c.Local())}
 }
 
 func (l *Limiters) Allow(ctx context.Context, limiter, client string) (domain.LimitResult, error) {
@@ -47,7 +47,7 @@ func (l *Limiters) Allow(ctx context.Context, limiter, client string) (domain.Li
 	}
 	res, err := l.run(ctx, p, client, true)
 	if err == nil {
-		l.rec.add(p, client, res)
+		l.Rec.add(p, client, res)
 	}
 	return res, err
 }
@@ -72,16 +72,16 @@ func (l *Limiters) checkArgs(ctx context.Context, limiter, client string) (domai
 
 // run runs the policy's script for one client.
 func (l *Limiters) run(ctx context.Context, p domain.LimitPolicy, client string, consume bool) (domain.LimitResult, error) {
-	return runLimiter(ctx, l.rdb, l.clock, p, l.keys.LimiterState(p, client), consume, func(seenMs int64) { l.sawLongerWriter(ctx, p, seenMs) })
+	return RunLimiter(ctx, l.Rdb, l.clock, p, l.Keys.LimiterState(p, client), consume, func(seenMs int64) { l.sawLongerWriter(ctx, p, seenMs) })
 }
 
-// runLimiter runs policy p's script on the state at key: it counts one request when consume
+// RunLimiter runs policy p's script on the state at key: it counts one request when consume
 // is set, else only looks. clock nil reads Redis TIME in the script. It is shared by the
 // saved policies (Limiters) and the built-in sign-in limit (Auth).
 //
 // onSeen, when not nil, is told of a writer with a longer window on a sliding log (see
 // slidingLogScript).
-func runLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clock, p domain.LimitPolicy, key string, consume bool, onSeen func(seenMs int64)) (domain.LimitResult, error) {
+func RunLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clock, p domain.LimitPolicy, key string, consume bool, onSeen func(seenMs int64)) (domain.LimitResult, error) {
 	now := ""
 	if clock != nil {
 		now = strconv.FormatInt(clock.Now().UnixMilli(), 10)
@@ -93,19 +93,19 @@ func runLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clo
 	var cmd *redis.Cmd
 	switch p.Algorithm {
 	case domain.SlidingLog:
-		cmd = slidingLogScript.Run(ctx, rdb, []string{key}, now, flag, p.WindowMs, p.Limit, newUUID(), p.KeepMs())
+		cmd = SlidingLogScript.Run(ctx, rdb, []string{key}, now, flag, p.WindowMs, p.Limit, NewUUID(), p.KeepMs())
 	case domain.FixedWindow:
-		cmd = fixedWindowScript.Run(ctx, rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
+		cmd = FixedWindowScript.Run(ctx, rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
 	case domain.SlidingCounter:
-		cmd = slidingCounterScript.Run(ctx, rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
+		cmd = SlidingCounterScript.Run(ctx, rdb, []string{key}, now, flag, p.WindowMs, p.Limit)
 	case domain.TokenBucket:
-		cmd = tokenBucketScript.Run(ctx, rdb, []string{key}, now, flag, strconv.FormatFloat(p.RatePerS/1000, 'g', -1, 64), p.Burst)
+		cmd = TokenBucketScript.Run(ctx, rdb, []string{key}, now, flag, strconv.FormatFloat(p.RatePerS/1000, 'g', -1, 64), p.Burst)
 	default:
 		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unknown algorithm %q", p.Name, p.Algorithm)
 	}
 	vals, err := cmd.Int64Slice()
 	if err != nil {
-		return domain.LimitResult{}, opWriteError("redisrepo.Limiters.Allow", err)
+		return domain.LimitResult{}, OpWriteError("redisrepo.Limiters.Allow", err)
 	}
 	if len(vals) != 5 && (len(vals) != 6 || p.Algorithm != domain.SlidingLog) {
 		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unexpected reply %v", p.Name, vals)
@@ -128,21 +128,21 @@ func runLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clo
 // sawLongerWriter records a longer window seen on the policy's keys, for the page's warning.
 // A failure loses only the warning (the next check reports it again), never a decision.
 func (l *Limiters) sawLongerWriter(ctx context.Context, p domain.LimitPolicy, seenMs int64) {
-	key := l.keys.LimiterPolicy(p.Name)
+	key := l.Keys.LimiterPolicy(p.Name)
 	if p.Name == domain.DefaultLimiter {
 		// The default policy may have no hash: give it one, so the warning has a place.
-		l.rdb.HSetNX(ctx, key, "algorithm", string(p.Algorithm))
-		l.rdb.HSetNX(ctx, key, "limit", p.Limit)
-		l.rdb.HSetNX(ctx, key, "window_ms", p.WindowMs)
+		l.Rdb.HSetNX(ctx, key, "algorithm", string(p.Algorithm))
+		l.Rdb.HSetNX(ctx, key, "limit", p.Limit)
+		l.Rdb.HSetNX(ctx, key, "window_ms", p.WindowMs)
 	}
-	if raiseSeenWindowScript.Run(ctx, l.rdb, []string{key}, seenMs).Val() == int64(1) {
+	if raiseSeenWindowScript.Run(ctx, l.Rdb, []string{key}, seenMs).Val() == int64(1) {
 		p.SeenWindowMs = seenMs
-		l.policies.put(p.Name, p)
+		l.policies.Put(p.Name, p)
 	}
 }
 
-// newUUID returns a random (version 4) UUID, the member the articles' script adds per request.
-func newUUID() string {
+// NewUUID returns a random (version 4) UUID, the member the articles' script adds per request.
+func NewUUID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
 	b[6] = b[6]&0x0f | 0x40
@@ -151,16 +151,16 @@ func newUUID() string {
 }
 
 func (l *Limiters) cachedPolicy(ctx context.Context, name string) (domain.LimitPolicy, error) {
-	return l.policies.get(ctx, name, func(ctx context.Context) (domain.LimitPolicy, error) { return l.Policy(ctx, name) })
+	return l.policies.Get(ctx, name, func(ctx context.Context) (domain.LimitPolicy, error) { return l.Policy(ctx, name) })
 }
 
 func (l *Limiters) Policy(ctx context.Context, name string) (domain.LimitPolicy, error) {
 	if err := domain.ValidateLimiterName(name); err != nil {
 		return domain.LimitPolicy{}, err
 	}
-	fields, err := l.rdb.HGetAll(ctx, l.keys.LimiterPolicy(name)).Result()
+	fields, err := l.Rdb.HGetAll(ctx, l.Keys.LimiterPolicy(name)).Result()
 	if err != nil {
-		return domain.LimitPolicy{}, opError("redisrepo.Limiters.Policy", err)
+		return domain.LimitPolicy{}, OpError("redisrepo.Limiters.Policy", err)
 	}
 	p, ok := l.builtins.decode(name, fields)
 	if !ok {
@@ -176,8 +176,8 @@ func (l *Limiters) Policy(ctx context.Context, name string) (domain.LimitPolicy,
 // domain.SignInAttempts, in code, with counters of its own; see Auth.)
 type builtinPolicies map[string]domain.LimitPolicy
 
-// newBuiltinPolicies returns the built-in policies: "default".
-func newBuiltinPolicies() builtinPolicies {
+// NewBuiltinPolicies returns the built-in policies: "default".
+func NewBuiltinPolicies() builtinPolicies {
 	return builtinPolicies{domain.DefaultLimiter: domain.DefaultPolicy}
 }
 
@@ -203,18 +203,18 @@ func (l *Limiters) SetPolicy(ctx context.Context, p domain.LimitPolicy) (domain.
 	if err := p.Validate(); err != nil {
 		return domain.LimitPolicy{}, err
 	}
-	key := l.keys.LimiterPolicy(p.Name)
+	key := l.Keys.LimiterPolicy(p.Name)
 	// One HSET of every field: readers never see half a policy. Not a MULTI with the index,
 	// which lives in another Cluster slot (CROSSSLOT); SADD is idempotent, so a failure
 	// between the two is mended by saving again.
-	pipe := l.rdb.Pipeline()
+	pipe := l.Rdb.Pipeline()
 	pipe.HSet(ctx, key, "algorithm", string(p.Algorithm), "limit", p.Limit, "window_ms", p.WindowMs,
 		"rate_per_s", strconv.FormatFloat(p.RatePerS, 'g', -1, 64), "burst", p.Burst, "shared_window_ms", p.SharedWindowMs)
-	pipe.SAdd(ctx, l.keys.LimiterIndex(), p.Name)
+	pipe.SAdd(ctx, l.Keys.LimiterIndex(), p.Name)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.LimitPolicy{}, opWriteError("redisrepo.Limiters.SetPolicy", err)
+		return domain.LimitPolicy{}, OpWriteError("redisrepo.Limiters.SetPolicy", err)
 	}
-	l.policies.put(p.Name, p)
+	l.policies.Put(p.Name, p)
 	return p, nil
 }
 
@@ -227,13 +227,13 @@ func (l *Limiters) DeletePolicy(ctx context.Context, name string) error {
 	}
 	// The policy and its clients share a slot (one DEL); the index is elsewhere, and SREM is
 	// idempotent, so a failure between the two is mended by deleting again.
-	pipe := l.rdb.Pipeline()
-	del := pipe.Del(ctx, l.keys.LimiterPolicy(name), l.keys.LimiterClients(name))
-	pipe.SRem(ctx, l.keys.LimiterIndex(), name)
+	pipe := l.Rdb.Pipeline()
+	del := pipe.Del(ctx, l.Keys.LimiterPolicy(name), l.Keys.LimiterClients(name))
+	pipe.SRem(ctx, l.Keys.LimiterIndex(), name)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return opWriteError("redisrepo.Limiters.DeletePolicy", err)
+		return OpWriteError("redisrepo.Limiters.DeletePolicy", err)
 	}
-	l.policies.forget(name)
+	l.policies.Forget(name)
 	if del.Val() == 0 {
 		return domain.Errorf(domain.ENOTFOUND, "there is no limiter policy %q to delete", name)
 	}
@@ -241,9 +241,9 @@ func (l *Limiters) DeletePolicy(ctx context.Context, name string) error {
 }
 
 func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
-	names, err := l.rdb.SMembers(ctx, l.keys.LimiterIndex()).Result()
+	names, err := l.Rdb.SMembers(ctx, l.Keys.LimiterIndex()).Result()
 	if err != nil {
-		return nil, opError("redisrepo.Limiters.Policies", err)
+		return nil, OpError("redisrepo.Limiters.Policies", err)
 	}
 	for name := range l.builtins {
 		if !slices.Contains(names, name) {
@@ -251,13 +251,13 @@ func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 		}
 	}
 	slices.Sort(names)
-	pipe := l.rdb.Pipeline()
+	pipe := l.Rdb.Pipeline()
 	cmds := make([]*redis.MapStringStringCmd, len(names))
 	for i, n := range names {
-		cmds[i] = pipe.HGetAll(ctx, l.keys.LimiterPolicy(n))
+		cmds[i] = pipe.HGetAll(ctx, l.Keys.LimiterPolicy(n))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, opError("redisrepo.Limiters.Policies", err)
+		return nil, OpError("redisrepo.Limiters.Policies", err)
 	}
 	out := make([]domain.LimitPolicy, 0, len(names))
 	for i, n := range names {

@@ -48,7 +48,7 @@ func (r *recorder) add(p domain.LimitPolicy, client string, res domain.LimitResu
 	r.mu.Unlock()
 }
 
-func (r *recorder) take() []check {
+func (r *recorder) Take() []check {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := r.pending
@@ -61,7 +61,7 @@ func keepMs(p domain.LimitPolicy) int64 { return max(2*p.QuotaWindowMs(), minKee
 // Flush writes the checks recorded since the last flush. Run calls it every 200 ms.
 // Returns EUNAVAILABLE (the checks are then lost: they are history, not limits).
 func (l *Limiters) Flush(ctx context.Context) error {
-	checks := l.rec.take()
+	checks := l.Rec.Take()
 	if len(checks) == 0 {
 		return nil
 	}
@@ -79,7 +79,7 @@ func (l *Limiters) Flush(ctx context.Context) error {
 		events[k] = append(events[k], strconv.FormatInt(c.at, 10)+":"+mark)
 		lastSeen[k] = max(lastSeen[k], c.at)
 		policies[c.policy.Name] = c.policy
-		sk := l.keys.LimiterStats(c.policy.Name, c.at/60_000)
+		sk := l.Keys.LimiterStats(c.policy.Name, c.at/60_000)
 		if stats[sk] == nil {
 			stats[sk] = map[string]int64{}
 		}
@@ -89,18 +89,18 @@ func (l *Limiters) Flush(ctx context.Context) error {
 		}
 		stats[sk][field]++
 	}
-	pipe := l.rdb.Pipeline()
+	pipe := l.Rdb.Pipeline()
 	newest := map[string]int64{}
 	for k, evs := range events {
 		p := policies[k.policy]
-		key := l.keys.LimiterEvents(k.policy, k.client)
+		key := l.Keys.LimiterEvents(k.policy, k.client)
 		if len(evs) > domain.MaxViewEvents {
 			evs = evs[len(evs)-domain.MaxViewEvents:]
 		}
 		pipe.LPush(ctx, key, evs...) // the last pushed, the newest, ends up first
 		pipe.LTrim(ctx, key, 0, domain.MaxViewEvents-1)
 		pipe.PExpire(ctx, key, time.Duration(keepMs(p))*time.Millisecond)
-		pipe.ZAddGT(ctx, l.keys.LimiterClients(k.policy), redis.Z{Score: float64(lastSeen[k]), Member: k.client})
+		pipe.ZAddGT(ctx, l.Keys.LimiterClients(k.policy), redis.Z{Score: float64(lastSeen[k]), Member: k.client})
 		newest[k.policy] = max(newest[k.policy], lastSeen[k])
 	}
 	for name, at := range newest {
@@ -113,12 +113,12 @@ func (l *Limiters) Flush(ctx context.Context) error {
 		pipe.Expire(ctx, sk, statsTTL)
 	}
 	_, err := pipe.Exec(ctx)
-	return opWriteError("redisrepo.Limiters.Flush", err)
+	return OpWriteError("redisrepo.Limiters.Flush", err)
 }
 
 // trimClients keeps a policy's client list small: clients seen lately, at most maxListed.
 func (l *Limiters) trimClients(ctx context.Context, pipe redis.Pipeliner, p domain.LimitPolicy, nowMs int64) {
-	key := l.keys.LimiterClients(p.Name)
+	key := l.Keys.LimiterClients(p.Name)
 	keep := keepMs(p)
 	pipe.ZRemRangeByScore(ctx, key, "-inf", "("+strconv.FormatInt(nowMs-keep, 10))
 	pipe.ZRemRangeByRank(ctx, key, 0, -maxListed-1)
@@ -142,11 +142,11 @@ func (l *Limiters) Run(ctx context.Context) {
 	}
 }
 
-// adoptClients lists every sliding-log client among keys (sorted sets under rate: that
+// AdoptClients lists every sliding-log client among keys (sorted sets under rate: that
 // Discovery found) under its policy, with the time of its latest request, so that clients
 // written by other services (the articles' own, on rate:<client>) show on the limiters'
 // pages. Returns EUNAVAILABLE.
-func (l *Limiters) adoptClients(ctx context.Context, keys []string) error {
+func (l *Limiters) AdoptClients(ctx context.Context, keys []string) error {
 	policies, err := l.Policies(ctx)
 	if err != nil {
 		return err
@@ -157,7 +157,7 @@ func (l *Limiters) adoptClients(ctx context.Context, keys []string) error {
 			logs[p.Name] = p
 		}
 	}
-	pipe := l.rdb.Pipeline()
+	pipe := l.Rdb.Pipeline()
 	type found struct {
 		policy domain.LimitPolicy
 		client string
@@ -165,20 +165,20 @@ func (l *Limiters) adoptClients(ctx context.Context, keys []string) error {
 	}
 	var all []found
 	for _, key := range keys {
-		policy, client, ok := l.keys.parseSlidingLog(key, logs)
+		policy, client, ok := l.Keys.ParseSlidingLog(key, logs)
 		if !ok {
 			continue
 		}
 		all = append(all, found{logs[policy], client, pipe.ZRangeWithScores(ctx, key, -1, -1)})
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return opError("redisrepo.Limiters.adoptClients", err)
+		return OpError("redisrepo.Limiters.adoptClients", err)
 	}
-	pipe = l.rdb.Pipeline()
+	pipe = l.Rdb.Pipeline()
 	newest := map[string]int64{}
 	for _, f := range all {
 		if z := f.newest.Val(); len(z) == 1 {
-			pipe.ZAddGT(ctx, l.keys.LimiterClients(f.policy.Name), redis.Z{Score: z[0].Score, Member: f.client})
+			pipe.ZAddGT(ctx, l.Keys.LimiterClients(f.policy.Name), redis.Z{Score: z[0].Score, Member: f.client})
 			newest[f.policy.Name] = max(newest[f.policy.Name], int64(z[0].Score))
 		}
 	}
@@ -187,7 +187,7 @@ func (l *Limiters) adoptClients(ctx context.Context, keys []string) error {
 	}
 	if len(newest) > 0 {
 		if _, err := pipe.Exec(ctx); err != nil {
-			return opWriteError("redisrepo.Limiters.adoptClients", err)
+			return OpWriteError("redisrepo.Limiters.adoptClients", err)
 		}
 	}
 	return nil

@@ -8,7 +8,7 @@ import "github.com/redis/go-redis/v9"
 //
 // One clock. Every script takes the time from ARGV[1]: an epoch ms when a clock is injected
 // (tests), or empty, and then the script reads Redis TIME itself, so instances whose own
-// clocks disagree still agree on every window. TIME is read once per script run and that one
+// Clocks disagree still agree on every window. TIME is read once per script run and that one
 // value is used throughout, so a script sees a single instant. (Redis 7 freezes the time it
 // uses to expire keys for the length of a script, so a key cannot expire half-way through;
 // the TIME command itself still advances inside a script on 7.0, which is why the scripts
@@ -34,7 +34,7 @@ end
 local consume = ARGV[2] == '1'
 `
 
-// slidingLogScript is the articles' sliding-window log (section 5), unchanged in what it
+// SlidingLogScript is the articles' sliding-window log (section 5), unchanged in what it
 // writes: ZREMRANGEBYSCORE of what left the window, ZCARD, then under the limit ZADD of the
 // request at score now with a random UUID member (two requests in the same ms must not
 // replace each other) and PEXPIRE of the window so idle clients vanish. A rejected request
@@ -60,7 +60,7 @@ local consume = ARGV[2] == '1'
 // Returns  the common answer, then the longest window seen of a writer with a longer one
 //
 //	than keep ms, 0 when none
-var slidingLogScript = redis.NewScript(limiterClock + `
+var SlidingLogScript = redis.NewScript(limiterClock + `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
 local limit  = tonumber(ARGV[4])
@@ -114,7 +114,7 @@ redis.call('HSET', KEYS[1], 'seen_window_ms', ARGV[1])
 return 1
 `)
 
-// fixedWindowScript is the Chinese article's fixed window: a counter per window aligned on
+// FixedWindowScript is the Chinese article's fixed window: a counter per window aligned on
 // the epoch, INCR (HINCRBY) and PEXPIRE to the window's end in one script so a crash between
 // the two cannot leave a counter that never expires. Better than the article's key per window
 // (limit:api:user1001:<window start>): the window's start is only known inside the script when
@@ -126,7 +126,7 @@ return 1
 // ARGV[3]  window ms
 // ARGV[4]  limit
 // Clock    ARGV[1] or Redis TIME (see above)
-var fixedWindowScript = redis.NewScript(limiterClock + `
+var FixedWindowScript = redis.NewScript(limiterClock + `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
 local limit  = tonumber(ARGV[4])
@@ -148,7 +148,7 @@ if n > 0 then reset = start + window - now end
 return {allowed, remaining, retry, reset, now}
 `)
 
-// slidingCounterScript is the sliding-window counter the French article recommends for high
+// SlidingCounterScript is the sliding-window counter the French article recommends for high
 // limits: two fixed windows, the previous one weighted by how much of it the sliding window
 // still covers. Constant memory (three numbers) whatever the limit; the count is an estimate
 // that assumes the previous window's requests were spread evenly. A request is admitted when
@@ -161,7 +161,7 @@ return {allowed, remaining, retry, reset, now}
 // ARGV[3]  window ms
 // ARGV[4]  limit
 // Clock    ARGV[1] or Redis TIME (see above)
-var slidingCounterScript = redis.NewScript(limiterClock + `
+var SlidingCounterScript = redis.NewScript(limiterClock + `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
 local limit  = tonumber(ARGV[4])
@@ -198,7 +198,7 @@ if c > 0 then reset = start + 2 * window - now elseif p > 0 then reset = start +
 return {allowed, remaining, retry, reset, now}
 `)
 
-// tokenBucketScript is the Chinese article's token bucket: a hash with the tokens and the
+// TokenBucketScript is the Chinese article's token bucket: a hash with the tokens and the
 // time of the last refill, refilled lazily from the time that passed (tokens = min(burst,
 // tokens + elapsed*rate)); a request takes one token or is rejected. The hash expires once the
 // bucket would be full again, since a missing bucket is a full one. Tokens are fractional and
@@ -209,7 +209,7 @@ return {allowed, remaining, retry, reset, now}
 // ARGV[3]  rate, tokens per ms (a decimal string)
 // ARGV[4]  burst (capacity)
 // Clock    ARGV[1] or Redis TIME (see above)
-var tokenBucketScript = redis.NewScript(limiterClock + `
+var TokenBucketScript = redis.NewScript(limiterClock + `
 local key   = KEYS[1]
 local rate  = tonumber(ARGV[3])
 local burst = tonumber(ARGV[4])

@@ -114,7 +114,7 @@ func TestSlidingLogSharesTheArticlesKeys(t *testing.T) {
 	ctx := context.Background()
 	articleAcquire := func() int64 {
 		t.Helper()
-		n, err := articleSlidingLog.Run(ctx, rdb, []string{"rate:c-77"}, clock.Now().UnixMilli(), 10_000, 3, newUUID()).Int64()
+		n, err := articleSlidingLog.Run(ctx, rdb, []string{"rate:c-77"}, clock.Now().UnixMilli(), 10_000, 3, NewUUID()).Int64()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,16 +227,16 @@ func TestPeekWritesNothing(t *testing.T) {
 	for _, p := range policies100("") {
 		l.SetPolicy(ctx, p)
 		mustAllow(t, l, p.Name, "c")
-		before := rdb.Dump(ctx, l.keys.LimiterState(p, "c")).Val()
+		before := rdb.Dump(ctx, l.Keys.LimiterState(p, "c")).Val()
 		for range 3 {
 			if r, err := l.Peek(ctx, p.Name, "c"); err != nil || r.Remaining != 99 || !r.Allowed {
 				t.Errorf("%s: Peek = %+v, %v; want 99 remaining", p.Name, r, err)
 			}
 		}
-		if after := rdb.Dump(ctx, l.keys.LimiterState(p, "c")).Val(); after != before {
+		if after := rdb.Dump(ctx, l.Keys.LimiterState(p, "c")).Val(); after != before {
 			t.Errorf("%s: Peek changed the state", p.Name)
 		}
-		if _, err := l.Peek(ctx, p.Name, "new"); err != nil || rdb.Exists(ctx, l.keys.LimiterState(p, "new")).Val() != 0 {
+		if _, err := l.Peek(ctx, p.Name, "new"); err != nil || rdb.Exists(ctx, l.Keys.LimiterState(p, "new")).Val() != 0 {
 			t.Errorf("%s: Peek of a new client wrote its key (%v)", p.Name, err)
 		}
 	}

@@ -118,8 +118,8 @@ func decodeUsage(p domain.LimitPolicy, now int64, s clientState) domain.ClientUs
 		}
 		u.ResetMs = max(int64(math.Ceil((burst-tokens)/rate-1e-9)), 0)
 	}
-	u.RetryAfterMs = ceilSecond(max(u.RetryAfterMs, 0))
-	u.ResetMs = ceilSecond(max(u.ResetMs, 0))
+	u.RetryAfterMs = CeilSecond(max(u.RetryAfterMs, 0))
+	u.ResetMs = CeilSecond(max(u.ResetMs, 0))
 	slices.SortFunc(events, func(a, b domain.LimitEvent) int { return int(a.AtMs - b.AtMs) })
 	if len(events) > domain.MaxViewEvents {
 		events = events[len(events)-domain.MaxViewEvents:]
@@ -150,7 +150,7 @@ func orZero(f float64) float64 {
 	return f
 }
 
-func ceilSecond(ms int64) int64 { return (ms + 999) / 1000 * 1000 }
+func CeilSecond(ms int64) int64 { return (ms + 999) / 1000 * 1000 }
 
 // decodeSeconds turns two minutes of per-second counts into the last ViewSeconds seconds
 // that had checks, oldest first.

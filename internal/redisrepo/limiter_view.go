@@ -27,23 +27,23 @@ type limiterPrev struct {
 	readAt  time.Time // the local clock at that read, to estimate the limiter clock now
 }
 
-// limiterViews reads limiters' views with the clock the limiters use.
-type limiterViews struct {
+// LimiterViews reads limiters' views with the clock the limiters use.
+type LimiterViews struct {
 	keys     Keys
 	clock    domain.Clock    // nil: Redis TIME
-	builtins builtinPolicies // policies that exist without a hash; Open sets the live path's
+	Builtins builtinPolicies // policies that exist without a hash; Open sets the live path's
 
 	mu   sync.Mutex
 	prev map[string]limiterPrev // for the live path: topic's limiter -> last read
 }
 
-func newLimiterViews(keys Keys, clock domain.Clock) *limiterViews {
-	return &limiterViews{keys: keys, clock: clock, builtins: newBuiltinPolicies(), prev: map[string]limiterPrev{}}
+func NewLimiterViews(keys Keys, clock domain.Clock) *LimiterViews {
+	return &LimiterViews{keys: keys, clock: clock, Builtins: NewBuiltinPolicies(), prev: map[string]limiterPrev{}}
 }
 
-// planLive adds the reads of a limiter's view on the live path's pipeline. The decoder
+// PlanLive adds the reads of a limiter's view on the live path's pipeline. The decoder
 // reports ok false on a limiter's first read, which only learns its policy and clients.
-func (v *limiterViews) planLive(ctx context.Context, pipe redis.Pipeliner, name string) func() (domain.LimiterView, bool) {
+func (v *LimiterViews) PlanLive(ctx context.Context, pipe redis.Pipeliner, name string) func() (domain.LimiterView, bool) {
 	v.mu.Lock()
 	prev, seen := v.prev[name]
 	v.mu.Unlock()
@@ -57,8 +57,8 @@ func (v *limiterViews) planLive(ctx context.Context, pipe redis.Pipeliner, name 
 	}
 }
 
-// forget drops what the live path remembers of limiters nobody watches any more.
-func (v *limiterViews) forget(watched map[string]bool) {
+// Forget drops what the live path remembers of limiters nobody watches any more.
+func (v *LimiterViews) Forget(watched map[string]bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for name := range v.prev {
@@ -71,7 +71,7 @@ func (v *limiterViews) forget(watched map[string]bool) {
 // estimateNow is the limiter clock now: the injected clock, or the Redis time of the last
 // read plus the time elapsed since. It only places the bounds of reads; the view itself is
 // computed with the time read in the same pipeline.
-func (v *limiterViews) estimateNow(prev limiterPrev, seen bool) int64 {
+func (v *LimiterViews) estimateNow(prev limiterPrev, seen bool) int64 {
 	switch {
 	case v.clock != nil:
 		return v.clock.Now().UnixMilli()
@@ -92,7 +92,7 @@ type clientState struct {
 	events *redis.StringSliceCmd // zpulse's latest checks of the client
 }
 
-func (v *limiterViews) plan(ctx context.Context, pipe redis.Pipeliner, name string, prev limiterPrev, seen bool) func() (domain.LimiterView, limiterPrev) {
+func (v *LimiterViews) plan(ctx context.Context, pipe redis.Pipeliner, name string, prev limiterPrev, seen bool) func() (domain.LimiterView, limiterPrev) {
 	var timeCmd *redis.TimeCmd
 	if v.clock == nil {
 		timeCmd = pipe.Time(ctx)
@@ -139,7 +139,7 @@ func (v *limiterViews) plan(ctx context.Context, pipe redis.Pipeliner, name stri
 		if timeCmd != nil {
 			now = timeCmd.Val().UnixMilli()
 		}
-		policy, exists := v.builtins.decode(name, policyCmd.Val())
+		policy, exists := v.Builtins.decode(name, policyCmd.Val())
 		if !exists {
 			policy = domain.LimitPolicy{Name: name}
 		}
@@ -181,7 +181,7 @@ func (l *Limiters) View(ctx context.Context, name string) (domain.LimiterView, e
 	}
 	views, err := l.readViews(ctx, []string{name})
 	if err != nil {
-		return domain.LimiterView{}, opError("redisrepo.Limiters.View", err)
+		return domain.LimiterView{}, OpError("redisrepo.Limiters.View", err)
 	}
 	return views[0], nil
 }
@@ -199,7 +199,7 @@ func (l *Limiters) Views(ctx context.Context) ([]domain.LimiterView, error) {
 	}
 	views, err := l.readViews(ctx, names)
 	if err != nil {
-		return nil, opError("redisrepo.Limiters.Views", err)
+		return nil, OpError("redisrepo.Limiters.Views", err)
 	}
 	return slices.DeleteFunc(views, func(v domain.LimiterView) bool { return !v.Exists }), nil
 }
@@ -207,9 +207,9 @@ func (l *Limiters) Views(ctx context.Context) ([]domain.LimiterView, error) {
 // readViews reads limiters' views with the plan the live path uses, in two pipelines: the
 // first learns each policy and its clients, the second reads their state.
 func (l *Limiters) readViews(ctx context.Context, names []string) ([]domain.LimiterView, error) {
-	v := newLimiterViews(l.keys, l.clock)
-	v.builtins = l.builtins
-	pipe := l.rdb.Pipeline()
+	v := NewLimiterViews(l.Keys, l.clock)
+	v.Builtins = l.builtins
+	pipe := l.Rdb.Pipeline()
 	firsts := make([]func() (domain.LimiterView, limiterPrev), len(names))
 	for i, name := range names {
 		firsts[i] = v.plan(ctx, pipe, name, limiterPrev{}, false)
@@ -217,7 +217,7 @@ func (l *Limiters) readViews(ctx context.Context, names []string) ([]domain.Limi
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, err
 	}
-	pipe = l.rdb.Pipeline()
+	pipe = l.Rdb.Pipeline()
 	seconds := make([]func() (domain.LimiterView, limiterPrev), len(names))
 	for i, name := range names {
 		_, prev := firsts[i]()

@@ -28,7 +28,7 @@ package redisrepo
 // ARGV[3]  "1" reentrant, "0" plain
 // ARGV[4]  "1" renewed by a watchdog, "0" not (shown on the page)
 // Returns  {1, fence, holds} when taken; {0, PTTL of the holder's lock} when held by another
-var acquireLockScript = newScript(`
+var acquireLockScript = NewScript(`
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   if redis.call('EXISTS', KEYS[3]) == 0 then
     local t = redis.call('TIME')
@@ -58,7 +58,7 @@ return {0, redis.call('PTTL', KEYS[1])}
 // ARGV[1]  token
 // Returns  the holds left (0: the lock is free); -1 when ARGV[1] is not the holder's token
 // (nothing changes).
-var releaseLockScript = newScript(`
+var releaseLockScript = NewScript(`
 if redis.pcall('GET', KEYS[1]) ~= ARGV[1] then
   return -1
 end
@@ -72,7 +72,7 @@ redis.call('DEL', KEYS[1], KEYS[2])
 return 0
 `)
 
-// extendLockScript renews the holder's lease: compare-and-PEXPIRE, so a holder whose lease
+// ExtendLockScript renews the holder's lease: compare-and-PEXPIRE, so a holder whose lease
 // ran out can never extend the lock of the owner who took it next. The watchdog sends one
 // per held lock, many in one pipeline.
 //
@@ -80,7 +80,7 @@ return 0
 // ARGV[2]  new lease, ms from now
 // Returns  {1, fence, holds} (0 and 1 for a lock taken by another service); {0} when
 // ARGV[1] is not the holder's token (nothing changes)
-var extendLockScript = newScript(`
+var ExtendLockScript = NewScript(`
 if redis.pcall('GET', KEYS[1]) ~= ARGV[1] then
   return {0}
 end
@@ -99,7 +99,7 @@ return {1, 0, 1}
 //
 // ARGV[1]  the token the admin saw, or "" for any holder
 // Returns  1 deleted; 0 not held; -1 held by another token than ARGV[1]
-var forceReleaseLockScript = newScript(`
+var forceReleaseLockScript = NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return 0
 end

@@ -22,21 +22,21 @@ import (
 // lockReadMax bounds the locks read per tick: MaxLocksShown, plus room to count more.
 const lockReadMax = 4 * domain.MaxLocksShown
 
-type lockDirectory struct {
+type LockDirectory struct {
 	found *Discovery
 
 	mu      sync.Mutex
-	indexed map[string]bool // names in the index at the last read
+	indexed map[string]bool // Names in the index at the last read
 	prune   []string        // index names whose lock was gone at the last read
 }
 
-func newLockDirectory(found *Discovery) *lockDirectory {
-	return &lockDirectory{found: found, indexed: map[string]bool{}}
+func NewLockDirectory(found *Discovery) *LockDirectory {
+	return &LockDirectory{found: found, indexed: map[string]bool{}}
 }
 
-// plan adds this tick's reads to pipe and returns the decoder of the snapshot, which reports
+// Plan adds this tick's reads to pipe and returns the decoder of the snapshot, which reports
 // false until discovery has run once (a snapshot then would wrongly say that no lock is held).
-func (d *lockDirectory) plan(ctx context.Context, pipe redis.Pipeliner, keys Keys) func() (domain.HeldLocks, bool) {
+func (d *LockDirectory) Plan(ctx context.Context, pipe redis.Pipeliner, keys Keys) func() (domain.HeldLocks, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if len(d.prune) > 0 {
@@ -44,7 +44,7 @@ func (d *lockDirectory) plan(ctx context.Context, pipe redis.Pipeliner, keys Key
 		d.prune = nil
 	}
 	members := pipe.SMembers(ctx, keys.LockIndex())
-	names := d.found.names(lockKeys)
+	names := d.found.Names(KindLock)
 	for n := range d.indexed {
 		names = append(names, n)
 	}
@@ -69,7 +69,7 @@ func (d *lockDirectory) plan(ctx context.Context, pipe redis.Pipeliner, keys Key
 			case held:
 				out.More++
 			default:
-				d.found.forget(lockKeys, names[i])
+				d.found.Forget(KindLock, names[i])
 				if d.indexed[names[i]] {
 					d.prune = append(d.prune, names[i])
 				}

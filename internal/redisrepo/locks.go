@@ -29,16 +29,16 @@ type Locks struct {
 	watchdog *Watchdog
 	gates    gates
 	found    *Discovery
-	replicas replicaWait // a lock taken waits for replicas (OpenOptions.WaitReplicas)
+	Replicas ReplicaWait // a lock taken waits for replicas (OpenOptions.WaitReplicas)
 }
 
 var _ domain.LockService = (*Locks)(nil)
 
-// newLocks returns locks kept in rdb under keys, listing those found, with a watchdog that
+// NewLocks returns locks kept in rdb under keys, listing those found, with a watchdog that
 // schedules renewals by the local clock.
-func newLocks(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Locks {
+func NewLocks(rdb redis.UniversalClient, keys Keys, found *Discovery, c Clocks) *Locks {
 	l := &Locks{rdb: rdb, keys: keys, found: found}
-	l.watchdog = newWatchdog(l, c.local())
+	l.watchdog = newWatchdog(l, c.Local())
 	return l
 }
 
@@ -60,7 +60,7 @@ func (l *Locks) Acquire(ctx context.Context, name string, opt domain.LockOptions
 	if err := l.refuseSingleton(name); err != nil {
 		return domain.Lease{}, err
 	}
-	lease, sent, err := l.acquire(ctx, name, opt, "", l.replicas)
+	lease, sent, err := l.acquire(ctx, name, opt, "", l.Replicas)
 	if err == nil && opt.Watchdog {
 		l.watchdog.watch(lease, sent, nil)
 	}
@@ -74,7 +74,7 @@ func (l *Locks) Hold(ctx context.Context, name string, opt domain.LockOptions) (
 	if err := l.refuseSingleton(name); err != nil {
 		return nil, err
 	}
-	return l.hold(ctx, name, opt, "", l.replicas)
+	return l.hold(ctx, name, opt, "", l.Replicas)
 }
 
 // refuseSingleton keeps the names of zpulse's singleton locks (Keys.IsSingletonLock) for
@@ -89,7 +89,7 @@ func (l *Locks) refuseSingleton(name string) error {
 
 // hold is Hold with a given token for a non-reentrant lock ("" for a random one), waiting
 // for the given replicas.
-func (l *Locks) hold(ctx context.Context, name string, opt domain.LockOptions, token string, replicas replicaWait) (*Held, error) {
+func (l *Locks) hold(ctx context.Context, name string, opt domain.LockOptions, token string, replicas ReplicaWait) (*Held, error) {
 	opt.Watchdog = true
 	lease, sent, err := l.acquire(ctx, name, opt, token, replicas)
 	if err != nil {
@@ -104,8 +104,8 @@ func (l *Locks) hold(ctx context.Context, name string, opt domain.LockOptions, t
 // acquire takes the lock and returns, besides the lease, when the successful attempt was
 // sent by the watchdog's clock: the lease is known to last a TTL from then. token, when not
 // empty, is used for a non-reentrant lock instead of a random one. The lock taken waits for
-// replicas (see replicaWait).
-func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions, token string, replicas replicaWait) (domain.Lease, time.Time, error) {
+// Replicas (see replicaWait).
+func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions, token string, replicas ReplicaWait) (domain.Lease, time.Time, error) {
 	if err := domain.ValidateName("lock", name); err != nil {
 		return domain.Lease{}, time.Time{}, err
 	}
@@ -119,16 +119,16 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 	case token == "":
 		token = NewToken()
 	}
-	args := []any{token, opt.TTL.Milliseconds(), reentrant, boolArg(opt.Watchdog)}
+	args := []any{token, opt.TTL.Milliseconds(), reentrant, BoolArg(opt.Watchdog)}
 	try := func() (domain.Lease, time.Time, int64, error) {
 		sent := l.watchdog.clock.Now()
 		// The index is not part of the lock's atomic step: SADD is idempotent and keeps the
-		// script in the lock's slot; it only helps the /locks page find the lock at once.
+		// Script in the lock's slot; it only helps the /locks page find the lock at once.
 		var cmd *redis.Cmd
-		err := replicas.write(ctx, l.rdb, l.keys.Lock(name), func(pipe redis.Pipeliner) {
+		err := replicas.Write(ctx, l.rdb, l.keys.Lock(name), func(pipe redis.Pipeliner) {
 			cmd = acquireLockScript.EvalSha(ctx, pipe, l.lockKeys(name), args...)
 		}, func(pipe redis.Pipeliner) { pipe.SAdd(ctx, l.keys.LockIndex(), name) })
-		if errors.Is(err, errNotReplicated) {
+		if errors.Is(err, ErrNotReplicated) {
 			if vals, _ := cmd.Int64Slice(); len(vals) > 0 && vals[0] == 1 {
 				// Taken, but a failover could hand it to another owner while this one
 				// believes it holds it: give it back.
@@ -140,7 +140,7 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 			err = nil // not taken: nothing to confirm
 		}
 		if err != nil {
-			return domain.Lease{}, time.Time{}, 0, opWriteError("redisrepo.Locks.Acquire", err)
+			return domain.Lease{}, time.Time{}, 0, OpWriteError("redisrepo.Locks.Acquire", err)
 		}
 		vals, err := cmd.Int64Slice()
 		if err != nil || len(vals) < 2 || (vals[0] == 1 && len(vals) != 3) {
@@ -229,14 +229,14 @@ func (l *Locks) release(ctx context.Context, name, token string) (int64, error) 
 	holds, err := releaseLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], token).Int64()
 	switch {
 	case err != nil:
-		return 0, opWriteError("redisrepo.Locks.Release", err)
+		return 0, OpWriteError("redisrepo.Locks.Release", err)
 	case holds < 0:
 		return 0, domain.Errorf(domain.ECONFLICT, "that token does not hold lock %q (it expired, was released, or another owner holds it now); nothing was changed", name)
 	case holds == 0:
 		l.gates.freed(name)
 		// The name leaves the page's index; a lock taken meanwhile is found by the SCAN.
 		if err := l.rdb.SRem(ctx, l.keys.LockIndex(), name).Err(); err != nil {
-			return 0, opError("redisrepo.Locks.Release", err)
+			return 0, OpError("redisrepo.Locks.Release", err)
 		}
 	}
 	return holds, nil
@@ -249,10 +249,10 @@ func (l *Locks) Extend(ctx context.Context, name, token string, ttl time.Duratio
 	if err := domain.ValidateLockOptions(domain.LockOptions{TTL: ttl}); err != nil {
 		return domain.Lease{}, err
 	}
-	vals, err := extendLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], token, ttl.Milliseconds()).Int64Slice()
+	vals, err := ExtendLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], token, ttl.Milliseconds()).Int64Slice()
 	switch {
 	case err != nil:
-		return domain.Lease{}, opWriteError("redisrepo.Locks.Extend", err)
+		return domain.Lease{}, OpWriteError("redisrepo.Locks.Extend", err)
 	case len(vals) == 0 || vals[0] != 1:
 		return domain.Lease{}, domain.Errorf(domain.ECONFLICT, "that token does not hold lock %q (it expired, was released, or another owner holds it now); nothing was changed", name)
 	case len(vals) != 3:
@@ -273,14 +273,14 @@ func (l *Locks) ForceRelease(ctx context.Context, name, expectToken string) erro
 	res, err := forceReleaseLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], expectToken).Int64()
 	switch {
 	case err != nil:
-		return opWriteError("redisrepo.Locks.ForceRelease", err)
+		return OpWriteError("redisrepo.Locks.ForceRelease", err)
 	case res == 0:
 		return domain.Errorf(domain.ENOTFOUND, "lock %q is not held", name)
 	case res < 0:
 		return domain.Errorf(domain.ECONFLICT, "lock %q changed hands since you looked; nothing was released: look again", name)
 	}
 	if err := l.rdb.SRem(ctx, l.keys.LockIndex(), name).Err(); err != nil {
-		return opError("redisrepo.Locks.ForceRelease", err)
+		return OpError("redisrepo.Locks.ForceRelease", err)
 	}
 	return nil
 }
@@ -292,7 +292,7 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 	pipe := l.rdb.Pipeline()
 	read := planLockInfo(ctx, pipe, l.keys, name)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.LockInfo{}, opError("redisrepo.Locks.Inspect", err)
+		return domain.LockInfo{}, OpError("redisrepo.Locks.Inspect", err)
 	}
 	info, held := read()
 	if !held {
@@ -304,10 +304,10 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 // List reads the locks held now: it goes on with discovery's sweep of the locks first (one
 // bounded step, which reads the index too), so a lock just taken anywhere shows.
 func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
-	if err := l.found.refresh(ctx, lockKeys); err != nil {
+	if err := l.found.RefreshKinds(ctx, KindLock); err != nil {
 		return domain.HeldLocks{}, err
 	}
-	sorted := l.found.names(lockKeys)
+	sorted := l.found.Names(KindLock)
 	out := domain.HeldLocks{Locks: []domain.LockInfo{}, More: max(len(sorted)-lockReadMax, 0)}
 	sorted = sorted[:len(sorted)-out.More]
 	pipe := l.rdb.Pipeline()
@@ -317,7 +317,7 @@ func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
 	}
 	if len(reads) > 0 {
 		if _, err := pipe.Exec(ctx); err != nil {
-			return domain.HeldLocks{}, opError("redisrepo.Locks.List", err)
+			return domain.HeldLocks{}, OpError("redisrepo.Locks.List", err)
 		}
 	}
 	for _, read := range reads {
@@ -369,7 +369,7 @@ func parseInt(v any) int64 {
 	return n
 }
 
-func boolArg(b bool) string {
+func BoolArg(b bool) string {
 	if b {
 		return "1"
 	}

@@ -157,7 +157,7 @@ func TestParseSlidingLog(t *testing.T) {
 		"rate:x{y}":           {},
 		"leaderboard:c":       {},
 	} {
-		policy, client, ok := DefaultKeys.parseSlidingLog(key, logs)
+		policy, client, ok := DefaultKeys.ParseSlidingLog(key, logs)
 		if got := [2]string{policy, client}; got != want || ok != (want[0] != "") {
 			t.Errorf("parseSlidingLog(%q) = %q, %q, %v; want %q", key, policy, client, ok, want)
 		}

@@ -16,7 +16,7 @@ import (
 func TestMain(m *testing.M) { redistest.Main(m, func(start time.Time) { testNow = start }) }
 
 // testNow is where the tests' clocks start: the first whole minute after the test server's
-// clock (redistest.Main), so what a test dates is a date Redis agrees with.
+// Clock (redistest.Main), so what a test dates is a date Redis agrees with.
 var testNow time.Time
 
 // sameCalendarYear returns the first year from year on, in steps of 28 (the Gregorian

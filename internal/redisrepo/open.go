@@ -84,10 +84,10 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if err := validateWaitReplicas(opt.WaitReplicas); err != nil {
+	if err := ValidateWaitReplicas(opt.WaitReplicas); err != nil {
 		return nil, fmt.Errorf("redisrepo.Open: %w", err)
 	}
-	builtins := newBuiltinPolicies()
+	builtins := NewBuiltinPolicies()
 	s := &Services{Client: opt.Client}
 	if opt.Client == nil {
 		redis.SetLogger(goRedisLogger{opt.Log}) // go-redis would log every failed dial while Redis is down
@@ -118,31 +118,31 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 		s.closers = append(s.closers, rdb.Close, func() error { m.Close(); return nil })
 		opt.Log.Warn("no REDIS_URL: using an embedded in-memory Redis; data lives in memory and is lost when zpulse stops", "addr", m.Addr())
 	}
-	rdb, keys, c := s.Client, opt.Keys, clocks{script: opt.Clock}
-	blocking := newBlockingClient(rdb, opt.TakePool)
+	rdb, keys, c := s.Client, opt.Keys, Clocks{Script: opt.Clock}
+	blocking := NewBlockingClient(rdb, opt.TakePool)
 	if blocking != rdb {
 		s.closers = append([]func() error{blocking.Close}, s.closers...)
 	}
 	s.Keys = keys.Display()
-	s.Discovery = newDiscovery(rdb, keys)
-	s.Leaderboards = newLeaderboards(rdb, keys, s.Discovery, c)
-	s.Queues = newQueues(rdb, blocking, keys, s.Discovery, c)
-	s.Limiters = newLimiters(rdb, keys, c, builtins)
-	s.Locks = newLocks(rdb, keys, s.Discovery, c)
-	s.Queues.replicas = replicaWait{n: opt.WaitReplicas}
-	s.Locks.replicas = s.Queues.replicas
-	s.Singletons = newSingletons(s.Locks, keys, opt.Log)
+	s.Discovery = NewDiscovery(rdb, keys)
+	s.Leaderboards = NewLeaderboards(rdb, keys, s.Discovery, c)
+	s.Queues = NewQueues(rdb, blocking, keys, s.Discovery, c)
+	s.Limiters = NewLimiters(rdb, keys, c, builtins)
+	s.Locks = NewLocks(rdb, keys, s.Discovery, c)
+	s.Queues.Replicas = ReplicaWait{N: opt.WaitReplicas}
+	s.Locks.Replicas = s.Queues.Replicas
+	s.Singletons = NewSingletons(s.Locks, keys, opt.Log)
 	s.Demo = newDemoSwitch(rdb, keys)
-	s.Auth = newAuth(rdb, keys, c)
-	s.Sources = newSources(rdb, keys, s.Discovery, c)
+	s.Auth = NewAuth(rdb, keys, c)
+	s.Sources = NewSources(rdb, keys, s.Discovery, c)
 	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c)
-	s.History = newHistory(rdb, keys, s.Discovery, c)
-	s.Business = newBusiness(rdb, keys, s.Discovery, c)
+	s.History = NewHistory(rdb, keys, s.Discovery, c)
+	s.Business = NewBusiness(rdb, keys, s.Discovery, c)
 	s.CommandErrors = &CommandErrors{}
 	rdb.AddHook(s.CommandErrors)
-	s.Snapshots.limiters.builtins = builtins
+	s.Snapshots.limiters.Builtins = builtins
 	s.Snapshots.sources = s.Sources
-	s.Discovery.onRate = func(ctx context.Context, keys []string) { _ = s.Limiters.adoptClients(ctx, keys) }
+	s.Discovery.OnRate = func(ctx context.Context, keys []string) { _ = s.Limiters.AdoptClients(ctx, keys) }
 	return s, nil
 }
 
@@ -160,7 +160,7 @@ func (s *Services) Run(ctx context.Context) {
 
 // Ping answers whether Redis is reachable.
 func (s *Services) Ping(ctx context.Context) error {
-	return opError("redisrepo.Ping", s.Client.Ping(ctx).Err())
+	return OpError("redisrepo.Ping", s.Client.Ping(ctx).Err())
 }
 
 // Close closes what Open opened (not a Client given in OpenOptions). Call it after Run

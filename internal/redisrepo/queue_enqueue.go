@@ -22,22 +22,22 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 		return domain.Enqueued{}, err
 	}
 	var cmd *redis.Cmd
-	if q.replicas.n == 0 && !q.bookkept.due(queue, now) {
+	if q.Replicas.N == 0 && !q.bookkept.Due(queue, now) {
 		// Nothing to send beside the script: one call straight on the client (Run: EVALSHA,
 		// EVAL if Redis forgot it), cheaper than a pipeline of one.
-		cmd = plan(ctx, q.rdb)
+		cmd = plan(ctx, q.Rdb)
 		err = cmd.Err()
 		if errors.Is(err, redis.Nil) {
 			err = nil
 		}
 	} else {
-		err = q.replicas.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
+		err = q.Replicas.Write(ctx, q.Rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
 			cmd = plan(ctx, pipe)
 		}, q.index(ctx, queue, now))
 	}
-	notReplicated := errors.Is(err, errNotReplicated)
+	notReplicated := errors.Is(err, ErrNotReplicated)
 	if err != nil && !notReplicated {
-		return domain.Enqueued{}, opWriteError("redisrepo.Queues.Enqueue", err)
+		return domain.Enqueued{}, OpWriteError("redisrepo.Queues.Enqueue", err)
 	}
 	q.indexed(queue, now)
 	out, rerr := q.enqueued(queue, job, cmd)
@@ -66,16 +66,16 @@ func (q *Queues) EnqueueBatch(ctx context.Context, queue string, jobs []domain.N
 	for i := range jobs {
 		plans[i], out[i].Err = q.planEnqueue(queue, &jobs[i], now)
 	}
-	err := q.replicas.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
+	err := q.Replicas.Write(ctx, q.Rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
 		for i, plan := range plans {
 			if plan != nil {
 				cmds[i] = plan(ctx, pipe)
 			}
 		}
 	}, q.index(ctx, queue, now))
-	notReplicated := errors.Is(err, errNotReplicated)
+	notReplicated := errors.Is(err, ErrNotReplicated)
 	if err != nil && !notReplicated {
-		return nil, opWriteError("redisrepo.Queues.EnqueueBatch", err)
+		return nil, OpWriteError("redisrepo.Queues.EnqueueBatch", err)
 	}
 	q.indexed(queue, now)
 	for i, cmd := range cmds {
@@ -96,7 +96,7 @@ func (q *Queues) EnqueueBatch(ctx context.Context, queue string, jobs []domain.N
 // than with every call is enough for discovery and the reaper. replicaWait.write sends it
 // after the write succeeded, so a queue whose key holds another type is never indexed.
 func (q *Queues) index(ctx context.Context, queue string, now time.Time) func(redis.Pipeliner) {
-	if !q.bookkept.due(queue, now) {
+	if !q.bookkept.Due(queue, now) {
 		return nil
 	}
 	return func(pipe redis.Pipeliner) { pipe.SAdd(ctx, q.keys.QueueIndex(), queue) }
@@ -104,9 +104,9 @@ func (q *Queues) index(ctx context.Context, queue string, now time.Time) func(re
 
 // indexed records that a call through index went through.
 func (q *Queues) indexed(queue string, now time.Time) {
-	if q.bookkept.due(queue, now) {
-		q.bookkept.done(queue, now)
-		q.found.add(queueKeys, queue)
+	if q.bookkept.Due(queue, now) {
+		q.bookkept.Done(queue, now)
+		q.found.Add(KindQueue, queue)
 	}
 }
 
@@ -158,7 +158,7 @@ func (q *Queues) planEnqueue(queue string, job *domain.NewJob, now time.Time) (f
 		if _, piped := c.(redis.Pipeliner); piped {
 			call = enqueueScript.EvalSha
 		}
-		return call(ctx, c, keys, j.ID, string(domain.DefaultQueueKind(queue)), boolArg(j.HasPriority),
+		return call(ctx, c, keys, j.ID, string(domain.DefaultQueueKind(queue)), BoolArg(j.HasPriority),
 			j.Priority, runAt, delay, now.UnixMilli(), string(j.Payload), field, queueThroughputTTL.Milliseconds(),
 			q.leaseNow(), domain.CompletedRetention.Milliseconds())
 	}, nil
@@ -169,7 +169,7 @@ func (q *Queues) enqueued(queue string, job domain.NewJob, cmd *redis.Cmd) (doma
 	vals, _ := cmd.Val().([]any)
 	if len(vals) < 2 {
 		if err := cmd.Err(); err != nil {
-			return domain.Enqueued{}, opWriteError("redisrepo.Queues.Enqueue", err)
+			return domain.Enqueued{}, OpWriteError("redisrepo.Queues.Enqueue", err)
 		}
 		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: unexpected reply %v", cmd.Val())
 	}

@@ -57,9 +57,9 @@ func (q *Queues) sweepOrphans(ctx context.Context, names []string) (int64, error
 		keys := []string{q.keys.Queue(name), q.keys.QueueProcessing(name), q.keys.QueueDead(name), q.keys.QueueJobs(name), q.keys.QueueOrphans(name)}
 		cursor := q.sweepCursor(name)
 		for range orphanSweepSteps {
-			vals, err := orphanSweepScript.Run(ctx, q.rdb, keys, q.leaseNow(), domain.OrphanGrace.Milliseconds(), cursor, orphanSweepCount).Slice()
+			vals, err := orphanSweepScript.Run(ctx, q.Rdb, keys, q.leaseNow(), domain.OrphanGrace.Milliseconds(), cursor, orphanSweepCount).Slice()
 			if err != nil {
-				return removed, opError("redisrepo.Queues.sweepOrphans", err)
+				return removed, OpError("redisrepo.Queues.sweepOrphans", err)
 			}
 			if len(vals) != 2 {
 				return removed, fmt.Errorf("redisrepo.Queues.sweepOrphans: unexpected reply %v", vals)

@@ -29,23 +29,23 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 	case opt.Wait > 0:
 		return q.take(ctx, queue, opt.Wait)
 	case set.Kind == domain.DelayedQueue:
-		id, err := popDueScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue), q.keys.QueuePaused(queue)}, q.now().UnixMilli()).Text()
+		id, err := popDueScript.Run(ctx, q.Rdb, []string{q.keys.Queue(queue), q.keys.QueuePaused(queue)}, q.now().UnixMilli()).Text()
 		if errors.Is(err, redis.Nil) {
 			return domain.Delivery{}, false, nil
 		} else if err != nil {
-			return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
+			return domain.Delivery{}, false, OpWriteError("redisrepo.Queues.Poll", err)
 		}
 		return q.finishTaken(ctx, queue, id, nil) // POP_DUE returns no score
 	default:
 		now := q.now()
 		field := tputField(now, 'c')
 		keys := append(append([]string{q.keys.Queue(queue)}, q.takenKeys(queue, now)...), q.keys.QueuePaused(queue))
-		vals, err := pollScript.Run(ctx, q.rdb, keys, q.leaseNow(), domain.CompletedRetention.Milliseconds(), domain.CompletedKept,
+		vals, err := pollScript.Run(ctx, q.Rdb, keys, q.leaseNow(), domain.CompletedRetention.Milliseconds(), domain.CompletedKept,
 			field, queueThroughputTTL.Milliseconds()).Slice()
 		if errors.Is(err, redis.Nil) {
 			return domain.Delivery{}, false, nil
 		} else if err != nil {
-			return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
+			return domain.Delivery{}, false, OpWriteError("redisrepo.Queues.Poll", err)
 		}
 		if len(vals) != 3 {
 			return domain.Delivery{}, false, fmt.Errorf("redisrepo.Queues.Poll: unexpected reply %v", vals)
@@ -54,8 +54,8 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 	}
 }
 
-// take is the article's blocking take: BZPOPMIN on a connection of the blocking client. No
-// script can wrap a blocking command, so the pause is checked before the wait, and a job
+// Take is the article's blocking take: BZPOPMIN on a connection of the blocking client. No
+// Script can wrap a blocking command, so the pause is checked before the wait, and a job
 // popped by a take that was waiting when the queue paused goes back to its place
 // (giveBackScript) and the take answers nothing.
 func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (domain.Delivery, bool, error) {
@@ -69,11 +69,11 @@ func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (do
 	case ctx.Err() != nil:
 		return domain.Delivery{}, false, ctx.Err()
 	case err != nil:
-		return domain.Delivery{}, false, opWriteError("redisrepo.Queues.Poll", err)
+		return domain.Delivery{}, false, OpWriteError("redisrepo.Queues.Poll", err)
 	}
 	id, _ := z.Member.(string)
 	if paused, err := q.paused(ctx, queue); err == nil && paused {
-		if err := giveBackScript.Run(ctx, q.rdb, []string{q.keys.Queue(queue)}, z.Score, id).Err(); err == nil {
+		if err := giveBackScript.Run(ctx, q.Rdb, []string{q.keys.Queue(queue)}, z.Score, id).Err(); err == nil {
 			return domain.Delivery{}, false, nil
 		}
 		// Not given back: hand the job over rather than lose it.
@@ -89,7 +89,7 @@ func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (do
 // the payload's binding is checked only when it is known.
 func (q *Queues) finishTaken(ctx context.Context, queue, id string, score any) (domain.Delivery, bool, error) {
 	now := q.now()
-	payload, err := takenScript.Run(ctx, q.rdb, q.takenKeys(queue, now), id, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
+	payload, err := takenScript.Run(ctx, q.Rdb, q.takenKeys(queue, now), id, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
 		domain.CompletedKept, tputField(now, 'c'), queueThroughputTTL.Milliseconds()).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		// The job is taken; only its bookkeeping failed. Hand it over without its payload
@@ -148,16 +148,16 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 	cmds := make([]*redis.Cmd, n)
 	tokens := make([]string, n)
 	now := q.now()
-	if n == 1 && !q.bookkept.due(queue, now) {
+	if n == 1 && !q.bookkept.Due(queue, now) {
 		// One script and nothing beside it: straight on the client (Run: EVALSHA, EVAL if
 		// Redis forgot it), cheaper than a pipeline of one.
 		tokens[0] = NewToken()
-		cmds[0] = leaseScript.Run(ctx, q.rdb, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[0])
+		cmds[0] = leaseScript.Run(ctx, q.Rdb, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[0])
 		if err := cmds[0].Err(); err != nil && !errors.Is(err, redis.Nil) {
-			return nil, opWriteError("redisrepo.Queues.Poll", err)
+			return nil, OpWriteError("redisrepo.Queues.Poll", err)
 		}
 	} else {
-		err := replicaWait{}.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
+		err := ReplicaWait{}.Write(ctx, q.Rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
 			for i := range cmds {
 				tokens[i] = NewToken()
 				cmds[i] = leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[i])
@@ -165,7 +165,7 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 		}, q.index(ctx, queue, now)) // the reaper must know this queue
 		if err != nil {
 			// A lost answer leaves the jobs leased to nobody: the reaper gives them back after the lease.
-			return nil, opWriteError("redisrepo.Queues.Poll", err)
+			return nil, OpWriteError("redisrepo.Queues.Poll", err)
 		}
 	}
 	var out []domain.Delivery

@@ -11,12 +11,12 @@ import (
 )
 
 func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, err error) {
-	names, err := q.found.namesWarm(ctx, queueKeys)
+	names, err := q.found.NamesWarm(ctx, KindQueue)
 	if err != nil {
 		return 0, 0, err
 	}
 	for len(names) > 0 {
-		pipe := q.rdb.Pipeline()
+		pipe := q.Rdb.Pipeline()
 		cmds := make([]*redis.Cmd, len(names))
 		now := q.now()
 		for i, name := range names {
@@ -26,8 +26,8 @@ func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, e
 			cmds[i] = reapScript.EvalSha(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch,
 				domain.AttemptErrorsKept, domain.LeaseEndedError, fence, tputField(now, 'f'), queueThroughputTTL.Milliseconds())
 		}
-		if err := exec(ctx, q.rdb, pipe); err != nil {
-			return returned, died, opWriteError("redisrepo.Queues.Reap", err)
+		if err := Exec(ctx, q.Rdb, pipe); err != nil {
+			return returned, died, OpWriteError("redisrepo.Queues.Reap", err)
 		}
 		var again []string
 		for i, cmd := range cmds {
@@ -45,7 +45,7 @@ func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, e
 		}
 		names = again
 	}
-	all, _ := q.found.namesWarm(ctx, queueKeys)
+	all, _ := q.found.NamesWarm(ctx, KindQueue)
 	if _, err := q.sweepOrphans(ctx, all); err != nil {
 		return returned, died, err
 	}

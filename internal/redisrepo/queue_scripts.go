@@ -20,7 +20,7 @@ package redisrepo
 // KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:paused
 // ARGV[1]  now, epoch ms (caller's clock)
 // Returns  the job id, or nil when nothing is due or the queue is paused
-var popDueScript = newScript(luaSortedSetGuard + luaPaused + `
+var popDueScript = NewScript(LuaSortedSetGuard + luaPaused + `
 if paused(KEYS[2]) then return false end
 local jobs = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1)
 if #jobs == 0 then return false end
@@ -59,7 +59,7 @@ return jobs[1]
 // -3 dead, -4 a run-at or delay on a priority queue, -5 no priority on a priority queue,
 // -6 a priority on a delayed queue; {-7, kind, completed at ms}: that id completed within
 // the retention, so this enqueue is taken for a retry of the one that ran
-var enqueueScript = newScript(luaSortedSetGuard + luaLeaseNow + `
+var enqueueScript = NewScript(LuaSortedSetGuard + luaLeaseNow + `
 local kind = redis.call('HGET', KEYS[5], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[2] end
 local score
@@ -112,7 +112,7 @@ return {1, kind, score}
 // ARGV[4]  throughput field of this second ("c<second>")
 // ARGV[5]  throughput hash's TTL, ms
 // Returns  {id, score, payload or nil}, or nil when the queue is empty or paused
-var pollScript = newScript(luaSortedSetGuard + luaLeaseNow + luaTaken + luaPaused + `
+var pollScript = NewScript(LuaSortedSetGuard + luaLeaseNow + luaTaken + luaPaused + `
 if paused(KEYS[10]) then return false end
 local r = redis.call('ZPOPMIN', KEYS[1])
 if #r == 0 then return false end
@@ -133,7 +133,7 @@ return {r[1], r[2], payload}
 // ARGV[2]  the queue's default kind
 // ARGV[3]  job id
 // Returns  {1, score} requeued; {0} the job is not dead; {-1} that id is waiting already
-var requeueScript = newScript(luaSortedSetGuard + luaRebind + `
+var requeueScript = NewScript(LuaSortedSetGuard + luaRebind + `
 if not redis.call('ZSCORE', KEYS[2], ARGV[3]) then return {0} end
 if redis.call('ZSCORE', KEYS[1], ARGV[3]) then return {-1} end
 local kind = redis.call('HGET', KEYS[5], 'kind')
@@ -156,7 +156,7 @@ return {1, score}
 //
 // KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:paused
 // Returns  1
-var pauseScript = newScript(luaSortedSetGuard + `
+var pauseScript = NewScript(LuaSortedSetGuard + `
 redis.call('SET', KEYS[2], '1')
 return 1
 `)
@@ -169,7 +169,7 @@ return 1
 // KEYS[7]  {queue:<name>}:leases    KEYS[8]  {queue:<name>}:errors
 // ARGV[1]  job id
 // Returns  "waiting", "processing" or "dead": where it was; nil when nowhere
-var deleteJobScript = newScript(luaSortedSetGuard + `
+var deleteJobScript = NewScript(LuaSortedSetGuard + `
 local where = false
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then where = 'waiting'
 elseif redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then where = 'processing'
@@ -189,8 +189,8 @@ return where
 // Returns  {1, kind, max attempts} saved, and the fields as saved now ("" when absent); {-1,
 // jobs} the kind would change under that many jobs. The script answers with the saved fields
 // itself: a read beside it in the pipeline would run before it when Redis did not know the
-// script (exec resends it afterwards) and answer the old settings.
-var queueSettingsScript = newScript(luaSortedSetGuard + `
+// Script (exec resends it afterwards) and answer the old settings.
+var queueSettingsScript = NewScript(LuaSortedSetGuard + `
 local kind = redis.call('HGET', KEYS[3], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[3] end
 if ARGV[1] ~= '' and kind ~= ARGV[1] then
@@ -216,7 +216,7 @@ return {1, redis.call('HGET', KEYS[3], 'kind') or '', redis.call('HGET', KEYS[3]
 // Returns  {waiting, processing, dead, due, {count per lane}, {oldest score per lane or ”},
 // {id, score, ...} due next, {id, score, ...} head, {id, deadline ms, attempts, ...} in flight
 // (soonest first), {id, died ms, attempts, ...} dead (latest first)}
-var queueViewScript = newScript(luaSortedSetGuard + `
+var queueViewScript = NewScript(LuaSortedSetGuard + `
 local now, n, lanes, f = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local counts, oldest = {}, {}
 for p = 0, lanes - 1 do
@@ -273,7 +273,7 @@ end
 // ARGV[3]  HSCAN cursor ("0" to start)
 // ARGV[4]  HSCAN COUNT
 // Returns  {next cursor ("0" when the pass is over), payloads removed}
-var orphanSweepScript = newScript(luaSortedSetGuard + `
+var orphanSweepScript = NewScript(LuaSortedSetGuard + `
 local now = tonumber(ARGV[1])
 if not now then
   redis.replicate_commands()

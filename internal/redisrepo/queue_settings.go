@@ -18,14 +18,14 @@ const queueSettingsTTL = time.Second
 
 // remember updates the cached kind of a queue from a script's answer.
 func (q *Queues) remember(queue string, kind domain.QueueKind) {
-	if s, ok := q.settings.peek(queue); !ok || s.Kind != kind {
-		q.settings.forget(queue)
+	if s, ok := q.settings.Peek(queue); !ok || s.Kind != kind {
+		q.settings.Forget(queue)
 	}
 }
 
 // cachedSettings returns a queue's settings, read at most queueSettingsTTL ago.
 func (q *Queues) cachedSettings(ctx context.Context, queue string) (domain.QueueSettings, error) {
-	return q.settings.get(ctx, queue, func(ctx context.Context) (domain.QueueSettings, error) { return q.Settings(ctx, queue) })
+	return q.settings.Get(ctx, queue, func(ctx context.Context) (domain.QueueSettings, error) { return q.Settings(ctx, queue) })
 }
 
 // decodeQueueSettings reads the settings HASH; missing or damaged fields take their defaults.
@@ -44,9 +44,9 @@ func (q *Queues) Settings(ctx context.Context, queue string) (domain.QueueSettin
 	if err := domain.ValidateKeyName("queue", queue); err != nil {
 		return domain.QueueSettings{}, err
 	}
-	h, err := q.rdb.HGetAll(ctx, q.keys.QueueSettings(queue)).Result()
+	h, err := q.Rdb.HGetAll(ctx, q.keys.QueueSettings(queue)).Result()
 	if err != nil {
-		return domain.QueueSettings{}, opError("redisrepo.Queues.Settings", err)
+		return domain.QueueSettings{}, OpError("redisrepo.Queues.Settings", err)
 	}
 	return decodeQueueSettings(queue, h), nil
 }
@@ -72,11 +72,11 @@ func (q *Queues) PatchSettings(ctx context.Context, queue string, p domain.Queue
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueSettings(queue)}
 	var cmd *redis.Cmd
-	err := replicaWait{}.write(ctx, q.rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
+	err := ReplicaWait{}.Write(ctx, q.Rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
 		cmd = queueSettingsScript.EvalSha(ctx, pipe, keys, kind, attempts, string(domain.DefaultQueueKind(queue)))
 	}, func(pipe redis.Pipeliner) { pipe.SAdd(ctx, q.keys.QueueIndex(), queue) })
 	if err != nil {
-		return domain.QueueSettings{}, opWriteError("redisrepo.Queues.PatchSettings", err)
+		return domain.QueueSettings{}, OpWriteError("redisrepo.Queues.PatchSettings", err)
 	}
 	vals, err := cmd.Slice()
 	if err != nil || len(vals) < 2 {
@@ -91,8 +91,8 @@ func (q *Queues) PatchSettings(ctx context.Context, queue string, p domain.Queue
 	kindNow, _ := vals[1].(string)
 	attemptsNow, _ := vals[2].(string)
 	s := decodeQueueSettings(queue, map[string]string{"kind": kindNow, "max_attempts": attemptsNow})
-	q.found.add(queueKeys, queue)
-	q.settings.put(queue, s)
+	q.found.Add(KindQueue, queue)
+	q.settings.Put(queue, s)
 	return s, nil
 }
 

@@ -10,11 +10,11 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// planQueueView adds to pipe the reads of a queue's page (its settings, queueViewScript and
+// PlanQueueView adds to pipe the reads of a queue's page (its settings, queueViewScript and
 // one HGETALL per minute of throughput: 6 commands at most, no round trip of its own) and
 // returns the decoder. now is cut to the second, and the view holds absolute times only (the
 // browser shows them relative), so an idle queue's view stays equal from tick to tick.
-func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, now time.Time) func() domain.QueueView {
+func PlanQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, now time.Time) func() domain.QueueView {
 	nowMs := now.UnixMilli() / 1000 * 1000
 	key := keys.Queue(queue)
 	settings := pipe.HGetAll(ctx, keys.QueueSettings(queue))
@@ -40,11 +40,11 @@ func planQueueView(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue s
 			r = make([]any, 10)
 		}
 		delayed := v.Settings.Kind == domain.DelayedQueue
-		v.Head = decodeJobs(scoredPairs(r[7]), delayed)
+		v.Head = DecodeJobs(scoredPairs(r[7]), delayed)
 		if delayed {
 			v.Due = toInt(r[3])
 			v.Scheduled = v.Waiting - v.Due
-			v.NextDue = decodeJobs(scoredPairs(r[6]), true)
+			v.NextDue = DecodeJobs(scoredPairs(r[6]), true)
 			if len(v.Head) > 0 && v.Head[0].AtMs <= nowMs && v.Due > 0 {
 				v.OldestAtMs = v.Head[0].AtMs
 			}
@@ -112,9 +112,9 @@ func toInt(v any) int64 {
 	return n
 }
 
-// decodeJobs turns a ZSET range into jobs; on a priority queue AtMs is the enqueue time, on a
+// DecodeJobs turns a ZSET range into jobs; on a priority queue AtMs is the enqueue time, on a
 // delayed queue the run-at time.
-func decodeJobs(zs []redis.Z, delayed bool) []domain.QueueJob {
+func DecodeJobs(zs []redis.Z, delayed bool) []domain.QueueJob {
 	out := make([]domain.QueueJob, 0, len(zs))
 	for _, z := range zs {
 		id, _ := z.Member.(string)
@@ -153,8 +153,8 @@ func toString(v any) string {
 	}
 }
 
-// planQueueSummary adds the reads of a queue's line on the overview.
-func planQueueSummary(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, now time.Time) func() domain.QueueSummary {
+// PlanQueueSummary adds the reads of a queue's line on the overview.
+func PlanQueueSummary(ctx context.Context, pipe redis.Pipeliner, keys Keys, queue string, now time.Time) func() domain.QueueSummary {
 	key := keys.Queue(queue)
 	typ := pipe.Type(ctx, key)
 	settings := pipe.HGet(ctx, keys.QueueSettings(queue), "kind")
@@ -188,10 +188,10 @@ func (q *Queues) View(ctx context.Context, queue string) (domain.QueueView, erro
 	if err := domain.ValidateKeyName("queue", queue); err != nil {
 		return domain.QueueView{}, err
 	}
-	pipe := q.rdb.Pipeline()
-	read := planQueueView(ctx, pipe, q.keys, queue, q.now())
-	if err := exec(ctx, q.rdb, pipe); err != nil {
-		return domain.QueueView{}, opError("redisrepo.Queues.View", err)
+	pipe := q.Rdb.Pipeline()
+	read := PlanQueueView(ctx, pipe, q.keys, queue, q.now())
+	if err := Exec(ctx, q.Rdb, pipe); err != nil {
+		return domain.QueueView{}, OpError("redisrepo.Queues.View", err)
 	}
 	return read(), nil
 }
@@ -220,19 +220,19 @@ func StatsOf(v domain.QueueView, nowMs int64) domain.QueueStats {
 }
 
 func (q *Queues) Queues(ctx context.Context) ([]string, error) {
-	return q.found.namesWarm(ctx, queueKeys)
+	return q.found.NamesWarm(ctx, KindQueue)
 }
 
 func (q *Queues) Summaries(ctx context.Context) ([]domain.QueueSummary, error) {
-	names, err := q.found.namesWarm(ctx, queueKeys)
+	names, err := q.found.NamesWarm(ctx, KindQueue)
 	if err != nil {
 		return nil, err
 	}
-	pipe := q.rdb.Pipeline()
-	read := planQueueSummaries(ctx, pipe, q.keys, names, q.now())
+	pipe := q.Rdb.Pipeline()
+	read := PlanQueueSummaries(ctx, pipe, q.keys, names, q.now())
 	if len(names) > 0 {
-		if err := execTyped(ctx, q.rdb, pipe); err != nil {
-			return nil, opError("redisrepo.Queues.Summaries", err)
+		if err := ExecTyped(ctx, q.Rdb, pipe); err != nil {
+			return nil, OpError("redisrepo.Queues.Summaries", err)
 		}
 	}
 	return read(), nil

@@ -22,15 +22,15 @@ const reapBatch = 500
 
 // Queues is the Redis implementation of domain.QueueService.
 type Queues struct {
-	rdb      redis.UniversalClient
+	Rdb      redis.UniversalClient
 	blocking redis.UniversalClient // BZPOPMIN only: a blocked take holds one of these connections
 	keys     Keys
-	clock    domain.Clock // scores, due times, throughput (the caller's clock, as the article)
+	Clock    domain.Clock // scores, due times, throughput (the caller's clock, as the article)
 	lease    domain.Clock // lease deadlines; nil: Redis TIME
 	found    *Discovery
-	settings *ttlCache[domain.QueueSettings]
-	replicas replicaWait // an enqueue waits for replicas (OpenOptions.WaitReplicas)
-	bookkept *seenSet    // queues this process put in the index (QueueIndex) lately
+	settings *TTLCache[domain.QueueSettings]
+	Replicas ReplicaWait // an enqueue waits for replicas (OpenOptions.WaitReplicas)
+	bookkept *SeenSet    // queues this process put in the index (QueueIndex) lately
 
 	sweepMu sync.Mutex
 	sweep   map[string]string // queue -> HSCAN cursor of its unfinished orphan sweep
@@ -38,21 +38,21 @@ type Queues struct {
 
 var _ domain.QueueService = (*Queues)(nil)
 
-// newQueues returns queues kept in rdb under keys, listing those found. Blocking takes
+// NewQueues returns queues kept in rdb under keys, listing those found. Blocking takes
 // (BZPOPMIN) run on blocking, a client with connections of its own (newBlockingClient), so a
-// take that waits never delays another command. Scores use the local clock, leases the
+// Take that waits never delays another command. Scores use the local clock, leases the
 // scripts' (Redis TIME unless a clock is given).
-func newQueues(rdb, blocking redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Queues {
-	return &Queues{rdb: rdb, blocking: blocking, keys: keys, clock: c.local(), lease: c.script, found: found,
-		settings: newTTLCache[domain.QueueSettings](queueSettingsTTL, c.local()), bookkept: newSeenSet()}
+func NewQueues(rdb, blocking redis.UniversalClient, keys Keys, found *Discovery, c Clocks) *Queues {
+	return &Queues{Rdb: rdb, blocking: blocking, keys: keys, Clock: c.Local(), lease: c.Script, found: found,
+		settings: NewTTLCache[domain.QueueSettings](queueSettingsTTL, c.Local()), bookkept: NewSeenSet()}
 }
 
-// newBlockingClient returns a client of the same Redis as rdb with a pool of its own, for
+// NewBlockingClient returns a client of the same Redis as rdb with a pool of its own, for
 // blocking commands: Lettuce's shared connection, which the article warns about, has no Go
 // equivalent, but a take that waits 30 s on a connection of the main pool would still keep
 // that connection from everyone else, and enough of them would starve the dashboard.
 // Cancelling a take's context closes its connection (the wait ends at once).
-func newBlockingClient(rdb redis.UniversalClient, poolSize int) redis.UniversalClient {
+func NewBlockingClient(rdb redis.UniversalClient, poolSize int) redis.UniversalClient {
 	switch c := rdb.(type) {
 	case *redis.Client:
 		opt := *c.Options()
@@ -70,7 +70,7 @@ func newBlockingClient(rdb redis.UniversalClient, poolSize int) redis.UniversalC
 	}
 }
 
-func (q *Queues) now() time.Time { return q.clock.Now() }
+func (q *Queues) now() time.Time { return q.Clock.Now() }
 
 // leaseNow is the lease clock's ARGV: "" lets the script read Redis TIME.
 func (q *Queues) leaseNow() string {
@@ -89,10 +89,10 @@ func (q *Queues) Requeue(ctx context.Context, queue, id string) error {
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueDead(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue),
 		q.keys.QueueSettings(queue), q.keys.QueueLeases(queue), q.keys.QueueJobs(queue)}
-	vals, err := requeueScript.Run(ctx, q.rdb, keys, q.now().UnixMilli(), string(domain.DefaultQueueKind(queue)), id).Int64Slice()
+	vals, err := requeueScript.Run(ctx, q.Rdb, keys, q.now().UnixMilli(), string(domain.DefaultQueueKind(queue)), id).Int64Slice()
 	switch {
 	case err != nil:
-		return opWriteError("redisrepo.Queues.Requeue", err)
+		return OpWriteError("redisrepo.Queues.Requeue", err)
 	case len(vals) == 0:
 		return fmt.Errorf("redisrepo.Queues.Requeue: empty reply")
 	case vals[0] == 0:
@@ -109,12 +109,12 @@ func (q *Queues) Delete(ctx context.Context, queue, id string) (domain.Where, er
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue), q.keys.QueueJobs(queue),
 		q.keys.QueueAttempts(queue), q.keys.QueueScores(queue), q.keys.QueueLeases(queue), q.keys.QueueErrors(queue)}
-	where, err := deleteJobScript.Run(ctx, q.rdb, keys, id).Text()
+	where, err := deleteJobScript.Run(ctx, q.Rdb, keys, id).Text()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return "", domain.Errorf(domain.ENOTFOUND, "job %q is not in queue %q: not waiting, not in flight, not dead", id, queue)
 	case err != nil:
-		return "", opWriteError("redisrepo.Queues.Delete", err)
+		return "", OpWriteError("redisrepo.Queues.Delete", err)
 	}
 	return domain.Where(where), nil
 }

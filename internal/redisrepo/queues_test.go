@@ -382,7 +382,7 @@ func TestQueueSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another instance (a fresh Queues) sees it at once: enqueue reads the kind in its script.
-	other := openTest(t, q.rdb, q.clock).Queues
+	other := openTest(t, q.Rdb, q.Clock).Queues
 	if e, err := other.Enqueue(ctx, "reminders", domain.NewJob{ID: "r", Delay: time.Minute}); err != nil || e.Kind != domain.DelayedQueue {
 		t.Errorf("enqueue on the reconfigured queue = %+v, %v", e, err)
 	}

@@ -235,7 +235,7 @@ func TestDiscoveryListsBoards(t *testing.T) {
 		t.Errorf("boards = %v %v", boards, err)
 	}
 	rdb.Del(ctx, "leaderboard:ext:eu")
-	lb.found.Refresh(ctx)
+	lb.Found.Refresh(ctx)
 	if boards, _ := lb.Boards(ctx); fmt.Sprint(boards) != "[2026-10 has space own 排行榜:2048]" {
 		t.Errorf("after the key went away: %v", boards)
 	}

@@ -11,28 +11,28 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// scriptSources maps a script's SHA1 to its source, so exec can resend what Redis forgot.
-var scriptSources = map[string]string{}
+// ScriptSources maps a script's SHA1 to its source, so exec can resend what Redis forgot.
+var ScriptSources = map[string]string{}
 
-// newScript declares a Lua script; every script of the package is declared with it.
-func newScript(src string) *redis.Script {
+// NewScript declares a Lua script; every script of the package is declared with it.
+func NewScript(src string) *redis.Script {
 	s := redis.NewScript(src)
-	scriptSources[s.Hash()] = src
+	ScriptSources[s.Hash()] = src
 	return s
 }
 
-// exec runs a pipeline in one round trip and returns its first failure other than a nil
+// Exec runs a pipeline in one round trip and returns its first failure other than a nil
 // reply (redis.Nil is an answer, read from each command). Script calls (EVALSHA) that Redis did not know,
 // after a restart, a SCRIPT FLUSH or on a cluster node that has not seen the script, are sent
 // once more with their source, each alone: nothing in the pipeline runs twice.
-func exec(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner) error {
+func Exec(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner) error {
 	return execPipe(ctx, rdb, pipe, false)
 }
 
-// execTyped is exec for reads planned beside their key's TYPE (planTop, planQueueSummary):
+// ExecTyped is exec for reads planned beside their key's TYPE (planTop, planQueueSummary):
 // a WRONGTYPE reply is an answer there, shown by the decoder as the key's type, so one key
 // of another type leaves a list whole rather than failing it.
-func execTyped(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner) error {
+func ExecTyped(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner) error {
 	return execPipe(ctx, rdb, pipe, true)
 }
 
@@ -48,7 +48,7 @@ func execPipe(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner, typed bo
 		}
 		args := slices.Clone(cmd.Args())
 		sha, _ := args[1].(string)
-		src, known := scriptSources[sha]
+		src, known := ScriptSources[sha]
 		if !known {
 			continue
 		}
@@ -67,18 +67,18 @@ func execPipe(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner, typed bo
 		}
 	}
 	for _, c := range cmds {
-		if err := c.Err(); err != nil && !errors.Is(err, redis.Nil) && !(typed && wrongType(err) != nil) {
+		if err := c.Err(); err != nil && !errors.Is(err, redis.Nil) && !(typed && WrongType(err) != nil) {
 			return err
 		}
 	}
 	return nil
 }
 
-// luaSortedSetGuard starts every script whose KEYS[1] is a board's or a queue's sorted set:
+// LuaSortedSetGuard starts every script whose KEYS[1] is a board's or a queue's sorted set:
 // when another service keeps another type there (a LIST at queue:rq), the script answers
 // with a wrongTypeReply error before it reads or writes anything, and wrap turns that into
 // domain.CodeWrongType naming the key and its type.
-const luaSortedSetGuard = `
+const LuaSortedSetGuard = `
 do
   local t = redis.call('TYPE', KEYS[1])['ok']
   if t ~= 'zset' and t ~= 'none' then
@@ -87,11 +87,11 @@ do
 end
 `
 
-// wrongType turns a WRONGTYPE error reply into domain.CodeWrongType: a guard's
+// WrongType turns a WRONGTYPE error reply into domain.CodeWrongType: a guard's
 // (luaSortedSetGuard: "WRONGTYPE want=<type> type=<type> key=<key>") names the key and its
 // type; Redis's own ("WRONGTYPE Operation against a key holding the wrong kind of value", a
 // command that met a key of another type) only says so. Returns nil for any other error.
-func wrongType(err error) error {
+func WrongType(err error) error {
 	if !redis.HasErrorPrefix(err, "WRONGTYPE") {
 		return nil
 	}

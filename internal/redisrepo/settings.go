@@ -9,21 +9,21 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// settingsTTL is how long an instance uses board settings it read before reading them again:
+// SettingsTTL is how long an instance uses board settings it read before reading them again:
 // a change made through another instance applies here within this time. (A write with stale
 // settings still keeps points exact: a plain ZINCRBY on a tie-break score keeps its integer
 // part right; only the time stamp or a period board may lag for that long.)
-const settingsTTL = time.Second
+const SettingsTTL = time.Second
 
 // boardSettings returns a board's settings, read at most settingsTTL ago.
 func (l *Leaderboards) boardSettings(ctx context.Context, board string) (domain.BoardSettings, error) {
-	return l.settings.get(ctx, board, func(ctx context.Context) (domain.BoardSettings, error) {
+	return l.settings.Get(ctx, board, func(ctx context.Context) (domain.BoardSettings, error) {
 		h, err := l.rdb.HGetAll(ctx, l.keys.BoardSettings(board)).Result()
 		if err == nil && len(h) == 0 {
 			h, err = l.carryOverSettings(ctx, board)
 		}
 		if err != nil {
-			return domain.BoardSettings{}, opError("redisrepo.Leaderboards.Settings", err)
+			return domain.BoardSettings{}, OpError("redisrepo.Leaderboards.Settings", err)
 		}
 		return decodeSettings(h), nil
 	})
@@ -101,10 +101,10 @@ func (l *Leaderboards) PatchSettings(ctx context.Context, board string, p domain
 	}
 	saved := pipe.HGetAll(ctx, key)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.BoardSettings{}, opWriteError("redisrepo.Leaderboards.PatchSettings", err)
+		return domain.BoardSettings{}, OpWriteError("redisrepo.Leaderboards.PatchSettings", err)
 	}
 	s := decodeSettings(saved.Val())
-	l.settings.put(board, s)
+	l.settings.Put(board, s)
 	return s, nil
 }
 

@@ -30,7 +30,7 @@ import (
 type Singletons struct {
 	locks *Locks
 	keys  Keys
-	log   *slog.Logger
+	Log   *slog.Logger
 	owner string // this instance, in tokens
 
 	// TTL is each lock's lease, renewed every TTL/3: an instance that dies is replaced
@@ -56,9 +56,9 @@ const (
 
 var _ domain.Singleton = (*Singletons)(nil)
 
-// newSingletons returns singleton runners on locks, with the lease SingletonLease and the
+// NewSingletons returns singleton runners on locks, with the lease SingletonLease and the
 // retry SingletonRetry.
-func newSingletons(locks *Locks, keys Keys, log *slog.Logger) *Singletons {
+func NewSingletons(locks *Locks, keys Keys, log *slog.Logger) *Singletons {
 	host, _ := os.Hostname()
 	host = strings.Map(func(r rune) rune {
 		if r <= ' ' || r > '~' {
@@ -69,7 +69,7 @@ func newSingletons(locks *Locks, keys Keys, log *slog.Logger) *Singletons {
 	if host == "" {
 		host = "zpulse"
 	}
-	return &Singletons{locks: locks, keys: keys, log: log, owner: fmt.Sprintf("%.40s:%d", host, os.Getpid()), TTL: SingletonLease, Retry: SingletonRetry}
+	return &Singletons{locks: locks, keys: keys, Log: log, owner: fmt.Sprintf("%.40s:%d", host, os.Getpid()), TTL: SingletonLease, Retry: SingletonRetry}
 }
 
 func (s *Singletons) Run(ctx context.Context, name string, fn func(ctx context.Context, fence int64) error) error {
@@ -82,10 +82,10 @@ func (s *Singletons) Run(ctx context.Context, name string, fn func(ctx context.C
 		// A fresh token per term: a term that was lost can never renew the next one.
 		// No wait for replicas, whatever WaitReplicas says: a singleton must keep running while
 		// a replica is down; the reaper is fenced against a second holder after a failover.
-		h, err := s.locks.hold(ctx, lock, domain.LockOptions{TTL: s.TTL}, s.owner+":"+NewToken()[:8], replicaWait{})
+		h, err := s.locks.hold(ctx, lock, domain.LockOptions{TTL: s.TTL}, s.owner+":"+NewToken()[:8], ReplicaWait{})
 		switch {
 		case err == nil:
-			s.log.Info("running a singleton loop in this instance", "loop", name, "lock", lock, "fencing_token", h.Lease().Fence)
+			s.Log.Info("running a singleton loop in this instance", "loop", name, "lock", lock, "fencing_token", h.Lease().Fence)
 			waiting = false
 			ferr := fn(h.Context(), h.Lease().Fence)
 			// Lost: the watchdog says so, or the work found a newer term's fence.
@@ -103,16 +103,16 @@ func (s *Singletons) Run(ctx context.Context, name string, fn func(ctx context.C
 			if errors.Is(ferr, domain.ErrLockLost) {
 				cause = ferr
 			}
-			s.log.Warn("a singleton loop lost its lock and stopped; campaigning again", "loop", name, "cause", cause)
+			s.Log.Warn("a singleton loop lost its lock and stopped; campaigning again", "loop", name, "cause", cause)
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case domain.ErrorCode(err) == domain.ECONFLICT:
 			if !waiting {
-				s.log.Info("a singleton loop runs in another instance; standing by", "loop", name)
+				s.Log.Info("a singleton loop runs in another instance; standing by", "loop", name)
 				waiting = true
 			}
 		default:
-			s.log.Warn("cannot campaign for a singleton loop's lock; retrying", "loop", name, "err", err)
+			s.Log.Warn("cannot campaign for a singleton loop's lock; retrying", "loop", name, "err", err)
 		}
 		jitter := time.Duration(float64(s.Retry) * (0.8 + 0.4*rand.Float64()))
 		t := time.NewTimer(jitter)

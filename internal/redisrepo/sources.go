@@ -17,14 +17,14 @@ import (
 
 // Sources is the Redis implementation of domain.SourceService: adopted key layouts, saved in
 // one HASH (Keys.Sources) so every instance shows the same, their limiter and lock keys
-// found by the Discovery's sweeps on every master.
+// Found by the Discovery's sweeps on every master.
 type Sources struct {
 	rdb    redis.UniversalClient
 	keys   Keys
-	clock  domain.Clock // local decisions: the current period and window
+	clock  domain.Clock // Local decisions: the current period and window
 	script domain.Clock // the limiter scripts' clock; nil: Redis TIME
 	found  *Discovery
-	cache  *ttlCache[[]domain.Source]
+	cache  *TTLCache[[]domain.Source]
 }
 
 var _ domain.SourceService = (*Sources)(nil)
@@ -32,19 +32,19 @@ var _ domain.SourceService = (*Sources)(nil)
 // sourcesTTL is how long an instance uses the list of sources it read.
 const sourcesTTL = time.Second
 
-func newSources(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Sources {
-	return &Sources{rdb: rdb, keys: keys, clock: c.local(), script: c.script, found: found, cache: newTTLCache[[]domain.Source](sourcesTTL, c.local())}
+func NewSources(rdb redis.UniversalClient, keys Keys, found *Discovery, c Clocks) *Sources {
+	return &Sources{rdb: rdb, keys: keys, clock: c.Local(), script: c.Script, found: found, cache: NewTTLCache[[]domain.Source](sourcesTTL, c.Local())}
 }
 
 func (s *Sources) Sources(ctx context.Context) ([]domain.Source, error) {
-	return s.cache.get(ctx, "", func(ctx context.Context) ([]domain.Source, error) {
+	return s.cache.Get(ctx, "", func(ctx context.Context) ([]domain.Source, error) {
 		h, err := s.rdb.HGetAll(ctx, s.keys.Sources()).Result()
 		if err != nil {
-			return nil, opError("redisrepo.Sources.Sources", err)
+			return nil, OpError("redisrepo.Sources.Sources", err)
 		}
 		out := make([]domain.Source, 0, len(h))
 		for _, v := range h {
-			if src, ok := decodeSource(v); ok {
+			if src, ok := DecodeSource(v); ok {
 				out = append(out, src)
 			}
 		}
@@ -53,7 +53,7 @@ func (s *Sources) Sources(ctx context.Context) ([]domain.Source, error) {
 	})
 }
 
-func (s *Sources) source(ctx context.Context, name string) (domain.Source, error) {
+func (s *Sources) Source(ctx context.Context, name string) (domain.Source, error) {
 	if err := domain.ValidateName("source", name); err != nil {
 		return domain.Source{}, err
 	}
@@ -75,9 +75,9 @@ func (s *Sources) SaveSource(ctx context.Context, src domain.Source) (domain.Sou
 	}
 	b, _ := json.Marshal(src)
 	if err := s.rdb.HSet(ctx, s.keys.Sources(), src.Name, b).Err(); err != nil {
-		return domain.Source{}, opWriteError("redisrepo.Sources.SaveSource", err)
+		return domain.Source{}, OpWriteError("redisrepo.Sources.SaveSource", err)
 	}
-	s.cache.forget("")
+	s.cache.Forget("")
 	return src, nil
 }
 
@@ -87,9 +87,9 @@ func (s *Sources) DeleteSource(ctx context.Context, name string) error {
 	}
 	n, err := s.rdb.HDel(ctx, s.keys.Sources(), name).Result()
 	if err != nil {
-		return opWriteError("redisrepo.Sources.DeleteSource", err)
+		return OpWriteError("redisrepo.Sources.DeleteSource", err)
 	}
-	s.cache.forget("")
+	s.cache.Forget("")
 	if n == 0 {
 		return domain.Errorf(domain.ENOTFOUND, "there is no adopted source %q", name)
 	}
@@ -97,7 +97,7 @@ func (s *Sources) DeleteSource(ctx context.Context, name string) error {
 }
 
 func (s *Sources) SourceView(ctx context.Context, name string) (domain.SourceView, error) {
-	src, err := s.source(ctx, name)
+	src, err := s.Source(ctx, name)
 	if err != nil {
 		return domain.SourceView{}, err
 	}
@@ -105,17 +105,17 @@ func (s *Sources) SourceView(ctx context.Context, name string) (domain.SourceVie
 		return domain.SourceView{}, err
 	}
 	pipe := s.rdb.Pipeline()
-	read := planSourceView(ctx, pipe, s.keys, s.found, src, s.clock.Now())
-	if err := exec(ctx, s.rdb, pipe); err != nil {
-		return domain.SourceView{}, opError("redisrepo.Sources.SourceView", err)
+	read := PlanSourceView(ctx, pipe, s.keys, s.found, src, s.clock.Now())
+	if err := Exec(ctx, s.rdb, pipe); err != nil {
+		return domain.SourceView{}, OpError("redisrepo.Sources.SourceView", err)
 	}
 	return read(), nil
 }
 
-// planSourceView adds a source's reads to pipe (no round trip of its own: the watcher rides
+// PlanSourceView adds a source's reads to pipe (no round trip of its own: the watcher rides
 // it on its one pipeline) and returns the decoder. Limiter and lock keys are those the last
 // discovery found.
-func planSourceView(ctx context.Context, pipe redis.Pipeliner, keys Keys, found *Discovery, src domain.Source, now time.Time) func() domain.SourceView {
+func PlanSourceView(ctx context.Context, pipe redis.Pipeliner, keys Keys, found *Discovery, src domain.Source, now time.Time) func() domain.SourceView {
 	v := domain.SourceView{Source: src}
 	switch src.Kind {
 	case domain.SourceBoard:
@@ -135,7 +135,7 @@ func planSourceView(ctx context.Context, pipe redis.Pipeliner, keys Keys, found 
 		rng := pipe.ZRangeWithScores(ctx, v.Key, 0, domain.SourceShown-1)
 		card := pipe.ZCard(ctx, v.Key)
 		return func() domain.SourceView {
-			v.Count, v.Jobs = card.Val(), decodeJobs(rng.Val(), src.Encoding == domain.SourceRunAt)
+			v.Count, v.Jobs = card.Val(), DecodeJobs(rng.Val(), src.Encoding == domain.SourceRunAt)
 			return v
 		}
 	case domain.SourceLimiter:
@@ -145,7 +145,7 @@ func planSourceView(ctx context.Context, pipe redis.Pipeliner, keys Keys, found 
 			s           *redis.StringCmd
 		}
 		var reads []read
-		for _, key := range found.adoptedKeys(src.ScanPattern()) {
+		for _, key := range found.AdoptedKeys(src.ScanPattern()) {
 			client, ws, ok := src.ParseClientKey(key)
 			if !ok {
 				continue
@@ -183,7 +183,7 @@ func planSourceView(ctx context.Context, pipe redis.Pipeliner, keys Keys, found 
 			return v
 		}
 	case domain.SourceLock:
-		keysFound := found.adoptedKeys(src.ScanPattern())
+		keysFound := found.AdoptedKeys(src.ScanPattern())
 		if len(keysFound) > domain.SourceShown {
 			keysFound = keysFound[:domain.SourceShown]
 		}
@@ -218,14 +218,14 @@ func planSourceView(ctx context.Context, pipe redis.Pipeliner, keys Keys, found 
 // KEYS[1]  the client's counter for this window (the service's layout)
 // ARGV[1]  window, seconds
 // Returns  the count after this request
-var fixedWindowIncrScript = newScript(`
+var fixedWindowIncrScript = NewScript(`
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n
 `)
 
 func (s *Sources) TrySource(ctx context.Context, name, client string) (domain.LimitResult, error) {
-	src, err := s.source(ctx, name)
+	src, err := s.Source(ctx, name)
 	if err != nil {
 		return domain.LimitResult{}, err
 	}
@@ -242,7 +242,7 @@ func (s *Sources) TrySource(ctx context.Context, name, client string) (domain.Li
 		policy.Algorithm = domain.FixedWindow
 		n, err := fixedWindowIncrScript.Run(ctx, s.rdb, []string{key}, src.WindowMs/1000).Int64()
 		if err != nil {
-			return domain.LimitResult{}, opWriteError("redisrepo.Sources.TrySource", err)
+			return domain.LimitResult{}, OpWriteError("redisrepo.Sources.TrySource", err)
 		}
 		end := (src.WindowStart(now) * 1000) + src.WindowMs
 		res := domain.LimitResult{Allowed: n <= src.Limit, Limit: src.Limit, Remaining: max(src.Limit-n, 0),
@@ -256,9 +256,9 @@ func (s *Sources) TrySource(ctx context.Context, name, client string) (domain.Li
 	if s.script != nil {
 		at = strconv.FormatInt(s.script.Now().UnixMilli(), 10)
 	}
-	vals, err := slidingLogScript.Run(ctx, s.rdb, []string{key}, at, "1", src.WindowMs, src.Limit, newUUID(), src.WindowMs).Int64Slice()
+	vals, err := SlidingLogScript.Run(ctx, s.rdb, []string{key}, at, "1", src.WindowMs, src.Limit, NewUUID(), src.WindowMs).Int64Slice()
 	if err != nil {
-		return domain.LimitResult{}, opWriteError("redisrepo.Sources.TrySource", err)
+		return domain.LimitResult{}, OpWriteError("redisrepo.Sources.TrySource", err)
 	}
 	if len(vals) < 5 {
 		return domain.LimitResult{}, fmt.Errorf("redisrepo.Sources.TrySource: unexpected reply %v", vals)

@@ -10,11 +10,11 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// ttlCache is zpulse's one cache of values read from Redis (board settings, queue settings,
+// TTLCache is zpulse's one cache of values read from Redis (board settings, queue settings,
 // limiter policies): a value is used for ttl after it was read, so hot paths do not pay a
 // round trip for it, and a change made through another instance applies here within ttl.
 // Concurrent misses of one key share one read (singleflight).
-type ttlCache[V any] struct {
+type TTLCache[V any] struct {
 	ttl   time.Duration
 	clock domain.Clock
 
@@ -28,13 +28,13 @@ type ttlEntry[V any] struct {
 	read time.Time
 }
 
-func newTTLCache[V any](ttl time.Duration, clock domain.Clock) *ttlCache[V] {
-	return &ttlCache[V]{ttl: ttl, clock: clock, entries: map[string]ttlEntry[V]{}}
+func NewTTLCache[V any](ttl time.Duration, clock domain.Clock) *TTLCache[V] {
+	return &TTLCache[V]{ttl: ttl, clock: clock, entries: map[string]ttlEntry[V]{}}
 }
 
-// get returns key's value, read with load when it is missing or older than ttl. A clock moved
+// Get returns key's value, read with load when it is missing or older than ttl. A clock moved
 // back (a test's) counts as stale.
-func (c *ttlCache[V]) get(ctx context.Context, key string, load func(context.Context) (V, error)) (V, error) {
+func (c *TTLCache[V]) Get(ctx context.Context, key string, load func(context.Context) (V, error)) (V, error) {
 	now := c.clock.Now()
 	c.mu.Lock()
 	e, ok := c.entries[key]
@@ -45,29 +45,29 @@ func (c *ttlCache[V]) get(ctx context.Context, key string, load func(context.Con
 	v, err, _ := c.loads.Do(key, func() (any, error) {
 		v, err := load(ctx)
 		if err == nil {
-			c.put(key, v)
+			c.Put(key, v)
 		}
 		return v, err
 	})
 	return v.(V), err
 }
 
-// put records a value just written or read.
-func (c *ttlCache[V]) put(key string, v V) {
+// Put records a value just written or read.
+func (c *TTLCache[V]) Put(key string, v V) {
 	c.mu.Lock()
 	c.entries[key] = ttlEntry[V]{v: v, read: c.clock.Now()}
 	c.mu.Unlock()
 }
 
-// forget drops key's value: the next get reads it again.
-func (c *ttlCache[V]) forget(key string) {
+// Forget drops key's value: the next get reads it again.
+func (c *TTLCache[V]) Forget(key string) {
 	c.mu.Lock()
 	delete(c.entries, key)
 	c.mu.Unlock()
 }
 
-// peek returns key's value, fresh or not, without reading.
-func (c *ttlCache[V]) peek(key string) (V, bool) {
+// Peek returns key's value, fresh or not, without reading.
+func (c *TTLCache[V]) Peek(key string) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]

@@ -168,7 +168,7 @@ func (e *watched) tell(cause error) {
 // renews (so other instances need not wait a TTL) and ends their holders' contexts.
 func (w *Watchdog) Run(ctx context.Context) {
 	for {
-		t := time.NewTimer(w.untilNext())
+		t := time.NewTimer(w.UntilNext())
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -182,8 +182,8 @@ func (w *Watchdog) Run(ctx context.Context) {
 	}
 }
 
-// untilNext is how long Run may sleep before a lease falls due.
-func (w *Watchdog) untilNext() time.Duration {
+// UntilNext is how long Run may sleep before a lease falls due.
+func (w *Watchdog) UntilNext() time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	next := time.Hour
@@ -276,12 +276,12 @@ func (w *Watchdog) extendAll(ctx context.Context, keys []watchKey, ttls []time.D
 		_, err := pipe.Exec(ctx)
 		return cmds, err
 	}
-	cmds, err := run(extendLockScript.EvalSha)
+	cmds, err := run(ExtendLockScript.EvalSha)
 	if redis.HasErrorPrefix(err, "NOSCRIPT") {
-		cmds, err = run(extendLockScript.Eval)
+		cmds, err = run(ExtendLockScript.Eval)
 	}
 	if err != nil {
-		return nil, opWriteError("redisrepo.Watchdog.extendAll", err)
+		return nil, OpWriteError("redisrepo.Watchdog.extendAll", err)
 	}
 	held := make([]bool, len(cmds))
 	for i, c := range cmds {

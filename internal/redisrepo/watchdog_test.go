@@ -43,7 +43,7 @@ func testWatchdogKeepsTheLockAcrossSeveralTTLs(t *testing.T, rdb redis.Universal
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock.Advance(4 * time.Second) // due at 10 s; not even within a sixth of the TTL of it
+	clock.Advance(4 * time.Second) // Due at 10 s; not even within a sixth of the TTL of it
 	if renewed, _ := locks.Watchdog().RenewDue(ctx); renewed != 0 {
 		t.Errorf("renewed %d leases 4 s into a 30 s lease, want 0", renewed)
 	}
@@ -107,7 +107,7 @@ func TestWatchdogTellsTheHolderWhenTheLockIsLost(t *testing.T) {
 
 // Many held locks renew in few round trips: 90 leases taken at times spread over 10 s of a
 // 30 s TTL, driven for 60 s the way Run drives them (sleep until the next is due, renew),
-// take about two pipelines per TTL/3 instead of one round trip per lease.
+// Take about two pipelines per TTL/3 instead of one round trip per lease.
 func TestWatchdogBatchesRenewals(t *testing.T) {
 	locks, rdb, clock := newManualLocks(t)
 	const n = 90
@@ -126,7 +126,7 @@ func TestWatchdogBatchesRenewals(t *testing.T) {
 	end := clock.Now().Add(time.Minute)
 	renewals := 0
 	for clock.Now().Before(end) {
-		clock.Advance(wd.untilNext())
+		clock.Advance(wd.UntilNext())
 		renewed, lost := wd.RenewDue(ctx)
 		if lost != 0 {
 			t.Fatalf("lost %d leases", lost)
@@ -152,7 +152,7 @@ func TestWatchdogRunsOnRealTime(t *testing.T) {
 	locks, rdb := newTestLocks(t)
 	renewed := make(chan struct{}, 16)
 	rdb.AddHook(hookAfter(func(cmd redis.Cmder) {
-		if args := cmd.Args(); len(args) > 1 && (args[1] == any(extendLockScript.Hash()) || args[1] == any(scriptSources[extendLockScript.Hash()])) {
+		if args := cmd.Args(); len(args) > 1 && (args[1] == any(ExtendLockScript.Hash()) || args[1] == any(ScriptSources[ExtendLockScript.Hash()])) {
 			select {
 			case renewed <- struct{}{}:
 			default:
@@ -293,7 +293,7 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 	}
 	start := func() *instance {
 		locks := openTest(t, rdb, nil).Locks
-		s := newSingletons(locks, DefaultKeys, log)
+		s := NewSingletons(locks, DefaultKeys, log)
 		s.TTL, s.Retry = 300*time.Millisecond, 30*time.Millisecond
 		ictx, stop := context.WithCancel(ctx)
 		in := &instance{locks: locks, stop: stop, done: make(chan error, 1)}
@@ -330,7 +330,7 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 	}
 
 	// A loop that returns on its own ends Run with its result.
-	s := newSingletons(openTest(t, rdb, nil).Locks, DefaultKeys, log)
+	s := NewSingletons(openTest(t, rdb, nil).Locks, DefaultKeys, log)
 	boom := errors.New("boom")
 	if err := s.Run(ctx, "once", func(context.Context, int64) error { return boom }); err != boom {
 		t.Errorf("Run = %v, want the loop's error", err)
