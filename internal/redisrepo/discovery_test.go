@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"fmt"
 	"slices"
@@ -30,7 +32,7 @@ func TestDiscoveryFindsEveryKind(t *testing.T) {
 	if err := svc.Discovery.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	want := map[Kind]string{KindBoard: "[own theirs]", KindQueue: "[java-jobs]", KindLock: "[article redisson]"}
+	want := map[store.Kind]string{store.KindBoard: "[own theirs]", store.KindQueue: "[java-jobs]", store.KindLock: "[article redisson]"}
 	for k, w := range want {
 		if got := fmt.Sprint(svc.Discovery.Names(k)); got != w {
 			t.Errorf("kind %d: %s, want %s", k, got, w)
@@ -40,7 +42,7 @@ func TestDiscoveryFindsEveryKind(t *testing.T) {
 	if err := svc.Discovery.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(svc.Discovery.Names(KindBoard)); got != "[own]" {
+	if got := fmt.Sprint(svc.Discovery.Names(store.KindBoard)); got != "[own]" {
 		t.Errorf("after the boards were deleted: %s, want the indexed one only", got)
 	}
 }
@@ -53,7 +55,7 @@ func TestDiscoveryIsBounded(t *testing.T) {
 	rdb := redistest.Client(t)
 	svc := openTest(t, rdb, nil)
 	pipe := rdb.Pipeline()
-	for i := range 3 * ScanCount * ScanCalls / 2 {
+	for i := range 3 * store.ScanCount * store.ScanCalls / 2 {
 		pipe.Set(ctx, fmt.Sprintf("other:%d", i), "x", 0)
 	}
 	pipe.ZAdd(ctx, "queue:needle", redis.Z{Score: 1, Member: "j"})
@@ -63,7 +65,7 @@ func TestDiscoveryIsBounded(t *testing.T) {
 	hook := &scanHook{}
 	rdb.AddHook(hook)
 	var refreshes int
-	for !slices.Contains(svc.Discovery.Names(KindQueue), "needle") {
+	for !slices.Contains(svc.Discovery.Names(store.KindQueue), "needle") {
 		if refreshes++; refreshes > 4 {
 			t.Fatal("the needle was not found within 4 refreshes")
 		}
@@ -71,12 +73,12 @@ func TestDiscoveryIsBounded(t *testing.T) {
 		if err := svc.Discovery.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if hook.calls > int(KindCount)*ScanCalls {
-			t.Fatalf("one refresh made %d SCAN calls, want at most %d", hook.calls, int(KindCount)*ScanCalls)
+		if hook.calls > int(store.KindCount)*store.ScanCalls {
+			t.Fatalf("one refresh made %d SCAN calls, want at most %d", hook.calls, int(store.KindCount)*store.ScanCalls)
 		}
 	}
 	if hook.unbounded != "" {
-		t.Errorf("a SCAN without COUNT %d: %s", ScanCount, hook.unbounded)
+		t.Errorf("a SCAN without COUNT %d: %s", store.ScanCount, hook.unbounded)
 	}
 }
 
@@ -90,7 +92,7 @@ func (h *scanHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		if cmd.Name() == "scan" {
 			h.calls++
-			if args := fmt.Sprint(cmd.Args()); !strings.Contains(args, fmt.Sprintf("count %d", ScanCount)) {
+			if args := fmt.Sprint(cmd.Args()); !strings.Contains(args, fmt.Sprintf("count %d", store.ScanCount)) {
 				h.unbounded = args
 			}
 		}
@@ -109,14 +111,14 @@ func TestDiscoveryForgetsAMasterThatLeft(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc.Discovery.Mu.Lock()
-	s := svc.Discovery.Sweeps[KindQueue]
+	s := svc.Discovery.Sweeps[store.KindQueue]
 	s.Done["10.0.0.9:6379"], s.Cursors["10.0.0.9:6379"] = false, 42 // a master's unfinished sweep
 	svc.Discovery.Mu.Unlock()
 	rdb.Del(ctx, "queue:gone-soon")
 	if err := svc.Discovery.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if names := svc.Discovery.Names(KindQueue); len(names) != 0 {
+	if names := svc.Discovery.Names(store.KindQueue); len(names) != 0 {
 		t.Errorf("queues = %v: the sweep waited for a master that left", names)
 	}
 }

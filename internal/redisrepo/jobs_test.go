@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -22,9 +24,9 @@ func seedDead(t testing.TB, rdb redis.UniversalClient, queue string, n int, pref
 	pipe := rdb.Pipeline()
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("%s%05d", prefix, i)
-		pipe.ZAdd(ctx, DefaultKeys.QueueDead(queue), redis.Z{Score: float64(testNow.UnixMilli() + int64(i/50)), Member: id})
-		pipe.HSet(ctx, DefaultKeys.QueueScores(queue), id, 3*domain.PriorityFactor+testNow.UnixMilli())
-		pipe.HSet(ctx, DefaultKeys.QueueAttempts(queue), id, 5)
+		pipe.ZAdd(ctx, store.DefaultKeys.QueueDead(queue), redis.Z{Score: float64(testNow.UnixMilli() + int64(i/50)), Member: id})
+		pipe.HSet(ctx, store.DefaultKeys.QueueScores(queue), id, 3*domain.PriorityFactor+testNow.UnixMilli())
+		pipe.HSet(ctx, store.DefaultKeys.QueueAttempts(queue), id, 5)
 		if i%1000 == 0 {
 			if _, err := pipe.Exec(ctx); err != nil {
 				t.Fatal(err)
@@ -69,8 +71,8 @@ func TestJobsPagingThroughDeadWhileItChanges(t *testing.T) {
 		// jobs deleted behind it and ahead of it (those are not counted as stable).
 		gone := fmt.Sprintf("job-%05d", (pages*37)%n)
 		delete(stable, gone)
-		rdb.ZRem(ctx, DefaultKeys.QueueDead("mail"), gone)
-		rdb.ZAdd(ctx, DefaultKeys.QueueDead("mail"),
+		rdb.ZRem(ctx, store.DefaultKeys.QueueDead("mail"), gone)
+		rdb.ZAdd(ctx, store.DefaultKeys.QueueDead("mail"),
 			redis.Z{Score: float64(testNow.UnixMilli() + int64(pages%200)), Member: fmt.Sprintf("new-%d", pages)})
 		if page.Next == "" {
 			break
@@ -113,7 +115,7 @@ func TestJobsPagingThroughDeadWhileItChanges(t *testing.T) {
 			t.Fatalf("backward: job %s seen %d times; want once", id, back[id])
 		}
 	}
-	if page.Counts.Dead != rdb.ZCard(ctx, DefaultKeys.QueueDead("mail")).Val() {
+	if page.Counts.Dead != rdb.ZCard(ctx, store.DefaultKeys.QueueDead("mail")).Val() {
 		t.Fatalf("counts %+v", page.Counts)
 	}
 }
@@ -191,7 +193,7 @@ func testRequeueDeadInBulk(t *testing.T, rdb redis.UniversalClient) {
 	ctx := context.Background()
 	const n = 10_000
 	seedDead(t, rdb, "mail", n, "job-")
-	rdb.ZAdd(ctx, DefaultKeys.Queue("mail"), redis.Z{Score: 1, Member: "job-00042"}) // waits again
+	rdb.ZAdd(ctx, store.DefaultKeys.Queue("mail"), redis.Z{Score: 1, Member: "job-00042"}) // waits again
 	res, err := q.RequeueDead(ctx, "mail")
 	if err != nil {
 		t.Fatal(err)
@@ -199,13 +201,13 @@ func testRequeueDeadInBulk(t *testing.T, rdb redis.UniversalClient) {
 	if res.Moved != n-1 || res.Skipped != 1 || res.Batches != n/domain.DeadBatch+1 && res.Batches != n/domain.DeadBatch {
 		t.Fatalf("result %+v", res)
 	}
-	if got := rdb.ZCard(ctx, DefaultKeys.Queue("mail")).Val(); got != n {
+	if got := rdb.ZCard(ctx, store.DefaultKeys.Queue("mail")).Val(); got != n {
 		t.Fatalf("queue holds %d; want %d", got, n)
 	}
-	if got := rdb.ZRange(ctx, DefaultKeys.QueueDead("mail"), 0, -1).Val(); len(got) != 1 || got[0] != "job-00042" {
+	if got := rdb.ZRange(ctx, store.DefaultKeys.QueueDead("mail"), 0, -1).Val(); len(got) != 1 || got[0] != "job-00042" {
 		t.Fatalf("dead left: %v", got)
 	}
-	if rdb.HLen(ctx, DefaultKeys.QueueAttempts("mail")).Val() != 1 { // the skipped one's only
+	if rdb.HLen(ctx, store.DefaultKeys.QueueAttempts("mail")).Val() != 1 { // the skipped one's only
 		t.Fatalf("attempts kept for requeued jobs")
 	}
 	d, ok := poll(t, q, "mail", domain.PollOptions{})
@@ -224,12 +226,12 @@ func testDeleteDeadInBulk(t *testing.T, rdb redis.UniversalClient) {
 	q, _ := newTestQueuesOn(t, rdb)
 	ctx := context.Background()
 	seedDead(t, rdb, "mail", 1234, "job-")
-	rdb.HSet(ctx, DefaultKeys.QueueJobs("mail"), "job-00001", `{"a":1}`)
+	rdb.HSet(ctx, store.DefaultKeys.QueueJobs("mail"), "job-00001", `{"a":1}`)
 	res, err := q.DeleteDead(ctx, "mail")
 	if err != nil || res.Moved != 1234 || res.Batches != 3 {
 		t.Fatalf("%+v %v", res, err)
 	}
-	for _, k := range []string{DefaultKeys.QueueDead("mail"), DefaultKeys.QueueJobs("mail"), DefaultKeys.QueueScores("mail"), DefaultKeys.QueueAttempts("mail")} {
+	for _, k := range []string{store.DefaultKeys.QueueDead("mail"), store.DefaultKeys.QueueJobs("mail"), store.DefaultKeys.QueueScores("mail"), store.DefaultKeys.QueueAttempts("mail")} {
 		if rdb.Exists(ctx, k).Val() != 0 {
 			t.Errorf("%s still exists", k)
 		}
@@ -329,7 +331,7 @@ func testPausedQueueTakesNothing(t *testing.T, rdb redis.UniversalClient) {
 	if d, ok := poll(t, q, "mail", domain.PollOptions{}); !ok || d.ID != "a" {
 		t.Fatalf("resumed: %+v %v", d, ok)
 	}
-	if rdb.Exists(ctx, DefaultKeys.QueuePaused("mail")).Val() != 0 {
+	if rdb.Exists(ctx, store.DefaultKeys.QueuePaused("mail")).Val() != 0 {
 		t.Fatal("pause key left")
 	}
 }
@@ -338,13 +340,13 @@ func testPausedQueueTakesNothing(t *testing.T, rdb redis.UniversalClient) {
 func TestPausedDuringBlockingTake(t *testing.T) {
 	q, rdb, _ := newTestQueues(t)
 	ctx := context.Background()
-	rdb.Set(ctx, DefaultKeys.QueuePaused("mail"), "1", 0)
+	rdb.Set(ctx, store.DefaultKeys.QueuePaused("mail"), "1", 0)
 	// Paused before the wait: nothing is popped at all.
 	enqueue(t, q, "mail", "a", 1)
 	if _, ok := poll(t, q, "mail", domain.PollOptions{Wait: time.Second}); ok {
 		t.Fatal("took while paused")
 	}
-	if rdb.ZCard(ctx, DefaultKeys.Queue("mail")).Val() != 1 {
+	if rdb.ZCard(ctx, store.DefaultKeys.Queue("mail")).Val() != 1 {
 		t.Fatal("job left the queue")
 	}
 }

@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
+
 	"context"
 	"fmt"
 	"strconv"
@@ -109,11 +111,11 @@ func BenchmarkMemoryPerClient(b *testing.B) {
 
 // fill sends n requests for client-1, spread over the first 90% of the window, running the
 // Script in pipelines of 1,000 (the scripts loaded first, so EVALSHA finds them).
-func fill(b *testing.B, l *Limiters, p domain.LimitPolicy, n int, clock *domain.ManualClock) {
+func fill(b *testing.B, l *limiters.Limiters, p domain.LimitPolicy, n int, clock *domain.ManualClock) {
 	ctx := context.Background()
 	for _, s := range []interface {
 		Load(context.Context, redis.Scripter) *redis.StringCmd
-	}{SlidingLogScript, FixedWindowScript, SlidingCounterScript, TokenBucketScript} {
+	}{limiters.SlidingLogScript, limiters.FixedWindowScript, limiters.SlidingCounterScript, limiters.TokenBucketScript} {
 		if err := s.Load(ctx, l.Rdb).Err(); err != nil {
 			b.Fatal(err)
 		}
@@ -127,13 +129,13 @@ func fill(b *testing.B, l *Limiters, p domain.LimitPolicy, n int, clock *domain.
 			key := []string{l.Keys.LimiterState(p, "client-1")}
 			switch p.Algorithm {
 			case domain.SlidingLog:
-				SlidingLogScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit, NewUUID())
+				limiters.SlidingLogScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit, limiters.NewUUID())
 			case domain.FixedWindow:
-				FixedWindowScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit)
+				limiters.FixedWindowScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit)
 			case domain.SlidingCounter:
-				SlidingCounterScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit)
+				limiters.SlidingCounterScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit)
 			case domain.TokenBucket:
-				TokenBucketScript.Run(ctx, pipe, key, now, "1", fmt.Sprint(p.RatePerS/1000), p.Burst)
+				limiters.TokenBucketScript.Run(ctx, pipe, key, now, "1", fmt.Sprint(p.RatePerS/1000), p.Burst)
 			}
 		}
 		if _, err := pipe.Exec(ctx); err != nil {

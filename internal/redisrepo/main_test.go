@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/boards"
+
 	"context"
 	"slices"
 	"sync"
@@ -42,14 +44,14 @@ func openTest(t testing.TB, rdb redis.UniversalClient, clock domain.Clock) *Serv
 	return svc
 }
 
-func newBoards(t *testing.T) (*Leaderboards, *redis.Client, *domain.ManualClock) {
+func newBoards(t *testing.T) (*boards.Leaderboards, *redis.Client, *domain.ManualClock) {
 	rdb := redistest.Client(t)
 	lb, clock := newBoardsOn(t, rdb)
 	return lb, rdb, clock
 }
 
 // newBoardsOn is newBoards on a given client (a topology of redistest.ForEachTopology).
-func newBoardsOn(t *testing.T, rdb redis.UniversalClient) (*Leaderboards, *domain.ManualClock) {
+func newBoardsOn(t *testing.T, rdb redis.UniversalClient) (*boards.Leaderboards, *domain.ManualClock) {
 	clock := domain.NewManualClock(testNow)
 	return openTest(t, rdb, clock).Leaderboards, clock
 }

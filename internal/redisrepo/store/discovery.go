@@ -1,0 +1,399 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// Discovery bounds: one refresh makes at most scanCalls SCAN calls of COUNT scanCount per kind
+// and per master, so a huge keyspace costs a bounded amount per refresh; what one refresh
+// does not reach, the next ones find (each master's cursor goes on where it stopped).
+const (
+	ScanCount = 1000
+	ScanCalls = 20
+	// DiscoveryEvery is the one cadence of discovery (Services.Run).
+	DiscoveryEvery = 5 * time.Second
+)
+
+// Kind is a kind of thing zpulse finds by a key pattern.
+type Kind int
+
+const (
+	KindBoard Kind = iota // leaderboard:* sorted sets
+	KindQueue             // queue:* sorted sets
+	KindLock              // lock:* of any type (another service's lock may be a Redisson hash)
+	rateKeys              // rate:* sorted sets: sliding logs, whose clients the limiters adopt
+	KindCount
+)
+
+// sweep is the discovery state of one kind.
+type sweep struct {
+	name    string // "board", "queue", "lock": names are validated as such; "" keeps keys only
+	prefix  string // a thing's key is prefix + name
+	pattern string // SCAN MATCH; "" for prefix + "*"
+	typ     string // SCAN TYPE; "" for any
+	index   string // zpulse's SET of the names it wrote to; "" for none
+	Cursors map[string]uint64
+	Done    map[string]bool     // masters whose pass ended
+	seen    map[string]struct{} // Names (keys for rate) seen by the pass under way
+	found   map[string]struct{} // Names found by the last complete pass and the one under way
+	own     map[string]struct{} // Names in the index at the last refresh, or written since
+	added   map[string]struct{} // Names written while a refresh reads the index: kept by it
+}
+
+// Discovery is zpulse's one way of finding keys by pattern: boards, queues, locks and limiter
+// clients written by other services. Each refresh reads the indexes of what zpulse wrote and
+// goes on with a bounded SCAN sweep of every kind on every master (Redis Cluster), at one
+// cadence; the names found are cached here, and read without a round trip. A name whose key
+// is gone leaves the cache when a sweep that did not see it ends; indexed names stay.
+type Discovery struct {
+	rdb redis.UniversalClient
+
+	refreshing sync.Mutex // one refresh at a time
+	Mu         sync.Mutex // guards the sweeps
+	Sweeps     [KindCount]*sweep
+	adopted    map[string]*sweep // SCAN pattern of an adopted source -> its sweep (keys only)
+	sources    string            // the HASH of adopted sources (Keys.Sources)
+	refreshed  bool
+	OnRate     func(ctx context.Context, keys []string) // the rate keys one refresh found
+}
+
+func NewDiscovery(rdb redis.UniversalClient, keys Keys) *Discovery {
+	d := &Discovery{rdb: rdb, adopted: map[string]*sweep{}, sources: keys.Sources()}
+	d.Sweeps[KindBoard] = &sweep{name: "board", prefix: keys.LeaderboardPrefix, typ: "zset", index: keys.BoardIndex()}
+	d.Sweeps[KindQueue] = &sweep{name: "queue", prefix: keys.QueuePrefix, typ: "zset", index: keys.QueueIndex()}
+	d.Sweeps[KindLock] = &sweep{name: "lock", prefix: keys.LockPrefix, index: keys.LockIndex()}
+	d.Sweeps[rateKeys] = &sweep{prefix: keys.RatePrefix, typ: "zset"}
+	for _, s := range d.Sweeps {
+		s.Cursors, s.Done, s.seen, s.found, s.own = map[string]uint64{}, map[string]bool{}, map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
+	}
+	return d
+}
+
+// Run refreshes every every until ctx ends. Failures wait for the next round: the watcher
+// reports Redis outages.
+func (d *Discovery) Run(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		_ = d.Refresh(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Warm refreshes once if no refresh ran yet, so a first page shows what exists.
+func (d *Discovery) Warm(ctx context.Context) error {
+	d.Mu.Lock()
+	refreshed := d.refreshed
+	d.Mu.Unlock()
+	if refreshed {
+		return nil
+	}
+	return d.Refresh(ctx)
+}
+
+// Refreshed says whether a refresh has run: until then the names are not known.
+func (d *Discovery) Refreshed() bool {
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
+	return d.refreshed
+}
+
+// Refresh reads the indexes and goes on with each kind's sweep. Returns EUNAVAILABLE.
+func (d *Discovery) Refresh(ctx context.Context) error {
+	if err := d.RefreshKinds(ctx, KindBoard, KindQueue, KindLock, rateKeys); err != nil {
+		return err
+	}
+	return d.refreshAdopted(ctx)
+}
+
+// refreshAdopted reads the adopted sources (saved in Redis, so every instance sweeps the
+// same) and goes on with the sweep of each limiter's and lock prefix's pattern on every
+// master, within the same bounds as the kinds above. A pattern no source declares any more
+// is dropped.
+func (d *Discovery) refreshAdopted(ctx context.Context) error {
+	d.refreshing.Lock()
+	defer d.refreshing.Unlock()
+	h, err := d.rdb.HGetAll(ctx, d.sources).Result()
+	if err != nil {
+		return OpError("redisrepo.Discovery.Refresh", err)
+	}
+	patterns := map[string]bool{}
+	for _, v := range h {
+		if src, ok := DecodeSource(v); ok && src.ScanPattern() != "" {
+			patterns[src.ScanPattern()] = true
+		}
+	}
+	d.Mu.Lock()
+	for p := range d.adopted {
+		if !patterns[p] {
+			delete(d.adopted, p)
+		}
+	}
+	var sweeps []*sweep
+	for p := range patterns {
+		s := d.adopted[p]
+		if s == nil {
+			s = &sweep{pattern: p, Cursors: map[string]uint64{}, Done: map[string]bool{}, seen: map[string]struct{}{}, found: map[string]struct{}{}, own: map[string]struct{}{}}
+			d.adopted[p] = s
+		}
+		sweeps = append(sweeps, s)
+	}
+	d.Mu.Unlock()
+	masters := map[string]bool{}
+	err = d.eachMaster(ctx, func(ctx context.Context, addr string, node redis.Cmdable) error {
+		d.Mu.Lock()
+		masters[addr] = true
+		d.Mu.Unlock()
+		for _, s := range sweeps {
+			if _, err := d.stepSweep(ctx, s, addr, node); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return OpError("redisrepo.Discovery.Refresh", err)
+	}
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
+	for _, s := range sweeps {
+		s.endPass(masters)
+	}
+	return nil
+}
+
+// AdoptedKeys returns the keys last found for an adopted source's pattern, sorted.
+func (d *Discovery) AdoptedKeys(pattern string) []string {
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
+	s := d.adopted[pattern]
+	if s == nil {
+		return nil
+	}
+	keys := maps.Clone(s.found)
+	maps.Copy(keys, s.seen)
+	return slices.Sorted(maps.Keys(keys))
+}
+
+// RefreshKinds reads the indexes and goes on with the sweeps of the given kinds. A page that must
+// show what exists now (the locks) refreshes its kind itself, within the same bounds.
+func (d *Discovery) RefreshKinds(ctx context.Context, kinds ...Kind) error {
+	d.refreshing.Lock()
+	defer d.refreshing.Unlock()
+	d.Mu.Lock()
+	for _, k := range kinds {
+		d.Sweeps[k].added = map[string]struct{}{}
+	}
+	d.Mu.Unlock()
+	pipe := d.rdb.Pipeline()
+	var indexes [KindCount]*redis.StringSliceCmd
+	for _, k := range kinds {
+		if s := d.Sweeps[k]; s.index != "" {
+			indexes[k] = pipe.SMembers(ctx, s.index)
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		d.endRefresh(kinds)
+		return OpError("redisrepo.Discovery.Refresh", err)
+	}
+	var foundRate []string
+	masters := map[string]bool{} // the masters of now: a Cluster may have gained or lost some
+	err := d.eachMaster(ctx, func(ctx context.Context, addr string, node redis.Cmdable) error {
+		d.Mu.Lock()
+		masters[addr] = true
+		d.Mu.Unlock()
+		for _, k := range kinds {
+			found, err := d.step(ctx, k, addr, node)
+			if err != nil {
+				return err
+			}
+			if k == rateKeys {
+				d.Mu.Lock()
+				foundRate = append(foundRate, found...)
+				d.Mu.Unlock()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		d.endRefresh(kinds)
+		return OpError("redisrepo.Discovery.Refresh", err)
+	}
+	d.Mu.Lock()
+	for _, k := range kinds {
+		s := d.Sweeps[k]
+		if indexes[k] != nil {
+			s.own = s.added
+			for _, n := range indexes[k].Val() {
+				if domain.ValidateKeyName(s.name, n) == nil {
+					s.own[n] = struct{}{}
+				}
+			}
+		}
+		s.added = nil
+		s.endPass(masters)
+	}
+	d.refreshed = d.refreshed || len(kinds) == int(KindCount)
+	onRate := d.OnRate
+	d.Mu.Unlock()
+	if onRate != nil && len(foundRate) > 0 {
+		onRate(ctx, foundRate)
+	}
+	return nil
+}
+
+// endPass ends a refresh of a sweep: when every master's pass ended, what it did not see is
+// gone. Called with d.mu held.
+func (s *sweep) endPass(masters map[string]bool) {
+	for addr := range s.Done { // a master that left takes its unfinished sweep with it
+		if !masters[addr] {
+			delete(s.Done, addr)
+			delete(s.Cursors, addr)
+		}
+	}
+	if len(s.Done) > 0 && !slices.Contains(slices.Collect(maps.Values(s.Done)), false) {
+		s.found, s.seen = s.seen, map[string]struct{}{}
+		clear(s.Done)
+		clear(s.Cursors)
+	} else {
+		maps.Copy(s.found, s.seen)
+	}
+}
+
+// endRefresh ends a failed refresh: names written meanwhile are already in own.
+func (d *Discovery) endRefresh(kinds []Kind) {
+	d.Mu.Lock()
+	for _, k := range kinds {
+		d.Sweeps[k].added = nil
+	}
+	d.Mu.Unlock()
+}
+
+// eachMaster calls fn for every master of a Cluster, at once, or for the one server.
+func (d *Discovery) eachMaster(ctx context.Context, fn func(ctx context.Context, addr string, node redis.Cmdable) error) error {
+	if cluster, ok := d.rdb.(*redis.ClusterClient); ok {
+		return cluster.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
+			return fn(ctx, node.Options().Addr, node)
+		})
+	}
+	return fn(ctx, "", d.rdb)
+}
+
+// step goes on with one kind's sweep of one master for at most scanCalls calls and returns
+// the keys it found.
+func (d *Discovery) step(ctx context.Context, k Kind, addr string, node redis.Cmdable) ([]string, error) {
+	return d.stepSweep(ctx, d.Sweeps[k], addr, node)
+}
+
+// stepSweep goes on with one sweep on one master (see step).
+func (d *Discovery) stepSweep(ctx context.Context, s *sweep, addr string, node redis.Cmdable) ([]string, error) {
+	pattern := s.pattern
+	if pattern == "" {
+		pattern = s.prefix + "*"
+	}
+	d.Mu.Lock()
+	cursor, done := s.Cursors[addr], s.Done[addr]
+	d.Mu.Unlock()
+	if done {
+		return nil, nil
+	}
+	var keys []string
+	for range ScanCalls {
+		var page []string
+		var err error
+		if s.typ != "" {
+			page, cursor, err = node.ScanType(ctx, cursor, pattern, ScanCount, s.typ).Result()
+		} else {
+			page, cursor, err = node.Scan(ctx, cursor, pattern, ScanCount).Result()
+		}
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, page...)
+		if cursor == 0 {
+			break
+		}
+	}
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
+	s.Cursors[addr], s.Done[addr] = cursor, cursor == 0
+	for _, key := range keys {
+		if s.name == "" {
+			s.seen[key] = struct{}{}
+		} else if name := strings.TrimPrefix(key, s.prefix); domain.ValidateKeyName(s.name, name) == nil {
+			s.seen[name] = struct{}{}
+		}
+	}
+	return keys, nil
+}
+
+// Names returns a kind's known names, sorted, without reading Redis: the indexed ones, those
+// written since, and those found.
+func (d *Discovery) Names(k Kind) []string {
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
+	s := d.Sweeps[k]
+	names := maps.Clone(s.found)
+	maps.Copy(names, s.own)
+	if k == KindBoard { // period boards of a known board are not boards of their own
+		for b := range names {
+			if i := strings.LastIndexByte(b, ':'); i > 0 && domain.IsPeriodSuffix(b[i+1:]) {
+				if _, known := names[b[:i]]; known {
+					delete(names, b)
+				}
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
+}
+
+// Add records a name zpulse wrote to.
+func (d *Discovery) Add(k Kind, name string) {
+	d.Mu.Lock()
+	s := d.Sweeps[k]
+	s.own[name] = struct{}{}
+	if s.added != nil {
+		s.added[name] = struct{}{}
+	}
+	d.Mu.Unlock()
+}
+
+// Forget drops a name whose thing is gone (a board reset, a lock found released).
+func (d *Discovery) Forget(k Kind, name string) {
+	d.Mu.Lock()
+	s := d.Sweeps[k]
+	delete(s.own, name)
+	delete(s.found, name)
+	delete(s.seen, name)
+	d.Mu.Unlock()
+}
+
+// NamesWarm returns a kind's names after a first refresh. Returns EUNAVAILABLE.
+func (d *Discovery) NamesWarm(ctx context.Context, k Kind) ([]string, error) {
+	if err := d.Warm(ctx); err != nil {
+		return nil, err
+	}
+	return d.Names(k), nil
+}
+
+func DecodeSource(v string) (domain.Source, bool) {
+	var s domain.Source
+	if json.Unmarshal([]byte(v), &s) != nil || s.Validate() != nil {
+		return domain.Source{}, false
+	}
+	return s, true
+}
