@@ -2,6 +2,7 @@ package redisrepo
 
 import (
 	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 
 	"context"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redistest"
@@ -113,10 +113,8 @@ func BenchmarkMemoryPerClient(b *testing.B) {
 // Script in pipelines of 1,000 (the scripts loaded first, so EVALSHA finds them).
 func fill(b *testing.B, l *limiters.Limiters, p domain.LimitPolicy, n int, clock *domain.ManualClock) {
 	ctx := context.Background()
-	for _, s := range []interface {
-		Load(context.Context, redis.Scripter) *redis.StringCmd
-	}{limiters.SlidingLogScript, limiters.FixedWindowScript, limiters.SlidingCounterScript, limiters.TokenBucketScript} {
-		if err := s.Load(ctx, l.Rdb).Err(); err != nil {
+	for _, s := range []*store.Script{limiters.SlidingLogScript, limiters.FixedWindowScript, limiters.SlidingCounterScript, limiters.TokenBucketScript} {
+		if err := l.Rdb.ScriptLoad(ctx, s.Source()).Err(); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -136,7 +136,7 @@ func TestSnapshotsReadLimiterTopics(t *testing.T) {
 	ctx := context.Background()
 	mustAllow(t, l, "default", "c-1")
 	l.Flush(ctx)
-	s := newSnapshots(rdb, store.DefaultKeys, store.NewDiscovery(rdb, store.DefaultKeys), store.Clocks{Script: clock})
+	s := newSnapshots(rdb, store.DefaultKeys, store.NewDiscovery(rdb, store.DefaultKeys, nil), store.Clocks{Script: clock}, nil)
 	topics := []string{domain.LimiterTopic("default"), domain.BoardTopic("b", domain.AllTime, domain.BoardTopN)}
 	snaps, err := s.Read(ctx, topics)
 	if _, ok := snaps[topics[0]]; err != nil || ok {

@@ -105,7 +105,6 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	if err := store.ValidateWaitReplicas(opt.WaitReplicas); err != nil {
 		return nil, fmt.Errorf("redisrepo.Open: %w", err)
 	}
-	builtins := limiters.NewBuiltinPolicies()
 	s := &Services{Client: opt.Client}
 	if opt.Client == nil {
 		redis.SetLogger(goRedisLogger{opt.Log}) // go-redis would log every failed dial while Redis is down
@@ -141,26 +140,22 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	if blocking != rdb {
 		s.closers = append([]func() error{blocking.Close}, s.closers...)
 	}
+	replicas := store.ReplicaWait{N: opt.WaitReplicas}
 	s.Keys = keys.Display()
-	s.Discovery = store.NewDiscovery(rdb, keys)
+	s.Limiters = limiters.NewLimiters(rdb, keys, c)
+	s.Discovery = store.NewDiscovery(rdb, keys, func(ctx context.Context, keys []string) { _ = s.Limiters.AdoptClients(ctx, keys) })
 	s.Leaderboards = boards.NewLeaderboards(rdb, keys, s.Discovery, c)
-	s.Queues = queues.NewQueues(rdb, blocking, keys, s.Discovery, c)
-	s.Limiters = limiters.NewLimiters(rdb, keys, c, builtins)
-	s.Locks = locks.NewLocks(rdb, keys, s.Discovery, c)
-	s.Queues.Replicas = store.ReplicaWait{N: opt.WaitReplicas}
-	s.Locks.Replicas = s.Queues.Replicas
+	s.Queues = queues.NewQueues(rdb, blocking, keys, s.Discovery, c, replicas)
+	s.Locks = locks.NewLocks(rdb, keys, s.Discovery, c, replicas)
 	s.Singletons = locks.NewSingletons(s.Locks, keys, opt.Log)
 	s.Demo = newDemoSwitch(rdb, keys)
 	s.Auth = auth.NewAuth(rdb, keys, c)
 	s.Sources = sources.NewSources(rdb, keys, s.Discovery, c)
-	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c)
+	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c, s.Sources)
 	s.History = history.NewHistory(rdb, keys, s.Discovery, c)
 	s.Business = history.NewBusiness(rdb, keys, s.Discovery, c)
 	s.CommandErrors = &store.CommandErrors{}
 	rdb.AddHook(s.CommandErrors)
-	s.Snapshots.limiters.Builtins = builtins
-	s.Snapshots.sources = s.Sources
-	s.Discovery.OnRate = func(ctx context.Context, keys []string) { _ = s.Limiters.AdoptClients(ctx, keys) }
 	return s, nil
 }
 

@@ -43,8 +43,8 @@ type historySnapshot struct {
 // newSnapshots returns the live watcher's reader of topics kept in rdb under keys. It keeps
 // state between reads (what it learnt of limiters and locks): only the watcher calls Read;
 // pages call the services' stateless reads.
-func newSnapshots(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks) *Snapshots {
-	return &Snapshots{rdb: rdb, keys: keys, clock: c.Local(), found: found, locks: locks.NewLockDirectory(found), limiters: limiters.NewLimiterViews(keys, c.Script)}
+func newSnapshots(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks, adopted *sources.Sources) *Snapshots {
+	return &Snapshots{sources: adopted, rdb: rdb, keys: keys, clock: c.Local(), found: found, locks: locks.NewLockDirectory(found), limiters: limiters.NewLimiterViews(keys, c.Script)}
 }
 
 // Read reads every topic it knows in one pipelined round trip and returns a snapshot per
@@ -145,9 +145,7 @@ func (s *Snapshots) planLimiters(ctx context.Context, pipe redis.Pipeliner, watc
 	}
 	return func() any {
 		next := index.Val()
-		for name := range s.limiters.Builtins {
-			next = append(next, name)
-		}
+		next = append(next, limiters.BuiltinNames()...)
 		slices.Sort(next)
 		s.mu.Lock()
 		s.limiterNames = slices.Compact(next)

@@ -155,7 +155,7 @@ func TestWatchdogRunsOnRealTime(t *testing.T) {
 	lk, rdb := newTestLocks(t)
 	renewed := make(chan struct{}, 16)
 	rdb.AddHook(hookAfter(func(cmd redis.Cmder) {
-		if args := cmd.Args(); len(args) > 1 && (args[1] == any(locks.ExtendLockScript.Hash()) || args[1] == any(store.ScriptSources[locks.ExtendLockScript.Hash()])) {
+		if args := cmd.Args(); len(args) > 1 && (args[1] == any(locks.ExtendLockScript.Hash()) || args[1] == any(locks.ExtendLockScript.Source())) {
 			select {
 			case renewed <- struct{}{}:
 			default:

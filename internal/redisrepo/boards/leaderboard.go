@@ -73,7 +73,7 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 	}
 	pipe := l.rdb.Pipeline()
 	run := func(key, expireAt string) *redis.Cmd {
-		return addScript.EvalSha(ctx, pipe, []string{key}, player, points, max, string(set.TieBreak), expireAt, mode, stamp)
+		return addScript.Run(ctx, pipe, []string{key}, player, points, max, string(set.TieBreak), expireAt, mode, stamp)
 	}
 	results := []*redis.Cmd{run(l.keys.Leaderboard(board), "")}
 	if mode == "add" {
@@ -232,7 +232,7 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 	deleted := make([]redis.Cmder, len(keys))
 	for i, k := range keys { // one DEL per key: the keys may live in different cluster slots
 		if k == all || strings.HasPrefix(k, all+":") {
-			deleted[i] = deleteSortedSetScript.EvalSha(ctx, pipe, []string{k})
+			deleted[i] = deleteSortedSetScript.Run(ctx, pipe, []string{k})
 		} else {
 			deleted[i] = pipe.Del(ctx, k)
 		}

@@ -67,7 +67,7 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 			for _, i := range items {
 				args = append(args, adds[i].Player, adds[i].Points)
 			}
-			chunks = append(chunks, chunk{items: items, cmd: addBatchScript.EvalSha(ctx, pipe, []string{key}, args...), board: which})
+			chunks = append(chunks, chunk{items: items, cmd: addBatchScript.Run(ctx, pipe, []string{key}, args...), board: which})
 		}
 	}
 	run(l.keys.Leaderboard(board), "", 0)

@@ -66,7 +66,7 @@ func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.
 	// One entry more than asked tells whether another page follows.
 	key := l.keys.PeriodBoard(board, period, l.clock.Now())
 	pipe := l.rdb.Pipeline()
-	res := pageScript.EvalSha(ctx, pipe, []string{key}, c.Score, c.Member, limit+1)
+	res := pageScript.Run(ctx, pipe, []string{key}, c.Score, c.Member, limit+1)
 	total := pipe.ZCard(ctx, key)
 	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
 		return domain.Page{}, store.OpError("redisrepo.Leaderboards.Entries", err)

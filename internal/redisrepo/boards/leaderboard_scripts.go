@@ -18,7 +18,7 @@ import (
 // article warns, because it would add the time parts up too.
 // Returns {1, new score (string)}, {0, current score (string)} when refused for the range
 // (nothing written), or {-1, now ms} when now is outside the encoding's times (nothing written).
-const luaAddOne = `
+const luaAddOne = store.LuaNow + `
 local function addOne(key, player, nstr, max, enc, mode, stamp)
   local n = tonumber(nstr)
   local function pointsOf(s)
@@ -46,12 +46,7 @@ local function addOne(key, player, nstr, max, enc, mode, stamp)
     redis.call('ZADD', key, nstr, player)
     return {1, nstr}
   end
-  local now = tonumber(stamp)
-  if not now then
-    redis.replicate_commands()
-    local t = redis.call('TIME')
-    now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  end
+  local now = nowMs(stamp)
   local score
   if enc == 'first_reached' then -- the main article: points + (1.0 - ms / 1e13)
     if now < 1e12 or now >= 1e13 then return {-1, now} end

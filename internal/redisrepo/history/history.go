@@ -165,7 +165,7 @@ func (h *History) Record(ctx context.Context) error {
 				args = append(args, info.Name, ten[i])
 			}
 		}
-		addTotalsScript.EvalSha(ctx, write, []string{h.keys.HistoryTotals(s.kind)}, args...)
+		addTotalsScript.Run(ctx, write, []string{h.keys.HistoryTotals(s.kind)}, args...)
 	}
 	return store.OpError("redisrepo.History.Record", store.Exec(ctx, h.rdb, write))
 }

@@ -1,6 +1,8 @@
 package limiters
 
 import (
+	"maps"
+
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 
 	"context"
@@ -28,7 +30,6 @@ type Limiters struct {
 	clock domain.Clock // nil: Redis TIME inside each script
 
 	policies *store.TTLCache[domain.LimitPolicy]
-	builtins builtinPolicies
 
 	Rec recorder
 }
@@ -37,8 +38,8 @@ var _ domain.LimiterService = (*Limiters)(nil)
 
 // NewLimiters returns limiters kept in rdb under keys, timed by the scripts' clock, serving
 // Builtins while their hash is missing.
-func NewLimiters(rdb redis.UniversalClient, keys store.Keys, c store.Clocks, builtins builtinPolicies) *Limiters {
-	return &Limiters{Rdb: rdb, Keys: keys, clock: c.Script, builtins: builtins,
+func NewLimiters(rdb redis.UniversalClient, keys store.Keys, c store.Clocks) *Limiters {
+	return &Limiters{Rdb: rdb, Keys: keys, clock: c.Script,
 		policies: store.NewTTLCache[domain.LimitPolicy](policyCacheTTL, c.Local())}
 }
 
@@ -164,7 +165,7 @@ func (l *Limiters) Policy(ctx context.Context, name string) (domain.LimitPolicy,
 	if err != nil {
 		return domain.LimitPolicy{}, store.OpError("redisrepo.Limiters.Policy", err)
 	}
-	p, ok := l.builtins.decode(name, fields)
+	p, ok := builtins.decode(name, fields)
 	if !ok {
 		return domain.LimitPolicy{}, domain.Errorf(domain.ENOTFOUND, "there is no limiter policy %q: create it with PUT /api/v1/limiters/%s or on its page", name, name)
 	}
@@ -178,10 +179,11 @@ func (l *Limiters) Policy(ctx context.Context, name string) (domain.LimitPolicy,
 // domain.SignInAttempts, in code, with counters of its own; see Auth.)
 type builtinPolicies map[string]domain.LimitPolicy
 
-// NewBuiltinPolicies returns the built-in policies: "default".
-func NewBuiltinPolicies() builtinPolicies {
-	return builtinPolicies{domain.DefaultLimiter: domain.DefaultPolicy}
-}
+// builtins are the built-in policies: "default".
+var builtins = builtinPolicies{domain.DefaultLimiter: domain.DefaultPolicy}
+
+// BuiltinNames returns the names of the built-in policies, sorted.
+func BuiltinNames() []string { return slices.Sorted(maps.Keys(builtins)) }
 
 // decode reads a policy hash; a missing (or unreadable) hash is no policy, unless the
 // policy is built in.
@@ -247,7 +249,7 @@ func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 	if err != nil {
 		return nil, store.OpError("redisrepo.Limiters.Policies", err)
 	}
-	for name := range l.builtins {
+	for name := range builtins {
 		if !slices.Contains(names, name) {
 			names = append(names, name)
 		}
@@ -263,7 +265,7 @@ func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 	}
 	out := make([]domain.LimitPolicy, 0, len(names))
 	for i, n := range names {
-		if p, ok := l.builtins.decode(n, cmds[i].Val()); ok {
+		if p, ok := builtins.decode(n, cmds[i].Val()); ok {
 			out = append(out, p)
 		}
 	}

@@ -1,6 +1,6 @@
 package limiters
 
-import "github.com/redis/go-redis/v9"
+import "github.com/zpulse/zpulse/internal/redisrepo/store"
 
 // The limiter scripts. Each decides for one client in one atomic script on one key, so
 // concurrent requests from every instance are counted exactly, and each is valid on Redis
@@ -24,13 +24,8 @@ import "github.com/redis/go-redis/v9"
 //	Returns  {allowed 0|1, remaining, retry_after_ms, reset_ms, now_ms}, whole numbers;
 //	         remaining and retry_after_ms describe the next request, reset_ms is the time
 //	         until the client has its whole quota again.
-const limiterClock = `
-local now = tonumber(ARGV[1])
-if not now then
-  redis.replicate_commands()
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+const limiterClock = store.LuaNow + `
+local now = nowMs(ARGV[1])
 local consume = ARGV[2] == '1'
 `
 
@@ -60,7 +55,7 @@ local consume = ARGV[2] == '1'
 // Returns  the common answer, then the longest window seen of a writer with a longer one
 //
 //	than keep ms, 0 when none
-var SlidingLogScript = redis.NewScript(limiterClock + `
+var SlidingLogScript = store.NewScript(limiterClock + `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
 local limit  = tonumber(ARGV[4])
@@ -106,7 +101,7 @@ return {allowed, remaining, math.ceil(retry), math.ceil(reset), now, seen}
 // KEYS[1]  the policy's HASH
 // ARGV[1]  a window seen, ms
 // Returns  1 when it grew, else 0
-var raiseSeenWindowScript = redis.NewScript(`
+var raiseSeenWindowScript = store.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local old = tonumber(redis.call('HGET', KEYS[1], 'seen_window_ms')) or 0
 if tonumber(ARGV[1]) <= old then return 0 end
@@ -126,7 +121,7 @@ return 1
 // ARGV[3]  window ms
 // ARGV[4]  limit
 // Clock    ARGV[1] or Redis TIME (see above)
-var FixedWindowScript = redis.NewScript(limiterClock + `
+var FixedWindowScript = store.NewScript(limiterClock + `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
 local limit  = tonumber(ARGV[4])
@@ -161,7 +156,7 @@ return {allowed, remaining, retry, reset, now}
 // ARGV[3]  window ms
 // ARGV[4]  limit
 // Clock    ARGV[1] or Redis TIME (see above)
-var SlidingCounterScript = redis.NewScript(limiterClock + `
+var SlidingCounterScript = store.NewScript(limiterClock + `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
 local limit  = tonumber(ARGV[4])
@@ -209,7 +204,7 @@ return {allowed, remaining, retry, reset, now}
 // ARGV[3]  rate, tokens per ms (a decimal string)
 // ARGV[4]  burst (capacity)
 // Clock    ARGV[1] or Redis TIME (see above)
-var TokenBucketScript = redis.NewScript(limiterClock + `
+var TokenBucketScript = store.NewScript(limiterClock + `
 local key   = KEYS[1]
 local rate  = tonumber(ARGV[3])
 local burst = tonumber(ARGV[4])

@@ -33,14 +33,13 @@ type limiterPrev struct {
 type LimiterViews struct {
 	keys     store.Keys
 	clock    domain.Clock    // nil: Redis TIME
-	Builtins builtinPolicies // policies that exist without a hash; Open sets the live path's
 
 	mu   sync.Mutex
 	prev map[string]limiterPrev // for the live path: topic's limiter -> last read
 }
 
 func NewLimiterViews(keys store.Keys, clock domain.Clock) *LimiterViews {
-	return &LimiterViews{keys: keys, clock: clock, Builtins: NewBuiltinPolicies(), prev: map[string]limiterPrev{}}
+	return &LimiterViews{keys: keys, clock: clock, prev: map[string]limiterPrev{}}
 }
 
 // PlanLive adds the reads of a limiter's view on the live path's pipeline. The decoder
@@ -141,7 +140,7 @@ func (v *LimiterViews) plan(ctx context.Context, pipe redis.Pipeliner, name stri
 		if timeCmd != nil {
 			now = timeCmd.Val().UnixMilli()
 		}
-		policy, exists := v.Builtins.decode(name, policyCmd.Val())
+		policy, exists := builtins.decode(name, policyCmd.Val())
 		if !exists {
 			policy = domain.LimitPolicy{Name: name}
 		}
@@ -210,7 +209,6 @@ func (l *Limiters) Views(ctx context.Context) ([]domain.LimiterView, error) {
 // first learns each policy and its clients, the second reads their state.
 func (l *Limiters) readViews(ctx context.Context, names []string) ([]domain.LimiterView, error) {
 	v := NewLimiterViews(l.Keys, l.clock)
-	v.Builtins = l.builtins
 	pipe := l.Rdb.Pipeline()
 	firsts := make([]func() (domain.LimiterView, limiterPrev), len(names))
 	for i, name := range names {

@@ -31,15 +31,15 @@ type Locks struct {
 	watchdog *Watchdog
 	gates    gates
 	found    *store.Discovery
-	Replicas store.ReplicaWait // a lock taken waits for replicas (OpenOptions.WaitReplicas)
+	replicas store.ReplicaWait // a lock taken waits for replicas (OpenOptions.WaitReplicas)
 }
 
 var _ domain.LockService = (*Locks)(nil)
 
 // NewLocks returns locks kept in rdb under keys, listing those found, with a watchdog that
 // schedules renewals by the local clock.
-func NewLocks(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks) *Locks {
-	l := &Locks{rdb: rdb, keys: keys, found: found}
+func NewLocks(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks, replicas store.ReplicaWait) *Locks {
+	l := &Locks{rdb: rdb, keys: keys, found: found, replicas: replicas}
 	l.watchdog = newWatchdog(l, c.Local())
 	return l
 }
@@ -62,7 +62,7 @@ func (l *Locks) Acquire(ctx context.Context, name string, opt domain.LockOptions
 	if err := l.refuseSingleton(name); err != nil {
 		return domain.Lease{}, err
 	}
-	lease, sent, err := l.acquire(ctx, name, opt, "", l.Replicas)
+	lease, sent, err := l.acquire(ctx, name, opt, "", l.replicas)
 	if err == nil && opt.Watchdog {
 		l.watchdog.watch(lease, sent, nil)
 	}
@@ -76,7 +76,7 @@ func (l *Locks) Hold(ctx context.Context, name string, opt domain.LockOptions) (
 	if err := l.refuseSingleton(name); err != nil {
 		return nil, err
 	}
-	return l.hold(ctx, name, opt, "", l.Replicas)
+	return l.hold(ctx, name, opt, "", l.replicas)
 }
 
 // refuseSingleton keeps the names of zpulse's singleton locks (Keys.IsSingletonLock) for
@@ -128,7 +128,7 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 		// Script in the lock's slot; it only helps the /locks page find the lock at once.
 		var cmd *redis.Cmd
 		err := replicas.Write(ctx, l.rdb, l.keys.Lock(name), func(pipe redis.Pipeliner) {
-			cmd = acquireLockScript.EvalSha(ctx, pipe, l.lockKeys(name), args...)
+			cmd = acquireLockScript.Run(ctx, pipe, l.lockKeys(name), args...)
 		}, func(pipe redis.Pipeliner) { pipe.SAdd(ctx, l.keys.LockIndex(), name) })
 		if errors.Is(err, store.ErrNotReplicated) {
 			if vals, _ := cmd.Int64Slice(); len(vals) > 0 && vals[0] == 1 {

@@ -266,23 +266,15 @@ func (w *Watchdog) RenewDue(ctx context.Context) (renewed, lost int) {
 }
 
 // extendAll runs the extend script for every lease in one pipeline and says, per lease,
-// whether its token still held the lock. Extending is idempotent, so after a NOSCRIPT (Redis
-// restarted) the whole pipeline is sent again with the script's text.
+// whether its token still held the lock. After a NOSCRIPT (Redis restarted) Exec resends the
+// script's text.
 func (w *Watchdog) extendAll(ctx context.Context, keys []watchKey, ttls []time.Duration) ([]bool, error) {
-	run := func(eval func(context.Context, redis.Scripter, []string, ...any) *redis.Cmd) ([]*redis.Cmd, error) {
-		pipe := w.locks.rdb.Pipeline()
-		cmds := make([]*redis.Cmd, len(keys))
-		for i, k := range keys {
-			cmds[i] = eval(ctx, pipe, w.locks.lockKeys(k.name)[:2], k.token, ttls[i].Milliseconds())
-		}
-		_, err := pipe.Exec(ctx)
-		return cmds, err
+	pipe := w.locks.rdb.Pipeline()
+	cmds := make([]*redis.Cmd, len(keys))
+	for i, k := range keys {
+		cmds[i] = ExtendLockScript.Run(ctx, pipe, w.locks.lockKeys(k.name)[:2], k.token, ttls[i].Milliseconds())
 	}
-	cmds, err := run(ExtendLockScript.EvalSha)
-	if redis.HasErrorPrefix(err, "NOSCRIPT") {
-		cmds, err = run(ExtendLockScript.Eval)
-	}
-	if err != nil {
+	if err := store.Exec(ctx, w.locks.rdb, pipe); err != nil {
 		return nil, store.OpWriteError("redisrepo.Watchdog.extendAll", err)
 	}
 	held := make([]bool, len(cmds))
@@ -306,10 +298,10 @@ func (w *Watchdog) stop() {
 	defer cancel()
 	pipe := w.locks.rdb.Pipeline()
 	for k := range leases {
-		forceReleaseLockScript.Eval(ctx, pipe, w.locks.lockKeys(k.name)[:2], k.token)
+		forceReleaseLockScript.Run(ctx, pipe, w.locks.lockKeys(k.name)[:2], k.token)
 		pipe.SRem(ctx, w.locks.keys.LockIndex(), k.name)
 	}
-	_, _ = pipe.Exec(ctx) // best effort: what is not released expires within a TTL
+	_ = store.Exec(ctx, w.locks.rdb, pipe) // best effort: what is not released expires within a TTL
 	for _, e := range leases {
 		e.tell(fmt.Errorf("%w: this process stopped renewing it", domain.ErrLockReleased))
 	}

@@ -24,7 +24,7 @@ var _ domain.JobOps = (*Queues)(nil)
 // PlanJob adds the read of one job to pipe (a read-only script, so the watcher's pipeline
 // carries it too) and returns its decoder; ok is false when the job is nowhere.
 func PlanJob(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, queue, id string, now time.Time) func() (domain.JobDetail, bool) {
-	cmd := jobScript.EvalSha(ctx, pipe, []string{keys.Queue(queue), keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueJobs(queue),
+	cmd := jobScript.Run(ctx, pipe, []string{keys.Queue(queue), keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueJobs(queue),
 		keys.QueueAttempts(queue), keys.QueueScores(queue), keys.QueueLeases(queue), keys.QueueErrors(queue),
 		keys.QueueSettings(queue), keys.QueuePaused(queue)}, id)
 	return func() (domain.JobDetail, bool) {
@@ -316,7 +316,7 @@ func (q *Queues) SetPaused(ctx context.Context, queue string, paused bool) error
 	var err error
 	if paused {
 		err = store.ReplicaWait{}.Write(ctx, q.Rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
-			pauseScript.EvalSha(ctx, pipe, []string{q.keys.Queue(queue), q.keys.QueuePaused(queue)})
+			pauseScript.Run(ctx, pipe, []string{q.keys.Queue(queue), q.keys.QueuePaused(queue)})
 		}, func(pipe redis.Pipeliner) { pipe.SAdd(ctx, q.keys.QueueIndex(), queue) }) // a paused queue shows in the list
 		if err == nil {
 			q.found.Add(store.KindQueue, queue)

@@ -19,17 +19,6 @@ import (
 // The Lua functions below are shared by several scripts: each script's source is the
 // functions it uses followed by its body, so each is written once.
 
-// luaLeaseNow defines leaseNow(arg): the lease clock's now, epoch ms — arg when it is a
-// number (the injected clock in tests), else Redis TIME.
-const luaLeaseNow = `
-local function leaseNow(arg)
-  local now = tonumber(arg)
-  if now then return now end
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-`
-
 // luaLeaseCheck defines leaseCheck(processing, leases, completed, acked, id, token, now,
 // retention): nil when token holds a live lease on id, else the refusal, nothing changed:
 //
@@ -128,7 +117,7 @@ end
 // ARGV[4]  the lease's token
 // Returns  {id, score, deadline ms, attempt, payload or nil}, or nil when no job is there or
 // due, or the queue is paused
-var leaseScript = store.NewScript(store.LuaSortedSetGuard + luaLeaseNow + luaPaused + `
+var leaseScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaPaused + `
 if paused(KEYS[7]) then return false end
 local id, score
 if ARGV[1] == '' then
@@ -141,7 +130,7 @@ else
   redis.call('ZREM', KEYS[1], r[1])
   id, score = r[1], r[2]
 end
-local deadline = leaseNow(ARGV[2]) + tonumber(ARGV[3])
+local deadline = nowMs(ARGV[2]) + tonumber(ARGV[3])
 redis.call('ZADD', KEYS[2], deadline, id)
 redis.call('HSET', KEYS[5], id, score)
 redis.call('HSET', KEYS[6], id, ARGV[4])
@@ -164,8 +153,8 @@ return {id, score, deadline, attempt, redis.call('HGET', KEYS[3], id)}
 // ARGV[6]  throughput field of this second ("c<second>")
 // ARGV[7]  throughput hash's TTL, ms
 // Returns  {1} acked; a leaseCheck refusal otherwise ({-5, at}: acked before by this token)
-var ackScript = store.NewScript(luaLeaseNow + luaLeaseCheck + luaComplete + `
-local now = leaseNow(ARGV[3])
+var ackScript = store.NewScript(store.LuaNow + luaLeaseCheck + luaComplete + `
+local now = nowMs(ARGV[3])
 local refused = leaseCheck(KEYS[1], KEYS[5], KEYS[7], KEYS[8], ARGV[1], ARGV[2], now, tonumber(ARGV[4]))
 if refused then return refused end
 redis.call('ZREM', KEYS[1], ARGV[1])
@@ -184,8 +173,8 @@ return {1}
 // ARGV[3]  lease now, epoch ms, or "" for Redis TIME
 // ARGV[4]  lease, ms                 ARGV[5]  completed retention, ms
 // Returns  {1, new deadline ms}; a leaseCheck refusal otherwise
-var extendScript = store.NewScript(luaLeaseNow + luaLeaseCheck + `
-local now = leaseNow(ARGV[3])
+var extendScript = store.NewScript(store.LuaNow + luaLeaseCheck + `
+local now = nowMs(ARGV[3])
 local refused = leaseCheck(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], now, tonumber(ARGV[5]))
 if refused then return refused end
 local deadline = now + tonumber(ARGV[4])
@@ -217,12 +206,12 @@ return {1, deadline}
 // ARGV[12] throughput hash's TTL, ms
 // Returns  {1, attempts, score} back in the queue; {2, attempts} dead; {-6} a delay on a
 // priority queue; a leaseCheck refusal otherwise
-var nackScript = store.NewScript(store.LuaSortedSetGuard + luaLeaseNow + luaLeaseCheck + luaAddError + luaRebind + `
+var nackScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaLeaseCheck + luaAddError + luaRebind + `
 local kind = redis.call('HGET', KEYS[10], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[10] end
 local delay = tonumber(ARGV[5])
 if delay > 0 and kind == 'priority' then return {-6} end
-local now = leaseNow(ARGV[3])
+local now = nowMs(ARGV[3])
 local refused = leaseCheck(KEYS[2], KEYS[5], KEYS[7], KEYS[8], ARGV[1], ARGV[2], now, tonumber(ARGV[4]))
 if refused then return refused end
 redis.call('ZREM', KEYS[2], ARGV[1])
@@ -269,11 +258,11 @@ return {1, attempts, score}
 // ARGV[8]  throughput hash's TTL, ms
 // Returns  {returned, died, 1 when it stopped at the limit (call again) else 0};
 // {-1, the fence seen} when ARGV[6] is stale (nothing changes)
-var reapScript = store.NewScript(store.LuaSortedSetGuard + luaLeaseNow + luaAddError + `
+var reapScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaAddError + `
 local fence, seen = tonumber(ARGV[6]), tonumber(redis.call('GET', KEYS[8]) or '0')
 if fence < seen then return {-1, seen} end
 if fence > seen then redis.call('SET', KEYS[8], ARGV[6]) end
-local now = leaseNow(ARGV[1])
+local now = nowMs(ARGV[1])
 local max = tonumber(redis.call('HGET', KEYS[6], 'max_attempts')) or tonumber(ARGV[2])
 local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
 local back, died = 0, 0
@@ -314,7 +303,7 @@ return {back, died, more}
 // ARGV[5]  throughput field of this second ("c<second>")
 // ARGV[6]  throughput hash's TTL, ms
 // Returns  the payload, or nil when none
-var takenScript = store.NewScript(luaLeaseNow + luaTaken + `
+var takenScript = store.NewScript(store.LuaNow + luaTaken + `
 return taken(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], ARGV[1],
-  leaseNow(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6])
+  nowMs(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6])
 `)

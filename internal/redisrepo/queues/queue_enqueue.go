@@ -25,7 +25,7 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 		return domain.Enqueued{}, err
 	}
 	var cmd *redis.Cmd
-	if q.Replicas.N == 0 && !q.bookkept.Due(queue, now) {
+	if q.replicas.N == 0 && !q.bookkept.Due(queue, now) {
 		// Nothing to send beside the script: one call straight on the client (Run: EVALSHA,
 		// EVAL if Redis forgot it), cheaper than a pipeline of one.
 		cmd = plan(ctx, q.Rdb)
@@ -34,7 +34,7 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 			err = nil
 		}
 	} else {
-		err = q.Replicas.Write(ctx, q.Rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
+		err = q.replicas.Write(ctx, q.Rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
 			cmd = plan(ctx, pipe)
 		}, q.index(ctx, queue, now))
 	}
@@ -69,7 +69,7 @@ func (q *Queues) EnqueueBatch(ctx context.Context, queue string, jobs []domain.N
 	for i := range jobs {
 		plans[i], out[i].Err = q.planEnqueue(queue, &jobs[i], now)
 	}
-	err := q.Replicas.Write(ctx, q.Rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
+	err := q.replicas.Write(ctx, q.Rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
 		for i, plan := range plans {
 			if plan != nil {
 				cmds[i] = plan(ctx, pipe)
@@ -157,11 +157,7 @@ func (q *Queues) planEnqueue(queue string, job *domain.NewJob, now time.Time) (f
 		q.keys.QueueLeases(queue), q.keys.QueueAttempts(queue), q.keys.QueueErrors(queue)}
 	j := *job
 	return func(ctx context.Context, c redis.Scripter) *redis.Cmd {
-		call := enqueueScript.Run
-		if _, piped := c.(redis.Pipeliner); piped {
-			call = enqueueScript.EvalSha
-		}
-		return call(ctx, c, keys, j.ID, string(domain.DefaultQueueKind(queue)), locks.BoolArg(j.HasPriority),
+		return enqueueScript.Run(ctx, c, keys, j.ID, string(domain.DefaultQueueKind(queue)), locks.BoolArg(j.HasPriority),
 			j.Priority, runAt, delay, now.UnixMilli(), string(j.Payload), field, queueThroughputTTL.Milliseconds(),
 			q.leaseNow(), domain.CompletedRetention.Milliseconds())
 	}, nil

@@ -163,7 +163,7 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 		err := store.ReplicaWait{}.Write(ctx, q.Rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
 			for i := range cmds {
 				tokens[i] = locks.NewToken()
-				cmds[i] = leaseScript.EvalSha(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[i])
+				cmds[i] = leaseScript.Run(ctx, pipe, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[i])
 			}
 		}, q.index(ctx, queue, now)) // the reaper must know this queue
 		if err != nil {

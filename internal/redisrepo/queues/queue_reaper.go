@@ -25,7 +25,7 @@ func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, e
 			keys := []string{q.keys.Queue(name), q.keys.QueueProcessing(name), q.keys.QueueAttempts(name), q.keys.QueueScores(name),
 				q.keys.QueueDead(name), q.keys.QueueSettings(name), q.keys.QueueErrors(name), q.keys.QueueReaperFence(name),
 				q.keys.QueueThroughput(name, now)}
-			cmds[i] = reapScript.EvalSha(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch,
+			cmds[i] = reapScript.Run(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch,
 				domain.AttemptErrorsKept, domain.LeaseEndedError, fence, tputField(now, 'f'), queueThroughputTTL.Milliseconds())
 		}
 		if err := store.Exec(ctx, q.Rdb, pipe); err != nil {

@@ -63,7 +63,7 @@ return jobs[1]
 // -3 dead, -4 a run-at or delay on a priority queue, -5 no priority on a priority queue,
 // -6 a priority on a delayed queue; {-7, kind, completed at ms}: that id completed within
 // the retention, so this enqueue is taken for a retry of the one that ran
-var enqueueScript = store.NewScript(store.LuaSortedSetGuard + luaLeaseNow + `
+var enqueueScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + `
 local kind = redis.call('HGET', KEYS[5], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[2] end
 local score
@@ -85,7 +85,7 @@ if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return {-1, kind} end
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return {-2, kind} end
 if redis.call('ZSCORE', KEYS[4], ARGV[1]) then return {-3, kind} end
 local done = redis.call('ZSCORE', KEYS[7], ARGV[1])
-if done and tonumber(done) > leaseNow(ARGV[11]) - tonumber(ARGV[12]) then return {-7, kind, tonumber(done)} end
+if done and tonumber(done) > nowMs(ARGV[11]) - tonumber(ARGV[12]) then return {-7, kind, tonumber(done)} end
 -- A new job under this id: nothing of an earlier one (its completion, a token a foreign
 -- consumer left behind, its attempts and errors) carries over.
 if done then redis.call('ZREM', KEYS[7], ARGV[1]) end
@@ -116,12 +116,12 @@ return {1, kind, score}
 // ARGV[4]  throughput field of this second ("c<second>")
 // ARGV[5]  throughput hash's TTL, ms
 // Returns  {id, score, payload or nil}, or nil when the queue is empty or paused
-var pollScript = store.NewScript(store.LuaSortedSetGuard + luaLeaseNow + luaTaken + luaPaused + `
+var pollScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaTaken + luaPaused + `
 if paused(KEYS[10]) then return false end
 local r = redis.call('ZPOPMIN', KEYS[1])
 if #r == 0 then return false end
 local payload = taken(KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], r[1],
-  leaseNow(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5])
+  nowMs(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5])
 return {r[1], r[2], payload}
 `)
 
@@ -277,13 +277,8 @@ end
 // ARGV[3]  HSCAN cursor ("0" to start)
 // ARGV[4]  HSCAN COUNT
 // Returns  {next cursor ("0" when the pass is over), payloads removed}
-var orphanSweepScript = store.NewScript(store.LuaSortedSetGuard + `
-local now = tonumber(ARGV[1])
-if not now then
-  redis.replicate_commands()
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+var orphanSweepScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + `
+local now = nowMs(ARGV[1])
 local grace = tonumber(ARGV[2])
 if ARGV[3] == '0' then -- a new pass: forget orphans whose payload went another way
   for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, -1)) do

@@ -75,7 +75,7 @@ func (q *Queues) PatchSettings(ctx context.Context, queue string, p domain.Queue
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueSettings(queue)}
 	var cmd *redis.Cmd
 	err := store.ReplicaWait{}.Write(ctx, q.Rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
-		cmd = queueSettingsScript.EvalSha(ctx, pipe, keys, kind, attempts, string(domain.DefaultQueueKind(queue)))
+		cmd = queueSettingsScript.Run(ctx, pipe, keys, kind, attempts, string(domain.DefaultQueueKind(queue)))
 	}, func(pipe redis.Pipeliner) { pipe.SAdd(ctx, q.keys.QueueIndex(), queue) })
 	if err != nil {
 		return domain.QueueSettings{}, store.OpWriteError("redisrepo.Queues.PatchSettings", err)

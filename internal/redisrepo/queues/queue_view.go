@@ -20,7 +20,7 @@ func PlanQueueView(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, q
 	nowMs := now.UnixMilli() / 1000 * 1000
 	key := keys.Queue(queue)
 	settings := pipe.HGetAll(ctx, keys.QueueSettings(queue))
-	script := queueViewScript.EvalSha(ctx, pipe, []string{key, keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueAttempts(queue)},
+	script := queueViewScript.Run(ctx, pipe, []string{key, keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueAttempts(queue)},
 		nowMs, domain.QueueShown, domain.MaxPriority+1, int64(domain.PriorityFactor))
 	orphans := pipe.ZCard(ctx, keys.QueueOrphans(queue))
 	paused := pipe.Exists(ctx, keys.QueuePaused(queue))

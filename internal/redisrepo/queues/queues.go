@@ -31,7 +31,7 @@ type Queues struct {
 	lease    domain.Clock // lease deadlines; nil: Redis TIME
 	found    *store.Discovery
 	settings *store.TTLCache[domain.QueueSettings]
-	Replicas store.ReplicaWait // an enqueue waits for replicas (OpenOptions.WaitReplicas)
+	replicas store.ReplicaWait // an enqueue waits for replicas (OpenOptions.WaitReplicas)
 	bookkept *store.SeenSet    // queues this process put in the index (QueueIndex) lately
 
 	sweepMu sync.Mutex
@@ -44,8 +44,8 @@ var _ domain.QueueService = (*Queues)(nil)
 // (BZPOPMIN) run on blocking, a client with connections of its own (newBlockingClient), so a
 // Take that waits never delays another command. Scores use the local clock, leases the
 // scripts' (Redis TIME unless a clock is given).
-func NewQueues(rdb, blocking redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks) *Queues {
-	return &Queues{Rdb: rdb, blocking: blocking, keys: keys, Clock: c.Local(), lease: c.Script, found: found,
+func NewQueues(rdb, blocking redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks, replicas store.ReplicaWait) *Queues {
+	return &Queues{replicas: replicas, Rdb: rdb, blocking: blocking, keys: keys, Clock: c.Local(), lease: c.Script, found: found,
 		settings: store.NewTTLCache[domain.QueueSettings](queueSettingsTTL, c.Local()), bookkept: store.NewSeenSet()}
 }
 

@@ -64,11 +64,11 @@ type Discovery struct {
 	adopted    map[string]*sweep // SCAN pattern of an adopted source -> its sweep (keys only)
 	sources    string            // the HASH of adopted sources (Keys.Sources)
 	refreshed  bool
-	OnRate     func(ctx context.Context, keys []string) // the rate keys one refresh found
+	onRate     func(ctx context.Context, keys []string) // the rate keys one refresh found
 }
 
-func NewDiscovery(rdb redis.UniversalClient, keys Keys) *Discovery {
-	d := &Discovery{rdb: rdb, adopted: map[string]*sweep{}, sources: keys.Sources()}
+func NewDiscovery(rdb redis.UniversalClient, keys Keys, onRate func(ctx context.Context, keys []string)) *Discovery {
+	d := &Discovery{onRate: onRate, rdb: rdb, adopted: map[string]*sweep{}, sources: keys.Sources()}
 	d.Sweeps[KindBoard] = &sweep{name: "board", prefix: keys.LeaderboardPrefix, typ: "zset", index: keys.BoardIndex()}
 	d.Sweeps[KindQueue] = &sweep{name: "queue", prefix: keys.QueuePrefix, typ: "zset", index: keys.QueueIndex()}
 	d.Sweeps[KindLock] = &sweep{name: "lock", prefix: keys.LockPrefix, index: keys.LockIndex()}
@@ -248,7 +248,7 @@ func (d *Discovery) RefreshKinds(ctx context.Context, kinds ...Kind) error {
 		s.endPass(masters)
 	}
 	d.refreshed = d.refreshed || len(kinds) == int(KindCount)
-	onRate := d.OnRate
+	onRate := d.onRate
 	d.Mu.Unlock()
 	if onRate != nil && len(foundRate) > 0 {
 		onRate(ctx, foundRate)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 
@@ -11,14 +12,46 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// ScriptSources maps a script's SHA1 to its source, so exec can resend what Redis forgot.
-var ScriptSources = map[string]string{}
+// Script is a Lua script of zpulse. Every script is a documented package-level var declared
+// with NewScript (KEYS, ARGV, returns), and Run is the only way to run one: it sends EVALSHA,
+// and the source follows when Redis does not know the script (after a restart,
+// a SCRIPT FLUSH, or on a Cluster node that has not seen it).
+type Script struct {
+	src  string
+	hash string
+}
 
-// NewScript declares a Lua script; every script of the package is declared with it.
-func NewScript(src string) *redis.Script {
-	s := redis.NewScript(src)
-	ScriptSources[s.Hash()] = src
+// scripts is every script declared, by SHA1: Exec resends a forgotten one's source.
+var scripts = map[string]*Script{}
+
+// NewScript declares a Lua script.
+func NewScript(src string) *Script {
+	rs := redis.NewScript(src)
+	s := &Script{src: src, hash: rs.Hash()}
+	scripts[s.hash] = s
 	return s
+}
+
+// Scripts returns every script declared so far (the test that lists them reads it).
+func Scripts() []*Script {
+	return slices.Collect(maps.Values(scripts))
+}
+
+// Hash is the script's SHA1, as EVALSHA names it.
+func (s *Script) Hash() string { return s.hash }
+
+// Source is the script's Lua source.
+func (s *Script) Source() string { return s.src }
+
+// Run runs the script through c. On a pipeline it queues EVALSHA, and Exec (or ExecTyped)
+// resends the source if Redis forgot the script; on a client it runs at once, with the source
+// sent after a NOSCRIPT.
+func (s *Script) Run(ctx context.Context, c redis.Scripter, keys []string, args ...any) *redis.Cmd {
+	cmd := c.EvalSha(ctx, s.hash, keys, args...)
+	if _, piped := c.(redis.Pipeliner); !piped && redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+		return c.Eval(ctx, s.src, keys, args...)
+	}
+	return cmd
 }
 
 // Exec runs a pipeline in one round trip and returns its first failure other than a nil
@@ -48,11 +81,11 @@ func execPipe(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner, typed bo
 		}
 		args := slices.Clone(cmd.Args())
 		sha, _ := args[1].(string)
-		src, known := ScriptSources[sha]
+		script, known := scripts[sha]
 		if !known {
 			continue
 		}
-		args[0], args[1] = "eval", src
+		args[0], args[1] = "eval", script.src
 		if retry == nil {
 			retry = rdb.Pipeline()
 		}
@@ -73,6 +106,22 @@ func execPipe(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner, typed bo
 	}
 	return nil
 }
+
+// LuaNow defines nowMs(arg), the one "now" of every script that decides by time, in epoch
+// ms: arg when it is a number (an injected clock, OpenOptions.Clock), else Redis TIME, so
+// every instance and every service stamps one clock. Calling TIME before a write needs
+// effects replication: the default since Redis 5 and the only mode in 7;
+// redis.replicate_commands() asks for it on older servers and is a no-op on new ones.
+// Scripts compose it into their source (NewScript(LuaNow + ...)).
+const LuaNow = `
+local function nowMs(arg)
+  local now = tonumber(arg)
+  if now then return now end
+  redis.replicate_commands()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+`
 
 // LuaSortedSetGuard starts every script whose KEYS[1] is a board's or a queue's sorted set:
 // when another service keeps another type there (a LIST at queue:rq), the script answers
