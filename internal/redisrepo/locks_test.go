@@ -337,7 +337,9 @@ func TestLockContention(t *testing.T) {
 }
 
 func TestForceRelease(t *testing.T) {
-	lk, rdb := newTestLocks(t)
+	rdb := redistest.Client(t)
+	svc := openTest(t, rdb, nil)
+	lk := svc.Locks
 	l, _ := lk.Acquire(ctx, "stuck", domain.LockOptions{TTL: time.Hour, Owner: "w"})
 	lk.Acquire(ctx, "stuck", domain.LockOptions{TTL: time.Hour, Owner: "w"})
 	if err := lk.ForceRelease(ctx, "stuck", "someone-else"); domain.ErrorCode(err) != domain.ECONFLICT {
@@ -354,6 +356,7 @@ func TestForceRelease(t *testing.T) {
 	}
 	// Another library's lock (a Redisson hash) can be force-released, and is listed.
 	rdb.HSet(ctx, "lock:redisson", "uuid:1", 1)
+	svc.Discovery.Refresh(ctx) // as discovery's cadence would: List reads its snapshot
 	held, err := lk.List(ctx)
 	if err != nil || len(held.Locks) != 1 || held.Locks[0].Type != "hash" || held.Locks[0].RemainingMs != -1 {
 		t.Errorf("List = %+v, %v; want the hash lock, without expiry", held, err)

@@ -108,7 +108,7 @@ func TestSingletonTakeover(t *testing.T) {
 	}
 
 	// The new reaper's fence is on the queue; the dead holder's is refused from now on.
-	err := redistestPoll(10*time.Second, func() error {
+	err := redistest.Poll(10*time.Second, func() error {
 		if f, err := b.rdb.Get(ctx, "{queue:mail}:reaper").Int64(); err != nil || f != second.fence {
 			return fmt.Errorf("the queue's reaper fence is %d (%v), want %d", f, err, second.fence)
 		}

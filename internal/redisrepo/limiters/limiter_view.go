@@ -31,8 +31,8 @@ type limiterPrev struct {
 
 // LimiterViews reads limiters' views with the clock the limiters use.
 type LimiterViews struct {
-	keys     store.Keys
-	clock    domain.Clock    // nil: Redis TIME
+	keys  store.Keys
+	clock domain.Clock // nil: Redis TIME
 
 	mu   sync.Mutex
 	prev map[string]limiterPrev // for the live path: topic's limiter -> last read

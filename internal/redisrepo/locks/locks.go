@@ -303,32 +303,26 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 	return info, nil
 }
 
-// List reads the locks held now: it goes on with discovery's sweep of the locks first (one
-// bounded step, which reads the index too), so a lock just taken anywhere shows.
+// List reads the locks held now, in two round trips: the index of zpulse's own locks, then
+// every lock it names or discovery found (its snapshot, not advanced: a lock another service
+// took shows once discovery's own loop found it).
 func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
-	if err := l.found.RefreshKinds(ctx, store.KindLock); err != nil {
-		return domain.HeldLocks{}, err
+	indexed, err := l.rdb.SMembers(ctx, l.keys.LockIndex()).Result()
+	if err != nil {
+		return domain.HeldLocks{}, store.OpError("redisrepo.Locks.List", err)
 	}
-	sorted := l.found.Names(store.KindLock)
-	out := domain.HeldLocks{Locks: []domain.LockInfo{}, More: max(len(sorted)-lockReadMax, 0)}
-	sorted = sorted[:len(sorted)-out.More]
+	names := l.found.Names(store.KindLock)
+	for _, n := range indexed {
+		if domain.ValidateKeyName("lock", n) == nil {
+			names = append(names, n)
+		}
+	}
 	pipe := l.rdb.Pipeline()
-	reads := make([]func() (domain.LockInfo, bool), len(sorted))
-	for i, n := range sorted {
-		reads[i] = planLockInfo(ctx, pipe, l.keys, n)
+	read := planHeld(ctx, pipe, l.keys, names)
+	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
+		return domain.HeldLocks{}, store.OpError("redisrepo.Locks.List", err)
 	}
-	if len(reads) > 0 {
-		if _, err := pipe.Exec(ctx); err != nil {
-			return domain.HeldLocks{}, store.OpError("redisrepo.Locks.List", err)
-		}
-	}
-	for _, read := range reads {
-		if info, held := read(); held && len(out.Locks) < domain.MaxLocksShown {
-			out.Locks = append(out.Locks, info)
-		} else if held {
-			out.More++
-		}
-	}
+	out, _ := read()
 	return out, nil
 }
 

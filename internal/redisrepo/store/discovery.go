@@ -42,8 +42,8 @@ type sweep struct {
 	pattern string // SCAN MATCH; "" for prefix + "*"
 	typ     string // SCAN TYPE; "" for any
 	index   string // zpulse's SET of the names it wrote to; "" for none
-	Cursors map[string]uint64
-	Done    map[string]bool     // masters whose pass ended
+	cursors map[string]uint64
+	done    map[string]bool     // masters whose pass ended
 	seen    map[string]struct{} // Names (keys for rate) seen by the pass under way
 	found   map[string]struct{} // Names found by the last complete pass and the one under way
 	own     map[string]struct{} // Names in the index at the last refresh, or written since
@@ -59,33 +59,48 @@ type Discovery struct {
 	rdb redis.UniversalClient
 
 	refreshing sync.Mutex // one refresh at a time
-	Mu         sync.Mutex // guards the sweeps
-	Sweeps     [KindCount]*sweep
+	mu         sync.Mutex // guards the sweeps
+	sweeps     [KindCount]*sweep
 	adopted    map[string]*sweep // SCAN pattern of an adopted source -> its sweep (keys only)
 	sources    string            // the HASH of adopted sources (Keys.Sources)
 	refreshed  bool
+	running    bool                                     // Run runs: Warm waits for its first refresh
+	attempted  bool                                     // Run's first refresh ended (first is closed)
+	first      chan struct{}                            // closed when Run's first refresh ended
+	lastErr    error                                    // the error of Run's latest refresh
 	onRate     func(ctx context.Context, keys []string) // the rate keys one refresh found
 }
 
 func NewDiscovery(rdb redis.UniversalClient, keys Keys, onRate func(ctx context.Context, keys []string)) *Discovery {
-	d := &Discovery{onRate: onRate, rdb: rdb, adopted: map[string]*sweep{}, sources: keys.Sources()}
-	d.Sweeps[KindBoard] = &sweep{name: "board", prefix: keys.LeaderboardPrefix, typ: "zset", index: keys.BoardIndex()}
-	d.Sweeps[KindQueue] = &sweep{name: "queue", prefix: keys.QueuePrefix, typ: "zset", index: keys.QueueIndex()}
-	d.Sweeps[KindLock] = &sweep{name: "lock", prefix: keys.LockPrefix, index: keys.LockIndex()}
-	d.Sweeps[rateKeys] = &sweep{prefix: keys.RatePrefix, typ: "zset"}
-	for _, s := range d.Sweeps {
-		s.Cursors, s.Done, s.seen, s.found, s.own = map[string]uint64{}, map[string]bool{}, map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
+	d := &Discovery{onRate: onRate, first: make(chan struct{}), rdb: rdb, adopted: map[string]*sweep{}, sources: keys.Sources()}
+	d.sweeps[KindBoard] = &sweep{name: "board", prefix: keys.LeaderboardPrefix, typ: "zset", index: keys.BoardIndex()}
+	d.sweeps[KindQueue] = &sweep{name: "queue", prefix: keys.QueuePrefix, typ: "zset", index: keys.QueueIndex()}
+	d.sweeps[KindLock] = &sweep{name: "lock", prefix: keys.LockPrefix, index: keys.LockIndex()}
+	d.sweeps[rateKeys] = &sweep{prefix: keys.RatePrefix, typ: "zset"}
+	for _, s := range d.sweeps {
+		s.cursors, s.done, s.seen, s.found, s.own = map[string]uint64{}, map[string]bool{}, map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
 	}
 	return d
 }
 
 // Run refreshes every every until ctx ends. Failures wait for the next round: the watcher
-// reports Redis outages.
+// reports Redis outages. Only Run (and a test's Refresh) advances discovery: reads (pages,
+// the API, the watcher) only read its snapshot.
 func (d *Discovery) Run(ctx context.Context, every time.Duration) {
+	d.mu.Lock()
+	d.running = true
+	d.mu.Unlock()
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		_ = d.Refresh(ctx)
+		err := d.Refresh(ctx)
+		d.mu.Lock()
+		d.lastErr = err
+		if !d.attempted {
+			d.attempted = true
+			close(d.first)
+		}
+		d.mu.Unlock()
 		select {
 		case <-ctx.Done():
 			return
@@ -94,27 +109,43 @@ func (d *Discovery) Run(ctx context.Context, every time.Duration) {
 	}
 }
 
-// Warm refreshes once if no refresh ran yet, so a first page shows what exists.
+// Warm makes sure a first page shows what exists: while Run runs, it waits for Run's first
+// refresh and never refreshes itself (a read only reads discovery's snapshot); without Run (a
+// test, a tool), it refreshes once if nothing did yet. Returns EUNAVAILABLE when no refresh
+// succeeded, or ctx's error.
 func (d *Discovery) Warm(ctx context.Context) error {
-	d.Mu.Lock()
-	refreshed := d.refreshed
-	d.Mu.Unlock()
-	if refreshed {
+	d.mu.Lock()
+	running, refreshed, first := d.running, d.refreshed, d.first
+	d.mu.Unlock()
+	switch {
+	case refreshed:
+		return nil
+	case !running:
+		return d.Refresh(ctx)
+	}
+	select {
+	case <-first:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.refreshed {
 		return nil
 	}
-	return d.Refresh(ctx)
+	return d.lastErr
 }
 
 // Refreshed says whether a refresh has run: until then the names are not known.
 func (d *Discovery) Refreshed() bool {
-	d.Mu.Lock()
-	defer d.Mu.Unlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	return d.refreshed
 }
 
 // Refresh reads the indexes and goes on with each kind's sweep. Returns EUNAVAILABLE.
 func (d *Discovery) Refresh(ctx context.Context) error {
-	if err := d.RefreshKinds(ctx, KindBoard, KindQueue, KindLock, rateKeys); err != nil {
+	if err := d.refresh(ctx, KindBoard, KindQueue, KindLock, rateKeys); err != nil {
 		return err
 	}
 	return d.refreshAdopted(ctx)
@@ -137,7 +168,7 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 			patterns[src.ScanPattern()] = true
 		}
 	}
-	d.Mu.Lock()
+	d.mu.Lock()
 	for p := range d.adopted {
 		if !patterns[p] {
 			delete(d.adopted, p)
@@ -147,17 +178,17 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 	for p := range patterns {
 		s := d.adopted[p]
 		if s == nil {
-			s = &sweep{pattern: p, Cursors: map[string]uint64{}, Done: map[string]bool{}, seen: map[string]struct{}{}, found: map[string]struct{}{}, own: map[string]struct{}{}}
+			s = &sweep{pattern: p, cursors: map[string]uint64{}, done: map[string]bool{}, seen: map[string]struct{}{}, found: map[string]struct{}{}, own: map[string]struct{}{}}
 			d.adopted[p] = s
 		}
 		sweeps = append(sweeps, s)
 	}
-	d.Mu.Unlock()
+	d.mu.Unlock()
 	masters := map[string]bool{}
 	err = d.eachMaster(ctx, func(ctx context.Context, addr string, node redis.Cmdable) error {
-		d.Mu.Lock()
+		d.mu.Lock()
 		masters[addr] = true
-		d.Mu.Unlock()
+		d.mu.Unlock()
 		for _, s := range sweeps {
 			if _, err := d.stepSweep(ctx, s, addr, node); err != nil {
 				return err
@@ -168,8 +199,8 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 	if err != nil {
 		return OpError("redisrepo.Discovery.Refresh", err)
 	}
-	d.Mu.Lock()
-	defer d.Mu.Unlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for _, s := range sweeps {
 		s.endPass(masters)
 	}
@@ -178,8 +209,8 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 
 // AdoptedKeys returns the keys last found for an adopted source's pattern, sorted.
 func (d *Discovery) AdoptedKeys(pattern string) []string {
-	d.Mu.Lock()
-	defer d.Mu.Unlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	s := d.adopted[pattern]
 	if s == nil {
 		return nil
@@ -189,20 +220,19 @@ func (d *Discovery) AdoptedKeys(pattern string) []string {
 	return slices.Sorted(maps.Keys(keys))
 }
 
-// RefreshKinds reads the indexes and goes on with the sweeps of the given kinds. A page that must
-// show what exists now (the locks) refreshes its kind itself, within the same bounds.
-func (d *Discovery) RefreshKinds(ctx context.Context, kinds ...Kind) error {
+// refresh reads the indexes and goes on with the sweeps of the given kinds.
+func (d *Discovery) refresh(ctx context.Context, kinds ...Kind) error {
 	d.refreshing.Lock()
 	defer d.refreshing.Unlock()
-	d.Mu.Lock()
+	d.mu.Lock()
 	for _, k := range kinds {
-		d.Sweeps[k].added = map[string]struct{}{}
+		d.sweeps[k].added = map[string]struct{}{}
 	}
-	d.Mu.Unlock()
+	d.mu.Unlock()
 	pipe := d.rdb.Pipeline()
 	var indexes [KindCount]*redis.StringSliceCmd
 	for _, k := range kinds {
-		if s := d.Sweeps[k]; s.index != "" {
+		if s := d.sweeps[k]; s.index != "" {
 			indexes[k] = pipe.SMembers(ctx, s.index)
 		}
 	}
@@ -213,18 +243,18 @@ func (d *Discovery) RefreshKinds(ctx context.Context, kinds ...Kind) error {
 	var foundRate []string
 	masters := map[string]bool{} // the masters of now: a Cluster may have gained or lost some
 	err := d.eachMaster(ctx, func(ctx context.Context, addr string, node redis.Cmdable) error {
-		d.Mu.Lock()
+		d.mu.Lock()
 		masters[addr] = true
-		d.Mu.Unlock()
+		d.mu.Unlock()
 		for _, k := range kinds {
 			found, err := d.step(ctx, k, addr, node)
 			if err != nil {
 				return err
 			}
 			if k == rateKeys {
-				d.Mu.Lock()
+				d.mu.Lock()
 				foundRate = append(foundRate, found...)
-				d.Mu.Unlock()
+				d.mu.Unlock()
 			}
 		}
 		return nil
@@ -233,9 +263,9 @@ func (d *Discovery) RefreshKinds(ctx context.Context, kinds ...Kind) error {
 		d.endRefresh(kinds)
 		return OpError("redisrepo.Discovery.Refresh", err)
 	}
-	d.Mu.Lock()
+	d.mu.Lock()
 	for _, k := range kinds {
-		s := d.Sweeps[k]
+		s := d.sweeps[k]
 		if indexes[k] != nil {
 			s.own = s.added
 			for _, n := range indexes[k].Val() {
@@ -249,7 +279,7 @@ func (d *Discovery) RefreshKinds(ctx context.Context, kinds ...Kind) error {
 	}
 	d.refreshed = d.refreshed || len(kinds) == int(KindCount)
 	onRate := d.onRate
-	d.Mu.Unlock()
+	d.mu.Unlock()
 	if onRate != nil && len(foundRate) > 0 {
 		onRate(ctx, foundRate)
 	}
@@ -259,16 +289,16 @@ func (d *Discovery) RefreshKinds(ctx context.Context, kinds ...Kind) error {
 // endPass ends a refresh of a sweep: when every master's pass ended, what it did not see is
 // gone. Called with d.mu held.
 func (s *sweep) endPass(masters map[string]bool) {
-	for addr := range s.Done { // a master that left takes its unfinished sweep with it
+	for addr := range s.done { // a master that left takes its unfinished sweep with it
 		if !masters[addr] {
-			delete(s.Done, addr)
-			delete(s.Cursors, addr)
+			delete(s.done, addr)
+			delete(s.cursors, addr)
 		}
 	}
-	if len(s.Done) > 0 && !slices.Contains(slices.Collect(maps.Values(s.Done)), false) {
+	if len(s.done) > 0 && !slices.Contains(slices.Collect(maps.Values(s.done)), false) {
 		s.found, s.seen = s.seen, map[string]struct{}{}
-		clear(s.Done)
-		clear(s.Cursors)
+		clear(s.done)
+		clear(s.cursors)
 	} else {
 		maps.Copy(s.found, s.seen)
 	}
@@ -276,11 +306,11 @@ func (s *sweep) endPass(masters map[string]bool) {
 
 // endRefresh ends a failed refresh: names written meanwhile are already in own.
 func (d *Discovery) endRefresh(kinds []Kind) {
-	d.Mu.Lock()
+	d.mu.Lock()
 	for _, k := range kinds {
-		d.Sweeps[k].added = nil
+		d.sweeps[k].added = nil
 	}
-	d.Mu.Unlock()
+	d.mu.Unlock()
 }
 
 // eachMaster calls fn for every master of a Cluster, at once, or for the one server.
@@ -296,7 +326,7 @@ func (d *Discovery) eachMaster(ctx context.Context, fn func(ctx context.Context,
 // step goes on with one kind's sweep of one master for at most scanCalls calls and returns
 // the keys it found.
 func (d *Discovery) step(ctx context.Context, k Kind, addr string, node redis.Cmdable) ([]string, error) {
-	return d.stepSweep(ctx, d.Sweeps[k], addr, node)
+	return d.stepSweep(ctx, d.sweeps[k], addr, node)
 }
 
 // stepSweep goes on with one sweep on one master (see step).
@@ -305,9 +335,9 @@ func (d *Discovery) stepSweep(ctx context.Context, s *sweep, addr string, node r
 	if pattern == "" {
 		pattern = s.prefix + "*"
 	}
-	d.Mu.Lock()
-	cursor, done := s.Cursors[addr], s.Done[addr]
-	d.Mu.Unlock()
+	d.mu.Lock()
+	cursor, done := s.cursors[addr], s.done[addr]
+	d.mu.Unlock()
 	if done {
 		return nil, nil
 	}
@@ -328,9 +358,9 @@ func (d *Discovery) stepSweep(ctx context.Context, s *sweep, addr string, node r
 			break
 		}
 	}
-	d.Mu.Lock()
-	defer d.Mu.Unlock()
-	s.Cursors[addr], s.Done[addr] = cursor, cursor == 0
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s.cursors[addr], s.done[addr] = cursor, cursor == 0
 	for _, key := range keys {
 		if s.name == "" {
 			s.seen[key] = struct{}{}
@@ -344,9 +374,9 @@ func (d *Discovery) stepSweep(ctx context.Context, s *sweep, addr string, node r
 // Names returns a kind's known names, sorted, without reading Redis: the indexed ones, those
 // written since, and those found.
 func (d *Discovery) Names(k Kind) []string {
-	d.Mu.Lock()
-	defer d.Mu.Unlock()
-	s := d.Sweeps[k]
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.sweeps[k]
 	names := maps.Clone(s.found)
 	maps.Copy(names, s.own)
 	if k == KindBoard { // period boards of a known board are not boards of their own
@@ -363,23 +393,23 @@ func (d *Discovery) Names(k Kind) []string {
 
 // Add records a name zpulse wrote to.
 func (d *Discovery) Add(k Kind, name string) {
-	d.Mu.Lock()
-	s := d.Sweeps[k]
+	d.mu.Lock()
+	s := d.sweeps[k]
 	s.own[name] = struct{}{}
 	if s.added != nil {
 		s.added[name] = struct{}{}
 	}
-	d.Mu.Unlock()
+	d.mu.Unlock()
 }
 
 // Forget drops a name whose thing is gone (a board reset, a lock found released).
 func (d *Discovery) Forget(k Kind, name string) {
-	d.Mu.Lock()
-	s := d.Sweeps[k]
+	d.mu.Lock()
+	s := d.sweeps[k]
 	delete(s.own, name)
 	delete(s.found, name)
 	delete(s.seen, name)
-	d.Mu.Unlock()
+	d.mu.Unlock()
 }
 
 // NamesWarm returns a kind's names after a first refresh. Returns EUNAVAILABLE.
