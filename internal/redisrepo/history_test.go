@@ -27,7 +27,7 @@ func lastBucket(t *testing.T, h domain.History) domain.HistoryBucket {
 
 func readHistory(t *testing.T, svc *Services, kind domain.HistoryKind, name string, r domain.HistoryRange) domain.History {
 	t.Helper()
-	h, err := svc.History.History(context.Background(), kind, name, r)
+	h, err := svc.History.Ring(context.Background(), kind, name, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestHistoryTotalsCountEachBucketOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got, err := b.Business.Business(ctx, 10)
+		got, err := b.Business.Snapshot(ctx, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +179,7 @@ func TestHistoryEmptyAndUnrecorded(t *testing.T) {
 	if last.Recorded || last.AtMs != testNow.Add(10*time.Second).UnixMilli() {
 		t.Errorf("last bucket %+v, want unrecorded at 12:00:10", last)
 	}
-	if _, err := svc.History.History(context.Background(), domain.HistoryQueue, "", domain.HistoryHour); domain.ErrorCode(err) != domain.EINVALID {
+	if _, err := svc.History.Ring(context.Background(), domain.HistoryQueue, "", domain.HistoryHour); domain.ErrorCode(err) != domain.EINVALID {
 		t.Errorf("empty name: %v, want EINVALID", err)
 	}
 }

@@ -173,7 +173,7 @@ func (s *Services) Run(ctx context.Context) {
 
 // Ping answers whether Redis is reachable.
 func (s *Services) Ping(ctx context.Context) error {
-	return store.OpError("redisrepo.Ping", s.Client.Ping(ctx).Err())
+	return store.OpError("redisrepo.Services.Ping", s.Client.Ping(ctx).Err())
 }
 
 // Close closes what Open opened (not a Client given in OpenOptions). Call it after Run

@@ -119,7 +119,7 @@ func TestKeysOfAnotherTypeAtZpulsesNames(t *testing.T) {
 		if got := snaps[domain.TopicBoards].([]domain.BoardSummary); len(got) != 2 || got[0].WrongType != "hash" {
 			t.Errorf("boards topic = %+v", got)
 		}
-		if _, err := svc.Business.Business(ctx, 100); err != nil {
+		if _, err := svc.Business.Snapshot(ctx, 100); err != nil {
 			t.Errorf("metrics read: %v", err)
 		}
 		if err := svc.History.Record(ctx); err != nil {

@@ -25,7 +25,7 @@ func (l *Leaderboards) boardSettings(ctx context.Context, board string) (domain.
 			h, err = l.carryOverSettings(ctx, board)
 		}
 		if err != nil {
-			return domain.BoardSettings{}, store.OpError("redisrepo.Leaderboards.Settings", err)
+			return domain.BoardSettings{}, store.OpError("redisrepo.Leaderboards.boardSettings", err)
 		}
 		return decodeSettings(h), nil
 	})

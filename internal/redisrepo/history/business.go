@@ -15,7 +15,7 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// Business reads what /metrics reports about queues, limiters, locks and boards: stateless,
+// Snapshot reads what /metrics reports about queues, limiters, locks and boards: stateless,
 // one pipelined round trip, whatever pages are open (domain.BusinessReader).
 type Business struct {
 	rdb   redis.UniversalClient
@@ -30,11 +30,11 @@ func NewBusiness(rdb redis.UniversalClient, keys store.Keys, found *store.Discov
 	return &Business{rdb: rdb, keys: keys, clock: c.Local(), found: found}
 }
 
-// Business reads at most limit queues, boards and locks (the first by name) and every
+// Snapshot reads at most limit queues, boards and locks (the first by name) and every
 // limiter the history recorder counted (at most limit reported), in one round trip: about
 // 17 commands per queue, one per board and lock, and two HGETALLs of the totals. Returns
 // EUNAVAILABLE.
-func (b *Business) Business(ctx context.Context, limit int) (domain.Business, error) {
+func (b *Business) Snapshot(ctx context.Context, limit int) (domain.Business, error) {
 	out := domain.Business{Dropped: map[domain.HistoryKind]int{}}
 	queues, err := b.found.NamesWarm(ctx, store.KindQueue)
 	if err != nil {
@@ -72,7 +72,7 @@ func (b *Business) Business(ctx context.Context, limit int) (domain.Business, er
 	pipe.Ping(ctx) // so an empty Redis still answers whether it is there
 	// A board or queue key of another type counts nothing, and the scrape goes on.
 	if err := store.ExecTyped(ctx, b.rdb, pipe); err != nil {
-		return out, store.OpError("redisrepo.Business", err)
+		return out, store.OpError("redisrepo.Business.Snapshot", err)
 	}
 	qt := splitTotals(queueTotals.Val())
 	for _, read := range queueReads {

@@ -174,7 +174,7 @@ func (h *History) Record(ctx context.Context) error {
 func (h *History) limiterNames(ctx context.Context) ([]string, error) {
 	names, err := h.rdb.SMembers(ctx, h.keys.LimiterIndex()).Result()
 	if err != nil {
-		return nil, store.OpError("redisrepo.History.Record", err)
+		return nil, store.OpError("redisrepo.History.limiterNames", err)
 	}
 	names = append(names, domain.DefaultLimiter)
 	slices.Sort(names)
@@ -248,17 +248,17 @@ func sumSeconds(fields map[string]string, start, minuteStart int64, parse func(f
 	return tenSec, minute
 }
 
-// History reads an entity's ring over a range. The last bucket is the newest recorded when
+// Ring reads an entity's ring over a range. The last bucket is the newest recorded when
 // the recorder is on time (so the chart moves exactly when a bucket lands), else the newest
 // that has ended. Returns EINVALID, EUNAVAILABLE.
-func (h *History) History(ctx context.Context, kind domain.HistoryKind, name string, r domain.HistoryRange) (domain.History, error) {
+func (h *History) Ring(ctx context.Context, kind domain.HistoryKind, name string, r domain.HistoryRange) (domain.History, error) {
 	if err := domain.ValidateHistoryName(kind, name); err != nil {
 		return domain.History{}, err
 	}
 	pipe := h.rdb.Pipeline()
 	read := PlanHistory(ctx, pipe, h.keys, kind, name, r, h.clock.Now())
 	if err := store.Exec(ctx, h.rdb, pipe); err != nil {
-		return domain.History{}, store.OpError("redisrepo.History.History", err)
+		return domain.History{}, store.OpError("redisrepo.History.Ring", err)
 	}
 	return read(), nil
 }

@@ -104,14 +104,14 @@ func RunLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clo
 	case domain.TokenBucket:
 		cmd = TokenBucketScript.Run(ctx, rdb, []string{key}, now, flag, strconv.FormatFloat(p.RatePerS/1000, 'g', -1, 64), p.Burst)
 	default:
-		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unknown algorithm %q", p.Name, p.Algorithm)
+		return domain.LimitResult{}, fmt.Errorf("redisrepo.RunLimiter: limiter %q: unknown algorithm %q", p.Name, p.Algorithm)
 	}
 	vals, err := cmd.Int64Slice()
 	if err != nil {
-		return domain.LimitResult{}, store.OpWriteError("redisrepo.Limiters.Allow", err)
+		return domain.LimitResult{}, store.OpWriteError("redisrepo.RunLimiter", err)
 	}
 	if len(vals) != 5 && (len(vals) != 6 || p.Algorithm != domain.SlidingLog) {
-		return domain.LimitResult{}, fmt.Errorf("redisrepo.Limiters.Allow: limiter %q: unexpected reply %v", p.Name, vals)
+		return domain.LimitResult{}, fmt.Errorf("redisrepo.RunLimiter: limiter %q: unexpected reply %v", p.Name, vals)
 	}
 	if len(vals) == 6 && vals[5] > p.SeenWindowMs && onSeen != nil {
 		onSeen(vals[5])

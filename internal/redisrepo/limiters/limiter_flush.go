@@ -174,7 +174,7 @@ func (l *Limiters) AdoptClients(ctx context.Context, keys []string) error {
 		all = append(all, found{logs[policy], client, pipe.ZRangeWithScores(ctx, key, -1, -1)})
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return store.OpError("redisrepo.Limiters.adoptClients", err)
+		return store.OpError("redisrepo.Limiters.AdoptClients", err)
 	}
 	pipe = l.Rdb.Pipeline()
 	newest := map[string]int64{}
@@ -189,7 +189,7 @@ func (l *Limiters) AdoptClients(ctx context.Context, keys []string) error {
 	}
 	if len(newest) > 0 {
 		if _, err := pipe.Exec(ctx); err != nil {
-			return store.OpWriteError("redisrepo.Limiters.adoptClients", err)
+			return store.OpWriteError("redisrepo.Limiters.AdoptClients", err)
 		}
 	}
 	return nil

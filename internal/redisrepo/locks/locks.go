@@ -137,16 +137,16 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 				_, _ = l.release(rctx, name, token) // best effort: else it expires within its TTL
 				cancel()
-				return domain.Lease{}, time.Time{}, 0, fmt.Errorf("redisrepo.Locks.Acquire: lock %q was given back: %w", name, err)
+				return domain.Lease{}, time.Time{}, 0, fmt.Errorf("redisrepo.Locks.acquire: lock %q was given back: %w", name, err)
 			}
 			err = nil // not taken: nothing to confirm
 		}
 		if err != nil {
-			return domain.Lease{}, time.Time{}, 0, store.OpWriteError("redisrepo.Locks.Acquire", err)
+			return domain.Lease{}, time.Time{}, 0, store.OpWriteError("redisrepo.Locks.acquire", err)
 		}
 		vals, err := cmd.Int64Slice()
 		if err != nil || len(vals) < 2 || (vals[0] == 1 && len(vals) != 3) {
-			return domain.Lease{}, time.Time{}, 0, fmt.Errorf("redisrepo.Locks.Acquire: unexpected reply %v", cmd.Val())
+			return domain.Lease{}, time.Time{}, 0, fmt.Errorf("redisrepo.Locks.acquire: unexpected reply %v", cmd.Val())
 		}
 		if vals[0] == 1 {
 			return domain.Lease{Lock: name, Token: token, Fence: vals[1], TTLms: opt.TTL.Milliseconds(), Holds: vals[2], Watchdog: opt.Watchdog}, sent, 0, nil
@@ -231,14 +231,14 @@ func (l *Locks) release(ctx context.Context, name, token string) (int64, error) 
 	holds, err := releaseLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], token).Int64()
 	switch {
 	case err != nil:
-		return 0, store.OpWriteError("redisrepo.Locks.Release", err)
+		return 0, store.OpWriteError("redisrepo.Locks.release", err)
 	case holds < 0:
 		return 0, domain.Errorf(domain.ECONFLICT, "that token does not hold lock %q (it expired, was released, or another owner holds it now); nothing was changed", name)
 	case holds == 0:
 		l.gates.freed(name)
 		// The name leaves the page's index; a lock taken meanwhile is found by the SCAN.
 		if err := l.rdb.SRem(ctx, l.keys.LockIndex(), name).Err(); err != nil {
-			return 0, store.OpError("redisrepo.Locks.Release", err)
+			return 0, store.OpError("redisrepo.Locks.release", err)
 		}
 	}
 	return holds, nil

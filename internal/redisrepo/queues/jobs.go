@@ -334,7 +334,7 @@ func (q *Queues) SetPaused(ctx context.Context, queue string, paused bool) error
 func (q *Queues) paused(ctx context.Context, queue string) (bool, error) {
 	n, err := q.Rdb.Exists(ctx, q.keys.QueuePaused(queue)).Result()
 	if err != nil {
-		return false, store.OpError("redisrepo.Queues.Poll", err)
+		return false, store.OpError("redisrepo.Queues.paused", err)
 	}
 	return n == 1, nil
 }

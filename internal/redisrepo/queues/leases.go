@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -72,9 +71,9 @@ func (q *Queues) planAck(ctx context.Context, c redis.Scripter, queue, id, token
 		vals, err := cmd.Int64Slice()
 		switch {
 		case err != nil:
-			return store.OpWriteError("redisrepo.Queues.Ack", err)
+			return store.OpWriteError("redisrepo.Queues.planAck", err)
 		case len(vals) == 0:
-			return fmt.Errorf("redisrepo.Queues.Ack: unexpected reply %v", vals)
+			return fmt.Errorf("redisrepo.Queues.planAck: unexpected reply %v", vals)
 		case vals[0] == 1, vals[0] == -5: // -5: this token's ack went through before (a retry)
 			return nil
 		}
@@ -158,7 +157,7 @@ func leaseRefused(op, queue, id string, vals []int64) error {
 	case -5:
 		return domain.Errorf(domain.ECONFLICT, "job %q was acked with this token at %s: its lease is over, so this %s changed nothing", id, at(), op)
 	}
-	return fmt.Errorf("redisrepo.Queues.%s: unexpected reply %v", strings.ToUpper(op[:1])+op[1:], vals)
+	return fmt.Errorf("redisrepo.leaseRefused: %s: unexpected reply %v", op, vals)
 }
 
 func (q *Queues) AttemptErrors(ctx context.Context, queue, id string) ([]domain.AttemptError, error) {

@@ -168,9 +168,9 @@ func (q *Queues) enqueued(queue string, job domain.NewJob, cmd *redis.Cmd) (doma
 	vals, _ := cmd.Val().([]any)
 	if len(vals) < 2 {
 		if err := cmd.Err(); err != nil {
-			return domain.Enqueued{}, store.OpWriteError("redisrepo.Queues.Enqueue", err)
+			return domain.Enqueued{}, store.OpWriteError("redisrepo.Queues.enqueued", err)
 		}
-		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: unexpected reply %v", cmd.Val())
+		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.enqueued: unexpected reply %v", cmd.Val())
 	}
 	code, _ := vals[0].(int64)
 	kind := domain.QueueKind(fmt.Sprint(vals[1]))
@@ -193,11 +193,11 @@ func (q *Queues) enqueued(queue string, job domain.NewJob, cmd *redis.Cmd) (doma
 		return domain.Enqueued{}, domain.Errorf(domain.ECONFLICT, "job %q already ran: it completed in queue %q at %s, so this enqueue is taken for a retry and was not added again (an id is remembered for %v after its job completes; use a new id to run the job again)",
 			job.ID, queue, time.UnixMilli(at).UTC().Format(time.RFC3339), domain.CompletedRetention)
 	default:
-		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: unexpected reply %v", cmd.Val())
+		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.enqueued: unexpected reply %v", cmd.Val())
 	}
 	score, ok := vals[2].(int64)
 	if !ok || len(vals) != 3 {
-		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: unexpected reply %v", cmd.Val())
+		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.enqueued: unexpected reply %v", cmd.Val())
 	}
 	out := domain.Enqueued{ID: job.ID, Queue: queue, Kind: kind, Score: float64(score)}
 	if kind == domain.PriorityQueue {

@@ -72,7 +72,7 @@ func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (do
 	case ctx.Err() != nil:
 		return domain.Delivery{}, false, ctx.Err()
 	case err != nil:
-		return domain.Delivery{}, false, store.OpWriteError("redisrepo.Queues.Poll", err)
+		return domain.Delivery{}, false, store.OpWriteError("redisrepo.Queues.take", err)
 	}
 	id, _ := z.Member.(string)
 	if paused, err := q.paused(ctx, queue); err == nil && paused {
@@ -157,7 +157,7 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 		tokens[0] = locks.NewToken()
 		cmds[0] = leaseScript.Run(ctx, q.Rdb, keys, due, q.leaseNow(), lease.Milliseconds(), tokens[0])
 		if err := cmds[0].Err(); err != nil && !errors.Is(err, redis.Nil) {
-			return nil, store.OpWriteError("redisrepo.Queues.Poll", err)
+			return nil, store.OpWriteError("redisrepo.Queues.pollLeasedN", err)
 		}
 	} else {
 		err := store.ReplicaWait{}.Write(ctx, q.Rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
@@ -168,7 +168,7 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 		}, q.index(ctx, queue, now)) // the reaper must know this queue
 		if err != nil {
 			// A lost answer leaves the jobs leased to nobody: the reaper gives them back after the lease.
-			return nil, store.OpWriteError("redisrepo.Queues.Poll", err)
+			return nil, store.OpWriteError("redisrepo.Queues.pollLeasedN", err)
 		}
 	}
 	var out []domain.Delivery
@@ -178,7 +178,7 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 		}
 		vals, _ := cmd.Val().([]any)
 		if len(vals) != 5 {
-			return out, fmt.Errorf("redisrepo.Queues.Poll: unexpected reply %v", cmd.Val())
+			return out, fmt.Errorf("redisrepo.Queues.pollLeasedN: unexpected reply %v", cmd.Val())
 		}
 		d := delivery(queue, kind, vals[0], vals[1], vals[4])
 		deadline, _ := vals[2].(int64)

@@ -160,7 +160,7 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 	defer d.refreshing.Unlock()
 	h, err := d.rdb.HGetAll(ctx, d.sources).Result()
 	if err != nil {
-		return OpError("redisrepo.Discovery.Refresh", err)
+		return OpError("redisrepo.Discovery.refreshAdopted", err)
 	}
 	patterns := map[string]bool{}
 	for _, v := range h {
@@ -197,7 +197,7 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return OpError("redisrepo.Discovery.Refresh", err)
+		return OpError("redisrepo.Discovery.refreshAdopted", err)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -238,7 +238,7 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...Kind) error {
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		d.endRefresh(kinds)
-		return OpError("redisrepo.Discovery.Refresh", err)
+		return OpError("redisrepo.Discovery.refresh", err)
 	}
 	var foundRate []string
 	masters := map[string]bool{} // the masters of now: a Cluster may have gained or lost some
@@ -261,7 +261,7 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...Kind) error {
 	})
 	if err != nil {
 		d.endRefresh(kinds)
-		return OpError("redisrepo.Discovery.Refresh", err)
+		return OpError("redisrepo.Discovery.refresh", err)
 	}
 	d.mu.Lock()
 	for _, k := range kinds {

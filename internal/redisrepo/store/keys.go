@@ -291,11 +291,11 @@ func (k Keys) Queue(name string) string { return k.QueuePrefix + name }
 // queue keeps the article's name. The braces also keep them out of SCAN MATCH queue:*.
 func (k Keys) queueTag(name string) string { return "{" + k.Queue(name) + "}" }
 
-// QueueProcessing is the ZSET of a queue's jobs in flight (DESIGN.md): member = job id,
+// QueueProcessing is the ZSET of a queue's jobs in flight (docs/architecture.md, "Redis keys"): member = job id,
 // score = lease deadline, epoch ms. The reaper returns what is past its deadline.
 func (k Keys) QueueProcessing(name string) string { return k.queueTag(name) + ":processing" }
 
-// QueueJobs is the HASH of a queue's payloads (DESIGN.md): job id -> "@<score>|<JSON>", the
+// QueueJobs is the HASH of a queue's payloads (docs/architecture.md, "Redis keys"): job id -> "@<score>|<JSON>", the
 // payload bound to the score of the enqueue it came with (see boundPayload). A payload leaves
 // with the ack (or with a poll without lease, or a delete), or as an orphan (QueueOrphans).
 func (k Keys) QueueJobs(name string) string { return k.queueTag(name) + ":jobs" }

@@ -13,7 +13,9 @@ import (
 // TTLCache is zpulse's one cache of values read from Redis (board settings, queue settings,
 // limiter policies): a value is used for ttl after it was read, so hot paths do not pay a
 // round trip for it, and a change made through another instance applies here within ttl.
-// Concurrent misses of one key share one read (singleflight).
+// Concurrent misses of one key share one read (singleflight). It holds at most
+// TTLCacheMax entries: names come from requests (any board or queue name), so a put into a
+// full cache first drops the stale entries, then the oldest.
 type TTLCache[V any] struct {
 	ttl   time.Duration
 	clock domain.Clock
@@ -22,6 +24,9 @@ type TTLCache[V any] struct {
 	mu      sync.Mutex
 	entries map[string]ttlEntry[V]
 }
+
+// TTLCacheMax bounds every TTLCache.
+const TTLCacheMax = 10_000
 
 type ttlEntry[V any] struct {
 	v    V
@@ -54,9 +59,23 @@ func (c *TTLCache[V]) Get(ctx context.Context, key string, load func(context.Con
 
 // Put records a value just written or read.
 func (c *TTLCache[V]) Put(key string, v V) {
+	now := c.clock.Now()
 	c.mu.Lock()
-	c.entries[key] = ttlEntry[V]{v: v, read: c.clock.Now()}
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[key]; !ok && len(c.entries) >= TTLCacheMax {
+		var oldest string
+		for k, e := range c.entries {
+			if age := now.Sub(e.read); age < 0 || age >= c.ttl {
+				delete(c.entries, k)
+			} else if oldest == "" || e.read.Before(c.entries[oldest].read) {
+				oldest = k
+			}
+		}
+		if len(c.entries) >= TTLCacheMax {
+			delete(c.entries, oldest)
+		}
+	}
+	c.entries[key] = ttlEntry[V]{v: v, read: now}
 }
 
 // Forget drops key's value: the next get reads it again.
