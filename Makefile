@@ -6,7 +6,7 @@ DIST     := static/dist
 ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(DIST)/theme.js $(DIST)/favicon.svg
 # FUZZ lists the fuzz targets as <package>:<target>, one word each: go test fuzzes one target
 # of a package per run. `make fuzz` runs each for FUZZTIME; `make test` for a few seconds.
-FUZZ     := ./internal/redisrepo:FuzzKeysInjective ./internal/web:FuzzDecodeJSON ./internal/web:FuzzEntriesCursor
+FUZZ     := ./internal/redisrepo:FuzzKeysInjective ./internal/redisrepo:FuzzSourceLayout ./internal/web:FuzzDecodeJSON ./internal/web:FuzzEntriesCursor
 FUZZTIME ?= 30s
 
 # DATES are the calendars test-dates runs the date-dependent packages on: a 28 February before

@@ -20,6 +20,7 @@ type Chrome struct {
 	Embedded   bool     // data lives in an in-memory Redis inside this process
 	AdminToken bool     // an admin token is configured
 	SignedIn   bool     // this browser holds an admin session
+	OpenAccess bool     // without an admin token, changes are accepted from every address, not only loopback
 	CSRF       string   // token for forms
 	Status     Status
 	Unread     bool              // the page's own read found Redis down: panels say so, never "nothing here"

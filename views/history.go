@@ -34,7 +34,8 @@ type chartSeries struct {
 	Swatch      string // classes of the legend's swatch
 	Dash        string // stroke-dasharray, so series differ by more than colour
 	Lines       []string
-	Sum         int64 // counters: the sum over the range; gauges: the newest value
+	Sum         int64 // counters: the sum over the range; gauges: the newest value; durations: the largest
+	SumText     string
 }
 
 // chartColumn is one focusable column of a chart with its values for people.
@@ -74,15 +75,18 @@ var seriesColours = map[string][2]string{
 	"rejected":  {"stroke-rose-600 dark:stroke-rose-400", "bg-rose-600 dark:bg-rose-400"},
 	"players":   {"stroke-indigo-600 dark:stroke-indigo-400", "bg-indigo-600 dark:bg-indigo-400"},
 	"adds":      {"stroke-emerald-600 dark:stroke-emerald-400", "bg-emerald-600 dark:bg-emerald-400"},
+	"p50_ms":    {"stroke-emerald-600 dark:stroke-emerald-400", "bg-emerald-600 dark:bg-emerald-400"},
+	"p95_ms":    {"stroke-amber-600 dark:stroke-amber-400", "bg-amber-600 dark:bg-amber-400"},
+	"max_ms":    {"stroke-rose-600 dark:stroke-rose-400", "bg-rose-600 dark:bg-rose-400"},
 }
 
 var dashes = []string{"", "6 3", "2 3", "8 3 2 3"}
 
 // historyCharts splits a history into its charts: gauges ("Depth", "Players") first, then
-// counters, each with the series of that kind.
+// counters, then durations (a queue's lease-to-ack times), each with the series of that kind.
 func historyCharts(h domain.History) []historyChart {
 	var out []historyChart
-	for _, kind := range []domain.SeriesKind{domain.Gauge, domain.Counter} {
+	for _, kind := range []domain.SeriesKind{domain.Gauge, domain.Counter, domain.Duration} {
 		var idx []int
 		for i, s := range h.Series {
 			if s.Kind == kind {
@@ -105,10 +109,16 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 	cols = (len(h.Buckets) + per - 1) / per
 	c := historyChart{ID: HistoryChartID(h.Kind, h.Name) + "-" + strconv.Itoa(int(kind))}
 	stepName := "per " + formatMs(h.StepMs*int64(per))
-	if kind == domain.Gauge {
+	label := FormatCount
+	switch kind {
+	case domain.Gauge:
 		c.Title = map[domain.HistoryKind]string{domain.HistoryQueue: "Jobs by state", domain.HistoryBoard: "Players"}[h.Kind]
 		c.Caption = "sampled every 10 s; each point is the last sample of its " + formatMs(h.StepMs*int64(per))
-	} else {
+	case domain.Duration:
+		c.Title = "Time from lease to ack"
+		c.Caption = "p50, p95 and max of each " + formatMs(h.StepMs) + ", the largest of each " + formatMs(h.StepMs*int64(per)) + "; quantiles to within their histogram bucket"
+		label = formatMs
+	default:
 		c.Title = map[domain.HistoryKind]string{domain.HistoryQueue: "Throughput", domain.HistoryLimiter: "Checks", domain.HistoryBoard: "Point writes"}[h.Kind]
 		c.Caption = "counted " + stepName + " (through zpulse)"
 	}
@@ -126,9 +136,12 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 		c.Recorded++
 		ok[col] = true
 		for k, i := range idx {
-			if kind == domain.Counter {
+			switch kind {
+			case domain.Counter:
 				values[col][k] += b.Values[i]
-			} else {
+			case domain.Duration:
+				values[col][k] = max(values[col][k], b.Values[i])
+			default:
 				values[col][k] = b.Values[i] // the newest sample of the column
 			}
 		}
@@ -164,13 +177,17 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 				continue
 			}
 			pts = append(pts, fnum(x(col))+","+fnum(y(values[col][k])))
-			if kind == domain.Counter {
+			switch kind {
+			case domain.Counter:
 				s.Sum += values[col][k]
-			} else {
+			case domain.Duration:
+				s.Sum = max(s.Sum, values[col][k])
+			default:
 				s.Sum = values[col][k]
 			}
 		}
 		flush()
+		s.SumText = label(s.Sum)
 		c.Series = append(c.Series, s)
 	}
 	for col := range cols {
@@ -182,7 +199,7 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 		} else {
 			parts := make([]string, len(idx))
 			for k, i := range idx {
-				parts[k] = h.Series[i].Label + " " + FormatCount(values[col][k])
+				parts[k] = h.Series[i].Label + " " + label(values[col][k])
 			}
 			title += ": " + strings.Join(parts, ", ")
 		}
@@ -205,7 +222,7 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 		c.XTicks = append(c.XTicks, tick)
 	}
 	for _, v := range []int64{0, top / 2, top} {
-		c.YTicks = append(c.YTicks, chartTick{X: strconv.Itoa(plotL - 6), Y: fnum(y(v) + 3), Label: FormatCount(v), Anchor: "end"})
+		c.YTicks = append(c.YTicks, chartTick{X: strconv.Itoa(plotL - 6), Y: fnum(y(v) + 3), Label: label(v), Anchor: "end"})
 	}
 	return c
 }

@@ -375,9 +375,9 @@ func HistoryPanel(h domain.History) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var23 string
-				templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(FormatCount(s.Sum))
+				templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(s.SumText)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/history.templ`, Line: 40, Col: 160}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/history.templ`, Line: 40, Col: 151}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
 				if templ_7745c5c3_Err != nil {

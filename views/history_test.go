@@ -23,18 +23,24 @@ func queueHistory(r domain.HistoryRange, recorded map[int][]int64) domain.Histor
 	return h
 }
 
-// Columns merge buckets: counters add up, gauges keep the newest sample; an unrecorded gap
-// breaks the line instead of drawing zeros.
+// Columns merge buckets: counters add up, gauges keep the newest sample, durations the
+// largest; an unrecorded gap breaks the line instead of drawing zeros.
 func TestHistoryChartsMergeAndGap(t *testing.T) {
 	h := queueHistory(domain.HistoryHour, map[int][]int64{
-		0: {5, 0, 1, 0, 2, 1, 0}, 1: {7, 0, 1, 0, 3, 2, 1}, // column 0 (buckets 0..2)
-		9: {1, 0, 0, 0, 4, 4, 0}, // column 3, after a gap
+		0: {5, 0, 1, 0, 2, 1, 0, 40, 90, 120}, 1: {7, 0, 1, 0, 3, 2, 1, 30, 200, 250}, // column 0 (buckets 0..2)
+		9: {1, 0, 0, 0, 4, 4, 0, 0, 0, 0}, // column 3, after a gap
 	})
 	charts := historyCharts(h)
-	if len(charts) != 2 {
-		t.Fatalf("%d charts, want gauges and counters", len(charts))
+	if len(charts) != 3 {
+		t.Fatalf("%d charts, want gauges, counters and durations", len(charts))
 	}
-	gauges, counters := charts[0], charts[1]
+	gauges, counters, durations := charts[0], charts[1], charts[2]
+	if got := durations.Columns[0].Title; !strings.Contains(got, "p50 40 ms, p95 200 ms, max 250 ms") {
+		t.Errorf("first column's durations %q: want the largest of each series", got)
+	}
+	if s := durations.Series[2]; s.Name != "max_ms" || s.Sum != 250 || s.SumText != "250 ms" {
+		t.Errorf("max: %d (%q), want the largest over the range, 250 ms", s.Sum, s.SumText)
+	}
 	if len(gauges.Columns) != hourColumns || gauges.Recorded != 3 {
 		t.Errorf("%d columns, %d recorded; want %d and 3", len(gauges.Columns), gauges.Recorded, hourColumns)
 	}

@@ -75,4 +75,5 @@ type ConfirmData struct {
 	Refused string // why it cannot be done ("" when it can)
 	Error   string
 	TestID  string
+	Hidden  [][2]string // fields the POST carries beside the CSRF token: name, value
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"path"
 	"strconv"
@@ -21,24 +22,30 @@ import (
 // config is DESIGN.md's configuration table: every flag has an environment variable of the
 // same meaning, and flags win.
 type config struct {
-	Addr         string
-	RedisURL     string
-	PollInterval time.Duration
-	MinGap       time.Duration // shortest time between two watcher ticks, however often nudged
-	AdminToken   string
-	Demo         optionalBool  // unset: on with the embedded Redis, off otherwise
-	DemoEvery    time.Duration // how often the demo makes a round of traffic
-	BigKey       int64         // members above which a board page warns of a big key
-	APIRateLimit string        // limiter policy protecting the JSON API per client; "" is off
-	TrustProxy   bool          // honour X-Forwarded-For/-Proto/-Host
-	WS           web.WSLimits  // bounds on websocket viewers
-	WaitReplicas int           // replicas an enqueue and a lock acquisition wait for; 0 is off
-	LogFormat    string        // text or json
-	LogLevel     slog.Level
-	AccessLog    string // web.AccessLogAll, AccessLogErrors or AccessLogOff
-	BasePath     string // path prefix behind a proxy, "/zpulse"; "" is the root
-	Version      bool   // print the version and exit
-	MetricsMax   int    // labelled entities of each kind a /metrics scrape reports
+	Addr           string
+	RedisURL       string
+	PollInterval   time.Duration
+	MinGap         time.Duration // shortest time between two watcher ticks, however often nudged
+	AdminToken     string
+	Demo           optionalBool  // unset: on with the embedded Redis, off otherwise
+	DemoEvery      time.Duration // how often the demo makes a round of traffic
+	BigKey         int64         // members above which a board page warns of a big key
+	APIRateLimit   string        // limiter policy protecting the JSON API per client; "" is off
+	TrustProxy     bool          // honour X-Forwarded-For/-Proto/-Host from TrustedProxies
+	Proxies        string        // --trusted-proxies as given
+	TrustedProxies []*net.IPNet  // Proxies parsed
+	OpenAccess     bool          // without an admin token, accept changes from any address, not only loopback
+	WS             web.WSLimits  // bounds on websocket viewers
+	WaitReplicas   int           // replicas an enqueue and a lock acquisition wait for; 0 is off
+	LogFormat      string        // text or json
+	LogLevel       slog.Level
+	AccessLog      string // web.AccessLogAll, AccessLogErrors or AccessLogOff
+	BasePath       string // path prefix behind a proxy, "/zpulse"; "" is the root
+	Version        bool   // print the version and exit
+	MetricsMax     int    // labelled entities of each kind a /metrics scrape reports
+	// ShowAnon are the secrets readers who are not admins see while an admin token is set
+	// (--show-to-anonymous): payloads, client ids; lock tokens never.
+	ShowAnon domain.Secrets
 }
 
 // maxMetricsEntities bounds --metrics-max-entities: a scrape reads about 17 commands per queue.
@@ -71,6 +78,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.DurationVar(&cfg.MinGap, "live-min-gap", live.DefaultMinGap, "shortest time between two live updates of a topic, however many writes nudge the watcher, a duration from 0 to the poll interval (ZPULSE_LIVE_MIN_GAP)")
 	envOf["live-min-gap"] = "ZPULSE_LIVE_MIN_GAP"
 	str(&cfg.AdminToken, "admin-token", "ZPULSE_ADMIN_TOKEN", "", "when set, every change needs it: Bearer token in the API, sign-in in the browser")
+	fs.TextVar(&cfg.ShowAnon, "show-to-anonymous", domain.Secrets(0), "`secrets` readers who are not admins see while an admin token is set: payloads, client-ids or both, comma-separated; none: only admins see them (lock holders' tokens are never shown to them) (ZPULSE_SHOW_TO_ANONYMOUS)")
+	envOf["show-to-anonymous"] = "ZPULSE_SHOW_TO_ANONYMOUS"
 	fs.Var(&cfg.Demo, "demo", "run the traffic simulator (true or false); default on with the embedded Redis (ZPULSE_DEMO)")
 	envOf["demo"] = "ZPULSE_DEMO"
 	fs.DurationVar(&cfg.DemoEvery, "demo-every", 400*time.Millisecond, "how often the demo makes a round of traffic, a duration from 50ms to 1m (ZPULSE_DEMO_EVERY)")
@@ -78,8 +87,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.Int64Var(&cfg.BigKey, "big-key-members", 1_000_000, "`members` (a count, 1 or more) above which a board page warns of a big key (ZPULSE_BIG_KEY_MEMBERS)")
 	envOf["big-key-members"] = "ZPULSE_BIG_KEY_MEMBERS"
 	str(&cfg.APIRateLimit, "api-rate-limit", "ZPULSE_API_RATE_LIMIT", "", "limiter policy that limits the JSON API per client (API token or IP); none: off")
-	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", false, "zpulse is reached through a TLS-terminating proxy on a loopback or private address: honour its X-Forwarded-For (client address for limits), -Proto (Secure cookie) and -Host (websocket Origin check) (ZPULSE_TRUST_PROXY)")
+	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", false, "zpulse is reached through a TLS-terminating proxy at an address of --trusted-proxies: honour its X-Forwarded-For (client address for limits and loopback-only access), -Proto (Secure cookies) and -Host (websocket Origin check) (ZPULSE_TRUST_PROXY)")
 	envOf["trust-proxy"] = "ZPULSE_TRUST_PROXY"
+	str(&cfg.Proxies, "trusted-proxies", "ZPULSE_TRUSTED_PROXIES", web.DefaultTrustedProxies, "comma-separated addresses or CIDR ranges of the proxies --trust-proxy believes; the client is the right-most X-Forwarded-For address outside them")
+	fs.BoolVar(&cfg.OpenAccess, "open-access", false, "without --admin-token, accept changes from any address; off: only from loopback (this machine) (ZPULSE_OPEN_ACCESS)")
+	envOf["open-access"] = "ZPULSE_OPEN_ACCESS"
 	fs.IntVar(&cfg.WaitReplicas, "redis-wait-replicas", 0, fmt.Sprintf("`replicas` an enqueue and a lock acquisition wait for (WAIT, up to 1 s), 0 to %d; 0: off (ZPULSE_REDIS_WAIT_REPLICAS)", redisrepo.MaxWaitReplicas))
 	envOf["redis-wait-replicas"] = "ZPULSE_REDIS_WAIT_REPLICAS"
 	def := web.DefaultWSLimits
@@ -93,6 +105,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		{"ws-max-conns", "ZPULSE_WS_MAX_CONNS", "live `connections` in all", 10_000_000, &cfg.WS.Total, def.Total},
 		{"ws-max-topics", "ZPULSE_WS_MAX_TOPICS", "distinct live `topics` over all connections (each is polled every tick)", 1_000_000, &cfg.WS.Topics, def.Topics},
 		{"ws-topics-per-conn", "ZPULSE_WS_TOPICS_PER_CONN", "`topics` one live connection may ask for, at most 32", 32, &cfg.WS.TopicsPerConn, def.TopicsPerConn},
+		{"ws-topics-per-address", "ZPULSE_WS_TOPICS_PER_ADDRESS", "distinct live `topics` the connections of one client address may hold together", 1_000_000, &cfg.WS.TopicsPerAddress, def.TopicsPerAddress},
 	}
 	for _, l := range wsLimits {
 		fs.IntVar(l.dst, l.name, l.def, fmt.Sprintf("%s, 1 to %d (%s)", l.usage, l.hi, l.env))
@@ -156,6 +169,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		}
 	}
 	var err error
+	if cfg.TrustedProxies, err = web.ParseTrustedProxies(cfg.Proxies); err != nil {
+		return cfg, err
+	}
 	if cfg.BasePath, err = cleanBasePath(cfg.BasePath); err != nil {
 		return cfg, err
 	}

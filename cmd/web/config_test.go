@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zpulse/zpulse/internal/domain"
 )
 
 // --help prints every flag with its type and exits with success; --version prints the
@@ -70,5 +72,26 @@ func TestJSONLogs(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), `{"time":`) || !strings.Contains(logs.String(), `"msg":"zpulse is serving"`) {
 		t.Errorf("logs are not JSON:\n%s", logs)
+	}
+}
+
+// --show-to-anonymous names payloads and client ids (flag or environment); lock tokens and
+// unknown names are refused with what is allowed.
+func TestShowToAnonymousFlag(t *testing.T) {
+	if cfg, err := parseConfig(nil, env(nil), io.Discard); err != nil || cfg.ShowAnon != 0 {
+		t.Errorf("default: %v %v, want nothing shown", cfg.ShowAnon, err)
+	}
+	cfg, err := parseConfig([]string{"--show-to-anonymous", "payloads, client-ids"}, env(nil), io.Discard)
+	if err != nil || cfg.ShowAnon != domain.JobPayloads|domain.ClientIDs {
+		t.Errorf("flag: %v %v", cfg.ShowAnon, err)
+	}
+	cfg, err = parseConfig(nil, env(map[string]string{"ZPULSE_SHOW_TO_ANONYMOUS": "client-ids"}), io.Discard)
+	if err != nil || cfg.ShowAnon != domain.ClientIDs {
+		t.Errorf("environment: %v %v", cfg.ShowAnon, err)
+	}
+	for _, bad := range []string{"lock-tokens", "payloads,tokens"} {
+		if _, err := parseConfig([]string{"--show-to-anonymous", bad}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "never shown") {
+			t.Errorf("%q: %v, want a refusal naming what is allowed", bad, err)
+		}
 	}
 }

@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	leaderboards, locks, limiters, queues, singletons := svc.Leaderboards, svc.Locks, svc.Limiters, svc.Queues, svc.Singletons
 	wg.Go(func() { svc.Run(ctx) }) // discovery, the lock watchdog, the limiters' history
 	hub := live.NewHub(metrics)
-	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.AdminToken != "", cfg.BasePath), hub, cfg.PollInterval, log, metrics,
+	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.BasePath), hub, cfg.PollInterval, log, metrics,
 		live.WithMinGap(cfg.MinGap))
 
 	if !static.Built() {
@@ -117,9 +117,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 
 	handler := web.NewServer(web.Deps{
 		Leaderboards: leaderboards, Queues: queues, Locks: locks, History: svc.History, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
-		Clock: clock, AdminToken: cfg.AdminToken, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
+		Clock: clock, AdminToken: cfg.AdminToken, ShowToAnonymous: cfg.ShowAnon, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
 		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
-		Auth: svc.Auth, TrustProxy: cfg.TrustProxy, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
+		Auth: svc.Auth, TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies, OpenAccess: cfg.OpenAccess, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
 		Sources: svc.Sources,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -127,15 +127,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	srv := web.NewHTTPServer(handler, slog.NewLogLogger(log.Handler(), slog.LevelWarn))
-	access := "open: anyone who reaches this server can change data"
-	if cfg.AdminToken != "" {
-		access = "admin token required for changes"
+	access := "admin token required for changes"
+	switch {
+	case cfg.AdminToken != "":
+	case cfg.OpenAccess:
+		access = "open: anyone who reaches this server can change data (--open-access)"
+		log.Warn("no admin token and --open-access: anyone who reaches this server can change data")
+	default:
+		access = "open to loopback only: changes are accepted from this machine, other addresses may only read"
+		log.Warn("no admin token: changes are accepted only from loopback (this machine); set --admin-token, or --open-access to accept them from anywhere")
 	}
 	log.Info("zpulse is serving", "url", "http://"+displayAddr(ln.Addr())+cfg.BasePath+"/", "access", access,
 		"poll_interval", cfg.PollInterval.String(), "demo", cfg.demoEnabled())
 
 	if cfg.TrustProxy {
-		log.Info("trusting X-Forwarded-For/-Proto/-Host from a proxy on a loopback or private address (--trust-proxy)")
+		log.Info("trusting X-Forwarded-For/-Proto/-Host from the trusted proxies (--trust-proxy)", "trusted_proxies", cfg.Proxies)
 	}
 	if cfg.APIRateLimit != "" {
 		log.Info("the JSON API is rate limited per client (API token or IP)", "policy", cfg.APIRateLimit)

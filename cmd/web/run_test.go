@@ -266,9 +266,9 @@ func TestParseConfigTrustAndLimits(t *testing.T) {
 		t.Errorf("defaults: %+v %v", cfg, err)
 	}
 	e := env(map[string]string{"ZPULSE_TRUST_PROXY": "true", "ZPULSE_WS_PER_ADDRESS": "5", "ZPULSE_WS_MAX_CONNS": "50",
-		"ZPULSE_WS_MAX_TOPICS": "70", "ZPULSE_WS_TOPICS_PER_CONN": "8"})
+		"ZPULSE_WS_MAX_TOPICS": "70", "ZPULSE_WS_TOPICS_PER_CONN": "8", "ZPULSE_WS_TOPICS_PER_ADDRESS": "20"})
 	cfg, err = parseConfig(nil, e, io.Discard)
-	if err != nil || !cfg.TrustProxy || cfg.WS != (web.WSLimits{PerAddress: 5, Total: 50, Topics: 70, TopicsPerConn: 8}) {
+	if err != nil || !cfg.TrustProxy || cfg.WS != (web.WSLimits{PerAddress: 5, Total: 50, Topics: 70, TopicsPerConn: 8, TopicsPerAddress: 20}) {
 		t.Errorf("from env: %+v %v", cfg, err)
 	}
 	cfg, err = parseConfig([]string{"--trust-proxy=false", "--ws-per-address", "6"}, e, io.Discard)
@@ -278,11 +278,21 @@ func TestParseConfigTrustAndLimits(t *testing.T) {
 	if cfg, err = parseConfig([]string{"--trust-proxy"}, env(nil), io.Discard); err != nil || !cfg.TrustProxy {
 		t.Errorf("--trust-proxy alone: %+v %v", cfg, err)
 	}
+	if cfg.OpenAccess || fmt.Sprint(cfg.TrustedProxies) != "[127.0.0.0/8 ::1/128]" {
+		t.Errorf("defaults: open access %v, trusted proxies %v; want loopback only", cfg.OpenAccess, cfg.TrustedProxies)
+	}
+	e2 := env(map[string]string{"ZPULSE_OPEN_ACCESS": "true", "ZPULSE_TRUSTED_PROXIES": "10.0.0.0/8, 10.1.2.3"})
+	if cfg, err = parseConfig(nil, e2, io.Discard); err != nil || !cfg.OpenAccess || fmt.Sprint(cfg.TrustedProxies) != "[10.0.0.0/8 10.1.2.3/32]" {
+		t.Errorf("open access and trusted proxies from env: %v %v %v", cfg.OpenAccess, cfg.TrustedProxies, err)
+	}
+	if _, err := parseConfig([]string{"--trusted-proxies", "10.0.0.0/40"}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "CIDR") {
+		t.Errorf("a bad --trusted-proxies: %v", err)
+	}
 	if _, err := parseConfig(nil, env(map[string]string{"ZPULSE_TRUST_PROXY": "maybe"}), io.Discard); err == nil {
 		t.Error("a bad ZPULSE_TRUST_PROXY was accepted")
 	}
 	for _, bad := range [][]string{{"--trust-proxy=maybe"}, {"--ws-per-address", "0"}, {"--ws-max-conns", "x"},
-		{"--ws-max-topics", "-1"}, {"--ws-topics-per-conn", "33"}} {
+		{"--ws-max-topics", "-1"}, {"--ws-topics-per-conn", "33"}, {"--ws-topics-per-address", "0"}} {
 		if _, err := parseConfig(bad, env(nil), io.Discard); err == nil {
 			t.Errorf("%v: no error", bad)
 		}

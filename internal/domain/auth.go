@@ -14,13 +14,13 @@ var SignInAttempts = LimitPolicy{Name: "zpulse-sign-in", Algorithm: FixedWindow,
 // AuthStore keeps what makes admin access hold across instances: attempt counters per
 // address and server-side sessions that signing out ends.
 type AuthStore interface {
-	// Attempts says what addr's next attempt would get under SignInAttempts, counting
-	// nothing. Returns EUNAVAILABLE.
-	Attempts(ctx context.Context, addr string) (LimitResult, error)
-
-	// CountAttempt counts one attempt of addr; Allowed is false when the limit was already
-	// used up (the attempt must then be refused). Returns EUNAVAILABLE.
-	CountAttempt(ctx context.Context, addr string) (LimitResult, error)
+	// Attempt settles one admin-token attempt of addr under SignInAttempts, in one atomic
+	// step: a wrong token is counted, a right one only looks; Allowed is false when the
+	// limit was already used up, and the attempt must then be refused, right or not. The
+	// caller compares the token first (a local, constant-time step) and acts on the
+	// comparison only when Allowed: deciding and counting at once is what keeps a burst of
+	// guesses from passing the limit. Returns EUNAVAILABLE.
+	Attempt(ctx context.Context, addr string, wrong bool) (LimitResult, error)
 
 	// CreateSession records a new session that lasts ttl and returns its id, a secret for the
 	// browser's cookie. fingerprint ties it to the admin token it was opened with, so

@@ -22,6 +22,9 @@ type QueueCounts struct {
 	OldestWaitingMs    int64 // -1: nothing is waiting
 	Completed, Failed  int64
 	Enqueued           int64
+	Paused             bool
+	// Durations are its lease-to-ack times since zpulse first counted them.
+	Durations DurationHistogram
 }
 
 // LimiterCounts are a policy's checks since history recording began.

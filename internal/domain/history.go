@@ -67,6 +67,9 @@ type SeriesKind int
 const (
 	Gauge SeriesKind = iota
 	Counter
+	// Duration is a time in ms over the bucket (a quantile or the max of the lease-to-ack
+	// times): merged buckets keep the largest.
+	Duration
 )
 
 // SeriesInfo names one series of a history.
@@ -81,6 +84,7 @@ var HistorySeries = map[HistoryKind][]SeriesInfo{
 	HistoryQueue: {
 		{"waiting", "Waiting", Gauge}, {"scheduled", "Scheduled", Gauge}, {"in_flight", "In flight", Gauge}, {"dead", "Dead", Gauge},
 		{"enqueued", "Enqueued", Counter}, {"completed", "Completed", Counter}, {"failed", "Failed", Counter},
+		{"p50_ms", "p50", Duration}, {"p95_ms", "p95", Duration}, {"max_ms", "max", Duration},
 	},
 	HistoryLimiter: {{"allowed", "Allowed", Counter}, {"rejected", "Rejected", Counter}},
 	HistoryBoard:   {{"players", "Players", Gauge}, {"adds", "Point adds", Counter}},

@@ -63,27 +63,9 @@ type LockInfo struct {
 	Holds       int64 `json:"holds"`     // reentrancy count; 1 for a plain or foreign lock
 	Watchdog    bool  `json:"watchdog"`  // a zpulse process renews it every TTL/3
 	Reentrant   bool  `json:"reentrant"` // taken with an owner, who may take it again
-	// TokenHidden says Token was withheld: an admin token is configured and the reader is
-	// not an admin (a holder's token releases the lock, so it is a secret).
+	// TokenHidden says Token was withheld: the reader's Audience does not see LockTokens (a
+	// holder's token releases the lock, so it is a secret).
 	TokenHidden bool `json:"token_hidden,omitempty"`
-}
-
-// Redacted is l as a reader who is not an admin sees it: without the holder's token.
-func (l LockInfo) Redacted() LockInfo {
-	if l.Token != "" {
-		l.Token, l.TokenHidden = "", true
-	}
-	return l
-}
-
-// Redacted is h without the holders' tokens (see LockInfo.Redacted).
-func (h HeldLocks) Redacted() HeldLocks {
-	locks := make([]LockInfo, len(h.Locks))
-	for i, l := range h.Locks {
-		locks[i] = l.Redacted()
-	}
-	h.Locks = locks
-	return h
 }
 
 // Foreign says whether the lock was taken by another service rather than through zpulse.

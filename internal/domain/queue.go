@@ -129,8 +129,7 @@ type Enqueued struct {
 type Delivery struct {
 	ID    string `json:"id"`
 	Queue string `json:"queue"`
-	// Score is the job's score in its queue; 0 (left out) after a plain poll of a delayed
-	// queue, whose POP_DUE answers the id only.
+	// Score is the job's score in its queue (a delayed queue's: its run-at, epoch ms).
 	Score    float64         `json:"score,omitempty"`
 	Priority *int            `json:"priority,omitempty"` // a priority queue's job in the article's encoding
 	Payload  json.RawMessage `json:"payload,omitempty"`
@@ -153,6 +152,9 @@ type PollOptions struct {
 	// Wait, when not zero, blocks up to Wait (whole seconds, at most MaxTakeWait) for a job: BZPOPMIN, on
 	// connections of its own. Priority queues only, and not with a lease.
 	Wait time.Duration
+	// Consumer names who polls (ConsumerID): a poll with a lease records it among the
+	// queue's consumers, and its lease as theirs. "": not recorded.
+	Consumer string
 }
 
 // Validate checks the options for a queue of kind. Returns EINVALID.
@@ -194,8 +196,8 @@ type QueueView struct {
 	ByPriority [MaxPriority + 1]int64 // priority queues
 	Other      int64                  // waiting jobs whose score is outside the priority encoding
 	Due        int64                  // delayed queues: jobs whose run-at has come
-	Scheduled  int64                  // delayed queues: jobs still waiting for their run-at
-	NextDue    []QueueJob             // delayed queues: the next jobs to come due
+	Scheduled  int64                  // jobs still waiting for their run-at (delayed) or a retry (priority: nacked with a delay, not in Waiting)
+	NextDue    []QueueJob             // the next jobs to come due; a priority queue's retries, with their priority and kept Score
 	Head       []QueueJob             // the next jobs a poll takes
 	OldestAtMs int64                  // when the oldest waiting job was enqueued (due, on a delayed queue); -1: none
 	Processing int64
@@ -212,6 +214,9 @@ type QueueView struct {
 	// without a lease, through zpulse (a foreign consumer's ZPOPMIN is not seen).
 	Enqueued  []int64
 	Completed []int64
+	// Consumers are those that polled with a lease in the last ConsumerTTL, the latest
+	// poll first.
+	Consumers []Consumer
 }
 
 // OrphanGrace is how long a payload that belongs to no job is kept before the reaper removes
@@ -232,6 +237,8 @@ type QueueSummary struct {
 	Due        int64     `json:"due"`
 	Processing int64     `json:"processing"`
 	Dead       int64     `json:"dead"`
+	// Paused says polls through zpulse take nothing (JobOps.SetPaused).
+	Paused bool `json:"paused"`
 	// WrongType is the Redis type of the queue's key when another service keeps another type
 	// than a sorted set there ("list"), shown as domain.NotASortedSet; "" for a queue.
 	WrongType string `json:"wrong_type,omitempty"`
@@ -250,6 +257,7 @@ type QueueStats struct {
 	Processing  int64                  `json:"processing"`
 	Dead        int64                  `json:"dead"`
 	OldestAgeMs *int64                 `json:"oldest_age_ms"`
+	Paused      bool                   `json:"paused"` // polls through zpulse take nothing
 }
 
 // ScheduledJobResponse is a delayed job in the API's stats.
@@ -265,12 +273,16 @@ const (
 	Waiting    Where = "waiting"
 	InFlight   Where = "processing"
 	DeadLetter Where = "dead"
+	// Retrying is a priority queue's job nacked with a delay: out of the queue until the
+	// delay is over, then back at its priority (JobScheduled on its page).
+	Retrying Where = "scheduled"
 )
 
 // QueueService keeps job queues in sorted sets with the reference article's keys and scores,
 // so the article's producers and consumers share them with zpulse.
 type QueueService interface {
 	JobOps
+	ConsumerReader
 
 	// Enqueue adds a job. Priority queues score it priority*1e13 + now ms; delayed queues
 	// score it with its run-at ms. Returns ECONFLICT when that id is already waiting, in
@@ -294,7 +306,7 @@ type QueueService interface {
 	// PollBatch leases up to n (1..MaxBatchPoll) jobs in one call, each as Poll with a lease
 	// and each with its own lease token; fewer when fewer are due. Returns EINVALID,
 	// EUNAVAILABLE.
-	PollBatch(ctx context.Context, queue string, n int, lease time.Duration) ([]Delivery, error)
+	PollBatch(ctx context.Context, queue string, n int, lease time.Duration, consumer string) ([]Delivery, error)
 
 	// Ack completes a leased job: it leaves the processing set with its payload and attempt
 	// count, and is remembered as completed for CompletedRetention. token is the lease's
@@ -314,12 +326,13 @@ type QueueService interface {
 	// now, so a worker on a long job keeps it. Returns the new deadline. Errors as Ack.
 	Extend(ctx context.Context, queue, id, token string, lease time.Duration) (time.Time, error)
 
-	// Nack gives a leased job back: to its place in its queue at once, or, on a delayed
-	// queue, delay after now; or, when it was delivered MaxAttempts times, to the dead set.
+	// Nack gives a leased job back: to its place in its queue at once, or delay (0..MaxDelay)
+	// after now: a delayed queue's job is due then; a priority queue's waits out of its queue
+	// (no poll, not even a foreign ZPOPMIN, takes it before) and then returns to its place at
+	// its priority. Or, when it was delivered MaxAttempts times, to the dead set.
 	// The delivery counts as an attempt, and errMsg (at most MaxErrorBytes; may be "") is kept
-	// with the job's last AttemptErrorsKept errors. Returns where the job went (Waiting or
-	// DeadLetter). A delay on a priority queue is EINVALID (its order is its priority). Errors
-	// otherwise as Ack.
+	// with the job's last AttemptErrorsKept errors. Returns where the job went (Waiting,
+	// Retrying or DeadLetter). Errors as Ack.
 	Nack(ctx context.Context, queue, id, token string, delay time.Duration, errMsg string) (Where, error)
 
 	// AttemptErrors returns the kept errors of a job's failed attempts, oldest first (none
@@ -327,8 +340,9 @@ type QueueService interface {
 	AttemptErrors(ctx context.Context, queue, id string) ([]AttemptError, error)
 
 	// Reap returns every job whose lease ended to its queue with its score, or moves it to the
-	// dead set once it was delivered MaxAttempts times, in every known queue. It returns how
-	// many jobs went back and how many died. Run it in one instance at a time (Singleton),
+	// dead set once it was delivered MaxAttempts times, and returns retries whose delay is
+	// over to their priority queue (see Nack), in every known queue. It returns how many jobs
+	// went back (both kinds) and how many died. Run it in one instance at a time (Singleton),
 	// with that term's fencing token: a queue refuses a fence lower than the highest one it
 	// has seen, so a reaper that lost its term while paused never reaps beside its successor.
 	// Returns ECONFLICT when a newer reaper's fence was seen (the caller's term is over);

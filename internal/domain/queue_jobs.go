@@ -2,6 +2,8 @@ package domain
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"math"
@@ -19,7 +21,7 @@ type JobState string
 
 const (
 	JobWaiting   JobState = "waiting"   // in the queue and due: a poll may take it now
-	JobScheduled JobState = "scheduled" // in a delayed queue, its run-at still to come
+	JobScheduled JobState = "scheduled" // in a delayed queue, its run-at still to come; or a priority queue's job nacked with a delay, until it returns
 	JobInFlight  JobState = "in_flight" // leased, not acked yet
 	JobDead      JobState = "dead"      // out of attempts
 )
@@ -52,7 +54,7 @@ type JobDetail struct {
 	Kind  QueueKind `json:"kind"`
 	State JobState  `json:"state"`
 	// Score is the job's score in its queue: now while waiting or scheduled, the one it had
-	// (and goes back with) while in flight or dead; 0 when not known (taken by a foreign
+	// (and goes back with) while in flight, dead or waiting out a retry delay (RetryAt); 0 when not known (taken by a foreign
 	// consumer's ZPOPMIN and leased by nobody).
 	Score float64 `json:"score"`
 	// Priority and EnqueuedAt are read from a priority queue's score; RunAt is a delayed
@@ -60,8 +62,13 @@ type JobDetail struct {
 	Priority   *int       `json:"priority,omitempty"`
 	EnqueuedAt *time.Time `json:"enqueued_at,omitempty"`
 	RunAt      *time.Time `json:"run_at,omitempty"`
+	// RetryAt is when a priority queue's job nacked with a delay returns to its queue, at
+	// Priority, to the place Score holds (state scheduled); nil otherwise.
+	RetryAt *time.Time `json:"retry_at,omitempty"`
 	// Payload is the job's JSON as enqueued; nil when it has none.
 	Payload json.RawMessage `json:"payload,omitempty"`
+	// PayloadHidden says Payload was withheld: the reader's Audience does not see JobPayloads.
+	PayloadHidden bool `json:"payload_hidden,omitempty"`
 	// Attempts counts the deliveries with a lease so far; MaxAttempts is when it dies.
 	Attempts    int `json:"attempts"`
 	MaxAttempts int `json:"max_attempts"`
@@ -69,7 +76,10 @@ type JobDetail struct {
 	// token, which would let a reader ack someone else's job). LeaseDeadline is when it ends.
 	LeaseHolder   string     `json:"lease_holder,omitempty"`
 	LeaseDeadline *time.Time `json:"lease_deadline,omitempty"`
-	DiedAt        *time.Time `json:"died_at,omitempty"`
+	// LeasedAt is when the lease of a job in flight began (its attempt's start); nil when
+	// not known.
+	LeasedAt *time.Time `json:"leased_at,omitempty"`
+	DiedAt   *time.Time `json:"died_at,omitempty"`
 	// Errors are the kept errors of its failed attempts, oldest first.
 	Errors []AttemptError `json:"errors"`
 	// Paused says the queue is paused: polls through zpulse take nothing.
@@ -132,7 +142,9 @@ func JobOrderDescending(s JobState) bool { return s == JobDead }
 // JobCursor is a position in a list by state, between two jobs: the list continues after
 // (or, Back, before) the job of score Score and id ID. Lists are ordered by (score, id) as
 // Redis orders a sorted set, so a cursor names one place however the set changes: a job
-// present the whole time is seen exactly once. Encoded as opaque base64url text.
+// present the whole time is seen exactly once. Encoded as opaque base64url text signed with
+// an HMAC of the queue's name and the position, so a hand-edited cursor, or one of another
+// queue, is refused rather than read.
 type JobCursor struct {
 	State JobState
 	Back  bool
@@ -142,25 +154,38 @@ type JobCursor struct {
 
 var b64 = base64.RawURLEncoding
 
-// Encode returns the cursor's opaque text.
-func (c JobCursor) Encode() string {
+// jobCursorMACBytes is the length of a cursor's signature: 128 bits.
+const jobCursorMACBytes = 16
+
+// Encode returns the cursor's opaque text for a list of queue, signed with key.
+func (c JobCursor) Encode(key []byte, queue string) string {
 	dir := "n"
 	if c.Back {
 		dir = "p"
 	}
 	raw := "j1|" + string(c.State) + "|" + dir + "|" + strconv.FormatFloat(c.Score, 'g', -1, 64) + "|" + c.ID
-	return b64.EncodeToString([]byte(raw))
+	return b64.EncodeToString([]byte(raw)) + "." + b64.EncodeToString(jobCursorMAC(key, queue, raw))
 }
 
-// ParseJobCursor reads a cursor of a list of state. A cursor that is not one zpulse made, or
-// was made for another state, is EINVALID.
-func ParseJobCursor(s string, state JobState) (JobCursor, error) {
-	bad := Errorf(EINVALID, "cursor is not one this list gave: pass next_cursor or prev_cursor back unchanged, or leave it out for the first page")
-	if len(s) > 200 {
+func jobCursorMAC(key []byte, queue, raw string) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(queue))
+	m.Write([]byte{0})
+	m.Write([]byte(raw))
+	return m.Sum(nil)[:jobCursorMACBytes]
+}
+
+// ParseJobCursor reads a cursor of queue's list of state, signed with key. A cursor that is
+// not one zpulse made (or was changed), or was made for another queue or state, is EINVALID.
+func ParseJobCursor(s string, state JobState, key []byte, queue string) (JobCursor, error) {
+	bad := Errorf(EINVALID, "cursor is not one this list gave (it was changed, or belongs to another list): pass next_cursor or prev_cursor back unchanged, or leave it out for the first page")
+	if len(s) > 250 {
 		return JobCursor{}, bad
 	}
-	raw, err := b64.DecodeString(s)
-	if err != nil {
+	body, sig, _ := strings.Cut(s, ".")
+	raw, err := b64.DecodeString(body)
+	mac, merr := b64.DecodeString(sig)
+	if err != nil || merr != nil || !hmac.Equal(mac, jobCursorMAC(key, queue, string(raw))) {
 		return JobCursor{}, bad
 	}
 	parts := strings.SplitN(string(raw), "|", 5)
@@ -182,19 +207,14 @@ func (o JobListOptions) Validate() error {
 	if o.Limit < 1 || o.Limit > MaxJobPage {
 		return Errorf(EINVALID, "limit must be a whole number from 1 to %d (got %d)", MaxJobPage, o.Limit)
 	}
-	if o.Cursor != "" {
-		if _, err := ParseJobCursor(o.Cursor, o.State); err != nil {
-			return err
-		}
-	}
-	return nil
+	return nil // the cursor is checked by the list, which holds the key it was signed with
 }
 
-// JobPrefixNote says why a list cannot be filtered by id prefix: said once, for the API and
-// the page.
-const JobPrefixNote = "Filtering by id prefix is not offered: a queue's sorted sets order jobs by score " +
-	"(priority and time, lease deadline, time of death), and ZRANGEBYLEX, the only prefix read that is not a " +
-	"scan, is defined only on members of equal score. A prefix filter would read the whole set. Open a job by its exact id instead."
+// JobPrefixNote says why a list is not filtered by id prefix, and what to use: said once, for
+// the API and the page.
+const JobPrefixNote = "A list is not filtered by id prefix: a queue's sorted sets order jobs by score " +
+	"(priority and time, lease deadline, time of death), so a prefix filter would read the whole set. " +
+	"Search instead (q=): it matches id prefixes and payload text, scanning at most 1,000 jobs a step and saying where to go on."
 
 // DeadBatch bounds the dead jobs one bulk script moves or deletes: each batch is atomic, and
 // no script runs long enough to hold other clients up.
@@ -214,6 +234,8 @@ type BulkResult struct {
 // JobOps are what operators do with one job, a list of jobs and the dead set. Part of the
 // queues' implementation (redisrepo/queues.Queues).
 type JobOps interface {
+	JobBulkOps
+
 	// Job returns one job wherever it is. Returns ENOTFOUND when it is not waiting,
 	// scheduled, in flight or dead; EINVALID; EUNAVAILABLE.
 	Job(ctx context.Context, queue, id string) (JobDetail, error)

@@ -31,6 +31,12 @@ type AttemptError struct {
 	Attempt int       `json:"attempt"`
 	At      time.Time `json:"at"`
 	Error   string    `json:"error"`
+	// DurationMs is how long the attempt held its lease, from the lease to the nack or to
+	// the reaper's return; nil when not known (leased before zpulse recorded lease starts).
+	DurationMs *int64 `json:"duration_ms,omitempty"`
+	// Edit, on an entry that is no failure, says what an operator changed before a retry
+	// (JobBulkOps.Retry); Error is "" then.
+	Edit string `json:"edit,omitempty"`
 }
 
 // LeaseEndedError is the AttemptError message the reaper records for a lease that ended.

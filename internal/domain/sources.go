@@ -80,8 +80,22 @@ type Source struct {
 // characters (a layout names keys, it does not match them) and no spaces.
 var keyChars = regexp.MustCompile(`^[A-Za-z0-9:._\-/|@#$%&+=!~^,;<>()]+$`)
 
-// Validate checks a source. Returns EINVALID.
-func (s *Source) Validate() error {
+// sourceTokens are every token a layout may hold.
+var sourceTokens = []string{"{client}", "{window_start}", "{yyyymmdd}", "{yyyy-mm-dd}", "{yyyy-Www}", "{yyyy-mm}"}
+
+// KeyFamily is a key prefix whose keys belong to one kind of thing: zpulse's own keys, or
+// the article keys of its boards, queues, locks and limiters (redisrepo.Keys.Families). An
+// adopted source's layout may reach into a family only when the family is of its own kind:
+// a lock source may read lock:order:*, a limiter never writes a board.
+type KeyFamily struct {
+	Prefix string     // e.g. "leaderboard:"
+	Holds  string     // what its keys are, for people: "zpulse's boards (leaderboard:<name>)"
+	Kind   SourceKind // the kind of source that may adopt keys under it; "" for none
+}
+
+// Validate checks a source against the key families zpulse knows (families: every key
+// prefix zpulse writes). Returns EINVALID.
+func (s *Source) Validate(families []KeyFamily) error {
 	if err := ValidateName("source", s.Name); err != nil {
 		return err
 	}
@@ -89,12 +103,19 @@ func (s *Source) Validate() error {
 		return Errorf(EINVALID, "key must be 1 to 200 characters (got %d)", len(s.Key))
 	}
 	rest := s.Key
-	for _, tok := range []string{"{client}", "{window_start}", "{yyyymmdd}", "{yyyy-mm-dd}", "{yyyy-Www}", "{yyyy-mm}"} {
+	for _, tok := range sourceTokens {
 		rest = strings.Replace(rest, tok, "x", 1)
 	}
 	if !keyChars.MatchString(rest) {
 		return Errorf(EINVALID, "key must be a key or template of A-Z a-z 0-9 and punctuation, with no glob characters (* ? [ ]) or braces other than its tokens (got %q)", clip(s.Key))
 	}
+	if err := s.validateKind(); err != nil {
+		return err
+	}
+	return s.validateReach(families)
+}
+
+func (s *Source) validateKind() error {
 	tokens := 0
 	for tok := range sourcePeriodTokens {
 		tokens += strings.Count(s.Key, tok)
@@ -128,7 +149,7 @@ func (s *Source) Validate() error {
 			}
 		case SourceSlidingLog:
 			if clients != 1 || windows > 0 || tokens > 0 {
-				return Errorf(EINVALID, "a sliding log's key holds {client} once, e.g. rate:{client} (got %q)", clip(s.Key))
+				return Errorf(EINVALID, "a sliding log's key holds {client} once, e.g. ratelog:{client} (got %q)", clip(s.Key))
 			}
 		default:
 			return Errorf(EINVALID, `a limiter's encoding must be "fixed_window" or "sliding_log" (got %q)`, clip(s.Encoding))
@@ -148,6 +169,47 @@ func (s *Source) Validate() error {
 		return Errorf(EINVALID, `kind must be "board", "queue", "limiter" or "lock" (got %q)`, clip(string(s.Kind)))
 	}
 	return nil
+}
+
+// validateReach refuses a layout that could name a key of another kind's family: every key
+// the layout names begins with its fixed part, the text before its first token. A layout
+// must begin with one (a token first could render any key: {client} = "leaderboard" gives
+// leaderboard:<x>). A key without tokens (a board or a queue) is exact and reaches the
+// families it begins with; a template or a lock prefix is open, and also reaches every
+// family whose prefix begins with its fixed part (l{client} reaches lock:).
+func (s *Source) validateReach(families []KeyFamily) error {
+	fixed, open := s.Key, s.Kind == SourceLock
+	if i := strings.IndexByte(s.Key, '{'); i >= 0 {
+		fixed, open = s.Key[:i], true
+	}
+	if fixed == "" {
+		return Errorf(EINVALID, "key must begin with a fixed part, not a token: e.g. limit:api:{client}:{window_start}, game:rank:{yyyymmdd} (got %q)", clip(s.Key))
+	}
+	for _, f := range families {
+		if f.Kind == s.Kind {
+			continue
+		}
+		if strings.HasPrefix(fixed, f.Prefix) || (open && strings.HasPrefix(f.Prefix, fixed)) {
+			also := ""
+			if open {
+				also = ", nor may its fixed part (before the first token; a lock source's whole prefix) be the start of one, which a token or a lock name could complete"
+			}
+			return Errorf(EINVALID, "key %q could name %s: a %s source's keys may not begin with %s%s",
+				clip(s.Key), f.Holds, s.Kind, reservedPrefixes(families, s.Kind), also)
+		}
+	}
+	return nil
+}
+
+// reservedPrefixes lists, for a message, the prefixes a source of kind may not reach.
+func reservedPrefixes(families []KeyFamily, kind SourceKind) string {
+	var out []string
+	for _, f := range families {
+		if f.Kind != kind {
+			out = append(out, strconv.Quote(f.Prefix))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // TieBreak is a board source's encoding.
@@ -173,10 +235,35 @@ func (s Source) WindowStart(now time.Time) int64 {
 	return now.Unix() / w * w
 }
 
-// ClientKey is a limiter source's key for a client at now: the only keys zpulse writes for it.
+// ClientKey is a limiter source's key for a client at now: the only keys zpulse writes for it,
+// once ValidateClient accepted the client.
 func (s Source) ClientKey(client string, now time.Time) string {
+	return s.clientKeyAt(client, s.WindowStart(now))
+}
+
+// clientKeyAt is a limiter source's key for a client and window start (ignored by a
+// template without {window_start}).
+func (s Source) clientKeyAt(client string, windowStart int64) string {
 	k := strings.Replace(s.Key, "{client}", client, 1)
-	return strings.Replace(k, "{window_start}", strconv.FormatInt(s.WindowStart(now), 10), 1)
+	return strings.Replace(k, "{window_start}", strconv.FormatInt(windowStart, 10), 1)
+}
+
+// ValidateClient checks a client of an adopted limiter before zpulse writes its key: a
+// limiter client (ValidateClient) without ":", whose key at now reads back as exactly that
+// client (and window), so a client never reaches outside its part of the layout. Returns
+// EINVALID.
+func (s Source) ValidateClient(client string, now time.Time) error {
+	if err := ValidateClient(client); err != nil {
+		return err
+	}
+	if strings.Contains(client, ":") {
+		return Errorf(EINVALID, "client may not contain \":\" on an adopted limiter: it fills one part of the key %s (got %q)", s.Key, clip(client))
+	}
+	key := s.ClientKey(client, now)
+	if c, ws, ok := s.ParseClientKey(key); !ok || c != client || (s.Encoding == SourceFixedWindow && ws != s.WindowStart(now)) {
+		return Errorf(EINVALID, "client %q would make the key %q, which does not read back as that client in the layout %s: choose a client without the layout's separators", clip(client), clip(key), s.Key)
+	}
+	return nil
 }
 
 // ScanPattern is the SCAN MATCH pattern of the keys a limiter or lock source covers ("" for
@@ -242,7 +329,9 @@ type SourceClient struct {
 type SourceHeld struct {
 	Key   string `json:"key"`
 	Value string `json:"value"` // the holder's token as stored ("" for a non-string lock)
-	TTLMs int64  `json:"ttl_ms"`
+	// ValueHidden says Value was withheld: the reader's Audience does not see LockTokens.
+	ValueHidden bool  `json:"value_hidden,omitempty"`
+	TTLMs       int64 `json:"ttl_ms"`
 }
 
 // SourceView is what an adopted source shows, read live.
@@ -271,7 +360,8 @@ type SourceService interface {
 	// SourceView reads a source live. Returns ENOTFOUND, EUNAVAILABLE.
 	SourceView(ctx context.Context, name string) (SourceView, error)
 	// TrySource counts one request of client against an adopted limiter, on the service's own
-	// key for that client (and window), with the service's algorithm. Returns EINVALID (not a
-	// limiter, bad client), ENOTFOUND, EUNAVAILABLE.
+	// key for that client (and window), with the service's algorithm. A key of another type
+	// is left as it is. Returns EINVALID (not a limiter, bad client), CodeWrongType,
+	// ENOTFOUND, EUNAVAILABLE.
 	TrySource(ctx context.Context, name, client string) (LimitResult, error)
 }

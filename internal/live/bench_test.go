@@ -40,7 +40,7 @@ func BenchmarkFanOut(b *testing.B) {
 func hubSubscribers(h *Hub, topic string) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if t := h.topics[topic]; t != nil {
+	if t := h.topics[Subscription{Topic: topic}]; t != nil {
 		return len(t.subs)
 	}
 	return 0

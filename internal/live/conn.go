@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/zpulse/zpulse/internal/domain"
 )
 
 // Connection timing, as in gorilla/websocket's chat example.
@@ -30,14 +32,16 @@ var topicPattern = regexp.MustCompile(`^[A-Za-z0-9:._-]+$`)
 const maxTopicLen = 1024
 
 type client struct {
-	conn   *websocket.Conn
-	topics []string
-	send   chan *batch   // from the hub; shared between connections, never written to
-	quit   chan struct{} // closed by the hub when the client is removed
-	queued []*frame      // the writer's scratch: the batches it is about to write
+	conn     *websocket.Conn
+	topics   []string
+	audience domain.Audience // what it may see, decided when it connected
+	send     chan *batch     // from the hub; shared between connections, never written to
+	quit     chan struct{}   // closed by the hub when the client is removed
+	queued   []*frame        // the writer's scratch: the batches it is about to write
 	// closeCode is the close frame's code, set by the hub before it closes quit.
 	closeCode int
-	ended     func() // told once the connection is over (Serve); nil for none
+	ended     func()          // told once the connection is over (Serve); nil for none
+	revoked   <-chan struct{} // closed when its audience no longer holds (Serve); nil: never
 }
 
 // upgrader refuses cross-origin connections: CheckOrigin is left nil, so gorilla compares the
@@ -51,13 +55,19 @@ var upgrader = websocket.Upgrader{ReadBufferSize: 256, WriteBufferSize: 4096, Wr
 var batchBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // ServeWS upgrades a request to a websocket subscribed to the topics named by its repeated
-// "topic" query parameter, e.g. /ws?topic=status&topic=board:game:2048.
-func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) { h.Serve(w, r, nil) }
+// "topic" query parameter, e.g. /ws?topic=status&topic=board:game:2048, for the zero
+// audience (it sees no secret).
+func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request) {
+	h.Serve(w, r, domain.Audience{}, nil, nil)
+}
 
-// Serve is ServeWS that calls ended, when not nil, once the connection is over, however it
-// ends (refused, failed upgrade, closed by either side). The handler returns as soon as the
-// connection's loops run, so ended is how a caller that counts connections knows one ended.
-func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, ended func()) {
+// Serve is ServeWS for audience that calls ended, when not nil, once the connection is over,
+// however it ends (refused, failed upgrade, closed by either side). The handler returns as
+// soon as the connection's loops run, so ended is how a caller that counts connections knows
+// one ended. When revoked is closed (the session behind an admin's audience ended), the
+// connection is closed with 1008 (policy violation): the browser reconnects as whoever it is
+// now, and no frame of the old audience follows.
+func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, audience domain.Audience, ended func(), revoked <-chan struct{}) {
 	if ended == nil {
 		ended = func() {}
 	}
@@ -79,7 +89,7 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, ended func()) {
 		ended()
 		return // the upgrader has answered already
 	}
-	c := &client{conn: conn, topics: topics, send: make(chan *batch, sendBuffer), quit: make(chan struct{}), ended: ended}
+	c := &client{conn: conn, topics: topics, audience: audience, send: make(chan *batch, sendBuffer), quit: make(chan struct{}), ended: ended, revoked: revoked}
 	if !h.subscribe(c) {
 		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseServiceRestart, "shutting down"), time.Now().Add(writeWait))
 		conn.Close()
@@ -136,6 +146,10 @@ func (c *client) writeLoop() {
 			_ = c.conn.WriteControl(websocket.CloseMessage,
 				websocket.FormatCloseMessage(c.closeCode, ""), time.Now().Add(writeWait))
 			return
+		case <-c.revoked:
+			_ = c.conn.WriteControl(websocket.CloseMessage,
+				websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "session ended"), time.Now().Add(writeWait))
+			return
 		}
 	}
 }
@@ -161,7 +175,7 @@ func (c *client) write(frames []*frame) error {
 func latestPerTopic(frames []*frame) []*frame {
 	out := frames[:0]
 	for i, f := range frames {
-		if !slices.ContainsFunc(frames[i+1:], func(g *frame) bool { return g.topic == f.topic }) {
+		if !slices.ContainsFunc(frames[i+1:], func(g *frame) bool { return g.sub == f.sub }) {
 			out = append(out, f)
 		}
 	}

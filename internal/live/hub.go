@@ -8,15 +8,19 @@ import (
 	"sync"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// Hub keeps, per topic, the connections subscribed to it and the last fragment published, so
-// a new subscriber starts from the current state.
+// Hub keeps, per topic and audience, the connections subscribed to it and the last fragment
+// published, so a new subscriber starts from the current state. A connection's audience is
+// decided once, when it connects, and it only ever gets the fragments rendered for that
+// audience: a fragment with a secret never reaches a connection whose audience may not see it.
 type Hub struct {
 	metrics *Metrics
 
 	mu      sync.Mutex
-	topics  map[string]*topic
+	topics  map[Subscription]*topic
 	clients map[*client]struct{}
 	closed  bool
 
@@ -30,17 +34,25 @@ type topic struct {
 	last *frame
 }
 
-// Fragment is one topic's HTML as published: its root element carries the id of the element it
-// replaces on the page, so fragments of several topics can travel in one websocket message.
+// Subscription is a topic as one audience follows it: the watcher renders each topic once per
+// audience that has subscribers.
+type Subscription struct {
+	Topic    string
+	Audience domain.Audience
+}
+
+// Fragment is one topic's HTML as published for one audience: its root element carries the id
+// of the element it replaces on the page, so fragments of several topics can travel in one
+// websocket message.
 type Fragment struct {
-	Topic string
-	HTML  []byte
+	Subscription
+	HTML []byte
 }
 
 // frame is a fragment ready to send: its websocket frame is prepared once for every
 // subscriber that gets it alone, and its HTML is kept for the batches that carry several.
 type frame struct {
-	topic    string
+	sub      Subscription
 	html     []byte
 	prepared *websocket.PreparedMessage
 }
@@ -51,27 +63,43 @@ type batch struct{ frames []*frame }
 
 // NewHub returns an empty hub. metrics may be nil.
 func NewHub(metrics *Metrics) *Hub {
-	return &Hub{metrics: metrics, topics: map[string]*topic{}, clients: map[*client]struct{}{}}
+	return &Hub{metrics: metrics, topics: map[Subscription]*topic{}, clients: map[*client]struct{}{}}
 }
 
-// Topics returns the topics that have at least one subscriber.
+// Topics returns the topics that have at least one subscriber, whatever its audience.
 func (h *Hub) Topics() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	seen := map[string]bool{}
 	names := make([]string, 0, len(h.topics))
-	for name := range h.topics {
-		names = append(names, name)
+	for sub := range h.topics {
+		if !seen[sub.Topic] {
+			seen[sub.Topic] = true
+			names = append(names, sub.Topic)
+		}
 	}
 	return names
 }
 
-// Publish sends a fragment to every subscriber of topic and keeps it for later subscribers.
-func (h *Hub) Publish(name string, fragment []byte) error {
-	return h.PublishBatch([]Fragment{{Topic: name, HTML: fragment}})
+// Subscriptions returns each topic and audience that has at least one subscriber.
+func (h *Hub) Subscriptions() []Subscription {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	subs := make([]Subscription, 0, len(h.topics))
+	for sub := range h.topics {
+		subs = append(subs, sub)
+	}
+	return subs
 }
 
-// PublishBatch sends each fragment to the subscribers of its topic and keeps it for later
-// subscribers. A subscriber of several of the topics gets its fragments as one batch, which
+// Publish sends a fragment to every subscriber of topic of the zero audience (ServeWS's, which
+// sees no secret) and keeps it for later subscribers.
+func (h *Hub) Publish(name string, fragment []byte) error {
+	return h.PublishBatch([]Fragment{{Subscription: Subscription{Topic: name}, HTML: fragment}})
+}
+
+// PublishBatch sends each fragment to the subscribers of its topic and audience, and keeps it
+// for later subscribers. A subscriber of several of the topics gets its fragments as one batch, which
 // its connection writes with one system call. A subscriber whose buffer is full is dropped
 // (its browser reconnects) rather than stalling the others.
 func (h *Hub) PublishBatch(fragments []Fragment) error {
@@ -81,12 +109,12 @@ func (h *Hub) PublishBatch(fragments []Fragment) error {
 		if err != nil {
 			return fmt.Errorf("live.PublishBatch: %w", err)
 		}
-		frames = append(frames, &frame{topic: f.Topic, html: f.HTML, prepared: msg})
+		frames = append(frames, &frame{sub: f.Subscription, html: f.HTML, prepared: msg})
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(frames) == 1 { // the common case: one batch shared by every subscriber, read only
-		if t := h.topics[frames[0].topic]; t != nil {
+		if t := h.topics[frames[0].sub]; t != nil {
 			t.last = frames[0]
 			shared := &batch{frames}
 			for c := range t.subs {
@@ -97,7 +125,7 @@ func (h *Hub) PublishBatch(fragments []Fragment) error {
 	}
 	batches := map[*client]*batch{}
 	for _, f := range frames {
-		t := h.topics[f.topic]
+		t := h.topics[f.sub]
 		if t == nil {
 			continue // nobody watches it: do not create it
 		}
@@ -128,10 +156,11 @@ func (h *Hub) subscribe(c *client) bool {
 	h.clients[c] = struct{}{}
 	var replay []*frame
 	for _, name := range c.topics {
-		t := h.topics[name]
+		sub := Subscription{name, c.audience}
+		t := h.topics[sub]
 		if t == nil {
 			t = &topic{subs: map[*client]struct{}{}}
-			h.topics[name] = t
+			h.topics[sub] = t
 		}
 		t.subs[c] = struct{}{}
 		if t.last != nil {
@@ -177,10 +206,11 @@ func (h *Hub) removeLocked(c *client, code int) {
 	}
 	delete(h.clients, c)
 	for _, name := range c.topics {
-		if t := h.topics[name]; t != nil {
+		sub := Subscription{name, c.audience}
+		if t := h.topics[sub]; t != nil {
 			delete(t.subs, c)
 			if len(t.subs) == 0 {
-				delete(h.topics, name)
+				delete(h.topics, sub)
 			}
 		}
 	}

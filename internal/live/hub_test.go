@@ -232,7 +232,8 @@ func TestBatchIsOneMessagePerConnection(t *testing.T) {
 	both := dial(t, srv, "status", "board:a")
 	one := dial(t, srv, "board:a")
 	waitTopics(t, hub, 2)
-	batch := []Fragment{{"status", []byte(`<div id="s">ok</div>`)}, {"board:a", []byte(`<section id="a">1</section>`)}, {"nobody", []byte("x")}}
+	batch := []Fragment{{Subscription{Topic: "status"}, []byte(`<div id="s">ok</div>`)}, {Subscription{Topic: "board:a"}, []byte(`<section id="a">1</section>`)},
+		{Subscription{Topic: "nobody"}, []byte("x")}}
 	if err := hub.PublishBatch(batch); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestBatchIsOneMessagePerConnection(t *testing.T) {
 }
 
 func TestLatestPerTopic(t *testing.T) {
-	f := func(topic, html string) *frame { return &frame{topic: topic, html: []byte(html)} }
+	f := func(topic, html string) *frame { return &frame{sub: Subscription{Topic: topic}, html: []byte(html)} }
 	for name, tc := range map[string]struct {
 		in   []*frame
 		want string

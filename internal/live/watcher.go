@@ -16,9 +16,9 @@ import (
 // out topics it does not know. An error means the source (Redis) could not be read.
 type PollFunc func(ctx context.Context, topics []string) (map[string]any, error)
 
-// RenderFunc renders a topic's snapshot into the HTML fragment pushed to its subscribers.
-// For domain.TopicStatus the snapshot is a Status.
-type RenderFunc func(topic string, snapshot any) ([]byte, error)
+// RenderFunc renders a topic's snapshot, as audience may see it, into the HTML fragment pushed
+// to that audience's subscribers. For domain.TopicStatus the snapshot is a Status.
+type RenderFunc func(topic string, audience domain.Audience, snapshot any) ([]byte, error)
 
 // Status says whether the source answered the last poll.
 type Status struct {
@@ -31,7 +31,8 @@ type Status struct {
 // flood of writes costs viewers at most 20 frames a second.
 const DefaultMinGap = 50 * time.Millisecond
 
-// Watcher polls the topics that have subscribers and publishes the ones that changed.
+// Watcher polls the topics that have subscribers and publishes the ones that changed, rendered
+// once for each audience that follows them.
 type Watcher struct {
 	poll     PollFunc
 	render   RenderFunc
@@ -47,8 +48,8 @@ type Watcher struct {
 	// test moving a manual clock knows when the loop waits again.
 	handled func()
 
-	tickMu sync.Mutex     // one tick at a time
-	last   map[string]any // topic -> snapshot last published
+	tickMu sync.Mutex           // one tick at a time
+	last   map[Subscription]any // snapshot last published to each topic's audience
 
 	statusMu sync.RWMutex
 	status   Status
@@ -79,7 +80,7 @@ func WithClock(c Clock) Option { return func(w *Watcher) { w.clock = c } }
 func NewWatcher(poll PollFunc, render RenderFunc, hub *Hub, interval time.Duration, log *slog.Logger, metrics *Metrics, opts ...Option) *Watcher {
 	w := &Watcher{
 		poll: poll, render: render, hub: hub, interval: interval, minGap: DefaultMinGap, clock: systemClock{},
-		log: log, metrics: metrics, nudge: make(chan struct{}, 1), last: map[string]any{}, status: Status{Available: true},
+		log: log, metrics: metrics, nudge: make(chan struct{}, 1), last: map[Subscription]any{}, status: Status{Available: true},
 	}
 	for _, o := range opts {
 		o(w)
@@ -137,15 +138,25 @@ func (w *Watcher) Run(ctx context.Context) {
 	}
 }
 
-// Tick polls once and publishes every changed topic. It returns the number of fragments
-// published.
+// Tick polls once and publishes every changed topic to each audience that follows it. It
+// returns the number of fragments published.
 func (w *Watcher) Tick(ctx context.Context) int {
 	w.tickMu.Lock()
 	defer w.tickMu.Unlock()
-	topics := w.hub.Topics()
-	if len(topics) == 0 {
+	subs := w.hub.Subscriptions()
+	if len(subs) == 0 {
 		clear(w.last)
 		return 0
+	}
+	followed := make(map[Subscription]bool, len(subs))
+	polled := map[string]bool{}
+	var topics []string
+	for _, sub := range subs {
+		followed[sub] = true
+		if !polled[sub.Topic] {
+			polled[sub.Topic] = true
+			topics = append(topics, sub.Topic)
+		}
 	}
 	start := time.Now()
 	timeout := max(w.interval, time.Second)
@@ -159,7 +170,7 @@ func (w *Watcher) Tick(ctx context.Context) int {
 				detail = fmt.Sprintf("Redis did not answer within %v", timeout)
 			}
 			if s := (Status{Available: false, Detail: detail}); w.setStatus(s, err) {
-				w.publish(w.appendRendered(nil, domain.TopicStatus, s))
+				w.publish(w.appendStatus(nil, subs, s))
 			}
 		}
 		w.metrics.ticked(time.Since(start).Seconds(), true, 0)
@@ -167,29 +178,43 @@ func (w *Watcher) Tick(ctx context.Context) int {
 	}
 	var batch []Fragment
 	if w.setStatus(Status{Available: true}, nil) {
-		batch = w.appendRendered(batch, domain.TopicStatus, Status{Available: true})
+		batch = w.appendStatus(batch, subs, Status{Available: true})
 	}
-	for topic := range w.last {
-		if _, ok := snaps[topic]; !ok {
-			delete(w.last, topic) // nobody watches it any more: start afresh when somebody does
+	for sub := range w.last {
+		if _, ok := snaps[sub.Topic]; !ok || !followed[sub] {
+			delete(w.last, sub) // nobody watches it any more: start afresh when somebody does
 		}
 	}
-	for topic, snap := range snaps {
-		if prev, ok := w.last[topic]; ok && reflect.DeepEqual(prev, snap) {
+	for _, sub := range subs {
+		snap, ok := snaps[sub.Topic]
+		if !ok {
 			continue
 		}
-		batch = w.appendRendered(batch, topic, snap)
+		if prev, ok := w.last[sub]; ok && reflect.DeepEqual(prev, snap) {
+			continue
+		}
+		batch = w.appendRendered(batch, sub, snap)
 	}
 	pushed := w.publish(batch)
 	if pushed > 0 {
 		for _, f := range batch {
 			if f.Topic != domain.TopicStatus {
-				w.last[f.Topic] = snaps[f.Topic]
+				w.last[f.Subscription] = snaps[f.Topic]
 			}
 		}
 	}
 	w.metrics.ticked(time.Since(start).Seconds(), false, pushed)
 	return pushed
+}
+
+// appendStatus appends the status fragment for each audience that follows domain.TopicStatus.
+func (w *Watcher) appendStatus(batch []Fragment, subs []Subscription, s Status) []Fragment {
+	for _, sub := range subs {
+		if sub.Topic == domain.TopicStatus {
+			batch = w.appendRendered(batch, sub, s)
+		}
+	}
+	return batch
 }
 
 // setStatus records the poll's outcome and, when availability changed, logs it. It reports
@@ -210,15 +235,15 @@ func (w *Watcher) setStatus(s Status, err error) bool {
 	return true
 }
 
-// appendRendered appends topic's fragment to batch; a topic that fails to render is logged
-// and left out, so the next tick tries again.
-func (w *Watcher) appendRendered(batch []Fragment, topic string, snap any) []Fragment {
-	html, err := w.render(topic, snap)
+// appendRendered appends the fragment of sub's topic, rendered for its audience, to batch; a
+// topic that fails to render is logged and left out, so the next tick tries again.
+func (w *Watcher) appendRendered(batch []Fragment, sub Subscription, snap any) []Fragment {
+	html, err := w.render(sub.Topic, sub.Audience, snap)
 	if err != nil {
-		w.log.Error("cannot render a live fragment", "topic", topic, "err", err)
+		w.log.Error("cannot render a live fragment", "topic", sub.Topic, "err", err)
 		return batch
 	}
-	return append(batch, Fragment{Topic: topic, HTML: html})
+	return append(batch, Fragment{Subscription: sub, HTML: html})
 }
 
 // publish hands one tick's fragments to the hub together, so a page watching several of the

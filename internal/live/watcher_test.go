@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -48,7 +50,7 @@ type renders struct {
 	n  map[string]int
 }
 
-func (r *renders) render(topic string, snap any) ([]byte, error) {
+func (r *renders) render(topic string, _ domain.Audience, snap any) ([]byte, error) {
 	r.mu.Lock()
 	r.n[topic]++
 	r.mu.Unlock()
@@ -169,7 +171,7 @@ func TestNudgeTicksAtOnce(t *testing.T) {
 func TestRenderFailureIsRetriedNextTick(t *testing.T) {
 	w, src, _, _, subscribe := newWatcher(t)
 	fail := true
-	w.render = func(topic string, snap any) ([]byte, error) {
+	w.render = func(string, domain.Audience, any) ([]byte, error) {
 		if fail {
 			return nil, errors.New("broken template")
 		}
@@ -183,5 +185,43 @@ func TestRenderFailureIsRetriedNextTick(t *testing.T) {
 	fail = false
 	if n := w.Tick(context.Background()); n != 1 || read(t, c) != "ok" {
 		t.Error("the topic was not published once rendering worked")
+	}
+}
+
+// A topic is rendered once per audience that follows it, and each connection gets only its own
+// audience's fragments: a secret rendered for an admin never reaches a connection of an
+// audience that may not see it, first fragment or replay alike.
+func TestTickRendersPerAudience(t *testing.T) {
+	w, src, r, hub, subscribe := newWatcher(t)
+	w.render = func(topic string, aud domain.Audience, snap any) ([]byte, error) {
+		r.render(topic, aud, snap)
+		if aud.Sees(domain.LockTokens) {
+			return fmt.Appendf(nil, "%s token=%v", topic, snap), nil
+		}
+		return fmt.Appendf(nil, "%s token=hidden", topic), nil
+	}
+	admins := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
+		hub.Serve(rw, req, domain.Admin, nil, nil)
+	}))
+	t.Cleanup(admins.Close)
+	src.set("locks", "marker-secret")
+	anon := subscribe("locks")
+	admin := dial(t, admins, "locks")
+	waitSubscriptions(t, hub, func() bool { return hubClients(hub) == 2 })
+	if n := w.Tick(context.Background()); n != 2 || r.count("locks") != 2 {
+		t.Fatalf("published %d fragments in %d renders, want one per audience (2)", n, r.count("locks"))
+	}
+	if got := read(t, anon); got != "locks token=hidden" {
+		t.Errorf("the anonymous connection got %q", got)
+	}
+	if got := read(t, admin); got != "locks token=marker-secret" {
+		t.Errorf("the admin connection got %q", got)
+	}
+	late := subscribe("locks") // the replay is its audience's last fragment too
+	if got := read(t, late); got != "locks token=hidden" {
+		t.Errorf("a late anonymous connection got %q", got)
+	}
+	if n := w.Tick(context.Background()); n != 0 {
+		t.Errorf("an unchanged topic was published again to %d audiences", n)
 	}
 }

@@ -55,29 +55,31 @@ func TestAuthSessions(t *testing.T) {
 	}
 }
 
-// The attempt limit counts up to domain.SignInAttempts.Limit, then refuses; a look counts
-// nothing.
+// The attempt limit counts wrong attempts up to domain.SignInAttempts.Limit, then refuses
+// wrong and right alike; a right attempt counts nothing.
 func TestAuthAttempts(t *testing.T) {
 	rdb := redistest.Client(t)
 	clock := domain.NewManualClock(time.UnixMilli(1_800_000_000_000))
 	a := auth.NewAuth(rdb, store.DefaultKeys, store.Clocks{Script: clock})
 	ctx := context.Background()
 	for i := range domain.SignInAttempts.Limit {
-		if r, err := a.Attempts(ctx, "203.0.113.1"); err != nil || !r.Allowed || r.Remaining != domain.SignInAttempts.Limit-i {
-			t.Fatalf("look %d: %+v %v", i, r, err)
+		if r, err := a.Attempt(ctx, "203.0.113.1", false); err != nil || !r.Allowed || r.Remaining != domain.SignInAttempts.Limit-i {
+			t.Fatalf("right attempt after %d wrong: %+v %v", i, r, err)
 		}
-		if r, err := a.CountAttempt(ctx, "203.0.113.1"); err != nil || !r.Allowed {
-			t.Fatalf("attempt %d: %+v %v", i+1, r, err)
+		if r, err := a.Attempt(ctx, "203.0.113.1", true); err != nil || !r.Allowed {
+			t.Fatalf("wrong attempt %d: %+v %v", i+1, r, err)
 		}
 	}
-	if r, _ := a.CountAttempt(ctx, "203.0.113.1"); r.Allowed || r.RetryAfterMs <= 0 {
-		t.Errorf("attempt past the limit: %+v", r)
+	for _, wrong := range []bool{true, false} {
+		if r, _ := a.Attempt(ctx, "203.0.113.1", wrong); r.Allowed || r.RetryAfterMs <= 0 {
+			t.Errorf("attempt (wrong %v) past the limit: %+v", wrong, r)
+		}
 	}
-	if r, _ := a.Attempts(ctx, "::1"); !r.Allowed {
+	if r, _ := a.Attempt(ctx, "::1", false); !r.Allowed {
 		t.Errorf("another address is limited: %+v", r)
 	}
 	clock.Advance(time.Duration(domain.SignInAttempts.WindowMs) * time.Millisecond)
-	if r, _ := a.Attempts(ctx, "203.0.113.1"); !r.Allowed {
+	if r, _ := a.Attempt(ctx, "203.0.113.1", false); !r.Allowed {
 		t.Errorf("next window: %+v", r)
 	}
 }

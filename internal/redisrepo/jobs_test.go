@@ -24,9 +24,9 @@ func seedDead(t testing.TB, rdb redis.UniversalClient, queue string, n int, pref
 	pipe := rdb.Pipeline()
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("%s%05d", prefix, i)
-		pipe.ZAdd(ctx, store.DefaultKeys.QueueDead(queue), redis.Z{Score: float64(testNow.UnixMilli() + int64(i/50)), Member: id})
-		pipe.HSet(ctx, store.DefaultKeys.QueueScores(queue), id, 3*domain.PriorityFactor+testNow.UnixMilli())
-		pipe.HSet(ctx, store.DefaultKeys.QueueAttempts(queue), id, 5)
+		pipe.ZAdd(ctx, DefaultKeys.QueueDead(queue), redis.Z{Score: float64(testNow.UnixMilli() + int64(i/50)), Member: id})
+		pipe.HSet(ctx, DefaultKeys.QueueScores(queue), id, 3*domain.PriorityFactor+testNow.UnixMilli())
+		pipe.HSet(ctx, DefaultKeys.QueueAttempts(queue), id, 5)
 		if i%1000 == 0 {
 			if _, err := pipe.Exec(ctx); err != nil {
 				t.Fatal(err)
@@ -71,8 +71,8 @@ func TestJobsPagingThroughDeadWhileItChanges(t *testing.T) {
 		// jobs deleted behind it and ahead of it (those are not counted as stable).
 		gone := fmt.Sprintf("job-%05d", (pages*37)%n)
 		delete(stable, gone)
-		rdb.ZRem(ctx, store.DefaultKeys.QueueDead("mail"), gone)
-		rdb.ZAdd(ctx, store.DefaultKeys.QueueDead("mail"),
+		rdb.ZRem(ctx, DefaultKeys.QueueDead("mail"), gone)
+		rdb.ZAdd(ctx, DefaultKeys.QueueDead("mail"),
 			redis.Z{Score: float64(testNow.UnixMilli() + int64(pages%200)), Member: fmt.Sprintf("new-%d", pages)})
 		if page.Next == "" {
 			break
@@ -115,7 +115,7 @@ func TestJobsPagingThroughDeadWhileItChanges(t *testing.T) {
 			t.Fatalf("backward: job %s seen %d times; want once", id, back[id])
 		}
 	}
-	if page.Counts.Dead != rdb.ZCard(ctx, store.DefaultKeys.QueueDead("mail")).Val() {
+	if page.Counts.Dead != rdb.ZCard(ctx, DefaultKeys.QueueDead("mail")).Val() {
 		t.Fatalf("counts %+v", page.Counts)
 	}
 }
@@ -161,19 +161,45 @@ func TestJobsByStateAndCounts(t *testing.T) {
 	}
 }
 
-// A cursor zpulse did not make, or made for another state, is EINVALID.
+// A cursor zpulse did not make, made for another state or queue, or edited by hand, is
+// EINVALID: cursors are signed.
 func TestJobsCursorValidation(t *testing.T) {
 	q, _, _ := newTestQueues(t)
 	ctx := context.Background()
-	good := domain.JobCursor{State: domain.JobDead, Score: 12, ID: "x"}.Encode()
-	for _, c := range []string{"%%%", "bm9wZQ", domain.JobCursor{State: domain.JobWaiting, Score: 1, ID: "x"}.Encode(),
-		b64enc("j1|dead|n|NaN|x"), b64enc("j1|dead|n|1|"), b64enc("j1|dead|q|1|x"), strings.Repeat("A", 300)} {
-		if _, err := q.Jobs(ctx, "mail", domain.JobListOptions{State: domain.JobDead, Limit: 5, Cursor: c}); domain.ErrorCode(err) != domain.EINVALID {
-			t.Errorf("cursor %q: %v; want EINVALID", c, err)
+	for _, id := range []string{"a", "b", "c"} {
+		enqueue(t, q, "mail", id, 1)
+		enqueue(t, q, "other", id, 1)
+	}
+	first, err := q.Jobs(ctx, "mail", domain.JobListOptions{State: domain.JobWaiting, Limit: 1})
+	if err != nil || first.Next == "" {
+		t.Fatalf("first page: %+v %v", first, err)
+	}
+	good := first.Next
+	body, sig, _ := strings.Cut(good, ".")
+	raw, _ := base64.RawURLEncoding.DecodeString(body)
+	edited := b64enc(strings.Replace(string(raw), "|a", "|c", 1)) + "." + sig // skip ahead by hand
+	for _, c := range []string{"%%%", "bm9wZQ", edited, b64enc(string(raw)), body + ".AAAA",
+		b64enc("j1|waiting|n|NaN|x"), strings.Repeat("A", 300)} {
+		if _, err := q.Jobs(ctx, "mail", domain.JobListOptions{State: domain.JobWaiting, Limit: 5, Cursor: c}); domain.ErrorCode(err) != domain.EINVALID ||
+			!strings.Contains(err.Error(), "changed") {
+			t.Errorf("cursor %q: %v; want EINVALID saying it was changed", c, err)
 		}
 	}
-	if _, err := q.Jobs(ctx, "mail", domain.JobListOptions{State: domain.JobDead, Limit: 5, Cursor: good}); err != nil {
-		t.Errorf("good cursor: %v", err)
+	for _, other := range []struct {
+		queue string
+		state domain.JobState
+	}{{"other", domain.JobWaiting}, {"mail", domain.JobDead}} {
+		if _, err := q.Jobs(ctx, other.queue, domain.JobListOptions{State: other.state, Limit: 5, Cursor: good}); domain.ErrorCode(err) != domain.EINVALID {
+			t.Errorf("cursor of mail's waiting list on %s's %s list: %v; want EINVALID", other.queue, other.state, err)
+		}
+	}
+	if page, err := q.Jobs(ctx, "mail", domain.JobListOptions{State: domain.JobWaiting, Limit: 5, Cursor: good}); err != nil || len(page.Jobs) != 2 {
+		t.Errorf("good cursor: %+v %v", page, err)
+	}
+	// Another instance on the same Redis reads this one's cursors.
+	q2, _ := newTestQueuesOn(t, q.Rdb)
+	if _, err := q2.Jobs(ctx, "mail", domain.JobListOptions{State: domain.JobWaiting, Limit: 5, Cursor: good}); err != nil {
+		t.Errorf("good cursor on another instance: %v", err)
 	}
 	for _, limit := range []int{0, -1, domain.MaxJobPage + 1} {
 		if _, err := q.Jobs(ctx, "mail", domain.JobListOptions{State: domain.JobDead, Limit: limit}); domain.ErrorCode(err) != domain.EINVALID {
@@ -193,7 +219,7 @@ func testRequeueDeadInBulk(t *testing.T, rdb redis.UniversalClient) {
 	ctx := context.Background()
 	const n = 10_000
 	seedDead(t, rdb, "mail", n, "job-")
-	rdb.ZAdd(ctx, store.DefaultKeys.Queue("mail"), redis.Z{Score: 1, Member: "job-00042"}) // waits again
+	rdb.ZAdd(ctx, DefaultKeys.Queue("mail"), redis.Z{Score: 1, Member: "job-00042"}) // waits again
 	res, err := q.RequeueDead(ctx, "mail")
 	if err != nil {
 		t.Fatal(err)
@@ -201,13 +227,13 @@ func testRequeueDeadInBulk(t *testing.T, rdb redis.UniversalClient) {
 	if res.Moved != n-1 || res.Skipped != 1 || res.Batches != n/domain.DeadBatch+1 && res.Batches != n/domain.DeadBatch {
 		t.Fatalf("result %+v", res)
 	}
-	if got := rdb.ZCard(ctx, store.DefaultKeys.Queue("mail")).Val(); got != n {
+	if got := rdb.ZCard(ctx, DefaultKeys.Queue("mail")).Val(); got != n {
 		t.Fatalf("queue holds %d; want %d", got, n)
 	}
-	if got := rdb.ZRange(ctx, store.DefaultKeys.QueueDead("mail"), 0, -1).Val(); len(got) != 1 || got[0] != "job-00042" {
+	if got := rdb.ZRange(ctx, DefaultKeys.QueueDead("mail"), 0, -1).Val(); len(got) != 1 || got[0] != "job-00042" {
 		t.Fatalf("dead left: %v", got)
 	}
-	if rdb.HLen(ctx, store.DefaultKeys.QueueAttempts("mail")).Val() != 1 { // the skipped one's only
+	if rdb.HLen(ctx, DefaultKeys.QueueAttempts("mail")).Val() != 1 { // the skipped one's only
 		t.Fatalf("attempts kept for requeued jobs")
 	}
 	d, ok := poll(t, q, "mail", domain.PollOptions{})
@@ -226,12 +252,12 @@ func testDeleteDeadInBulk(t *testing.T, rdb redis.UniversalClient) {
 	q, _ := newTestQueuesOn(t, rdb)
 	ctx := context.Background()
 	seedDead(t, rdb, "mail", 1234, "job-")
-	rdb.HSet(ctx, store.DefaultKeys.QueueJobs("mail"), "job-00001", `{"a":1}`)
+	rdb.HSet(ctx, DefaultKeys.QueueJobs("mail"), "job-00001", `{"a":1}`)
 	res, err := q.DeleteDead(ctx, "mail")
 	if err != nil || res.Moved != 1234 || res.Batches != 3 {
 		t.Fatalf("%+v %v", res, err)
 	}
-	for _, k := range []string{store.DefaultKeys.QueueDead("mail"), store.DefaultKeys.QueueJobs("mail"), store.DefaultKeys.QueueScores("mail"), store.DefaultKeys.QueueAttempts("mail")} {
+	for _, k := range []string{DefaultKeys.QueueDead("mail"), store.DefaultKeys.QueueJobs("mail"), store.DefaultKeys.QueueScores("mail"), store.DefaultKeys.QueueAttempts("mail")} {
 		if rdb.Exists(ctx, k).Val() != 0 {
 			t.Errorf("%s still exists", k)
 		}
@@ -331,23 +357,46 @@ func testPausedQueueTakesNothing(t *testing.T, rdb redis.UniversalClient) {
 	if d, ok := poll(t, q, "mail", domain.PollOptions{}); !ok || d.ID != "a" {
 		t.Fatalf("resumed: %+v %v", d, ok)
 	}
-	if rdb.Exists(ctx, store.DefaultKeys.QueuePaused("mail")).Val() != 0 {
+	if rdb.Exists(ctx, DefaultKeys.QueuePaused("mail")).Val() != 0 {
 		t.Fatal("pause key left")
 	}
 }
 
-// A blocking take that was waiting when the queue paused gives its job back.
+// A blocking take on a paused queue waits as on an empty one: it takes nothing, and answers
+// only when its wait is over (a consumer's loop does not spin), or when the queue is resumed
+// and it takes the job.
 func TestPausedDuringBlockingTake(t *testing.T) {
 	q, rdb, _ := newTestQueues(t)
 	ctx := context.Background()
-	rdb.Set(ctx, store.DefaultKeys.QueuePaused("mail"), "1", 0)
+	rdb.Set(ctx, DefaultKeys.QueuePaused("mail"), "1", 0)
 	// Paused before the wait: nothing is popped at all.
 	enqueue(t, q, "mail", "a", 1)
+	start := time.Now()
 	if _, ok := poll(t, q, "mail", domain.PollOptions{Wait: time.Second}); ok {
 		t.Fatal("took while paused")
 	}
-	if rdb.ZCard(ctx, store.DefaultKeys.Queue("mail")).Val() != 1 {
+	if waited := time.Since(start); waited < 900*time.Millisecond {
+		t.Errorf("a take on a paused queue answered after %v, want its wait of 1s", waited)
+	}
+	if rdb.ZCard(ctx, DefaultKeys.Queue("mail")).Val() != 1 {
 		t.Fatal("job left the queue")
+	}
+	// Resumed while a take waits: it takes the job then, long before its wait is over.
+	took := make(chan domain.Delivery, 1)
+	go func() {
+		d, _, _ := q.Poll(ctx, "mail", domain.PollOptions{Wait: domain.MaxTakeWait})
+		took <- d
+	}()
+	if err := q.SetPaused(ctx, "mail", false); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case d := <-took:
+		if d.ID != "a" {
+			t.Errorf("resumed take got %+v, want a", d)
+		}
+	case <-time.After(domain.MaxTakeWait / 2):
+		t.Fatal("a take waiting on a paused queue did not wake when it was resumed")
 	}
 }
 

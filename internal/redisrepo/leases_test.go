@@ -155,11 +155,13 @@ func TestNackReschedulesAndCounts(t *testing.T) {
 		t.Errorf("first error at %v, want %v", errs[0].At, testNow)
 	}
 
-	// A priority queue's order is its priority: a delay there is refused and changes nothing.
+	// Bad input changes nothing.
 	enqueue(t, q, "email-jobs", "welcome", 2)
 	d, _ = poll(t, q, "email-jobs", domain.PollOptions{Lease: 10 * time.Second})
-	_, err = q.Nack(ctx, "email-jobs", "welcome", d.Token, time.Second, "")
-	wantCode(t, "nack with a delay on a priority queue", err, domain.EINVALID)
+	for _, delay := range []time.Duration{-time.Millisecond, domain.MaxDelay + time.Millisecond, time.Microsecond} {
+		_, err = q.Nack(ctx, "email-jobs", "welcome", d.Token, delay, "")
+		wantCode(t, "nack with delay "+delay.String(), err, domain.EINVALID)
+	}
 	_, err = q.Nack(ctx, "email-jobs", "welcome", d.Token, 0, strings.Repeat("x", domain.MaxErrorBytes+1))
 	wantCode(t, "nack with a 4 KiB+1 error", err, domain.EINVALID)
 	if where, err := q.Nack(ctx, "email-jobs", "welcome", d.Token, 0, ""); err != nil || where != domain.Waiting {

@@ -189,6 +189,10 @@ func TestScriptsRunOnMiniredis(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	rdb.HSet(ctx, "rate:h", "f", "v")
+	if _, err := l.Allow(ctx, "default", "h"); domain.ErrorCode(err) != domain.CodeWrongType || !strings.Contains(domain.ErrorMessage(err), "holds a hash") {
+		t.Errorf("miniredis: a hash at rate:h: %v, want wrong_type", err)
+	}
 	m.SetTime(t0.Add(10 * time.Second))
 	if r := mustAllow(t, l, "default", "m"); !r.Allowed {
 		t.Error("miniredis: the window did not slide with its clock")

@@ -161,3 +161,27 @@ func TestRequeueAllDeadKeepsPayloads(t *testing.T) {
 		t.Errorf("job page shows %s for a job re-added under another score", j.Payload)
 	}
 }
+
+// A delayed job taken by the article's POP_DUE and re-scheduled under the same id by another
+// service is a new job: a plain poll of the delayed queue hands it no old payload either.
+func TestDelayedPollOfReScheduledIDGetsNoOldPayload(t *testing.T) {
+	q, rdb, clock := newTestQueues(t)
+	ctx := context.Background()
+	if _, err := q.Enqueue(ctx, "delayed", domain.NewJob{ID: "r", Payload: json.RawMessage(`{"to":"old"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	rdb.ZRem(ctx, "queue:delayed", "r") // the article's POP_DUE took it
+	clock.Advance(5 * time.Millisecond)
+	rdb.ZAdd(ctx, "queue:delayed", redis.Z{Score: float64(clock.Now().UnixMilli()), Member: "r"}) // re-scheduled
+	if d, ok := poll(t, q, "delayed", domain.PollOptions{}); !ok || d.ID != "r" || d.Payload != nil {
+		t.Errorf("plain delayed poll delivered %+v (payload %s), want r without the old payload", d, d.Payload)
+	}
+	// zpulse's own delayed job keeps its payload through the same poll.
+	if _, err := q.Enqueue(ctx, "delayed", domain.NewJob{ID: "s", Payload: json.RawMessage(`{"n":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := poll(t, q, "delayed", domain.PollOptions{}); !ok || d.ID != "s" || string(d.Payload) != `{"n":1}` ||
+		d.Score != float64(clock.Now().UnixMilli()) {
+		t.Errorf("plain delayed poll of zpulse's job: %+v payload %s", d, d.Payload)
+	}
+}

@@ -78,7 +78,7 @@ func TestFlushAllUnderARunningZpulse(t *testing.T) {
 		}
 		limit := domain.SignInAttempts.Limit
 		for i := range limit + 1 {
-			res, err := svc.Auth.CountAttempt(ctx, "10.0.0.1")
+			res, err := svc.Auth.Attempt(ctx, "10.0.0.1", true)
 			if err != nil || res.Allowed != (i < limit) {
 				t.Fatalf("sign-in attempt %d after the flush: allowed %v, %v; want the built-in limit of %d", i+1, res.Allowed, err, limit)
 			}

@@ -86,3 +86,52 @@ func BenchmarkCommandsPerTick(b *testing.B) {
 		})
 	}
 }
+
+// maxCommandsPerMadeUpTopic is the most Redis commands one tick spends on a live topic that
+// names a board, queue, job, limiter, source or chart nobody has: anyone can make such topics
+// up, so README's bound on what one address makes Redis do (Resources) is
+// --ws-topics-per-address × this × ticks per second.
+const maxCommandsPerMadeUpTopic = 9
+
+// Topics naming things nobody has cost a bounded number of commands per tick each, whatever
+// their kind, so the commands one address can cause grow with its topics only.
+func TestCommandsPerMadeUpTopic(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.Client(t)
+	clock := domain.NewManualClock(testNow)
+	svc := openTest(t, rdb, clock)
+	const n = 40
+	for _, kind := range []struct {
+		name  string
+		topic func(i int) string
+	}{
+		{"board", func(i int) string { return domain.BoardTopic(fmt.Sprint("nobody-", i), domain.AllTime, 100) }},
+		{"queue", func(i int) string { return domain.QueueTopic(fmt.Sprint("nobody-", i)) }},
+		{"job", func(i int) string { return domain.JobTopic(fmt.Sprint("nobody-", i), "j") }},
+		{"limiter", func(i int) string { return domain.LimiterTopic(fmt.Sprint("nobody-", i)) }},
+		{"source", func(i int) string { return domain.SourceTopic(fmt.Sprint("nobody-", i)) }},
+		{"history", func(i int) string {
+			return domain.HistoryTopic(domain.HistoryQueue, fmt.Sprint("nobody-", i), domain.HistoryDay)
+		}},
+	} {
+		topics := make([]string, n)
+		for i := range topics {
+			topics[i] = kind.topic(i)
+		}
+		for range 3 { // warm: the first reads learn what to read
+			if _, err := svc.Snapshots.Read(ctx, topics); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clock.Advance(time.Second) // a new second: charts are read again
+		hook := &countingHook{}
+		rdb.AddHook(hook)
+		if _, err := svc.Snapshots.Read(ctx, topics); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d commands for %d topics", kind.name, hook.commands, n)
+		if hook.commands > n*maxCommandsPerMadeUpTopic {
+			t.Errorf("%s: %d commands for %d topics, want at most %d each", kind.name, hook.commands, n, maxCommandsPerMadeUpTopic)
+		}
+	}
+}

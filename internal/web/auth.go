@@ -37,6 +37,18 @@ func who(c echo.Context) identity {
 	return id
 }
 
+// audience is what the request's reader may see of secrets (domain.Audience): everything for
+// an admin (anyone, when access is open), else what the operator shows anonymous readers.
+// Every handler that shows a lock, a job or a limiter's clients passes it through this.
+func (s *server) audience(c echo.Context) domain.Audience { return s.audienceOf(who(c)) }
+
+func (s *server) audienceOf(id identity) domain.Audience {
+	if id.admin {
+		return domain.Admin
+	}
+	return s.anonymous
+}
+
 // authenticate finds out who sent a request, once, for the handlers and views after it. A
 // bearer token is checked wherever it is sent (a wrong one is a guess of the admin token and
 // is refused and counted, even on a read); with sessions (pages, not the API, which takes
@@ -56,10 +68,10 @@ func (s *server) authenticate(sessions bool) echo.MiddlewareFunc {
 
 func (s *server) identify(c echo.Context, sessions bool) (identity, error) {
 	if s.AdminToken == "" {
-		return identity{admin: true}, nil
+		return identity{admin: s.OpenAccess || s.fromLoopback(c)}, nil
 	}
 	if token, ok := bearerToken(c.Request()); ok {
-		if err := s.checkAdminToken(c, token, false); err != nil {
+		if err := s.checkAdminToken(c, token); err != nil {
 			return identity{}, err
 		}
 		return identity{admin: true}, nil
@@ -86,35 +98,26 @@ func bearerToken(r *http.Request) (string, bool) {
 }
 
 // checkAdminToken is the one check of a guess of the admin token, for sign-in forms and
-// bearer tokens alike, under the built-in attempt limit per client address. A sign-in
-// (countAll) counts every attempt before the comparison, so parallel guesses cannot pass the
-// limit; a bearer token counts only when wrong (an API client that holds the token is not
-// limited), after a look at the limit that refuses an address which used it up, right token
-// or not, so the limit cannot be probed. When Redis cannot answer, the guess is refused: a
+// bearer tokens alike, under the built-in attempt limit per client address. The token is
+// compared first, in constant time and locally; the comparison counts only through one
+// atomic script that counts a wrong token and looks for a right one (Auth.Attempt): the
+// right token is taken only while fewer than SignInAttempts.Limit wrong ones were counted,
+// however many guesses arrive at once, and an address that used its limit up is refused,
+// right token or not, so the limit cannot be probed. A right token is not counted: an API
+// client that holds it is not limited. When Redis cannot answer, the guess is refused: a
 // limit that cannot be checked does not protect.
-func (s *server) checkAdminToken(c echo.Context, given string, countAll bool) error {
+func (s *server) checkAdminToken(c echo.Context, given string) error {
 	ctx, addr := c.Request().Context(), c.RealIP()
-	look := s.Auth.Attempts
-	if countAll {
-		look = s.Auth.CountAttempt
-	}
-	res, err := look(ctx, addr)
+	wrong := subtle.ConstantTimeCompare([]byte(given), []byte(s.AdminToken)) != 1
+	res, err := s.Auth.Attempt(ctx, addr, wrong)
 	if err != nil {
 		return attemptsUnchecked(err)
 	}
 	if !res.Allowed {
 		return s.tooManyAttempts(c, res)
 	}
-	if subtle.ConstantTimeCompare([]byte(given), []byte(s.AdminToken)) == 1 {
+	if !wrong {
 		return nil
-	}
-	if !countAll {
-		if res, err = s.Auth.CountAttempt(ctx, addr); err != nil {
-			return attemptsUnchecked(err)
-		}
-		if !res.Allowed {
-			return s.tooManyAttempts(c, res)
-		}
 	}
 	s.Log.Warn("a wrong admin token was sent", "addr", addr, "path", c.Request().URL.Path)
 	return domain.Errorf(domain.EUNAUTHORIZED, "that is not the admin token")
@@ -140,10 +143,17 @@ func fingerprint(token string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// requireAdminAPI lets a change through the API for an admin: open access, or the bearer
-// token (authenticate checked it).
+// loopbackOnly answers a change from another address while access is open to loopback only.
+var loopbackOnly = echo.NewHTTPError(http.StatusForbidden, "no admin token is set, so changes are accepted only from this machine (loopback): "+
+	"start zpulse with --admin-token (then sign in, or send it as a Bearer token) or, to let anyone who reaches it change data, --open-access")
+
+// requireAdminAPI lets a change through the API for an admin: open access (from loopback
+// unless --open-access), or the bearer token (authenticate checked it).
 func (s *server) requireAdminAPI(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if !who(c).admin && s.AdminToken == "" {
+			return loopbackOnly
+		}
 		if !who(c).admin {
 			return domain.Errorf(domain.EUNAUTHORIZED, "this call changes data: send the admin token as \"Authorization: Bearer <token>\"")
 		}
@@ -152,7 +162,8 @@ func (s *server) requireAdminAPI(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // requireAdminPage lets a form through for an admin; otherwise it sends the browser to the
-// sign-in page, or answers 503 when the session could not be checked.
+// sign-in page, or answers 503 when the session could not be checked, or 403 when there is
+// nothing to sign in to (loopback-only open access).
 func (s *server) requireAdminPage(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id := who(c)
@@ -161,6 +172,9 @@ func (s *server) requireAdminPage(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if id.err != nil {
 			return id.err
+		}
+		if s.AdminToken == "" {
+			return loopbackOnly
 		}
 		login := "/login?" + url.Values{"next": {refererPath(c)}}.Encode()
 		if isHTMX(c) {
@@ -180,7 +194,7 @@ func (s *server) login(c echo.Context) error {
 	if s.AdminToken == "" {
 		return seeOther(c, next) // access is open: nothing to sign in to
 	}
-	if err := s.checkAdminToken(c, c.FormValue("token"), true); err != nil {
+	if err := s.checkAdminToken(c, c.FormValue("token")); err != nil {
 		var msg string
 		switch domain.ErrorCode(err) {
 		case domain.EUNAUTHORIZED:

@@ -9,8 +9,11 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redisrepo"
@@ -302,7 +305,7 @@ func TestLockTokensHiddenFromAnonymousReaders(t *testing.T) {
 	if _, body := admin.get(t, "/locks/order:1/force-release"); !strings.Contains(body, "holder-secret-token") {
 		t.Error("the admin's force-release page does not show the holder")
 	}
-	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), true, "")(domain.TopicLocks, domain.HeldLocks{Locks: []domain.LockInfo{{Lock: "order:1", Token: "holder-secret-token", Type: "string"}}})
+	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), "")(domain.TopicLocks, domain.Anonymous(0, "s3cret"), domain.HeldLocks{Locks: []domain.LockInfo{{Lock: "order:1", Token: "holder-secret-token", Type: "string"}}})
 	if err != nil || strings.Contains(string(frag), "holder-secret-token") || !strings.Contains(string(frag), "hidden") {
 		t.Errorf("live fragment with an admin token: %v %s", err, frag)
 	}
@@ -325,5 +328,143 @@ func TestAPIIgnoresSessionCookies(t *testing.T) {
 	s.signIn(t, "s3cret") // the client's jar now holds the session
 	if status, b := s.postJSON(t, "/api/v1/boards/b/scores", `{"player":"a","points":1}`); status != http.StatusUnauthorized {
 		t.Errorf("API write with a session cookie: %d %s, want 401", status, b)
+	}
+}
+
+// attemptGate is a go-redis hook that holds every script on a sign-in attempt counter until
+// opened, then lets them through one at a time in the order they arrived: the order Redis
+// would see them in if they all came at one instant, made repeatable.
+type attemptGate struct {
+	mu      sync.Mutex
+	queue   []chan struct{}
+	open    bool
+	busy    bool
+	arrived int
+}
+
+func (g *attemptGate) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (g *attemptGate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+func (g *attemptGate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if !strings.Contains(fmt.Sprint(cmd.Args()...), "sign-in:") {
+			return next(ctx, cmd)
+		}
+		turn := make(chan struct{})
+		g.mu.Lock()
+		g.queue, g.arrived = append(g.queue, turn), g.arrived+1
+		g.next()
+		g.mu.Unlock()
+		<-turn
+		defer func() { g.mu.Lock(); g.busy = false; g.next(); g.mu.Unlock() }()
+		return next(ctx, cmd)
+	}
+}
+
+// next lets the first waiting script go when the gate is open and none is running (g.mu held).
+func (g *attemptGate) next() {
+	if g.open && !g.busy && len(g.queue) > 0 {
+		g.busy = true
+		close(g.queue[0])
+		g.queue = g.queue[1:]
+	}
+}
+
+// A burst of guesses cannot pass the limit: 99 wrong tokens and then the right one, all in
+// flight at once, reach Redis in that order; the right one comes after the limit was used
+// up, so it is refused like the 89 wrong ones past the limit.
+func TestGuessBurstMeetsTheLimit(t *testing.T) {
+	rdb := redistest.Client(t)
+	gate := &attemptGate{}
+	rdb.AddHook(gate)
+	s := newTestServer(t, "s3cret", rdb)
+	// Load the scripts first, so no NOSCRIPT retry reorders the burst.
+	gate.mu.Lock()
+	gate.open = true
+	gate.mu.Unlock()
+	if status, _, _ := s.do(t, http.MethodGet, "/api/v1/locks", "", "", "Authorization", "Bearer s3cret"); status != http.StatusOK {
+		t.Fatalf("warm-up: %d", status)
+	}
+	gate.mu.Lock()
+	gate.open, gate.arrived = false, 0
+	gate.mu.Unlock()
+
+	const burst = 100
+	statuses := make([]int, burst)
+	var wg sync.WaitGroup
+	send := func(i int, token string) {
+		wg.Go(func() {
+			statuses[i], _, _ = s.do(t, http.MethodGet, "/api/v1/locks", "", "", "Authorization", "Bearer "+token)
+		})
+	}
+	waitArrived := func(n int) {
+		if err := redistest.Poll(10*time.Second, func() error {
+			gate.mu.Lock()
+			defer gate.mu.Unlock()
+			if gate.arrived < n {
+				return fmt.Errorf("%d of %d requests reached Redis", gate.arrived, n)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range burst - 1 {
+		send(i, fmt.Sprintf("guess-%d", i))
+	}
+	waitArrived(burst - 1)
+	send(burst-1, "s3cret")
+	waitArrived(burst)
+	gate.mu.Lock()
+	gate.open = true
+	gate.next()
+	gate.mu.Unlock()
+	wg.Wait()
+
+	count := map[int]int{}
+	for _, st := range statuses {
+		count[st]++
+	}
+	if count[http.StatusUnauthorized] != int(domain.SignInAttempts.Limit) || statuses[burst-1] != http.StatusTooManyRequests {
+		t.Errorf("answers %v, the right token after the burst %d: want %d × 401, the rest (the right token too) 429",
+			count, statuses[burst-1], domain.SignInAttempts.Limit)
+	}
+}
+
+// Without an admin token, changes are accepted from loopback only unless --open-access: a
+// client elsewhere (here, behind a trusted proxy) gets 403 naming the flags, on the API and
+// on forms; a request a proxy forwarded without --trust-proxy is not taken for a local one.
+func TestOpenAccessIsLoopbackOnlyByDefault(t *testing.T) {
+	add := func(s *testServer, header ...string) (int, string) {
+		return s.postJSON(t, "/api/v1/boards/b/scores", `{"player":"a","points":1}`, header...)
+	}
+	local := newTestServerWith(t, "", nil, trustProxy)
+	if status, body := add(local); status != http.StatusOK {
+		t.Errorf("from loopback: %d %s", status, body)
+	}
+	status, body := add(local, "X-Forwarded-For", "203.0.113.1")
+	if status != http.StatusForbidden || !strings.Contains(body, "--open-access") || !strings.Contains(body, "--admin-token") {
+		t.Errorf("from 203.0.113.1: %d %s, want 403 naming the flags", status, body)
+	}
+	if status, body, h := local.postForm(t, "/boards/b", "/boards/b/points", url.Values{"player": {"a"}, "points": {"1"}},
+		"X-Forwarded-For", "203.0.113.1"); status != http.StatusForbidden || h.Get("Location") != "" || !strings.Contains(body, "--open-access") {
+		t.Errorf("form from 203.0.113.1: %d Location %q, want 403 (nothing to sign in to)", status, h.Get("Location"))
+	}
+	if _, page := local.get(t, "/"); !strings.Contains(page, "Open access (loopback only)") {
+		t.Error("the header does not say access is open to loopback only")
+	}
+	direct := newTestServer(t, "", nil)
+	if status, _ := add(direct, "X-Forwarded-For", "203.0.113.1"); status != http.StatusForbidden {
+		t.Errorf("forwarded by a proxy zpulse does not trust: %d, want 403", status)
+	}
+
+	open := newTestServerWith(t, "", nil, func(d *Deps) { trustProxy(d); d.OpenAccess = true })
+	if status, body := add(open, "X-Forwarded-For", "203.0.113.1"); status != http.StatusOK {
+		t.Errorf("--open-access, from 203.0.113.1: %d %s", status, body)
+	}
+	if _, page := open.get(t, "/"); !strings.Contains(page, ">Open access</span>") {
+		t.Error("--open-access: the header does not say access is open")
 	}
 }

@@ -45,6 +45,8 @@ var badInputs = []badInput{
 	{"POST", "/api/v1/queues/q/jobs", `{"delay_ms":-1}`, nil},
 	{"POST", "/api/v1/queues/q/poll", `{"lease_ms":1.5}`, nil},
 	{"POST", "/api/v1/queues/q/poll", `{"wait_ms":3600000}`, nil},
+	{"POST", "/api/v1/queues/q/poll", `{"lease_ms":30000,"consumer":"a b"}`, nil},
+	{"POST", "/api/v1/queues/q/batch/poll", `{"count":1,"lease_ms":30000,"consumer":""}`, nil},
 	// names
 	{"POST", "/api/v1/boards/b%20c/scores", `{"player":"a","points":1}`, nil},
 	{"POST", "/api/v1/boards/b/scores", `{"player":"","points":1}`, nil},
@@ -57,6 +59,21 @@ var badInputs = []badInput{
 	{"POST", "/api/v1/limiters/default/check", `{"client":""}`, nil},
 	{"GET", "/api/v1/limiters/bad%20name/clients/c", "", nil},
 	{"PUT", "/api/v1/queues/q", `{"kind":"nope"}`, nil},
+	// adopted sources: layouts that could name another thing's key, clients that would leave
+	// their part of the layout, a client's key of another type
+	{"PUT", "/api/v1/sources/s", `{"kind":"limiter","key":"{client}","encoding":"sliding_log","limit":5,"window_ms":1000}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"limiter","key":"{client}:{window_start}","encoding":"fixed_window","limit":5,"window_ms":60000}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"limiter","key":"leaderboard:{client}","encoding":"sliding_log","limit":5,"window_ms":1000}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"limiter","key":"q{client}","encoding":"sliding_log","limit":5,"window_ms":1000}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"limiter","key":"rate:{client}","encoding":"sliding_log","limit":5,"window_ms":1000}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"queue","key":"zpulse:sources","encoding":"priority"}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"board","key":"{yyyymmdd}","encoding":"none"}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"board","key":"lock:x","encoding":"none"}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"lock","key":"lea"}`, nil},
+	{"POST", "/api/v1/sources/api/check", `{"client":"leaderboard:b"}`, nil},
+	{"POST", "/api/v1/sources/api/check", `{"client":"x:1784977500"}`, nil},
+	{"POST", "/api/v1/sources/rl/check", `{"client":"a{b}"}`, nil},
+	{"POST", "/api/v1/sources/rl/check", `{"client":"h"}`, nil},
 	{"POST", "/api/v1/queues/q%20r/jobs", `{}`, nil},
 	{"POST", "/api/v1/queues/q/jobs", `{"run_at":"yesterday"}`, nil},
 	// bodies
@@ -78,6 +95,29 @@ var badInputs = []badInput{
 	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":1}`, []string{"Authorization", "Basic s3cret"}},
 	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":1}`, []string{"Authorization", "Bearer"}},
 	{"POST", "/api/v1/boards/b/scores", `{"player":"a","points":1}`, []string{"Authorization", "Bearer s3cret-not"}},
+	// job search, bulk actions, retry with an edit
+	{"GET", "/api/v1/queues/q/jobs?q=" + strings.Repeat("x", 201), "", nil},
+	{"GET", "/api/v1/queues/q/jobs?q=a&limit=0", "", nil},
+	{"GET", "/api/v1/queues/q/jobs?q=a&state=done", "", nil},
+	{"GET", "/api/v1/queues/q/jobs?q=a&cursor=forged", "", nil},
+	{"POST", "/api/v1/queues/q/bulk", `{"action":"wipe","ids":["a"]}`, nil},
+	{"POST", "/api/v1/queues/q/bulk", `{"action":"delete"}`, nil},
+	{"POST", "/api/v1/queues/q/bulk", `{"action":"delete","ids":[]}`, nil},
+	{"POST", "/api/v1/queues/q/bulk", `{"action":"delete","ids":[""]}`, nil},
+	{"POST", "/api/v1/queues/q/bulk", `{"action":"delete","ids":"a"}`, nil},
+	{"POST", "/api/v1/queues/q/bulk", `{"action":"delete","ids":["a"],"match":{"state":"dead"}}`, nil},
+	{"POST", "/api/v1/queues/q/bulk", `{"action":"delete","match":{"state":"gone"}}`, nil},
+	{"POST", "/api/v1/queues/q/bulk", `{"action":"delete","match":{"state":"dead","cursor":"forged"}}`, nil},
+	{"POST", "/api/v1/queues/q/bulk", `{"action":"delete","match":{"state":"dead","q":"` + strings.Repeat("x", 201) + `"}}`, nil},
+	{"POST", "/api/v1/queues/q/bulk", `{"action":"delete","ids":[` + strings.Repeat(`"a",`, 1000) + `"a"]}`, nil},
+	{"POST", "/api/v1/queues/q%20r/bulk", `{"action":"delete","ids":["a"]}`, nil},
+	{"POST", "/api/v1/queues/q/jobs/a/retry", `{"priority":12}`, nil},
+	{"POST", "/api/v1/queues/q/jobs/a/retry", `{"priority":"1"}`, nil},
+	{"POST", "/api/v1/queues/q/jobs/a/retry", `{"run_at":"tomorrow"}`, nil},
+	{"POST", "/api/v1/queues/q/jobs/a/retry", `{"priority":1,"run_at":"2026-01-01T00:00:00Z"}`, nil},
+	{"POST", "/api/v1/queues/q/jobs/a/retry", `{"payload":"` + strings.Repeat("x", 70<<10) + `"}`, nil},
+	{"POST", "/api/v1/queues/q/jobs/a/retry", `{"payload":1,"extra":1}`, nil},
+	{"POST", "/api/v1/queues/q/jobs/a/retry", `{"payload":{}}`, []string{"Content-Type", "text/plain"}},
 	// cursors
 	{"GET", "/api/v1/boards/b/entries?cursor=garbage", "", nil},
 	{"GET", "/api/v1/boards/b/entries?cursor=" + forgedCursor("NaN", "p"), "", nil},
@@ -99,6 +139,16 @@ func TestBadInputsPerEndpoint(t *testing.T) {
 	ctx := context.Background()
 	// A board with entries, so cursors reach the page script.
 	s.rdb.ZAdd(ctx, "leaderboard:b", redisZ(1, "p"), redisZ(2, "q"))
+	// Adopted limiters to try, and a hash at one's client key.
+	for name, body := range map[string]string{
+		"api": `{"kind":"limiter","key":"limit:api:{client}:{window_start}","encoding":"fixed_window","limit":5,"window_ms":60000}`,
+		"rl":  `{"kind":"limiter","key":"ratelog:{client}","encoding":"sliding_log","limit":5,"window_ms":1000}`,
+	} {
+		if status, b, _ := s.do(t, http.MethodPut, "/api/v1/sources/"+name, "application/json", body, "Authorization", "Bearer s3cret"); status != http.StatusOK {
+			t.Fatalf("adopt %s: %d %s", name, status, b)
+		}
+	}
+	s.rdb.HSet(ctx, "ratelog:h", "f", "v")
 	attempts := redisrepo.DefaultKeys.SignInAttempts("127.0.0.1")
 	before := s.rdb.Keys(ctx, "*").Val()
 	slices.Sort(before)

@@ -54,7 +54,7 @@ func TestBasePath(t *testing.T) {
 		t.Errorf("htmx reset: %d HX-Redirect %q", status, h.Get("HX-Redirect"))
 	}
 	// Live fragments carry the prefix too.
-	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), false, "/zpulse")(domain.TopicBoards,
+	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), "/zpulse")(domain.TopicBoards, domain.Admin,
 		[]domain.BoardSummary{{Board: "g", Players: 1, Top: []domain.Entry{{Rank: 1, Player: "p", Score: 5}}}})
 	if err != nil || !strings.Contains(string(frag), `href="/zpulse/boards/g"`) {
 		t.Errorf("boards fragment: %v\n%s", err, frag)

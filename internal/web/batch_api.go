@@ -98,8 +98,9 @@ func (s *server) apiEnqueueBatch(c echo.Context) error {
 // its own token; fewer (maybe none) when fewer are due.
 func (s *server) apiPollBatch(c echo.Context) error {
 	var req struct {
-		Count   json.RawMessage `json:"count"`
-		LeaseMs json.RawMessage `json:"lease_ms"`
+		Count    json.RawMessage `json:"count"`
+		LeaseMs  json.RawMessage `json:"lease_ms"`
+		Consumer *string         `json:"consumer"`
 	}
 	if err := decodeJSON(c, &req); err != nil {
 		return err
@@ -115,7 +116,11 @@ func (s *server) apiPollBatch(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ds, err := s.Queues.PollBatch(c.Request().Context(), pathParam(c, "queue"), int(n), lease)
+	consumer, err := pollConsumer(c, req.Consumer)
+	if err != nil {
+		return err
+	}
+	ds, err := s.Queues.PollBatch(c.Request().Context(), pathParam(c, "queue"), int(n), lease, consumer)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func BenchmarkWatcherTick(b *testing.B) {
 	for _, topics := range []int{1, 10, 100} {
 		hub := live.NewHub(nil)
 		srv := httptest.NewServer(http.HandlerFunc(hub.ServeWS))
-		w := live.NewWatcher(openRepo(b, rdb).Snapshots.Read, TopicRenderer(0, redisrepo.DefaultKeys.Display(), false, ""), hub, time.Second,
+		w := live.NewWatcher(openRepo(b, rdb).Snapshots.Read, TopicRenderer(0, redisrepo.DefaultKeys.Display(), ""), hub, time.Second,
 			slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 		var received atomic.Int64
 		boards := make([]string, topics)
@@ -88,7 +88,7 @@ func BenchmarkRenderTop100(b *testing.B) {
 		top.Entries = append(top.Entries, domain.NewEntry(domain.TieBreakNone, int64(i+1), fmt.Sprintf("player-%d", i), float64(1e6-i)))
 	}
 	for b.Loop() {
-		if _, err := TopicRenderer(0, redisrepo.DefaultKeys.Display(), false, "")(domain.BoardTopic(top.Board, domain.AllTime, 100), top); err != nil {
+		if _, err := TopicRenderer(0, redisrepo.DefaultKeys.Display(), "")(domain.BoardTopic(top.Board, domain.AllTime, 100), domain.Admin, top); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -39,30 +42,40 @@ func decodeJSON(c echo.Context, v any) error { return decodeBody(c, v, false) }
 func decodeOptionalJSON(c echo.Context, v any) error { return decodeBody(c, v, true) }
 
 // decodeBody is the one JSON decoder of the API: one object, unknown fields and trailing
-// data refused, and every failure an EINVALID that says what is allowed.
+// data refused, and every failure an EINVALID that says what is allowed. The body must be
+// UTF-8 without lone surrogate escapes (encoding/json would store U+FFFD in their place) and
+// name each member of an object once (encoding/json would keep the last): both are checked
+// by jsontext, encoding/json v2's syntax layer, which refuses them by default.
 func decodeBody(c echo.Context, v any, optional bool) error {
-	dec := json.NewDecoder(c.Request().Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	body, err := io.ReadAll(c.Request().Body)
 	if err == nil {
-		if _, terr := dec.Token(); terr != io.EOF {
-			err = errors.New("trailing data")
-		}
+		err = decodeStrict(body, v)
 	}
 	var (
 		syntax    *json.SyntaxError
 		typeError *json.UnmarshalTypeError
 		maxBytes  *http.MaxBytesError
+		strict    *jsontext.SyntacticError
+		httpError *echo.HTTPError
 	)
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &maxBytes):
 		return echo.NewHTTPError(http.StatusRequestEntityTooLarge)
+	case errors.As(err, &httpError):
+		return err // the body limit, as echo's BodyLimit says it
 	case errors.Is(err, io.EOF) && optional:
 		return nil
 	case errors.Is(err, io.EOF):
 		return domain.Errorf(domain.EINVALID, "the body is empty: send a JSON object")
+	case errors.Is(err, errNotUTF8):
+		return domain.Errorf(domain.EINVALID, "the body is not valid UTF-8: send JSON text encoded in UTF-8")
+	case errors.Is(err, jsontext.ErrDuplicateName) && errors.As(err, &strict):
+		return domain.Errorf(domain.EINVALID, "the body names %q twice: send each field once", clipped(string(strict.JSONPointer)))
+	case errors.As(err, &strict):
+		return domain.Errorf(domain.EINVALID, "the body has a string that is not valid Unicode at %q (such as a lone surrogate escape \\ud800): send valid UTF-8",
+			clipped(string(strict.JSONPointer)))
 	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
 		return domain.Errorf(domain.EINVALID, "the body is not valid JSON: send one JSON object")
 	case errors.As(err, &typeError):
@@ -75,6 +88,25 @@ func decodeBody(c echo.Context, v any, optional bool) error {
 	default:
 		return domain.Errorf(domain.EINVALID, "the body must be exactly one JSON object")
 	}
+}
+
+var errNotUTF8 = errors.New("not UTF-8")
+
+// decodeStrict decodes body, one JSON value and nothing after it, into v; then refuses
+// invalid UTF-8 and repeated member names, which encoding/json lets through.
+func decodeStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data")
+	}
+	if !utf8.Valid(body) {
+		return errNotUTF8
+	}
+	return jsontext.NewDecoder(bytes.NewReader(body)).SkipValue()
 }
 
 func jsonKind(goKind string) string {

@@ -102,8 +102,6 @@ func describeError(err error) (status int, code, message string) {
 	if errors.As(err, &he) {
 		code, message = codeOf(he.Code), fmt.Sprint(he.Message)
 		switch code {
-		case codeForbidden:
-			message += ": reload the page and try again"
 		case domain.ENOTFOUND:
 			message = "no such page or API call"
 		case codeTooLarge:

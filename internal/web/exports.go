@@ -16,14 +16,22 @@ import (
 // cursor, so an export of a million rows never holds more than one page in memory or asks
 // Redis for one huge range.
 
-// csvCell makes a value safe for spreadsheets: a cell that starts with = + - @ (or a tab or
-// carriage return) would be read as a formula, so it gets a leading quote, as OWASP's CSV
-// injection advice says. encoding/csv does the quoting of commas, quotes and newlines.
+// csvCell makes a value safe for spreadsheets: a field that starts with = + - @ (or a tab or
+// carriage return) is read as a formula, and a spreadsheet that splits on ";", "," or a tab
+// may cut a cell into several, so every piece it could make is guarded, not only the cell's
+// first character: each such character at the start or right after ; , tab, CR or LF gets a
+// quote before it ("a;=cmd" is written a;'=cmd), as OWASP's CSV injection advice says. Text
+// columns only (a player named -5 is shown as '-5). encoding/csv does the quoting of commas,
+// quotes and newlines.
 func csvCell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
+	var b strings.Builder
+	for i := range len(s) {
+		if strings.IndexByte("=+-@\t\r", s[i]) >= 0 && (i == 0 || strings.IndexByte(";,\t\r\n", s[i-1]) >= 0) {
+			b.WriteByte('\'')
+		}
+		b.WriteByte(s[i])
 	}
-	return s
+	return b.String()
 }
 
 // csvWriter starts a CSV download named file and returns its writer, header written.
@@ -45,15 +53,17 @@ func exportFileName(name, suffix string) string {
 }
 
 // deadExport streams a queue's dead jobs, latest death first: id, died_at, attempts,
-// last_error, payload.
+// last_error, payload ("(hidden)" when the reader's audience does not see payloads).
 func (s *server) deadExport(c echo.Context) error {
 	queue := pathParam(c, "queue")
 	if err := domain.ValidateName("queue", queue); err != nil {
 		return err
 	}
+	aud := s.audience(c)
 	var w *csv.Writer
 	rows := 0
 	err := s.Queues.EachDead(c.Request().Context(), queue, func(j domain.JobDetail) error {
+		j = aud.Job(j)
 		if w == nil {
 			w = csvWriter(c, exportFileName(queue, "-dead.csv"), "id", "died_at", "attempts", "last_error", "payload")
 		}
@@ -69,10 +79,17 @@ func (s *server) deadExport(c echo.Context) error {
 		if rows%domain.DeadBatch == 0 {
 			w.Flush()
 		}
-		return w.Write([]string{csvCell(j.ID), died, strconv.Itoa(j.Attempts), csvCell(last), csvCell(string(j.Payload))})
+		payload := string(j.Payload)
+		if j.PayloadHidden {
+			payload = hiddenCell
+		}
+		return w.Write([]string{csvCell(j.ID), died, strconv.Itoa(j.Attempts), csvCell(last), csvCell(payload)})
 	})
 	return s.finishCSV(c, w, err, exportFileName(queue, "-dead.csv"), "id", "died_at", "attempts", "last_error", "payload")
 }
+
+// hiddenCell stands for a value withheld from the reader: not JSON, so never a payload.
+const hiddenCell = "(hidden)"
 
 // boardExport streams a board (its period's, with ?period=) in rank order: rank, player,
 // points.

@@ -19,7 +19,8 @@ import (
 func FuzzDecodeJSON(f *testing.F) {
 	for _, seed := range []string{``, `{}`, `null`, `[]`, `{"id":"a","priority":1,"delay_ms":0,"payload":{"x":[1,2]}}`,
 		`{"priority":1.5}`, `{"priority":1e3}`, `{"priority":-0}`, `{"priority":99999999999999999999}`, `{"x":1}`,
-		`{"id":"a"}{}`, `{"payload":"` + "\xff" + `"}`, `{"run_at":"2026-11-30T00:00:00Z"}`, `{`, `"str"`, `{"id":null}`} {
+		`{"id":"a"}{}`, `{"payload":"` + "\xff" + `"}`, `{"run_at":"2026-11-30T00:00:00Z"}`, `{`, `"str"`, `{"id":null}`,
+		`{"id":"a","id":"b"}`, `{"payload":{"k":1,"k":2}}`, `{"id":"\ud800"}`, `{"id":"\ud83d\ude00"}`, "{\"id\":\"a\xc3\"}"} {
 		f.Add([]byte(seed), false)
 	}
 	e := echo.New()

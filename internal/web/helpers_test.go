@@ -102,10 +102,13 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 		clock = opt.clock
 	}
 	svc := openRepo(t, rdb, clock)
-	render := TopicRenderer(bigKey, svc.Keys, adminToken != "", "")
+	render := TopicRenderer(bigKey, svc.Keys, "")
 	if opt.rendered != nil {
 		next := render
-		render = func(topic string, snap any) ([]byte, error) { opt.rendered(topic); return next(topic, snap) }
+		render = func(topic string, aud domain.Audience, snap any) ([]byte, error) {
+			opt.rendered(topic)
+			return next(topic, aud, snap)
+		}
 	}
 	watcher := live.NewWatcher(svc.Snapshots.Read, render, hub, 50*time.Millisecond, log, metrics)
 	ctx, stop := context.WithCancel(context.Background())

@@ -16,12 +16,21 @@ func (s *server) apiJob(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, j)
+	return c.JSON(http.StatusOK, s.audience(c).Job(j))
 }
 
-// jobListOptions reads ?state=&limit=&cursor= (state defaults to waiting). A prefix filter
-// is refused with the reason (domain.JobPrefixNote).
+// jobListOptions reads ?state=&limit=&cursor= (state defaults to waiting), validated.
 func jobListOptions(c echo.Context) (domain.JobListOptions, error) {
+	opt, err := jobListQuery(c)
+	if err != nil {
+		return opt, err
+	}
+	return opt, opt.Validate()
+}
+
+// jobListQuery reads ?state=&limit=&cursor= as they are. A prefix filter is refused with the
+// way to search instead (domain.JobPrefixNote).
+func jobListQuery(c echo.Context) (domain.JobListOptions, error) {
 	if _, asked := c.QueryParams()["prefix"]; asked {
 		return domain.JobListOptions{}, domain.Errorf(domain.EINVALID, "%s", domain.JobPrefixNote)
 	}
@@ -36,11 +45,13 @@ func jobListOptions(c echo.Context) (domain.JobListOptions, error) {
 	if err != nil {
 		return domain.JobListOptions{}, err
 	}
-	opt := domain.JobListOptions{State: state, Limit: limit, Cursor: c.QueryParam("cursor")}
-	return opt, opt.Validate()
+	return domain.JobListOptions{State: state, Limit: limit, Cursor: c.QueryParam("cursor")}, nil
 }
 
 func (s *server) apiJobs(c echo.Context) error {
+	if searching(c) {
+		return s.apiSearchJobs(c)
+	}
 	opt, err := jobListOptions(c)
 	if err != nil {
 		return err

@@ -23,10 +23,12 @@ func (s *server) jobPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, views.JobPage(s.chrome(c, id, domain.JobTopic(queue, id)), j))
+	j = s.audience(c).Job(j)
+	return s.render(c, http.StatusOK, views.JobPage(s.chrome(c, id, domain.JobTopic(queue, id)), j, views.RetryFormValues(j)))
 }
 
-// jobsPage lists a queue's jobs in one state; ?id=ID (the "open a job" box) goes to that job.
+// jobsPage lists a queue's jobs in one state, or searches them (?q=); ?id=ID (the "open a
+// job" box) goes to that job.
 func (s *server) jobsPage(c echo.Context) error {
 	queue := pathParam(c, "queue")
 	if err := domain.ValidateKeyName("queue", queue); err != nil {
@@ -37,6 +39,9 @@ func (s *server) jobsPage(c echo.Context) error {
 			return err
 		}
 		return seeOther(c, queuePath(queue)+"/jobs/"+url.PathEscape(ids[0]))
+	}
+	if searching(c) {
+		return s.searchPage(c, queue)
 	}
 	opt, err := jobListOptions(c)
 	if err != nil {
@@ -49,7 +54,7 @@ func (s *server) jobsPage(c echo.Context) error {
 	if page.Queue == "" {
 		page = domain.JobPage{Queue: queue, State: opt.State}
 	}
-	return s.render(c, http.StatusOK, views.JobsPage(unavailable(s.chrome(c, queue+" jobs"), err), page))
+	return s.render(c, http.StatusOK, views.JobsPage(unavailable(s.chrome(c, queue+" jobs"), err), page, nil))
 }
 
 // confirmPage renders the confirmation step ask describes.

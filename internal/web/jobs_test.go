@@ -84,13 +84,13 @@ func TestAPIJobListsPageThroughDead(t *testing.T) {
 func TestAPIJobListBadInput(t *testing.T) {
 	s := newTestServer(t, "", nil)
 	for _, q := range []string{"state=done", "limit=0", "limit=501", "limit=x", "state=dead&cursor=forged",
-		"state=waiting&cursor=" + domain.JobCursor{State: domain.JobDead, Score: 1, ID: "a"}.Encode(), "prefix=job-"} {
+		"state=waiting&cursor=" + domain.JobCursor{State: domain.JobWaiting, Score: 1, ID: "a"}.Encode([]byte("guessed"), "mail"), "prefix=job-"} {
 		status, body := s.get(t, "/api/v1/queues/mail/jobs?"+q)
 		if status != http.StatusBadRequest || !strings.Contains(body, `"code":"invalid"`) {
 			t.Errorf("%s: %d %s", q, status, body)
 		}
-		if strings.HasPrefix(q, "prefix") && !strings.Contains(body, "ZRANGEBYLEX") {
-			t.Errorf("prefix refusal does not say why: %s", body)
+		if strings.HasPrefix(q, "prefix") && !strings.Contains(body, "Search instead (q=)") {
+			t.Errorf("prefix refusal does not say why and what instead: %s", body)
 		}
 	}
 	if status, body := s.get(t, "/api/v1/queues/bad%7Bname%7D/jobs"); status != http.StatusBadRequest {
@@ -166,13 +166,14 @@ func TestAPIPauseResume(t *testing.T) {
 	}
 }
 
-// Bulk actions, pause and limiter deletes need the admin token like every change.
+// Bulk actions, retries, pause and limiter deletes need the admin token like every change.
 func TestAPIJobOpsNeedAdmin(t *testing.T) {
 	s := newTestServer(t, "secret", nil)
 	for _, c := range []struct{ method, path string }{
 		{http.MethodPost, "/api/v1/queues/mail/dead/requeue"}, {http.MethodDelete, "/api/v1/queues/mail/dead"},
 		{http.MethodPost, "/api/v1/queues/mail/pause"}, {http.MethodPost, "/api/v1/queues/mail/resume"},
-		{http.MethodDelete, "/api/v1/limiters/api"},
+		{http.MethodDelete, "/api/v1/limiters/api"}, {http.MethodPost, "/api/v1/queues/mail/bulk"},
+		{http.MethodPost, "/api/v1/queues/mail/jobs/a/retry"},
 	} {
 		if status, body, _ := s.do(t, c.method, c.path, "", ""); status != http.StatusUnauthorized {
 			t.Errorf("%s %s without token: %d %s", c.method, c.path, status, body)
@@ -195,6 +196,37 @@ func TestAPIDeleteLimiter(t *testing.T) {
 			t.Errorf("delete %s: %d %s", name, status, body)
 		}
 	}
+	// The sign-in limit lives in code: saving a policy of its name would change nothing, so it
+	// is refused, on the API and the form; "default" may be saved (a saved policy wins).
+	status, body, _ := s.do(t, http.MethodPut, "/api/v1/limiters/"+domain.SignInAttempts.Name, "application/json",
+		`{"algorithm":"fixed_window","limit":1000,"window_ms":1000}`)
+	if status != http.StatusConflict || !strings.Contains(body, "built in") {
+		t.Errorf("PUT %s: %d %s, want 409 built in", domain.SignInAttempts.Name, status, body)
+	}
+	status, body, _ = s.postForm(t, "/limiters/"+domain.SignInAttempts.Name, "/limiters/"+domain.SignInAttempts.Name+"/policy",
+		url.Values{"algorithm": {"fixed_window"}, "limit": {"1000"}, "window": {"1s"}})
+	if status != http.StatusConflict || !strings.Contains(body, "built in") {
+		t.Errorf("policy form for %s: %d, want 409 built in", domain.SignInAttempts.Name, status)
+	}
+	if n := s.rdb.Exists(context.Background(), redisrepo.DefaultKeys.LimiterPolicy(domain.SignInAttempts.Name)).Val(); n != 0 {
+		t.Error("a policy hash of the sign-in limit was saved")
+	}
+	if status, body, _ := s.do(t, http.MethodPut, "/api/v1/limiters/default", "application/json", `{"algorithm":"sliding_log","limit":5,"window_ms":10000}`); status != http.StatusOK {
+		t.Errorf("PUT default: %d %s", status, body)
+	}
+}
+
+// Every piece of a cell that a spreadsheet splitting on ";", "," or a tab could make is
+// guarded, not only the cell's start.
+func TestCSVCellGuardsEveryPiece(t *testing.T) {
+	for in, want := range map[string]string{
+		"alice": "alice", "a-b": "a-b", "x@y.z": "x@y.z", "=1+1": "'=1+1", "-5": "'-5",
+		"a;=cmd": "a;'=cmd", "x\t@y": "x\t'@y", "a,+1": "a,'+1", "l1\n-2": "l1\n'-2", "\t=x": "'\t'=x",
+	} {
+		if got := csvCell(in); got != want {
+			t.Errorf("csvCell(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 // The dead jobs' CSV: every job once, formula-like cells quoted, commas and quotes escaped.
@@ -204,8 +236,8 @@ func TestDeadExportCSV(t *testing.T) {
 	k := redisrepo.DefaultKeys
 	seedDeadJobs(t, s.rdb, "mail", 1200)
 	s.rdb.ZAdd(ctx, k.QueueDead("mail"), redis.Z{Score: 1_800_000_000_000, Member: "=HYPERLINK(\"x\")"})
-	s.rdb.HSet(ctx, k.QueueJobs("mail"), "=HYPERLINK(\"x\")", `{"a":"b, \"c\""}`)
-	s.rdb.HSet(ctx, k.QueueErrors("mail"), "=HYPERLINK(\"x\")", `[{"attempt":1,"at":1,"error":"@boom"}]`)
+	s.rdb.HSet(ctx, k.QueueJobs("mail"), "=HYPERLINK(\"x\")", `{"a":"b, \"c\"","d":"x;+1"}`)
+	s.rdb.HSet(ctx, k.QueueErrors("mail"), "=HYPERLINK(\"x\")", `[{"attempt":1,"at":1,"error":"@boom;=cmd"}]`)
 	for _, path := range []string{"/api/v1/queues/mail/dead/export.csv", "/queues/mail/dead/export.csv"} {
 		status, body, h := s.do(t, http.MethodGet, path, "", "")
 		if status != http.StatusOK || !strings.HasPrefix(h.Get("Content-Type"), "text/csv") {
@@ -219,7 +251,7 @@ func TestDeadExportCSV(t *testing.T) {
 			t.Fatalf("%d rows, header %v", len(rows), rows[0])
 		}
 		first := rows[1] // latest death first
-		if first[0] != `'=HYPERLINK("x")` || first[3] != "'@boom" || first[4] != `{"a":"b, \"c\""}` {
+		if first[0] != `'=HYPERLINK("x")` || first[3] != "'@boom;'=cmd" || first[4] != `{"a":"b, \"c\"","d":"x;'+1"}` {
 			t.Fatalf("first row %q", first)
 		}
 		ids := map[string]bool{}
@@ -297,12 +329,12 @@ func TestDeadBulkAndPausePages(t *testing.T) {
 	}
 }
 
-// The jobs page: a tab and count per state, previous/next, the prefix note, open by id.
+// The jobs page: a tab and count per state, previous/next, the search box, open by id.
 func TestJobsPage(t *testing.T) {
 	s := newTestServer(t, "", nil)
 	seedDeadJobs(t, s.rdb, "mail", 120)
 	status, body := s.get(t, "/queues/mail/jobs?state=dead")
-	if status != http.StatusOK || !strings.Contains(body, `data-testid="count-dead">120`) || !strings.Contains(body, "ZRANGEBYLEX") ||
+	if status != http.StatusOK || !strings.Contains(body, `data-testid="count-dead">120`) || !strings.Contains(body, `data-testid="job-search"`) ||
 		strings.Contains(body, `data-testid="jobs-prev"`) {
 		t.Fatalf("page 1: %d", status)
 	}

@@ -71,8 +71,9 @@ func TestAPINack(t *testing.T) {
 	s.postJSON(t, "/api/v1/queues/email-jobs/jobs", `{"id":"welcome","priority":1}`)
 	d := s.leasedPoll(t, "email-jobs")
 	for _, c := range []struct{ body, want string }{
-		{`{"token":"` + d.Token + `","delay_ms":1000}`, "delayed queues only"},
 		{`{"token":"` + d.Token + `","delay_ms":-1}`, "delay_ms must be"},
+		{`{"token":"` + d.Token + `","delay_ms":31536000001}`, "delay_ms must be"},
+		{`{"token":"` + d.Token + `","delay_ms":1.5}`, "delay_ms must be"},
 		{`{"token":"` + d.Token + `","error":"` + strings.Repeat("x", domain.MaxErrorBytes+1) + `"}`, "at most 4 KiB"},
 		{`{"delay_ms":0}`, "token must be"},
 		{`{"token":"` + d.Token + `","lease_ms":1000}`, "not allowed"},
@@ -91,6 +92,27 @@ func TestAPINack(t *testing.T) {
 	}
 	if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/jobs/welcome/extend", `{"token":"`+d.Token+`"}`); status != http.StatusBadRequest || !strings.Contains(body, "lease_ms is required") {
 		t.Errorf("extend without lease_ms: %d %s", status, body)
+	}
+
+	// On a priority queue a delay parks the job out of the queue until it is over: the job
+	// is scheduled, with the time it returns and its priority.
+	d = s.leasedPoll(t, "email-jobs")
+	status, body = s.postJSON(t, "/api/v1/queues/email-jobs/jobs/welcome/nack", `{"token":"`+d.Token+`","delay_ms":60000}`)
+	if status != http.StatusOK || !strings.Contains(body, `"state":"scheduled"`) {
+		t.Fatalf("nack with a delay on a priority queue: %d %s; want 200, scheduled", status, body)
+	}
+	status, body, _ = s.do(t, http.MethodGet, "/api/v1/queues/email-jobs/jobs/welcome", "", "")
+	if status != http.StatusOK || !strings.Contains(body, `"state":"scheduled"`) || !strings.Contains(body, `"retry_at"`) || !strings.Contains(body, `"priority":1`) {
+		t.Errorf("the retrying job: %d %s; want scheduled, retry_at, priority 1", status, body)
+	}
+	if status, _, _ := s.do(t, http.MethodPost, "/api/v1/queues/email-jobs/poll", "", ""); status != http.StatusNoContent {
+		t.Errorf("a poll during the delay: %d, want 204", status)
+	}
+	if _, page := s.get(t, "/queues/email-jobs/jobs/welcome"); !strings.Contains(page, `data-testid="job-retry-at"`) || !strings.Contains(page, "at priority 1") {
+		t.Errorf("the job page does not say when the job retries at which priority")
+	}
+	if _, page := s.get(t, "/queues/email-jobs"); !strings.Contains(page, `data-testid="retrying" data-count="1"`) || !strings.Contains(page, "welcome") {
+		t.Errorf("the queue page does not list the retrying job")
 	}
 }
 

@@ -77,7 +77,7 @@ func (s *server) limiterPolicyForm(c echo.Context) error {
 				return err
 			}
 			field := policyField(message)
-			if code := domain.ErrorCode(err); code == domain.EUNAVAILABLE || code == domain.EUNKNOWN {
+			if code := domain.ErrorCode(err); code == domain.EUNAVAILABLE || code == domain.EUNKNOWN || code == domain.ECONFLICT {
 				field = ""
 			}
 			f.Errors[field] = message

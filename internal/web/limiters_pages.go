@@ -49,5 +49,5 @@ func (s *server) limiterPageWith(c echo.Context, status int, name string, policy
 		return herr
 	}
 	ch := unavailable(s.chrome(c, "Limiter "+name, append([]string{domain.LimiterTopic(name)}, topics...)...), err)
-	return s.render(c, status, views.LimiterPage(ch, view, *policyForm, try, hist))
+	return s.render(c, status, views.LimiterPage(ch, s.audience(c).Limiter(view), *policyForm, try, hist))
 }

@@ -201,7 +201,7 @@ func TestTryForm(t *testing.T) {
 	if err != nil || len(view.Clients) != 1 || !view.Clients[0].Full() {
 		t.Errorf("view after the try: %+v %v", view, err)
 	}
-	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), false, "")(domain.LimiterTopic("default"), view)
+	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), "")(domain.LimiterTopic("default"), domain.Admin, view)
 	if err != nil || !strings.Contains(string(frag), `data-client="c-42"`) || !strings.Contains(string(frag), `data-full="true"`) {
 		t.Errorf("fragment: %v %.300s", err, frag)
 	}

@@ -11,14 +11,14 @@ import (
 	"github.com/zpulse/zpulse/views"
 )
 
-// TopicRenderer renders a live topic's snapshot into the fragment pushed to its subscribers.
-// Each fragment's root carries the id of the element it replaces on the page. Fragments go
-// to every viewer alike, anonymous ones too: with hideLockTokens (an admin token is
-// configured) the locks list shows no holder's token. Their links carry basePath, the
-// prefix zpulse is served under (Deps.BasePath).
-func TopicRenderer(bigKey int64, keys domain.KeyDisplay, hideLockTokens bool, basePath string) live.RenderFunc {
+// TopicRenderer renders a live topic's snapshot, as an audience may see it (the one the
+// websocket's reader had when it connected, see serveWS), into the fragment pushed to that
+// audience's subscribers: lock tokens, payloads and client ids go through the audience as
+// on the pages. Each fragment's root carries the id of the element it replaces on the page.
+// Their links carry basePath, the prefix zpulse is served under (Deps.BasePath).
+func TopicRenderer(bigKey int64, keys domain.KeyDisplay, basePath string) live.RenderFunc {
 	ctx := views.WithBasePath(context.Background(), basePath)
-	return func(topic string, snapshot any) ([]byte, error) {
+	return func(topic string, aud domain.Audience, snapshot any) ([]byte, error) {
 		var comp templ.Component
 		switch v := snapshot.(type) {
 		case live.Status:
@@ -29,22 +29,19 @@ func TopicRenderer(bigKey int64, keys domain.KeyDisplay, hideLockTokens bool, ba
 		case []domain.BoardSummary:
 			comp = views.BoardsPanel(v, keys)
 		case domain.HeldLocks:
-			if hideLockTokens {
-				v = v.Redacted()
-			}
-			comp = views.LocksPanel(v, true, keys)
+			comp = views.LocksPanel(aud.Locks(v), true, keys)
 		case domain.LimiterView:
-			comp = views.LimiterPanel(v, true)
+			comp = views.LimiterPanel(aud.Limiter(v), true)
 		case []domain.LimiterView:
-			comp = views.LimitersOverview(v)
+			comp = views.LimitersOverview(aud.Limiters(v))
 		case domain.QueueView:
-			comp = views.QueuePanel(v, "", true)
+			comp = views.QueuePanel(aud.Queue(v), "", true)
 		case domain.History:
 			comp = views.HistoryPanel(v)
 		case domain.JobDetail:
-			comp = views.JobPanel(v, "")
+			comp = views.JobPanel(aud.Job(v), "")
 		case domain.SourceView:
-			comp = views.SourcePanel(v)
+			comp = views.SourcePanel(aud.Source(v))
 		case []domain.QueueSummary:
 			comp = views.QueuesPanel(v, keys)
 		default:

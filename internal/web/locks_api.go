@@ -147,10 +147,7 @@ func (s *server) apiLocks(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !who(c).admin {
-		held = held.Redacted()
-	}
-	return c.JSON(http.StatusOK, held)
+	return c.JSON(http.StatusOK, s.audience(c).Locks(held))
 }
 
 func (s *server) apiLock(c echo.Context) error {
@@ -158,8 +155,5 @@ func (s *server) apiLock(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !who(c).admin {
-		info = info.Redacted()
-	}
-	return c.JSON(http.StatusOK, info)
+	return c.JSON(http.StatusOK, s.audience(c).Lock(info))
 }

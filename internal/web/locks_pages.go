@@ -23,10 +23,7 @@ func (s *server) locksPageWith(c echo.Context, status int, f views.LockForms, fl
 		return err
 	}
 	ch := unavailable(s.chrome(c, "Locks", domain.TopicLocks), err)
-	if s.AdminToken != "" {
-		held = held.Redacted() // as the live list shows it to everyone (TopicRenderer)
-	}
-	return s.render(c, status, views.LocksPage(ch, held, f, flash))
+	return s.render(c, status, views.LocksPage(ch, s.audience(c).Locks(held), f, flash))
 }
 
 func (s *server) forceReleasePage(c echo.Context) error {
@@ -49,8 +46,5 @@ func (s *server) forceReleasePageWith(c echo.Context, status int, name, errMsg s
 	default:
 		return err
 	}
-	if !who(c).admin {
-		info = info.Redacted()
-	}
-	return s.render(c, status, views.ForceReleasePage(s.chrome(c, "Force-release "+name), info, err == nil, errMsg))
+	return s.render(c, status, views.ForceReleasePage(s.chrome(c, "Force-release "+name), s.audience(c).Lock(info), err == nil, errMsg))
 }

@@ -240,7 +240,7 @@ func TestLocksPageNeedsSignInToChange(t *testing.T) {
 // The live fragment of the locks topic replaces the page's panel by id and shows the
 // countdown.
 func TestRenderLocksTopic(t *testing.T) {
-	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), false, "")(domain.TopicLocks, domain.HeldLocks{Locks: []domain.LockInfo{
+	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), "")(domain.TopicLocks, domain.Admin, domain.HeldLocks{Locks: []domain.LockInfo{
 		{Lock: "order:1001", Token: "tok", Type: "string", Fence: 7, RemainingMs: 12300, LeaseMs: 30000, Holds: 2, Watchdog: true, Reentrant: true},
 	}})
 	if err != nil {

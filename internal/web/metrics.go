@@ -32,6 +32,10 @@ var (
 		[]string{"queue"}, nil)
 	queueProcessedDesc = prometheus.NewDesc("zpulse_queue_processed_total", "Jobs of a queue that completed (acked, or polled without a lease) or failed (nacked, or their lease ended), since the history recorder began counting.",
 		[]string{"queue", "outcome"}, nil)
+	queuePausedDesc = prometheus.NewDesc("zpulse_queue_paused", "1 while a queue is paused (polls through zpulse take nothing), else 0.",
+		[]string{"queue"}, nil)
+	jobDurationDesc = prometheus.NewDesc("zpulse_job_duration_seconds", "Time from a job's lease to its ack, by queue, since zpulse first counted one (acks through zpulse of jobs leased through zpulse).",
+		[]string{"queue"}, nil)
 	queueEnqueuedDesc = prometheus.NewDesc("zpulse_queue_enqueued_total", "Jobs enqueued through zpulse, since the history recorder began counting.",
 		[]string{"queue"}, nil)
 	limiterDecisionsDesc = prometheus.NewDesc("zpulse_limiter_decisions_total", "Checks of a limiter policy made through zpulse by decision (allowed, rejected), since the history recorder began counting.",
@@ -49,7 +53,7 @@ var (
 )
 
 func (b *BusinessCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{queueJobsDesc, queueOldestDesc, queueProcessedDesc, queueEnqueuedDesc, limiterDecisionsDesc,
+	for _, d := range []*prometheus.Desc{queueJobsDesc, queueOldestDesc, queueProcessedDesc, queueEnqueuedDesc, queuePausedDesc, jobDurationDesc, limiterDecisionsDesc,
 		locksHeldDesc, boardPlayersDesc, droppedDesc, scrapeErrorDesc, redisErrorsDesc} {
 		ch <- d
 	}
@@ -91,6 +95,12 @@ func (b *BusinessCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(queueProcessedDesc, q.Completed, q.Queue, "completed")
 		counter(queueProcessedDesc, q.Failed, q.Queue, "failed")
 		counter(queueEnqueuedDesc, q.Enqueued, q.Queue)
+		paused := int64(0)
+		if q.Paused {
+			paused = 1
+		}
+		gauge(queuePausedDesc, paused, q.Queue)
+		ch <- durationHistogram(q.Queue, q.Durations)
 	}
 	for _, l := range m.Limiters {
 		counter(limiterDecisionsDesc, l.Allowed, l.Limiter, "allowed")
@@ -126,4 +136,18 @@ func httpMetrics(reg prometheus.Registerer) echo.MiddlewareFunc {
 		panic("web.httpMetrics: " + err.Error())
 	}
 	return mw
+}
+
+// durationHistogram is a queue's lease-to-ack times as a Prometheus histogram: the buckets
+// of domain.DurationBoundsMs, in seconds, cumulative.
+func durationHistogram(queue string, h domain.DurationHistogram) prometheus.Metric {
+	buckets := make(map[float64]uint64, len(domain.DurationBoundsMs))
+	cum := uint64(0)
+	for i, bound := range domain.DurationBoundsMs {
+		if i < len(h.Counts) {
+			cum += uint64(max(h.Counts[i], 0))
+		}
+		buckets[float64(bound)/1000] = cum
+	}
+	return prometheus.MustNewConstHistogram(jobDurationDesc, uint64(max(h.Count(), 0)), float64(h.SumMs)/1000, buckets, queue)
 }

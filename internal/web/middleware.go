@@ -18,19 +18,34 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 
 // csrf protects the browser's forms; the JSON API needs no token because it only accepts
 // application/json, which a foreign page cannot send without a CORS preflight zpulse refuses.
-func csrf() echo.MiddlewareFunc {
+// Its cookie is Secure when the browser reached zpulse over HTTPS (overHTTPS), as the session
+// cookie is.
+func (s *server) csrf() echo.MiddlewareFunc {
+	plain, secure := csrfWith(false), csrfWith(true)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		overHTTP, overHTTPS := plain(next), secure(next)
+		return func(c echo.Context) error {
+			if s.overHTTPS(c.Request()) {
+				return overHTTPS(c)
+			}
+			return overHTTP(c)
+		}
+	}
+}
+
+func csrfWith(secureCookie bool) echo.MiddlewareFunc {
 	return middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup:    "header:" + echo.HeaderXCSRFToken + ",form:_csrf",
 		CookieName:     "zpulse_csrf",
 		CookiePath:     "/",
 		CookieHTTPOnly: true,
+		CookieSecure:   secureCookie,
 		CookieSameSite: http.SameSiteLaxMode,
 		CookieMaxAge:   int((24 * time.Hour).Seconds()),
 		// echo's own words ("missing csrf token in the form parameter") mean nothing to the
-		// person who sent the form: say what happened and what to do (handleError adds
-		// "reload the page and try again" to a 403).
+		// person who sent the form: say what happened and what to do.
 		ErrorHandler: func(error, echo.Context) error {
-			return echo.NewHTTPError(http.StatusForbidden, "This form could not be checked: it may be older than a day, or sent from another site")
+			return echo.NewHTTPError(http.StatusForbidden, "This form could not be checked: it may be older than a day, or sent from another site: reload the page and try again")
 		},
 	})
 }

@@ -33,6 +33,8 @@ func (s *server) overviewPage(c echo.Context) error {
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err
 	}
+	aud := s.audience(c)
+	d.Limiters, d.Locks = aud.Limiters(d.Limiters), aud.Locks(d.Locks)
 	ch := unavailable(s.chrome(c, "Overview", domain.TopicBoards, domain.TopicQueues, domain.TopicLimiters, domain.TopicLocks), err)
 	return s.render(c, http.StatusOK, views.OverviewPage(ch, d))
 }

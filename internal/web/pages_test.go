@@ -104,7 +104,7 @@ func TestPlayerNamesAreEscaped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), false, "")(domain.BoardTopic("xss", domain.AllTime, 10), top)
+	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), "")(domain.BoardTopic("xss", domain.AllTime, 10), domain.Admin, top)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,16 +182,16 @@ func TestRedisDown(t *testing.T) {
 }
 
 func TestStatusFragment(t *testing.T) {
-	render := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), false, "")
-	down, _ := render(domain.TopicStatus, live.Status{Available: false, Detail: "refused"})
-	up, _ := render(domain.TopicStatus, live.Status{Available: true})
+	render := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), "")
+	down, _ := render(domain.TopicStatus, domain.Admin, live.Status{Available: false, Detail: "refused"})
+	up, _ := render(domain.TopicStatus, domain.Admin, live.Status{Available: true})
 	if !strings.Contains(string(down), `id="redis-status"`) || !strings.Contains(string(down), "Redis unavailable") {
 		t.Errorf("down fragment: %s", down)
 	}
 	if !strings.Contains(string(up), `id="redis-status"`) || strings.Contains(string(up), "unavailable") {
 		t.Errorf("up fragment: %s", up)
 	}
-	if _, err := render("x", 42); err == nil {
+	if _, err := render("x", domain.Admin, 42); err == nil {
 		t.Error("an unknown snapshot rendered")
 	}
 }

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -39,6 +41,88 @@ func TestTrustProxySecureCookie(t *testing.T) {
 	}
 	if ck := sessionCookieOf(t, newTestServer(t, "s3cret", nil)); ck.Secure {
 		t.Error("trust-proxy off: X-Forwarded-Proto was honoured")
+	}
+	notUs := func(d *Deps) { d.TrustProxy, d.TrustedProxies = true, mustRanges(t, "10.0.0.0/8") }
+	if ck := sessionCookieOf(t, newTestServerWith(t, "s3cret", nil, notUs)); ck.Secure {
+		t.Error("X-Forwarded-Proto from a peer outside the trusted proxies was honoured")
+	}
+}
+
+// The CSRF cookie is Secure behind a trusted proxy that says the browser used HTTPS, like the
+// session cookie, and only then.
+func TestTrustProxySecureCSRFCookie(t *testing.T) {
+	csrfCookie := func(s *testServer) *http.Cookie {
+		_, _, h := s.do(t, http.MethodGet, "/login", "", "", "X-Forwarded-Proto", "https")
+		for _, ck := range (&http.Response{Header: h}).Cookies() {
+			if ck.Name == "zpulse_csrf" {
+				return ck
+			}
+		}
+		t.Fatal("no CSRF cookie")
+		return nil
+	}
+	if ck := csrfCookie(newTestServerWith(t, "s3cret", nil, trustProxy)); !ck.Secure {
+		t.Error("trust-proxy on, X-Forwarded-Proto https: the CSRF cookie is not Secure")
+	}
+	if ck := csrfCookie(newTestServer(t, "s3cret", nil)); ck.Secure {
+		t.Error("trust-proxy off: X-Forwarded-Proto was honoured for the CSRF cookie")
+	}
+}
+
+func mustRanges(t *testing.T, list string) []*net.IPNet {
+	t.Helper()
+	r, err := ParseTrustedProxies(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Only the listed ranges are proxies (loopback by default): a client on a private network
+// behind the proxy cannot pick its address by writing private ones before it, and a peer
+// outside the ranges is the client whatever it writes.
+func TestTrustedProxyRanges(t *testing.T) {
+	behind := newTestServerWith(t, "s3cret", nil, trustProxy)
+	for i := range domain.SignInAttempts.Limit {
+		// The proxy (loopback) appends the guesser's private address after what it wrote.
+		if status := guessFrom(t, behind, fmt.Sprintf("10.9.9.%d, 192.168.1.7", i)); status != http.StatusUnauthorized {
+			t.Fatalf("guess %d: %d", i+1, status)
+		}
+	}
+	if status := guessFrom(t, behind, "10.9.9.200, 192.168.1.7"); status != http.StatusTooManyRequests {
+		t.Errorf("all-private X-Forwarded-For: the guesser escaped its limit with a made-up entry: %d, want 429", status)
+	}
+	// The peer (127.0.0.1) is not a trusted proxy here: it is the client, whatever it writes.
+	elsewhere := newTestServerWith(t, "s3cret", nil, func(d *Deps) { d.TrustProxy, d.TrustedProxies = true, mustRanges(t, "10.0.0.0/8") })
+	for i := range domain.SignInAttempts.Limit {
+		guessFrom(t, elsewhere, fmt.Sprintf("203.0.113.%d", i))
+	}
+	if status := guessFrom(t, elsewhere, "203.0.113.99"); status != http.StatusTooManyRequests {
+		t.Errorf("a peer outside the trusted ranges chose its address: %d, want 429", status)
+	}
+}
+
+func TestParseTrustedProxies(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want string // the ranges, or "error"
+	}{
+		{DefaultTrustedProxies, "127.0.0.0/8 ::1/128"},
+		{"10.0.0.1, 2001:db8::/32", "10.0.0.1/32 2001:db8::/32"},
+		{"", "error"}, {"10.0.0.0/33", "error"}, {"proxy.example.com", "error"},
+	} {
+		r, err := ParseTrustedProxies(c.in)
+		got := "error"
+		if err == nil {
+			var parts []string
+			for _, n := range r {
+				parts = append(parts, n.String())
+			}
+			got = strings.Join(parts, " ")
+		}
+		if got != c.want {
+			t.Errorf("ParseTrustedProxies(%q) = %s (%v), want %s", c.in, got, err, c.want)
+		}
 	}
 }
 

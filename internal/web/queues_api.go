@@ -81,8 +81,9 @@ func (s *server) apiEnqueue(c echo.Context) error {
 
 func (s *server) apiPoll(c echo.Context) error {
 	var req struct {
-		LeaseMs json.RawMessage `json:"lease_ms"`
-		WaitMs  json.RawMessage `json:"wait_ms"`
+		LeaseMs  json.RawMessage `json:"lease_ms"`
+		WaitMs   json.RawMessage `json:"wait_ms"`
+		Consumer *string         `json:"consumer"`
 	}
 	if err := decodeOptionalJSON(c, &req); err != nil { // no body is a plain poll
 		return err
@@ -100,6 +101,9 @@ func (s *server) apiPoll(c echo.Context) error {
 		if opt.Wait, err = decodeMillis(req.WaitMs, "wait_ms", 0, domain.MaxTakeWait); err != nil {
 			return err
 		}
+	}
+	if opt.Consumer, err = pollConsumer(c, req.Consumer); err != nil {
+		return err
 	}
 	d, ok, err := s.Queues.Poll(c.Request().Context(), pathParam(c, "queue"), opt)
 	if err != nil {
@@ -199,19 +203,12 @@ func (req enqueueRequest) job() (domain.NewJob, error) {
 		}
 		job.ID = *req.ID
 	}
-	if req.Priority != nil {
-		p, err := decodeInt(req.Priority, "priority", "", math.MinInt32, math.MaxInt32)
-		if err != nil {
-			return job, err
-		}
-		job.Priority, job.HasPriority = int(p), true
+	var err error
+	if job.Priority, job.HasPriority, err = decodePriority(req.Priority); err != nil {
+		return job, err
 	}
-	if req.RunAt != nil {
-		t, err := time.Parse(time.RFC3339, *req.RunAt)
-		if err != nil {
-			return job, domain.Errorf(domain.EINVALID, "run_at must be an RFC 3339 time such as \"2026-11-29T12:30:00Z\" (got %q)", clipped(*req.RunAt))
-		}
-		job.RunAt = t
+	if job.RunAt, err = decodeRunAt(req.RunAt); err != nil {
+		return job, err
 	}
 	if req.DelayMs != nil {
 		d, err := decodeMillis(req.DelayMs, "delay_ms", 0, domain.MaxDelay) // in the API's unit; the range again in Problems
@@ -227,4 +224,26 @@ func (req enqueueRequest) job() (domain.NewJob, error) {
 		return job, err
 	}
 	return job, nil
+}
+
+// decodePriority reads an optional "priority": any whole number (the range is the domain's to
+// say); has is false when it was left out.
+func decodePriority(raw json.RawMessage) (p int, has bool, err error) {
+	if raw == nil {
+		return 0, false, nil
+	}
+	n, err := decodeInt(raw, "priority", "", math.MinInt32, math.MaxInt32)
+	return int(n), err == nil, err
+}
+
+// decodeRunAt reads an optional "run_at" (RFC 3339); the zero time when it was left out.
+func decodeRunAt(s *string) (time.Time, error) {
+	if s == nil {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, *s)
+	if err != nil {
+		return t, domain.Errorf(domain.EINVALID, "run_at must be an RFC 3339 time such as \"2026-11-29T12:30:00Z\" (got %q)", clipped(*s))
+	}
+	return t, nil
 }

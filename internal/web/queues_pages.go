@@ -48,6 +48,7 @@ func (s *server) queuePageWith(c echo.Context, status int, queue string, forms m
 	if herr != nil {
 		return herr
 	}
+	v = s.audience(c).Queue(v)
 	d := views.QueuePageData{View: v, Settings: v.Settings, Forms: forms, History: hist}
 	return s.render(c, status, views.QueuePage(unavailable(s.chrome(c, queue, append([]string{topic}, topics...)...), err), d))
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -218,5 +219,24 @@ func TestQueuePageForms(t *testing.T) {
 	// The overview lists the queues.
 	if _, page = s.get(t, "/"); !strings.Contains(page, `data-queue="email-jobs"`) || !strings.Contains(page, `data-queue="delayed"`) {
 		t.Error("the overview does not list the queues")
+	}
+}
+
+// A blocking take (wait_ms) on a paused queue waits like one on an empty queue before its
+// 204, so a consumer's loop does not spin; the job stays.
+func TestQueueAPIPausedTakeWaits(t *testing.T) {
+	s := newTestServer(t, "", nil)
+	if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/jobs", `{"id":"a","priority":1}`); status != 201 {
+		t.Fatalf("enqueue: %d %s", status, body)
+	}
+	if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/pause", ``); status != 200 {
+		t.Fatalf("pause: %d %s", status, body)
+	}
+	start := time.Now()
+	if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/poll", `{"wait_ms":1000}`); status != 204 {
+		t.Fatalf("take on a paused queue: %d %s, want 204", status, body)
+	}
+	if waited := time.Since(start); waited < 900*time.Millisecond {
+		t.Errorf("take on a paused queue answered after %v, want its wait of 1s", waited)
 	}
 }

@@ -16,7 +16,7 @@ func (s *server) routes(e *echo.Echo) {
 
 	// Pages, live over /ws. Forms carry a CSRF token; changes need an admin session when an
 	// admin token is configured, and wake the watcher when they succeed.
-	pages := e.Group("", refuseCSRFInQuery, csrf(), s.authenticate(true))
+	pages := e.Group("", refuseCSRFInQuery, s.csrf(), s.authenticate(true))
 	change := []echo.MiddlewareFunc{s.requireAdminPage, s.nudgeAfterChange}
 	get(pages, "/", s.overviewPage)
 	pages.POST("/demo", s.demoSwitch, change...)
@@ -48,8 +48,11 @@ func (s *server) routes(e *echo.Echo) {
 	get(pages, "/queues/:queue/jobs", s.jobsPage)
 	get(pages, "/queues/:queue/jobs/:id", s.jobPage)
 	pages.POST("/queues/:queue/jobs/:id/requeue", s.jobButton(s.requeueJob), change...)
+	pages.POST("/queues/:queue/jobs/:id/retry", s.retryJobForm, change...)
 	get(pages, "/queues/:queue/jobs/:id/delete", s.confirmPage(s.confirmDeleteJob))
 	pages.POST("/queues/:queue/jobs/:id/delete", s.jobButton(s.deleteJob), change...)
+	get(pages, "/queues/:queue/bulk", s.confirmPage(s.confirmBulk))
+	pages.POST("/queues/:queue/bulk", s.bulkForm, change...)
 	get(pages, "/queues/:queue/dead/requeue", s.confirmPage(s.confirmRequeueDead))
 	pages.POST("/queues/:queue/dead/requeue", s.queueAction(s.requeueDeadAction), change...)
 	get(pages, "/queues/:queue/dead/delete", s.confirmPage(s.confirmDeleteDead))
@@ -102,6 +105,7 @@ func (s *server) routes(e *echo.Echo) {
 	api.PUT("/queues/:queue", s.apiPutQueueSettings, write...)
 	api.POST("/queues/:queue/jobs", s.apiEnqueue, write...)
 	api.POST("/queues/:queue/batch/jobs", s.apiEnqueueBatch, write...)
+	get(api, "/queues/:queue/consumers", s.apiConsumers)
 	get(api, "/queues/:queue/jobs", s.apiJobs)
 	get(api, "/queues/:queue/jobs/:id", s.apiJob)
 	api.POST("/queues/:queue/poll", s.apiPoll, write...)
@@ -110,6 +114,8 @@ func (s *server) routes(e *echo.Echo) {
 	api.POST("/queues/:queue/jobs/:id/ack", s.apiAck, write...)
 	api.POST("/queues/:queue/jobs/:id/extend", s.apiExtend, write...)
 	api.POST("/queues/:queue/jobs/:id/nack", s.apiNack, write...)
+	api.POST("/queues/:queue/jobs/:id/retry", s.apiRetry, write...)
+	api.POST("/queues/:queue/bulk", s.apiBulkJobs, write...)
 	api.DELETE("/queues/:queue/jobs/:id", s.apiDeleteJob, write...)
 	api.POST("/queues/:queue/dead/:id/requeue", s.apiRequeue, write...)
 	api.POST("/queues/:queue/dead/requeue", s.apiRequeueDead, write...)

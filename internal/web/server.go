@@ -4,6 +4,7 @@ import (
 	"context"
 	"log"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -35,15 +36,26 @@ type Deps struct {
 	Log                *slog.Logger
 	Clock              domain.Clock
 	// Auth keeps admin sessions and the sign-in attempt counters (redisrepo.Services.Auth).
-	Auth         domain.AuthStore
-	AdminToken   string
+	Auth       domain.AuthStore
+	AdminToken string
+	// OpenAccess accepts changes from every address when AdminToken is empty; without it they
+	// are accepted from loopback clients only (fromLoopback).
+	OpenAccess   bool
 	Embedded     bool              // data lives in an in-memory Redis
 	Keys         domain.KeyDisplay // Redis key names as pages show them
 	BigKey       int64             // members above which a board page warns of a big key
 	APIRateLimit string            // limiter policy protecting the JSON API; "" is off
-	// TrustProxy honours X-Forwarded-For, -Proto and -Host (see proxy.go): set it only when
-	// zpulse is reached through a proxy that sets them.
+	// TrustProxy honours X-Forwarded-For, -Proto and -Host from the TrustedProxies (see
+	// proxy.go): set it only when zpulse is reached through a proxy that sets them.
 	TrustProxy bool
+	// ShowToAnonymous are the secrets readers who are not admins see while an admin token is
+	// configured (--show-to-anonymous): payloads, client ids or both; lock tokens never.
+	ShowToAnonymous domain.Secrets
+	// SessionRecheck is how often a signed-in admin's live connection checks its session is
+	// still there (0: every 10 s); tests make it short.
+	SessionRecheck time.Duration
+	// TrustedProxies are the proxies' address ranges (nil: DefaultTrustedProxies, loopback).
+	TrustedProxies []*net.IPNet
 	// WS bounds the websocket viewers (zero fields: DefaultWSLimits).
 	WS WSLimits
 	// BasePath is the path prefix zpulse is served under behind a proxy ("/zpulse"; "" is the
@@ -64,7 +76,9 @@ type Watcher interface {
 // server holds the handlers' shared state; its methods are the handlers of routes.go.
 type server struct {
 	Deps
-	tokenFingerprint string // of AdminToken: sessions opened with another token are not sessions
+	tokenFingerprint string          // of AdminToken: sessions opened with another token are not sessions
+	anonymous        domain.Audience // what readers who are not admins see
+	proxies          []*net.IPNet    // TrustedProxies, or the default
 	admission        *wsAdmission
 }
 
@@ -74,10 +88,14 @@ func NewServer(d Deps) *echo.Echo {
 	if d.AdminToken != "" && d.Auth == nil {
 		panic("web.NewServer: an admin token needs Deps.Auth (redisrepo.Services.Auth) for its sessions and attempt limit")
 	}
-	s := &server{Deps: d, tokenFingerprint: fingerprint(d.AdminToken), admission: newWSAdmission(d.WS)}
+	s := &server{Deps: d, tokenFingerprint: fingerprint(d.AdminToken), anonymous: domain.Anonymous(d.ShowToAnonymous, d.AdminToken),
+		admission: newWSAdmission(d.WS), proxies: d.TrustedProxies}
+	if s.proxies == nil {
+		s.proxies, _ = ParseTrustedProxies(DefaultTrustedProxies)
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.IPExtractor = ipExtractor(d.TrustProxy)
+	e.IPExtractor = ipExtractor(d.TrustProxy, s.proxies)
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(stripBasePath(d.BasePath))
 	if d.Registry != nil {

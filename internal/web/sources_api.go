@@ -67,7 +67,7 @@ func (s *server) apiSource(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, v)
+	return c.JSON(http.StatusOK, s.audience(c).Source(v))
 }
 
 func (s *server) apiTrySource(c echo.Context) error {

@@ -82,3 +82,58 @@ func TestLimiterPageWarnsOfLongerWriter(t *testing.T) {
 		t.Error("the warning stays once the shared window covers the writer")
 	}
 }
+
+// An adopted limiter cannot write outside its layout: a layout that could name another
+// thing's key and a client that would leave its part of the layout are 400s naming the
+// field, a key of another type at the client's key is a 409 wrong_type naming the key, on
+// the API and on the forms alike, and the board beside is untouched.
+func TestAdoptedLimiterStaysInItsLayout(t *testing.T) {
+	s := newTestServer(t, "", nil)
+	ctx := context.Background()
+	s.rdb.ZAdd(ctx, "leaderboard:victim", redisZ(100, "alice"), redisZ(50, "bob"))
+	s.rdb.HSet(ctx, "ratelog:h", "f", "v")
+	envelope := func(b string) (code, message string) {
+		var env apiError
+		json.Unmarshal([]byte(b), &env)
+		return env.Error.Code, env.Error.Message
+	}
+	for _, key := range []string{"{client}", "leaderboard:{client}", "l{client}", "zpulse:{client}"} {
+		status, b, _ := s.do(t, http.MethodPut, "/api/v1/sources/x", "application/json",
+			`{"kind":"limiter","key":"`+key+`","encoding":"sliding_log","limit":5,"window_ms":1000}`)
+		if code, msg := envelope(b); status != http.StatusBadRequest || code != "invalid" || !strings.HasPrefix(msg, "key ") {
+			t.Errorf("layout %s: %d %s, want 400 invalid naming the key", key, status, b)
+		}
+	}
+	if status, b, _ := s.do(t, http.MethodPut, "/api/v1/sources/rl", "application/json",
+		`{"kind":"limiter","key":"ratelog:{client}","encoding":"sliding_log","limit":5,"window_ms":1000}`); status != http.StatusOK {
+		t.Fatalf("put: %d %s", status, b)
+	}
+	status, b := s.postJSON(t, "/api/v1/sources/rl/check", `{"client":"leaderboard:victim"}`)
+	if code, msg := envelope(b); status != http.StatusBadRequest || code != "invalid" || !strings.HasPrefix(msg, "client ") {
+		t.Errorf("client leaderboard:victim: %d %s, want 400 invalid naming the client", status, b)
+	}
+	status, b = s.postJSON(t, "/api/v1/sources/rl/check", `{"client":"h"}`)
+	if code, msg := envelope(b); status != http.StatusConflict || code != "wrong_type" || !strings.Contains(msg, `"ratelog:h" holds a hash`) {
+		t.Errorf("client h on a hash: %d %s, want 409 wrong_type naming the key and its type", status, b)
+	}
+
+	status, b, _ = s.postForm(t, "/sources", "/sources", url.Values{"name": {"all"}, "kind": {"limiter"}, "key": {"{client}"},
+		"encoding": {"sliding_log"}, "limit": {"5"}, "window": {"1s"}})
+	if status != http.StatusBadRequest || !strings.Contains(b, "must begin with a fixed part") {
+		t.Errorf("form, layout {client}: %d, want 400 with the message inline", status)
+	}
+	status, b, _ = s.postForm(t, "/sources/rl", "/sources/rl/try", url.Values{"client": {"leaderboard:victim"}})
+	if status != http.StatusBadRequest || !strings.Contains(b, "client may not contain") {
+		t.Errorf("form, client leaderboard:victim: %d, want 400 with the message inline", status)
+	}
+	status, b, _ = s.postForm(t, "/sources/rl", "/sources/rl/try", url.Values{"client": {"h"}})
+	if status != http.StatusConflict || !strings.Contains(b, "holds a hash") {
+		t.Errorf("form, client h on a hash: %d, want 409 with the message inline", status)
+	}
+	if z := s.rdb.ZRangeWithScores(ctx, "leaderboard:victim", 0, -1).Val(); len(z) != 2 || s.rdb.PTTL(ctx, "leaderboard:victim").Val() != -time.Nanosecond {
+		t.Errorf("leaderboard:victim changed: %v", z)
+	}
+	if h := s.rdb.HGetAll(ctx, "ratelog:h").Val(); len(h) != 1 || h["f"] != "v" {
+		t.Errorf("ratelog:h changed: %v", h)
+	}
+}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
 )
 
 // WSLimits bound what websocket viewers may hold, so anonymous clients cannot make the
@@ -17,12 +20,16 @@ type WSLimits struct {
 	Total         int // open connections in all
 	Topics        int // distinct topics over all connections (each is polled every tick)
 	TopicsPerConn int // topics one connection may ask for (the hub allows at most 32)
+	// TopicsPerAddress is the distinct topics one client address's connections may hold
+	// together, so one address cannot fill Topics nor make the watcher read without bound.
+	TopicsPerAddress int
 }
 
 // DefaultWSLimits suit a 10,000-viewer deployment: two tabs per viewer, one office or NAT of
 // a few hundred people behind one address, and topics for every board, queue and limiter
-// page people could open at once.
-var DefaultWSLimits = WSLimits{PerAddress: 300, Total: 20_000, Topics: 10_000, TopicsPerConn: 32}
+// page people could open at once; one address holds at most a fortieth of the topics, so
+// forty addresses are needed to fill them.
+var DefaultWSLimits = WSLimits{PerAddress: 300, Total: 20_000, Topics: 10_000, TopicsPerConn: 32, TopicsPerAddress: 250}
 
 func (l WSLimits) withDefaults() WSLimits {
 	d := DefaultWSLimits
@@ -38,6 +45,9 @@ func (l WSLimits) withDefaults() WSLimits {
 	if l.TopicsPerConn > 0 {
 		d.TopicsPerConn = l.TopicsPerConn
 	}
+	if l.TopicsPerAddress > 0 {
+		d.TopicsPerAddress = l.TopicsPerAddress
+	}
 	return d
 }
 
@@ -47,14 +57,15 @@ func (l WSLimits) withDefaults() WSLimits {
 type wsAdmission struct {
 	limits WSLimits
 
-	mu      sync.Mutex
-	total   int
-	perAddr map[string]int
-	topics  map[string]int // distinct topic -> connections subscribed to it
+	mu         sync.Mutex
+	total      int
+	perAddr    map[string]int
+	topics     map[string]int            // distinct topic -> connections subscribed to it
+	addrTopics map[string]map[string]int // address -> its distinct topics -> its connections to each
 }
 
 func newWSAdmission(l WSLimits) *wsAdmission {
-	return &wsAdmission{limits: l.withDefaults(), perAddr: map[string]int{}, topics: map[string]int{}}
+	return &wsAdmission{limits: l.withDefaults(), perAddr: map[string]int{}, topics: map[string]int{}, addrTopics: map[string]map[string]int{}}
 }
 
 // wsRefusal is why a websocket was refused: the status answered before the upgrade and a
@@ -65,10 +76,14 @@ type wsRefusal struct {
 }
 
 // admit counts a connection of addr to topics, or says which limit refuses it. release
-// uncounts it; call it once the connection has ended.
+// uncounts it; call it once the connection has ended. Every topic must be valid
+// (domain.ValidateTopic): one the watcher cannot read is refused before it takes a place.
 func (a *wsAdmission) admit(addr string, topics []string) (release func(), refused *wsRefusal) {
 	distinct := map[string]struct{}{}
 	for _, t := range topics {
+		if err := domain.ValidateTopic(t); err != nil {
+			return nil, &wsRefusal{http.StatusBadRequest, err.Error()}
+		}
 		distinct[t] = struct{}{}
 	}
 	l := a.limits
@@ -83,19 +98,31 @@ func (a *wsAdmission) admit(addr string, topics []string) (release func(), refus
 	case a.total >= l.Total:
 		return nil, &wsRefusal{http.StatusServiceUnavailable, fmt.Sprintf("this server holds its maximum of %d live connections (ws-max-conns)", l.Total)}
 	}
-	added := 0
+	added, addedForAddr := 0, 0
+	held := a.addrTopics[addr]
 	for t := range distinct {
 		if a.topics[t] == 0 {
 			added++
 		}
+		if held[t] == 0 {
+			addedForAddr++
+		}
+	}
+	if addedForAddr > 0 && len(held)+addedForAddr > l.TopicsPerAddress {
+		return nil, &wsRefusal{http.StatusTooManyRequests, fmt.Sprintf("your address follows its maximum of %d distinct live topics (ws-topics-per-address)", l.TopicsPerAddress)}
 	}
 	if added > 0 && len(a.topics)+added > l.Topics {
 		return nil, &wsRefusal{http.StatusServiceUnavailable, fmt.Sprintf("this server follows its maximum of %d distinct live topics (ws-max-topics)", l.Topics)}
 	}
 	a.total++
 	a.perAddr[addr]++
+	if held == nil {
+		held = map[string]int{}
+		a.addrTopics[addr] = held
+	}
 	for t := range distinct {
 		a.topics[t]++
+		held[t]++
 	}
 	return sync.OnceFunc(func() { a.release(addr, distinct) }), nil
 }
@@ -107,10 +134,17 @@ func (a *wsAdmission) release(addr string, topics map[string]struct{}) {
 	if a.perAddr[addr]--; a.perAddr[addr] <= 0 {
 		delete(a.perAddr, addr)
 	}
+	held := a.addrTopics[addr]
 	for t := range topics {
 		if a.topics[t]--; a.topics[t] <= 0 {
 			delete(a.topics, t)
 		}
+		if held[t]--; held[t] <= 0 {
+			delete(held, t)
+		}
+	}
+	if len(held) == 0 {
+		delete(a.addrTopics, addr)
 	}
 }
 
@@ -120,6 +154,10 @@ func (a *wsAdmission) release(addr string, topics map[string]struct{}) {
 // the browser asked the proxy for.
 func (s *server) serveWS(c echo.Context) error {
 	r := c.Request()
+	id, err := s.identify(c, true) // the connection's audience, for its whole life
+	if err != nil {
+		return err
+	}
 	release, refused := s.admission.admit(c.RealIP(), r.URL.Query()["topic"])
 	if refused != nil {
 		if refused.status == http.StatusTooManyRequests || refused.status == http.StatusServiceUnavailable {
@@ -133,8 +171,53 @@ func (s *server) serveWS(c echo.Context) error {
 	if host := s.forwardedHost(r); host != "" {
 		r.Host = host
 	}
-	s.Hub.Serve(c.Response(), r, release) // the slot is given back when the connection ends
+	over := make(chan struct{})
+	ended := func() { release(); close(over) } // the slot is given back when the connection ends
+	s.Hub.Serve(c.Response(), r, s.audienceOf(id), ended, s.sessionRevoked(c, id, over))
 	return nil
+}
+
+// sessionRecheckEvery is how often a live connection opened by a signed-in admin checks that
+// its session still holds (Deps.SessionRecheck overrides it).
+const sessionRecheckEvery = 10 * time.Second
+
+// sessionRevoked watches the session behind a signed-in admin's live connection until the
+// connection is over: once the session is gone (sign out, sign out everywhere on any instance,
+// expiry, another admin token) or cannot be checked (Redis down: fail closed), the channel
+// closes and the hub closes the connection, so no secret reaches it after its session ended.
+// Other connections (anonymous, bearer, open access) have nothing to revoke: nil.
+func (s *server) sessionRevoked(c echo.Context, id identity, over <-chan struct{}) <-chan struct{} {
+	if !id.signedIn {
+		return nil
+	}
+	ck, err := c.Cookie(sessionCookie)
+	if err != nil {
+		return nil
+	}
+	every := s.SessionRecheck
+	if every <= 0 {
+		every = sessionRecheckEvery
+	}
+	revoked := make(chan struct{})
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-over:
+				return
+			case <-t.C:
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				live, err := s.Auth.Session(ctx, ck.Value, s.tokenFingerprint)
+				cancel()
+				if err != nil || !live {
+					close(revoked)
+					return
+				}
+			}
+		}
+	}()
+	return revoked
 }
 
 // wsRetryAfter is the Retry-After of a refused websocket, in seconds: browsers' htmx

@@ -29,16 +29,12 @@ func NewAuth(rdb redis.UniversalClient, keys store.Keys, c store.Clocks) *Auth {
 	return &Auth{rdb: rdb, keys: keys, clock: c.Script}
 }
 
-// Attempts runs the built-in policy's fixed window on addr's counter without counting.
-func (a *Auth) Attempts(ctx context.Context, addr string) (domain.LimitResult, error) {
-	res, err := limiters.RunLimiter(ctx, a.rdb, a.clock, domain.SignInAttempts, a.keys.SignInAttempts(addr), false, nil)
-	return res, store.OpError("redisrepo.Auth.Attempts", err)
-}
-
-// CountAttempt counts one attempt of addr; the script refuses to count past the limit.
-func (a *Auth) CountAttempt(ctx context.Context, addr string) (domain.LimitResult, error) {
-	res, err := limiters.RunLimiter(ctx, a.rdb, a.clock, domain.SignInAttempts, a.keys.SignInAttempts(addr), true, nil)
-	return res, store.OpError("redisrepo.Auth.CountAttempt", err)
+// Attempt runs the built-in policy's fixed window on addr's counter: counting a wrong
+// attempt (the script refuses to count past the limit), looking for a right one. One
+// script decides and counts, so concurrent guesses are decided one after another.
+func (a *Auth) Attempt(ctx context.Context, addr string, wrong bool) (domain.LimitResult, error) {
+	res, err := limiters.RunLimiter(ctx, a.rdb, a.clock, domain.SignInAttempts, a.keys.SignInAttempts(addr), wrong, nil)
+	return res, store.OpError("redisrepo.Auth.Attempt", err)
 }
 
 // CreateSession draws a 256-bit random id and records its hash.

@@ -32,22 +32,22 @@ func NewBusiness(rdb redis.UniversalClient, keys store.Keys, found *store.Discov
 
 // Snapshot reads at most limit queues, boards and locks (the first by name) and every
 // limiter the history recorder counted (at most limit reported), in one round trip: about
-// 17 commands per queue, one per board and lock, and two HGETALLs of the totals. Returns
+// 19 commands per queue, one per board and lock, and two HGETALLs of the totals. Returns
 // EUNAVAILABLE.
 func (b *Business) Snapshot(ctx context.Context, limit int) (domain.Business, error) {
 	out := domain.Business{Dropped: map[domain.HistoryKind]int{}}
-	queues, err := b.found.NamesWarm(ctx, store.KindQueue)
+	queueNames, err := b.found.NamesWarm(ctx, store.KindQueue)
 	if err != nil {
 		return out, err
 	}
-	cut := func(kind domain.HistoryKind, names []string) []string {
-		if len(names) > limit {
-			out.Dropped[kind] += len(names) - limit
-			return names[:limit]
+	cut := func(kind domain.HistoryKind, queueNames []string) []string {
+		if len(queueNames) > limit {
+			out.Dropped[kind] += len(queueNames) - limit
+			return queueNames[:limit]
 		}
-		return names
+		return queueNames
 	}
-	queues = cut(domain.HistoryQueue, queues)
+	queueNames = cut(domain.HistoryQueue, queueNames)
 	boards := cut(domain.HistoryBoard, b.found.Names(store.KindBoard))
 	locks := b.found.Names(store.KindLock)
 	if len(locks) > limit {
@@ -55,9 +55,11 @@ func (b *Business) Snapshot(ctx context.Context, limit int) (domain.Business, er
 	}
 	now := b.clock.Now()
 	pipe := b.rdb.Pipeline()
-	queueReads := make([]func() domain.QueueCounts, len(queues))
-	for i, q := range queues {
+	queueReads := make([]func() domain.QueueCounts, len(queueNames))
+	durations := make([]*redis.MapStringStringCmd, len(queueNames))
+	for i, q := range queueNames {
 		queueReads[i] = planQueueCounts(ctx, pipe, b.keys, q, now)
+		durations[i] = pipe.HGetAll(ctx, b.keys.QueueDurationTotals(q))
 	}
 	queueTotals := pipe.HGetAll(ctx, b.keys.HistoryTotals(domain.HistoryQueue))
 	limiterTotals := pipe.HGetAll(ctx, b.keys.HistoryTotals(domain.HistoryLimiter))
@@ -75,10 +77,11 @@ func (b *Business) Snapshot(ctx context.Context, limit int) (domain.Business, er
 		return out, store.OpError("redisrepo.Business.Snapshot", err)
 	}
 	qt := splitTotals(queueTotals.Val())
-	for _, read := range queueReads {
+	for i, read := range queueReads {
 		c := read()
 		t := qt[c.Queue]
 		c.Enqueued, c.Completed, c.Failed = t["enqueued"], t["completed"], t["failed"]
+		c.Durations = queues.DecodeDurationTotals(durations[i].Val())
 		out.Queues = append(out.Queues, c)
 	}
 	lt := splitTotals(limiterTotals.Val())
@@ -132,7 +135,8 @@ func planQueueCounts(ctx context.Context, pipe redis.Pipeliner, keys store.Keys,
 	first := pipe.ZRangeWithScores(ctx, key, 0, 0)
 	return func() domain.QueueCounts {
 		s := summary()
-		c := domain.QueueCounts{Queue: queue, Waiting: s.Due, Scheduled: s.Waiting - s.Due, InFlight: s.Processing, Dead: s.Dead, OldestWaitingMs: -1}
+		c := domain.QueueCounts{Queue: queue, Waiting: s.Due, Scheduled: s.Waiting - s.Due, InFlight: s.Processing, Dead: s.Dead, OldestWaitingMs: -1,
+			Paused: s.Paused}
 		if s.Kind == domain.DelayedQueue {
 			if zs := first.Val(); len(zs) == 1 && int64(zs[0].Score) <= nowMs && s.Due > 0 {
 				c.OldestWaitingMs = (nowMs - int64(zs[0].Score)) / 1000 * 1000

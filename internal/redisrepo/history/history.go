@@ -25,7 +25,7 @@ import (
 // from an older lap reads as "not recorded") followed by one uint32 per series of the kind
 // (domain.HistorySeries), saturated at 2^32-1. So the memory is fixed whatever the traffic:
 //
-//	queue   (7 series, 32-byte slots): 360 × 32 + 1,440 × 32 = 57,600 bytes
+//	queue   (10 series, 44-byte slots): 360 × 44 + 1,440 × 44 = 79,200 bytes
 //	limiter (2 series, 12-byte slots): 360 × 12 + 1,440 × 12 = 21,600 bytes
 //	board   (2 series, 12-byte slots): 21,600 bytes
 //
@@ -182,10 +182,13 @@ func (h *History) limiterNames(ctx context.Context) ([]string, error) {
 }
 
 // planQueue samples a queue's depths (as the overview reads them) and its throughput hash of
-// the bucket's minute: "e<second>" enqueued, "c<second>" completed, "f<second>" failed.
+// the bucket's minute: "e<second>" enqueued, "c<second>" completed, "f<second>" failed; and
+// its lease-to-ack times of the bucket and of the minute so far (p50, p95, max).
 func (h *History) planQueue(ctx context.Context, pipe redis.Pipeliner, queue string, now time.Time, start int64, minuteAt time.Time) sample {
 	depth := queues.PlanQueueSummary(ctx, pipe, h.keys, queue, now)
 	tput := pipe.HGetAll(ctx, h.keys.QueueThroughput(queue, minuteAt))
+	durations := pipe.HGetAll(ctx, h.keys.QueueDurations(queue, minuteAt))
+	part := (start - minuteAt.Unix()) / 10
 	return sample{kind: domain.HistoryQueue, name: queue, read: func() ([]int64, []int64) {
 		d := depth()
 		gauges := []int64{d.Due, d.Waiting - d.Due, d.Processing, d.Dead}
@@ -197,6 +200,8 @@ func (h *History) planQueue(ctx context.Context, pipe redis.Pipeliner, queue str
 			i := strings.IndexByte("ecf", field[0])
 			return i, minuteAt.Unix() + sec, err == nil && i >= 0
 		}, 3)
+		ten = append(ten, queues.DurationValues(queues.DecodeDurations(durations.Val(), part, part))...)
+		soFar = append(soFar, queues.DurationValues(queues.DecodeDurations(durations.Val(), 0, part))...)
 		return append(slices.Clone(gauges), ten...), append(gauges, soFar...)
 	}}
 }

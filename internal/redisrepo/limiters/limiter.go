@@ -108,7 +108,7 @@ func RunLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clo
 	}
 	vals, err := cmd.Int64Slice()
 	if err != nil {
-		return domain.LimitResult{}, store.OpWriteError("redisrepo.RunLimiter", err)
+		return domain.LimitResult{}, store.ScriptWriteError("redisrepo.Limiters.Allow", key, err)
 	}
 	if len(vals) != 5 && (len(vals) != 6 || p.Algorithm != domain.SlidingLog) {
 		return domain.LimitResult{}, fmt.Errorf("redisrepo.RunLimiter: limiter %q: unexpected reply %v", p.Name, vals)
@@ -204,6 +204,12 @@ func (b builtinPolicies) decode(name string, f map[string]string) (domain.LimitP
 }
 
 func (l *Limiters) SetPolicy(ctx context.Context, p domain.LimitPolicy) (domain.LimitPolicy, error) {
+	if p.Name == domain.SignInAttempts.Name {
+		// A hash of that name would change nothing: the limit lives in code (domain.SignInAttempts).
+		s := domain.SignInAttempts
+		return domain.LimitPolicy{}, domain.Errorf(domain.ECONFLICT, "the policy %q is built in: the admin-token attempt limit (%d per %d s per address) is part of zpulse, so it cannot be changed",
+			s.Name, s.Limit, s.WindowMs/1000)
+	}
 	if err := p.Validate(); err != nil {
 		return domain.LimitPolicy{}, err
 	}

@@ -1,6 +1,8 @@
 package limiters
 
-import "github.com/zpulse/zpulse/internal/redisrepo/store"
+import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+)
 
 // The limiter scripts. Each decides for one client in one atomic script on one key, so
 // concurrent requests from every instance are counted exactly, and each is valid on Redis
@@ -19,6 +21,7 @@ import "github.com/zpulse/zpulse/internal/redisrepo/store"
 //
 // Common arguments and answer:
 //
+//	KEYS[1]  the client's state; a key of another type is refused first (typeGuard)
 //	ARGV[1]  now, epoch ms; empty: Redis TIME
 //	ARGV[2]  "1" to count this request (Allow), "0" to only look (Peek): nothing is written
 //	Returns  {allowed 0|1, remaining, retry_after_ms, reset_ms, now_ms}, whole numbers;
@@ -29,7 +32,7 @@ local now = nowMs(ARGV[1])
 local consume = ARGV[2] == '1'
 `
 
-// SlidingLogScript is the articles' sliding-window log (section 5), unchanged in what it
+// slidingLogScript is the articles' sliding-window log (section 5), unchanged in what it
 // writes: ZREMRANGEBYSCORE of what left the window, ZCARD, then under the limit ZADD of the
 // request at score now with a random UUID member (two requests in the same ms must not
 // replace each other) and PEXPIRE of the window so idle clients vanish. A rejected request
@@ -55,7 +58,7 @@ local consume = ARGV[2] == '1'
 // Returns  the common answer, then the longest window seen of a writer with a longer one
 //
 //	than keep ms, 0 when none
-var SlidingLogScript = store.NewScript(limiterClock + `
+var SlidingLogScript = store.NewScript(store.LuaTypeGuard("zset") + limiterClock + `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
 local limit  = tonumber(ARGV[4])
@@ -121,8 +124,7 @@ return 1
 // ARGV[3]  window ms
 // ARGV[4]  limit
 // Clock    ARGV[1] or Redis TIME (see above)
-// Returns  the common answer (see above)
-var FixedWindowScript = store.NewScript(limiterClock + `
+var FixedWindowScript = store.NewScript(store.LuaTypeGuard("hash") + limiterClock + `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
 local limit  = tonumber(ARGV[4])
@@ -157,8 +159,7 @@ return {allowed, remaining, retry, reset, now}
 // ARGV[3]  window ms
 // ARGV[4]  limit
 // Clock    ARGV[1] or Redis TIME (see above)
-// Returns  the common answer (see above)
-var SlidingCounterScript = store.NewScript(limiterClock + `
+var SlidingCounterScript = store.NewScript(store.LuaTypeGuard("hash") + limiterClock + `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
 local limit  = tonumber(ARGV[4])
@@ -206,8 +207,7 @@ return {allowed, remaining, retry, reset, now}
 // ARGV[3]  rate, tokens per ms (a decimal string)
 // ARGV[4]  burst (capacity)
 // Clock    ARGV[1] or Redis TIME (see above)
-// Returns  the common answer (see above)
-var TokenBucketScript = store.NewScript(limiterClock + `
+var TokenBucketScript = store.NewScript(store.LuaTypeGuard("hash") + limiterClock + `
 local key   = KEYS[1]
 local rate  = tonumber(ARGV[3])
 local burst = tonumber(ARGV[4])

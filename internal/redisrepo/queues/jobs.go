@@ -26,7 +26,8 @@ var _ domain.JobOps = (*Queues)(nil)
 func PlanJob(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, queue, id string, now time.Time) func() (domain.JobDetail, bool) {
 	cmd := jobScript.Run(ctx, pipe, []string{keys.Queue(queue), keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueJobs(queue),
 		keys.QueueAttempts(queue), keys.QueueScores(queue), keys.QueueLeases(queue), keys.QueueErrors(queue),
-		keys.QueueSettings(queue), keys.QueuePaused(queue)}, id)
+		keys.QueueSettings(queue), keys.QueuePaused(queue), keys.QueueRetry(queue)}, id)
+	holder := pipe.HGet(ctx, keys.QueueHolders(queue), id)
 	return func() (domain.JobDetail, bool) {
 		vals, _ := cmd.Val().([]any)
 		if len(vals) != 10 || vals[0] == "" {
@@ -49,6 +50,10 @@ func PlanJob(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, queue, 
 			if set.Kind == domain.DelayedQueue && int64(at) > now.UnixMilli() {
 				j.State = domain.JobScheduled
 			}
+		case "retrying":
+			j.State = domain.JobScheduled
+			t := time.UnixMilli(int64(at)).UTC()
+			j.RetryAt = &t
 		case "processing":
 			j.State = domain.JobInFlight
 			d := time.UnixMilli(int64(at)).UTC()
@@ -59,7 +64,7 @@ func PlanJob(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, queue, 
 			j.DiedAt = &d
 		}
 		known := true // the queue score: a job in flight or dead has it only when zpulse leased it
-		if j.State == domain.JobInFlight || j.State == domain.JobDead {
+		if j.State == domain.JobInFlight || j.State == domain.JobDead || j.RetryAt != nil {
 			j.Score, _ = strconv.ParseFloat(kept, 64)
 			known = hasKept
 		}
@@ -82,6 +87,7 @@ func PlanJob(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, queue, 
 		}
 		if tok, ok := str(5); ok && j.State == domain.JobInFlight {
 			j.LeaseHolder = leaseFingerprint(tok)
+			j.LeasedAt = leaseStart(holder.Val())
 		}
 		if e, ok := str(6); ok {
 			j.Errors = append(j.Errors, decodeAttemptErrors(e)...)
@@ -140,7 +146,7 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 		if due != "" {
 			lo = "(" + due
 		} else {
-			lo, hi = "1", "0" // a priority queue schedules nothing: an empty range
+			which = "4" // a priority queue's retries
 		}
 	case domain.JobInFlight:
 		which = "2"
@@ -150,17 +156,23 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 	// The list's order is up or down (dead jobs: latest death first); a cursor going back
 	// reads the other way from where it points.
 	desc := domain.JobOrderDescending(opt.State)
+	key, err := q.jobCursorKey(ctx)
+	if err != nil {
+		return domain.JobPage{}, err
+	}
 	var cur domain.JobCursor
 	hasCursor := opt.Cursor != ""
 	if hasCursor {
-		cur, _ = domain.ParseJobCursor(opt.Cursor, opt.State) // validated above
+		if cur, err = domain.ParseJobCursor(opt.Cursor, opt.State, key, queue); err != nil {
+			return domain.JobPage{}, err
+		}
 	}
 	up := desc == cur.Back
 	dir := "down"
 	if up {
 		dir = "up"
 	}
-	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue)}
+	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue), q.keys.QueueRetry(queue)}
 	vals, err := jobPageScript.Run(ctx, q.Rdb, keys, which, lo, hi, dir, locks.BoolArg(hasCursor),
 		strconv.FormatFloat(cur.Score, 'f', -1, 64), cur.ID, opt.Limit, due).Slice()
 	if err != nil {
@@ -193,19 +205,19 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 		// Forward: more past the page means a next page; a cursor means a page before.
 		// Backward: more means a page before; the cursor's own page is next.
 		if (!cur.Back && more) || cur.Back {
-			page.Next = domain.JobCursor{State: opt.State, Score: last.Score, ID: last.ID}.Encode()
+			page.Next = domain.JobCursor{State: opt.State, Score: last.Score, ID: last.ID}.Encode(key, queue)
 		}
 		if (cur.Back && more) || (!cur.Back && hasCursor) {
-			page.Prev = domain.JobCursor{State: opt.State, Back: true, Score: first.Score, ID: first.ID}.Encode()
+			page.Prev = domain.JobCursor{State: opt.State, Back: true, Score: first.Score, ID: first.ID}.Encode(key, queue)
 		}
 	} else if cur.Back || hasCursor {
 		// An empty page past an end: offer the way back to where the cursor pointed.
 		c := cur
 		c.Back = !cur.Back
 		if cur.Back {
-			page.Next = c.Encode()
+			page.Next = c.Encode(key, queue)
 		} else {
-			page.Prev = c.Encode()
+			page.Prev = c.Encode(key, queue)
 		}
 	}
 	return page, nil
@@ -327,7 +339,44 @@ func (q *Queues) SetPaused(ctx context.Context, queue string, paused bool) error
 	if err != nil {
 		return store.OpWriteError("redisrepo.Queues.SetPaused", err)
 	}
+	if !paused {
+		q.resumeMu.Lock()
+		if q.resumed != nil {
+			close(q.resumed)
+			q.resumed = nil
+		}
+		q.resumeMu.Unlock()
+	}
 	return nil
+}
+
+// jobCursorKey returns the secret that signs job list cursors: read once from Redis, made
+// there (SETNX of a random value) by the first instance that needs it.
+func (q *Queues) jobCursorKey(ctx context.Context) ([]byte, error) {
+	q.cursorMu.Lock()
+	defer q.cursorMu.Unlock()
+	if q.cursorKey != nil {
+		return q.cursorKey, nil
+	}
+	pipe := q.Rdb.Pipeline()
+	pipe.SetNX(ctx, q.keys.JobCursorKey(), locks.NewToken()+locks.NewToken(), 0)
+	get := pipe.Get(ctx, q.keys.JobCursorKey())
+	if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
+		return nil, store.OpError("redisrepo.Queues.Jobs", err)
+	}
+	q.cursorKey = []byte(get.Val())
+	return q.cursorKey, nil
+}
+
+// resumedSignal is closed the next time this process resumes a queue: a blocking take on a
+// paused queue waits on it (a resume by another instance is seen when the wait ends).
+func (q *Queues) resumedSignal() <-chan struct{} {
+	q.resumeMu.Lock()
+	defer q.resumeMu.Unlock()
+	if q.resumed == nil {
+		q.resumed = make(chan struct{})
+	}
+	return q.resumed
 }
 
 // paused says whether a queue is paused (for the blocking take, which no script wraps).

@@ -48,11 +48,12 @@ end
 // jobPageScript reads one page of a queue's jobs in one state, and the count of every state,
 // in one step. A state is a score range of one of the queue's sorted sets (waiting: the
 // queue up to now; scheduled: the queue after now; in flight: the processing set; dead: the
-// dead set). The page starts after (up) or before (down) the cursor's (score, id), so a job
+// dead set; a priority queue's scheduled jobs: its retry set). The page starts after (up) or before (down) the cursor's (score, id), so a job
 // that stays in the set while an operator pages through it is on exactly one page.
 //
 // KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:processing  KEYS[3]  {queue:<name>}:dead
-// ARGV[1]  which set: 1, 2 or 3 (KEYS' order)
+// KEYS[4]  {queue:<name>}:retry
+// ARGV[1]  which set: 1, 2, 3 or 4 (KEYS' order)
 // ARGV[2]  the state's lowest score, as ZRANGEBYSCORE takes it ("-inf", "(123" or "123")
 // ARGV[3]  the state's highest score, likewise
 // ARGV[4]  "up" (increasing (score, id)) or "down"
@@ -87,7 +88,7 @@ end
 local jobs = {}
 if last >= first then jobs = redis.call('ZRANGE', key, first, last, 'WITHSCORES') end
 local waiting = redis.call('ZCARD', KEYS[1])
-local scheduled = 0
+local scheduled = redis.call('ZCARD', KEYS[4])
 if ARGV[9] ~= '' then
   scheduled = redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[9], '+inf')
   waiting = waiting - scheduled
@@ -102,10 +103,11 @@ return {more and 1 or 0, waiting, scheduled, redis.call('ZCARD', KEYS[2]), redis
 // KEYS[5]  {queue:<name>}:attempts  KEYS[6]  {queue:<name>}:scores
 // KEYS[7]  {queue:<name>}:leases    KEYS[8]  {queue:<name>}:errors
 // KEYS[9]  {queue:<name>}:settings  KEYS[10] {queue:<name>}:paused
+// KEYS[11] {queue:<name>}:retry
 // ARGV[1]  job id
 // Returns  {where, score, kept score, payload, attempts, lease token, errors JSON, kind,
-// max attempts, paused}: where is "waiting", "processing", "dead" or "" (nowhere, and the
-// rest then means nothing); a missing field is false
+// max attempts, paused}: where is "waiting", "processing", "dead", "retrying" (score: when
+// it returns) or "" (nowhere, and the rest then means nothing); a missing field is false
 var jobScript = store.NewScript(store.LuaSortedSetGuard + `
 local id = ARGV[1]
 local where, score = '', false
@@ -114,7 +116,10 @@ if score then where = 'waiting' else
   score = redis.call('ZSCORE', KEYS[2], id)
   if score then where = 'processing' else
     score = redis.call('ZSCORE', KEYS[3], id)
-    if score then where = 'dead' end
+    if score then where = 'dead' else
+      score = redis.call('ZSCORE', KEYS[11], id)
+      if score then where = 'retrying' end
+    end
   end
 end
 return {where, score, redis.call('HGET', KEYS[6], id), redis.call('HGET', KEYS[4], id), redis.call('HGET', KEYS[5], id),

@@ -71,15 +71,18 @@ local function complete(ckey, akey, id, token, now, retention, kept)
 end
 `
 
-// luaAddError defines addError(errors, id, attempt, at, msg, kept): appends
-// {attempt, at, error} to the job's JSON list of attempt errors, keeping the last kept. A
-// damaged list starts again.
+// luaAddError defines addError(errors, id, attempt, at, msg, kept, duration): appends
+// {attempt, at, error, duration_ms} to the job's JSON list of attempt errors, keeping the
+// last kept (duration_ms, the attempt's ms from its lease, is left out when nil). A damaged
+// list starts again.
 const luaAddError = `
-local function addError(ekey, id, attempt, at, msg, kept)
+local function addError(ekey, id, attempt, at, msg, kept, duration)
   local list = {}
   local ok, old = pcall(cjson.decode, redis.call('HGET', ekey, id) or '[]')
   if ok and type(old) == 'table' then list = old end
-  list[#list + 1] = {attempt = attempt, at = at, error = msg}
+  local entry = {attempt = attempt, at = at, error = msg}
+  if type(duration) == 'number' then entry.duration_ms = duration end
+  list[#list + 1] = entry
   while #list > kept do table.remove(list, 1) end
   redis.call('HSET', ekey, id, cjson.encode(list))
 end
@@ -109,15 +112,23 @@ end
 // KEYS[1]  queue:<name>             KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:jobs      KEYS[4]  {queue:<name>}:attempts
 // KEYS[5]  {queue:<name>}:scores    KEYS[6]  {queue:<name>}:leases
-// KEYS[7]  {queue:<name>}:paused
+// KEYS[7]  {queue:<name>}:paused    KEYS[8]  {queue:<name>}:retry (due retries go back first)
+// KEYS[9]  {queue:<name>}:holders   KEYS[10] {queue:<name>}:consumers
 // ARGV[1]  "" for a priority queue (the lowest score, as ZPOPMIN); for a delayed queue, now
 // in epoch ms (caller's clock): the earliest job due by then, as POP_DUE
 // ARGV[2]  lease now, epoch ms, or "" for Redis TIME
 // ARGV[3]  lease, ms
 // ARGV[4]  the lease's token
+// ARGV[5]  now, epoch ms (caller's clock: when retries are due)
+// ARGV[6]  the consumer (domain.ConsumerID; "" records none)
+// ARGV[7]  consumers' TTL, ms        ARGV[8]  holders' TTL, ms
+// ARGV[9]  consumers kept
 // Returns  {id, score, deadline ms, attempt, payload or nil}, or nil when no job is there or
-// due, or the queue is paused
-var leaseScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaPaused + `
+// due, or the queue is paused (the consumer's poll is recorded either way)
+var leaseScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaPaused + luaPromote + luaConsumerSeen + `
+promote(KEYS[1], KEYS[8], KEYS[5], tonumber(ARGV[5]))
+local now = nowMs(ARGV[2])
+consumerSeen(KEYS[10], ARGV[6], now, tonumber(ARGV[7]), tonumber(ARGV[9]))
 if paused(KEYS[7]) then return false end
 local id, score
 if ARGV[1] == '' then
@@ -130,17 +141,20 @@ else
   redis.call('ZREM', KEYS[1], r[1])
   id, score = r[1], r[2]
 end
-local deadline = nowMs(ARGV[2]) + tonumber(ARGV[3])
+local deadline = now + tonumber(ARGV[3])
 redis.call('ZADD', KEYS[2], deadline, id)
 redis.call('HSET', KEYS[5], id, score)
 redis.call('HSET', KEYS[6], id, ARGV[4])
+redis.call('HSET', KEYS[9], id, now .. '|' .. ARGV[6])
+redis.call('PEXPIRE', KEYS[9], ARGV[8])
 local attempt = redis.call('HINCRBY', KEYS[4], id, 1)
 return {id, score, deadline, attempt, redis.call('HGET', KEYS[3], id)}
 `)
 
 // ackScript completes a leased job when token holds its live lease: it leaves the processing
 // set with everything kept beside it, is recorded as completed (see luaComplete), and the
-// second's completed count grows.
+// second's completed count grows; its lease-to-ack time is counted (luaRecordDuration) and
+// the ack counted for the lease's consumer (luaConsumerCount).
 //
 // KEYS[1]  {queue:<name>}:processing KEYS[2]  {queue:<name>}:jobs
 // KEYS[3]  {queue:<name>}:attempts   KEYS[4]  {queue:<name>}:scores
@@ -151,9 +165,12 @@ return {id, score, deadline, attempt, redis.call('HGET', KEYS[3], id)}
 // ARGV[3]  lease now, epoch ms, or "" for Redis TIME
 // ARGV[4]  completed retention, ms   ARGV[5]  completed ids kept
 // ARGV[6]  throughput field of this second ("c<second>")
-// ARGV[7]  throughput hash's TTL, ms
+// ARGV[7]  throughput hash's TTL, ms (also the minute's durations' and consumer counts')
+// KEYS[10] {queue:<name>}:holders    KEYS[11] {queue:<name>}:dur:<minute>
+// KEYS[12] {queue:<name>}:dur        KEYS[13] {queue:<name>}:cstats:<minute>
+// ARGV[8]  the 10 s part of the minute (0..5)
 // Returns  {1} acked; a leaseCheck refusal otherwise ({-5, at}: acked before by this token)
-var ackScript = store.NewScript(store.LuaNow + luaLeaseCheck + luaComplete + `
+var ackScript = store.NewScript(store.LuaNow + luaLeaseCheck + luaComplete + luaHolder + luaRecordDuration + luaConsumerCount + `
 local now = nowMs(ARGV[3])
 local refused = leaseCheck(KEYS[1], KEYS[5], KEYS[7], KEYS[8], ARGV[1], ARGV[2], now, tonumber(ARGV[4]))
 if refused then return refused end
@@ -161,6 +178,9 @@ redis.call('ZREM', KEYS[1], ARGV[1])
 for i = 2, 6 do redis.call('HDEL', KEYS[i], ARGV[1]) end
 complete(KEYS[7], KEYS[8], ARGV[1], ARGV[2], now, tonumber(ARGV[4]), tonumber(ARGV[5]))
 if redis.call('HINCRBY', KEYS[9], ARGV[6], 1) == 1 then redis.call('PEXPIRE', KEYS[9], ARGV[7]) end
+local start, consumer = releaseHolder(KEYS[10], ARGV[1])
+if start then recordDuration(KEYS[11], KEYS[12], math.max(now - start, 0), ARGV[8], ARGV[7]) end
+consumerCount(KEYS[13], 'a', consumer, ARGV[7])
 return {1}
 `)
 
@@ -185,9 +205,10 @@ return {1, deadline}
 // nackScript gives a leased job back when token holds its live lease: the delivery counts as
 // an attempt (the lease counted it) and its error is kept; then, once the job was delivered
 // max_attempts times, it goes to the dead set (as the reaper does); else back into its queue
-// with the score it had (first in line again), or, with a delay (delayed queues only), due
-// delay after now. The token stays in the leases hash, so using it again is told the lease
-// ended. The second's failed count grows (the history's "failed").
+// with the score it had (first in line again), or, with a delay, due delay after now: on a
+// delayed queue that is its new score; a priority queue's job waits in the retry set until
+// then, its score kept (see queue_retry.go). The token stays in the leases hash, so using it
+// again is told the lease ended. The second's failed count grows (the history's "failed").
 //
 // KEYS[1]  queue:<name>              KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:attempts   KEYS[4]  {queue:<name>}:scores
@@ -196,6 +217,7 @@ return {1, deadline}
 // KEYS[9]  {queue:<name>}:dead       KEYS[10] {queue:<name>}:settings
 // KEYS[11] {queue:<name>}:tput:<minute>
 // KEYS[12] {queue:<name>}:jobs (a delay moves the score: the payload is bound to the new one)
+// KEYS[13] {queue:<name>}:retry
 // ARGV[1]  job id                    ARGV[2]  token
 // ARGV[3]  lease now, epoch ms, or "" for Redis TIME
 // ARGV[4]  completed retention, ms
@@ -203,14 +225,16 @@ return {1, deadline}
 // ARGV[7]  error message             ARGV[8]  max attempts when the settings hold none
 // ARGV[9]  attempt errors kept       ARGV[10] the queue's default kind
 // ARGV[11] throughput field of this second ("f<second>")
-// ARGV[12] throughput hash's TTL, ms
-// Returns  {1, attempts, score} back in the queue; {2, attempts} dead; {-6} a delay on a
-// priority queue; a leaseCheck refusal otherwise
-var nackScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaLeaseCheck + luaAddError + luaRebind + `
+// ARGV[12] throughput hash's TTL, ms (also the minute's consumer counts')
+// KEYS[14] {queue:<name>}:holders    KEYS[15] {queue:<name>}:cstats:<minute>
+// The attempt's error keeps its duration from the lease; the nack counts for the lease's
+// consumer.
+// Returns  {1, attempts, score} back in the queue; {3, attempts, returns at ms} in the retry
+// set; {2, attempts} dead; a leaseCheck refusal otherwise
+var nackScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaLeaseCheck + luaAddError + luaRebind + luaHolder + luaConsumerCount + `
 local kind = redis.call('HGET', KEYS[10], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[10] end
 local delay = tonumber(ARGV[5])
-if delay > 0 and kind == 'priority' then return {-6} end
 local now = nowMs(ARGV[3])
 local refused = leaseCheck(KEYS[2], KEYS[5], KEYS[7], KEYS[8], ARGV[1], ARGV[2], now, tonumber(ARGV[4]))
 if refused then return refused end
@@ -218,13 +242,21 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('HINCRBY', KEYS[11], ARGV[11], 1)
 redis.call('PEXPIRE', KEYS[11], ARGV[12])
 local attempts = tonumber(redis.call('HGET', KEYS[3], ARGV[1])) or 0
-addError(KEYS[6], ARGV[1], attempts, now, ARGV[7], tonumber(ARGV[9]))
+local start, consumer = releaseHolder(KEYS[14], ARGV[1])
+consumerCount(KEYS[15], 'n', consumer, ARGV[12])
+addError(KEYS[6], ARGV[1], attempts, now, ARGV[7], tonumber(ARGV[9]), start and math.max(now - start, 0))
 local max = tonumber(redis.call('HGET', KEYS[10], 'max_attempts')) or tonumber(ARGV[8])
 if attempts >= max then
   redis.call('ZADD', KEYS[9], now, ARGV[1])
   return {2, attempts}
 end
 local score = tonumber(redis.call('HGET', KEYS[4], ARGV[1])) or tonumber(ARGV[6])
+if delay > 0 and kind == 'priority' then
+  local due = tonumber(ARGV[6]) + delay
+  redis.call('HSET', KEYS[4], ARGV[1], score)
+  redis.call('ZADD', KEYS[13], due, ARGV[1])
+  return {3, attempts, due}
+end
 if delay > 0 then
   score = tonumber(ARGV[6]) + delay
   rebind(KEYS[12], ARGV[1], score)
@@ -256,9 +288,10 @@ return {1, attempts, score}
 // holds is refused, so two reapers never reap one queue in turn after a handover
 // ARGV[7]  throughput field of this second ("f<second>")
 // ARGV[8]  throughput hash's TTL, ms
+// KEYS[10] {queue:<name>}:holders: the attempt's error keeps its duration from the lease
 // Returns  {returned, died, 1 when it stopped at the limit (call again) else 0};
 // {-1, the fence seen} when ARGV[6] is stale (nothing changes)
-var reapScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaAddError + `
+var reapScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaAddError + luaHolder + `
 local fence, seen = tonumber(ARGV[6]), tonumber(redis.call('GET', KEYS[8]) or '0')
 if fence < seen then return {-1, seen} end
 if fence > seen then redis.call('SET', KEYS[8], ARGV[6]) end
@@ -269,7 +302,8 @@ local back, died = 0, 0
 for _, id in ipairs(ids) do
   redis.call('ZREM', KEYS[2], id)
   local attempts = tonumber(redis.call('HGET', KEYS[3], id)) or 0
-  addError(KEYS[7], id, attempts, now, ARGV[5], tonumber(ARGV[4]))
+  local start = releaseHolder(KEYS[10], id)
+  addError(KEYS[7], id, attempts, now, ARGV[5], tonumber(ARGV[4]), start and math.max(now - start, 0))
   if attempts >= max then
     redis.call('ZADD', KEYS[5], now, id)
     died = died + 1

@@ -63,10 +63,16 @@ func (q *Queues) AckBatch(ctx context.Context, queue string, acks []domain.AckIt
 func (q *Queues) planAck(ctx context.Context, c redis.Scripter, queue, id, token string, now time.Time) func() error {
 	keys := []string{q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue),
 		q.keys.QueueLeases(queue), q.keys.QueueErrors(queue), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
-		q.keys.QueueThroughput(queue, now)}
+		q.keys.QueueThroughput(queue, now), q.keys.QueueHolders(queue), q.keys.QueueDurations(queue, now), q.keys.QueueDurationTotals(queue),
+		q.keys.QueueConsumerCounts(queue, now)}
 	args := []any{id, token, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
-		domain.CompletedKept, tputField(now, 'c'), queueThroughputTTL.Milliseconds()}
-	cmd := ackScript.Run(ctx, c, keys, args...)
+		domain.CompletedKept, tputField(now, 'c'), queueThroughputTTL.Milliseconds(), durationPart(now)}
+	var cmd *redis.Cmd
+	if _, piped := c.(redis.Pipeliner); piped {
+		cmd = ackScript.Run(ctx, c, keys, args...)
+	} else {
+		cmd = ackScript.Run(ctx, c, keys, args...)
+	}
 	return func() error {
 		vals, err := cmd.Int64Slice()
 		switch {
@@ -115,7 +121,8 @@ func (q *Queues) Nack(ctx context.Context, queue, id, token string, delay time.D
 	now := q.now()
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue),
 		q.keys.QueueLeases(queue), q.keys.QueueErrors(queue), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
-		q.keys.QueueDead(queue), q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now), q.keys.QueueJobs(queue)}
+		q.keys.QueueDead(queue), q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now), q.keys.QueueJobs(queue),
+		q.keys.QueueRetry(queue), q.keys.QueueHolders(queue), q.keys.QueueConsumerCounts(queue, now)}
 	vals, err := nackScript.Run(ctx, q.Rdb, keys, id, token, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
 		delay.Milliseconds(), now.UnixMilli(), errMsg, domain.DefaultMaxAttempts, domain.AttemptErrorsKept,
 		string(domain.DefaultQueueKind(queue)), tputField(now, 'f'), queueThroughputTTL.Milliseconds()).Int64Slice()
@@ -126,10 +133,10 @@ func (q *Queues) Nack(ctx context.Context, queue, id, token string, delay time.D
 		return "", fmt.Errorf("redisrepo.Queues.Nack: unexpected reply %v", vals)
 	case vals[0] == 1:
 		return domain.Waiting, nil
+	case vals[0] == 3:
+		return domain.Retrying, nil
 	case vals[0] == 2:
 		return domain.DeadLetter, nil
-	case vals[0] == -6:
-		return "", domain.Errorf(domain.EINVALID, "delay_ms works on delayed queues only: queue %q is a priority queue, whose order is its priority; nack without a delay to give the job back to its place in line", queue)
 	}
 	return "", leaseRefused("nack", queue, id, vals)
 }
@@ -178,9 +185,11 @@ func (q *Queues) AttemptErrors(ctx context.Context, queue, id string) ([]domain.
 // epoch ms). A damaged list reads as none.
 func decodeAttemptErrors(raw string) []domain.AttemptError {
 	var list []struct {
-		Attempt json.Number `json:"attempt"`
-		At      json.Number `json:"at"`
-		Error   string      `json:"error"`
+		Attempt    json.Number `json:"attempt"`
+		At         json.Number `json:"at"`
+		Error      string      `json:"error"`
+		DurationMs json.Number `json:"duration_ms"`
+		Edit       string      `json:"edit"`
 	}
 	if json.Unmarshal([]byte(raw), &list) != nil {
 		return nil
@@ -189,7 +198,11 @@ func decodeAttemptErrors(raw string) []domain.AttemptError {
 	for _, e := range list {
 		n, _ := strconv.ParseFloat(string(e.Attempt), 64)
 		ms, _ := strconv.ParseFloat(string(e.At), 64)
-		out = append(out, domain.AttemptError{Attempt: int(n), At: time.UnixMilli(int64(ms)).UTC(), Error: e.Error})
+		a := domain.AttemptError{Attempt: int(n), At: time.UnixMilli(int64(ms)).UTC(), Error: e.Error, Edit: e.Edit}
+		if d, err := strconv.ParseFloat(string(e.DurationMs), 64); err == nil {
+			a.DurationMs = new(int64(d))
+		}
+		out = append(out, a)
 	}
 	return out
 }

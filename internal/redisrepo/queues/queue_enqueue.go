@@ -154,7 +154,7 @@ func (q *Queues) planEnqueue(queue string, job *domain.NewJob, now time.Time) (f
 	field := tputField(now, 'e')
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueDead(queue),
 		q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
-		q.keys.QueueLeases(queue), q.keys.QueueAttempts(queue), q.keys.QueueErrors(queue)}
+		q.keys.QueueLeases(queue), q.keys.QueueAttempts(queue), q.keys.QueueErrors(queue), q.keys.QueueRetry(queue)}
 	j := *job
 	return func(ctx context.Context, c redis.Scripter) *redis.Cmd {
 		return enqueueScript.Run(ctx, c, keys, j.ID, string(domain.DefaultQueueKind(queue)), locks.BoolArg(j.HasPriority),
@@ -182,6 +182,8 @@ func (q *Queues) enqueued(queue string, job domain.NewJob, cmd *redis.Cmd) (doma
 		return domain.Enqueued{}, domain.Errorf(domain.ECONFLICT, "job %q is in flight in queue %q (leased, not acked yet); ack or delete it first", job.ID, queue)
 	case -3:
 		return domain.Enqueued{}, domain.Errorf(domain.ECONFLICT, "job %q is in queue %q's dead set; requeue or delete it", job.ID, queue)
+	case -8:
+		return domain.Enqueued{}, domain.Errorf(domain.ECONFLICT, "job %q is scheduled for a retry in queue %q (nacked with a delay): it returns at its priority when the delay is over; delete it first to enqueue it anew", job.ID, queue)
 	case -4:
 		return domain.Enqueued{}, domain.Errorf(domain.EINVALID, "queue %q is a priority queue: give a priority from 0 to 9, not run_at or delay_ms", queue)
 	case -5:

@@ -56,7 +56,8 @@ const (
 func (q *Queues) sweepOrphans(ctx context.Context, names []string) (int64, error) {
 	var removed int64
 	for _, name := range names {
-		keys := []string{q.keys.Queue(name), q.keys.QueueProcessing(name), q.keys.QueueDead(name), q.keys.QueueJobs(name), q.keys.QueueOrphans(name)}
+		keys := []string{q.keys.Queue(name), q.keys.QueueProcessing(name), q.keys.QueueDead(name), q.keys.QueueJobs(name), q.keys.QueueOrphans(name),
+			q.keys.QueueRetry(name)}
 		cursor := q.sweepCursor(name)
 		for range orphanSweepSteps {
 			vals, err := orphanSweepScript.Run(ctx, q.Rdb, keys, q.leaseNow(), domain.OrphanGrace.Milliseconds(), cursor, orphanSweepCount).Slice()

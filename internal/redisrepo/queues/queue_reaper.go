@@ -20,13 +20,15 @@ func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, e
 	for len(names) > 0 {
 		pipe := q.Rdb.Pipeline()
 		cmds := make([]*redis.Cmd, len(names))
+		promoted := make([]*redis.Cmd, len(names)) // due retries back, for the article's direct consumers
 		now := q.now()
 		for i, name := range names {
 			keys := []string{q.keys.Queue(name), q.keys.QueueProcessing(name), q.keys.QueueAttempts(name), q.keys.QueueScores(name),
 				q.keys.QueueDead(name), q.keys.QueueSettings(name), q.keys.QueueErrors(name), q.keys.QueueReaperFence(name),
-				q.keys.QueueThroughput(name, now)}
+				q.keys.QueueThroughput(name, now), q.keys.QueueHolders(name)}
 			cmds[i] = reapScript.Run(ctx, pipe, keys, q.leaseNow(), domain.DefaultMaxAttempts, reapBatch,
 				domain.AttemptErrorsKept, domain.LeaseEndedError, fence, tputField(now, 'f'), queueThroughputTTL.Milliseconds())
+			promoted[i] = PromoteScript.Run(ctx, pipe, q.PromoteKeys(name), now.UnixMilli())
 		}
 		if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
 			return returned, died, store.OpWriteError("redisrepo.Queues.Reap", err)
@@ -41,7 +43,11 @@ func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, e
 				return returned, died, fmt.Errorf("redisrepo.Queues.Reap: unexpected reply %v", cmd.Val())
 			}
 			returned, died = returned+vals[0], died+vals[1]
-			if vals[2] == 1 {
+			moved, _ := promoted[i].Int64Slice()
+			if len(moved) == 2 {
+				returned += moved[0]
+			}
+			if vals[2] == 1 || len(moved) == 2 && moved[1] == 1 {
 				again = append(again, names[i])
 			}
 		}

@@ -17,19 +17,22 @@ import (
 //     clock's ms in tests. Completions (see lease_scripts.go) use it too: they are compared
 //     across instances.
 
-// popDueScript is the article's POP_DUE (section 4.2), character for character after
-// zpulse's pause check (luaPaused): the earliest job whose run-at is at or before now leaves
-// the delayed queue in one atomic step, so two workers never get one job.
+// popDueScript is the article's POP_DUE (section 4.2) after zpulse's pause check
+// (luaPaused), its lines as they are but for the answer, which carries the job's run-at
+// beside its id: the earliest job whose run-at is at or before now leaves the delayed queue
+// in one atomic step, so two workers never get one job, and its payload is handed over only
+// when it was bound to that run-at (boundPayload), as every other take does.
 //
 // KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:paused
 // ARGV[1]  now, epoch ms (caller's clock)
-// Returns  the job id, or nil when nothing is due or the queue is paused
+// Returns  {id, run-at}, or nil when nothing is due or the queue is paused
 var popDueScript = store.NewScript(store.LuaSortedSetGuard + luaPaused + `
 if paused(KEYS[2]) then return false end
 local jobs = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1)
 if #jobs == 0 then return false end
+local score = redis.call('ZSCORE', KEYS[1], jobs[1])
 redis.call('ZREM', KEYS[1], jobs[1])
-return jobs[1]
+return {jobs[1], score}
 `)
 
 // enqueueScript adds a job with the score of its queue's kind, unless that id is already
@@ -46,7 +49,7 @@ return jobs[1]
 // KEYS[6]  {queue:<name>}:tput:<minute>
 // KEYS[7]  {queue:<name>}:completed  KEYS[8]  {queue:<name>}:acked
 // KEYS[9]  {queue:<name>}:leases     KEYS[10] {queue:<name>}:attempts
-// KEYS[11] {queue:<name>}:errors
+// KEYS[11] {queue:<name>}:errors    KEYS[12] {queue:<name>}:retry
 // ARGV[1]  job id
 // ARGV[2]  the queue's default kind, when its settings hold none
 // ARGV[3]  "1" when a priority was given, "0" when not
@@ -60,7 +63,7 @@ return jobs[1]
 // ARGV[11] lease now, epoch ms, or "" for Redis TIME (the clock of completions)
 // ARGV[12] completed retention, ms
 // Returns  {1, kind, score}; {code, kind} when refused: -1 the id is waiting, -2 in flight,
-// -3 dead, -4 a run-at or delay on a priority queue, -5 no priority on a priority queue,
+// -3 dead, -8 scheduled for a retry, -4 a run-at or delay on a priority queue, -5 no priority on a priority queue,
 // -6 a priority on a delayed queue; {-7, kind, completed at ms}: that id completed within
 // the retention, so this enqueue is taken for a retry of the one that ran
 var enqueueScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + `
@@ -84,6 +87,7 @@ end
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return {-1, kind} end
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return {-2, kind} end
 if redis.call('ZSCORE', KEYS[4], ARGV[1]) then return {-3, kind} end
+if redis.call('ZSCORE', KEYS[12], ARGV[1]) then return {-8, kind} end
 local done = redis.call('ZSCORE', KEYS[7], ARGV[1])
 if done and tonumber(done) > nowMs(ARGV[11]) - tonumber(ARGV[12]) then return {-7, kind, tonumber(done)} end
 -- A new job under this id: nothing of an earlier one (its completion, a token a foreign
@@ -110,13 +114,15 @@ return {1, kind, score}
 // KEYS[4]  {queue:<name>}:scores     KEYS[5]  {queue:<name>}:leases
 // KEYS[6]  {queue:<name>}:errors     KEYS[7]  {queue:<name>}:completed
 // KEYS[8]  {queue:<name>}:acked      KEYS[9]  {queue:<name>}:tput:<minute>
-// KEYS[10] {queue:<name>}:paused
+// KEYS[10] {queue:<name>}:paused     KEYS[11] {queue:<name>}:retry (due retries go back first)
 // ARGV[1]  lease now, epoch ms, or "" for Redis TIME
 // ARGV[2]  completed retention, ms   ARGV[3]  completed ids kept
 // ARGV[4]  throughput field of this second ("c<second>")
 // ARGV[5]  throughput hash's TTL, ms
+// ARGV[6]  now, epoch ms (caller's clock: when retries are due)
 // Returns  {id, score, payload or nil}, or nil when the queue is empty or paused
-var pollScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaTaken + luaPaused + `
+var pollScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaTaken + luaPaused + luaPromote + `
+promote(KEYS[1], KEYS[11], KEYS[4], tonumber(ARGV[6]))
 if paused(KEYS[10]) then return false end
 local r = redis.call('ZPOPMIN', KEYS[1])
 if #r == 0 then return false end
@@ -171,13 +177,16 @@ return 1
 // KEYS[3]  {queue:<name>}:dead      KEYS[4]  {queue:<name>}:jobs
 // KEYS[5]  {queue:<name>}:attempts  KEYS[6]  {queue:<name>}:scores
 // KEYS[7]  {queue:<name>}:leases    KEYS[8]  {queue:<name>}:errors
+// KEYS[9]  {queue:<name>}:retry
 // ARGV[1]  job id
-// Returns  "waiting", "processing" or "dead": where it was; nil when nowhere
+// Returns  "waiting", "processing", "dead" or "scheduled" (retrying): where it was; nil when
+// nowhere
 var deleteJobScript = store.NewScript(store.LuaSortedSetGuard + `
 local where = false
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then where = 'waiting'
 elseif redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then where = 'processing'
-elseif redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then where = 'dead' end
+elseif redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then where = 'dead'
+elseif redis.call('ZREM', KEYS[9], ARGV[1]) == 1 then where = 'scheduled' end
 if not where then return false end
 for i = 4, 8 do redis.call('HDEL', KEYS[i], ARGV[1]) end
 return where
@@ -186,9 +195,10 @@ return where
 // queueSettingsScript merges a change into a queue's settings: the fields given are saved,
 // the others kept, in one step (a read in Go then a write would lose a concurrent change).
 // The kind may change only while the queue has no waiting and no leased job: their scores
-// would mean something else under the other kind.
+// would mean something else under the other kind (nor one waiting out a retry delay).
 //
 // KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:processing  KEYS[3]  {queue:<name>}:settings
+// KEYS[4]  {queue:<name>}:retry
 // ARGV[1]  kind, "" to keep  ARGV[2]  max attempts, "" to keep  ARGV[3]  the queue's default kind
 // Returns  {1, kind, max attempts} saved, and the fields as saved now ("" when absent); {-1,
 // jobs} the kind would change under that many jobs. The script answers with the saved fields
@@ -198,7 +208,7 @@ var queueSettingsScript = store.NewScript(store.LuaSortedSetGuard + `
 local kind = redis.call('HGET', KEYS[3], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[3] end
 if ARGV[1] ~= '' and kind ~= ARGV[1] then
-  local n = redis.call('ZCARD', KEYS[1]) + redis.call('ZCARD', KEYS[2])
+  local n = redis.call('ZCARD', KEYS[1]) + redis.call('ZCARD', KEYS[2]) + redis.call('ZCARD', KEYS[4])
   if n > 0 then return {-1, n} end
 end
 if ARGV[1] ~= '' then redis.call('HSET', KEYS[3], 'kind', ARGV[1]) end
@@ -215,11 +225,13 @@ return {1, redis.call('HGET', KEYS[3], 'kind') or '', redis.call('HGET', KEYS[3]
 //
 // KEYS[1]  queue:<name>                KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:dead         KEYS[4]  {queue:<name>}:attempts
+// KEYS[5]  {queue:<name>}:retry        KEYS[6]  {queue:<name>}:scores
 // ARGV[1]  now ms (cut to the second)  ARGV[2]  how many jobs of each list
 // ARGV[3]  lanes (MaxPriority+1)       ARGV[4]  domain.PriorityFactor
 // Returns  {waiting, processing, dead, due, {count per lane}, {oldest score per lane or ”},
 // {id, score, ...} due next, {id, score, ...} head, {id, deadline ms, attempts, ...} in flight
-// (soonest first), {id, died ms, attempts, ...} dead (latest first)}
+// (soonest first), {id, died ms, attempts, ...} dead (latest first), retrying, {id, returns
+// at ms, attempts, kept score or "", ...} retrying (soonest first; see queue_retry.go)}
 var queueViewScript = store.NewScript(store.LuaSortedSetGuard + `
 local now, n, lanes, f = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local counts, oldest = {}, {}
@@ -229,12 +241,13 @@ for p = 0, lanes - 1 do
   local h = redis.call('ZRANGEBYSCORE', KEYS[1], lo, hi, 'WITHSCORES', 'LIMIT', 0, 1)
   oldest[#oldest + 1] = h[2] or ''
 end
-local function withAttempts(r)
+local function withAttempts(r, kept)
   local list = {}
   for j = 1, #r, 2 do
     list[#list + 1] = r[j]
     list[#list + 1] = r[j + 1]
     list[#list + 1] = redis.call('HGET', KEYS[4], r[j]) or '0'
+    if kept then list[#list + 1] = redis.call('HGET', KEYS[6], r[j]) or '' end
   end
   return list
 end
@@ -244,7 +257,8 @@ return {
   redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, n),
   redis.call('ZRANGE', KEYS[1], 0, n - 1, 'WITHSCORES'),
   withAttempts(redis.call('ZRANGE', KEYS[2], 0, n - 1, 'WITHSCORES')),
-  withAttempts(redis.call('ZREVRANGE', KEYS[3], 0, n - 1, 'WITHSCORES'))}
+  withAttempts(redis.call('ZREVRANGE', KEYS[3], 0, n - 1, 'WITHSCORES')),
+  redis.call('ZCARD', KEYS[5]), withAttempts(redis.call('ZRANGE', KEYS[5], 0, n - 1, 'WITHSCORES'), true)}
 `)
 
 // luaRebind defines rebind(jobs key, id, score): a job of ours whose score zpulse itself
@@ -271,7 +285,7 @@ end
 //
 // KEYS[1]  queue:<name>            KEYS[2]  {queue:<name>}:processing
 // KEYS[3]  {queue:<name>}:dead     KEYS[4]  {queue:<name>}:jobs
-// KEYS[5]  {queue:<name>}:orphans
+// KEYS[5]  {queue:<name>}:orphans    KEYS[6]  {queue:<name>}:retry (a retrying job's payload is its own)
 // ARGV[1]  now, epoch ms, or "" for Redis TIME (the lease clock)
 // ARGV[2]  grace period, ms
 // ARGV[3]  HSCAN cursor ("0" to start)
@@ -296,6 +310,7 @@ for i = 1, #fields, 2 do
     orphan = bound ~= nil and tonumber(bound) ~= tonumber(waiting)
   else
     orphan = not redis.call('ZSCORE', KEYS[2], id) and not redis.call('ZSCORE', KEYS[3], id)
+      and not redis.call('ZSCORE', KEYS[6], id)
   end
   if not orphan then
     redis.call('ZREM', KEYS[5], id)

@@ -72,7 +72,7 @@ func (q *Queues) PatchSettings(ctx context.Context, queue string, p domain.Queue
 	if p.MaxAttempts != nil {
 		attempts = strconv.Itoa(*p.MaxAttempts)
 	}
-	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueSettings(queue)}
+	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueSettings(queue), q.keys.QueueRetry(queue)}
 	var cmd *redis.Cmd
 	err := store.ReplicaWait{}.Write(ctx, q.Rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
 		cmd = queueSettingsScript.Run(ctx, pipe, keys, kind, attempts, string(domain.DefaultQueueKind(queue)))

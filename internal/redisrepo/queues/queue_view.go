@@ -12,18 +12,20 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// PlanQueueView adds to pipe the reads of a queue's page (its settings, queueViewScript and
-// one HGETALL per minute of throughput: 6 commands at most, no round trip of its own) and
-// returns the decoder. now is cut to the second, and the view holds absolute times only (the
+// planQueueView adds to pipe the reads of a queue's page (its settings, queueViewScript, one
+// HGETALL per minute of throughput, consumersScript: 9 commands at most, no round trip of its
+// own) and returns the decoder. now is cut to the second, and the view holds absolute times only (the
 // browser shows them relative), so an idle queue's view stays equal from tick to tick.
 func PlanQueueView(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, queue string, now time.Time) func() domain.QueueView {
 	nowMs := now.UnixMilli() / 1000 * 1000
 	key := keys.Queue(queue)
 	settings := pipe.HGetAll(ctx, keys.QueueSettings(queue))
-	script := queueViewScript.Run(ctx, pipe, []string{key, keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueAttempts(queue)},
+	script := queueViewScript.Run(ctx, pipe, []string{key, keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueAttempts(queue),
+		keys.QueueRetry(queue), keys.QueueScores(queue)},
 		nowMs, domain.QueueShown, domain.MaxPriority+1, int64(domain.PriorityFactor))
 	orphans := pipe.ZCard(ctx, keys.QueueOrphans(queue))
 	paused := pipe.Exists(ctx, keys.QueuePaused(queue))
+	consumers := planConsumers(ctx, pipe, keys, queue, time.UnixMilli(nowMs))
 	first := time.UnixMilli(nowMs - domain.ThroughputSeconds*1000).UTC()
 	var tput []*redis.MapStringStringCmd
 	var minutes []int64
@@ -33,13 +35,13 @@ func PlanQueueView(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, q
 	}
 	return func() domain.QueueView {
 		v := domain.QueueView{Queue: queue, Key: key, PayloadKey: keys.QueueJobs(queue), Settings: decodeQueueSettings(queue, settings.Val()), OldestAtMs: -1,
-			Paused: paused.Val() == 1, Orphans: orphans.Val()}
+			Paused: paused.Val() == 1, Orphans: orphans.Val(), Consumers: consumers()}
 		r, _ := script.Val().([]any)
-		if len(r) == 10 {
+		if len(r) == 12 {
 			v.Waiting, v.Processing, v.Dead = toInt(r[0]), toInt(r[1]), toInt(r[2])
 			v.InFlight, v.DeadJobs = listedJobs(r[8]), listedJobs(r[9])
 		} else {
-			r = make([]any, 10)
+			r = make([]any, 12)
 		}
 		delayed := v.Settings.Kind == domain.DelayedQueue
 		v.Head = DecodeJobs(scoredPairs(r[7]), delayed)
@@ -68,6 +70,7 @@ func PlanQueueView(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, q
 				}
 			}
 			v.Other = max(v.Waiting-sum, 0)
+			v.Scheduled, v.NextDue = toInt(r[10]), retryJobs(r[11])
 		}
 		v.Enqueued = make([]int64, domain.ThroughputSeconds)
 		v.Completed = make([]int64, domain.ThroughputSeconds)
@@ -164,9 +167,10 @@ func PlanQueueSummary(ctx context.Context, pipe redis.Pipeliner, keys store.Keys
 	due := pipe.ZCount(ctx, key, "-inf", strconv.FormatInt(now.UnixMilli()/1000*1000, 10))
 	processing := pipe.ZCard(ctx, keys.QueueProcessing(queue))
 	dead := pipe.ZCard(ctx, keys.QueueDead(queue))
+	paused := pipe.Exists(ctx, keys.QueuePaused(queue))
 	return func() domain.QueueSummary {
 		s := domain.QueueSummary{Queue: queue, Kind: decodeQueueSettings(queue, map[string]string{"kind": settings.Val()}).Kind,
-			Waiting: waiting.Val(), Due: waiting.Val(), Processing: processing.Val(), Dead: dead.Val()}
+			Waiting: waiting.Val(), Due: waiting.Val(), Processing: processing.Val(), Dead: dead.Val(), Paused: paused.Val() == 1}
 		if s.Kind == domain.DelayedQueue {
 			s.Due = due.Val()
 		}
@@ -201,8 +205,9 @@ func (q *Queues) View(ctx context.Context, queue string) (domain.QueueView, erro
 // StatsOf turns a queue's view into the API's stats, its oldest job's age seen at nowMs.
 func StatsOf(v domain.QueueView, nowMs int64) domain.QueueStats {
 	s := domain.QueueStats{Queue: v.Queue, Kind: v.Settings.Kind, MaxAttempts: v.Settings.MaxAttempts, Total: v.Waiting,
-		Due: v.Due, Scheduled: v.Scheduled, Processing: v.Processing, Dead: v.Dead}
+		Due: v.Due, Scheduled: v.Scheduled, Processing: v.Processing, Dead: v.Dead, Paused: v.Paused}
 	if v.Settings.Kind == domain.PriorityQueue {
+		s.Total += v.Scheduled // its retries wait beside the queue's set, not in it
 		s.ByPriority = map[string]int64{}
 		for p, n := range v.ByPriority {
 			s.ByPriority[strconv.Itoa(p)] = n

@@ -36,6 +36,12 @@ type Queues struct {
 
 	sweepMu sync.Mutex
 	sweep   map[string]string // queue -> HSCAN cursor of its unfinished orphan sweep
+
+	cursorMu  sync.Mutex
+	cursorKey []byte // the secret signing job list cursors, once read (jobCursorKey)
+
+	resumeMu sync.Mutex
+	resumed  chan struct{} // closed when this process resumes a queue (then replaced): wakes paused takes
 }
 
 var _ domain.QueueService = (*Queues)(nil)
@@ -110,7 +116,8 @@ func (q *Queues) Delete(ctx context.Context, queue, id string) (domain.Where, er
 		return "", err
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue), q.keys.QueueJobs(queue),
-		q.keys.QueueAttempts(queue), q.keys.QueueScores(queue), q.keys.QueueLeases(queue), q.keys.QueueErrors(queue)}
+		q.keys.QueueAttempts(queue), q.keys.QueueScores(queue), q.keys.QueueLeases(queue), q.keys.QueueErrors(queue),
+		q.keys.QueueRetry(queue)}
 	where, err := deleteJobScript.Run(ctx, q.Rdb, keys, id).Text()
 	switch {
 	case errors.Is(err, redis.Nil):

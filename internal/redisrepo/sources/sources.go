@@ -48,7 +48,7 @@ func (s *Sources) Sources(ctx context.Context) ([]domain.Source, error) {
 		}
 		out := make([]domain.Source, 0, len(h))
 		for _, v := range h {
-			if src, ok := store.DecodeSource(v); ok {
+			if src, ok := store.DecodeSource(v, s.keys.Families()); ok {
 				out = append(out, src)
 			}
 		}
@@ -74,7 +74,7 @@ func (s *Sources) Source(ctx context.Context, name string) (domain.Source, error
 }
 
 func (s *Sources) SaveSource(ctx context.Context, src domain.Source) (domain.Source, error) {
-	if err := src.Validate(); err != nil {
+	if err := src.Validate(s.keys.Families()); err != nil {
 		return domain.Source{}, err
 	}
 	b, _ := json.Marshal(src)
@@ -110,7 +110,9 @@ func (s *Sources) SourceView(ctx context.Context, name string) (domain.SourceVie
 	}
 	pipe := s.rdb.Pipeline()
 	read := PlanSourceView(ctx, pipe, s.keys, s.found, src, s.clock.Now())
-	if err := store.Exec(ctx, s.rdb, pipe); err != nil {
+	// The keys under a limiter's or a lock's pattern are whatever the service put there: one
+	// of another type is left out (a lock: shown without its value), not the whole view.
+	if err := store.Exec(ctx, s.rdb, pipe); err != nil && !(redis.HasErrorPrefix(err, "WRONGTYPE") && src.ScanPattern() != "") {
 		return domain.SourceView{}, store.OpError("redisrepo.Sources.SourceView", err)
 	}
 	return read(), nil
@@ -219,10 +221,11 @@ func PlanSourceView(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, 
 // as it recommends ("应合并进 Lua 脚本执行"): the counter of the client's current window grows
 // by one, and its first request sets its expiry to the window.
 //
-// KEYS[1]  the client's counter for this window (the service's layout)
+// KEYS[1]  the client's counter for this window (the service's layout), a STRING
+// Refuses  a key of another type, before writing (typeGuard)
 // ARGV[1]  window, seconds
 // Returns  the count after this request
-var fixedWindowIncrScript = store.NewScript(`
+var fixedWindowIncrScript = store.NewScript(store.LuaTypeGuard("string") + `
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n
@@ -236,17 +239,17 @@ func (s *Sources) TrySource(ctx context.Context, name, client string) (domain.Li
 	if src.Kind != domain.SourceLimiter {
 		return domain.LimitResult{}, domain.Errorf(domain.EINVALID, "source %q is a %s: only limiters can be tried", name, src.Kind)
 	}
-	if err := domain.ValidateClient(client); err != nil {
+	now := s.clock.Now()
+	if err := src.ValidateClient(client, now); err != nil {
 		return domain.LimitResult{}, err
 	}
-	now := s.clock.Now()
 	key := s.keys.SourceClient(src, client, now)
 	policy := domain.LimitPolicy{Name: name, Algorithm: domain.SlidingLog, Limit: src.Limit, WindowMs: src.WindowMs}
 	if src.Encoding == domain.SourceFixedWindow {
 		policy.Algorithm = domain.FixedWindow
 		n, err := fixedWindowIncrScript.Run(ctx, s.rdb, []string{key}, src.WindowMs/1000).Int64()
 		if err != nil {
-			return domain.LimitResult{}, store.OpWriteError("redisrepo.Sources.TrySource", err)
+			return domain.LimitResult{}, store.ScriptWriteError("redisrepo.Sources.TrySource", key, err)
 		}
 		end := (src.WindowStart(now) * 1000) + src.WindowMs
 		res := domain.LimitResult{Allowed: n <= src.Limit, Limit: src.Limit, Remaining: max(src.Limit-n, 0),
@@ -262,7 +265,7 @@ func (s *Sources) TrySource(ctx context.Context, name, client string) (domain.Li
 	}
 	vals, err := limiters.SlidingLogScript.Run(ctx, s.rdb, []string{key}, at, "1", src.WindowMs, src.Limit, limiters.NewUUID(), src.WindowMs).Int64Slice()
 	if err != nil {
-		return domain.LimitResult{}, store.OpWriteError("redisrepo.Sources.TrySource", err)
+		return domain.LimitResult{}, store.ScriptWriteError("redisrepo.Sources.TrySource", key, err)
 	}
 	if len(vals) < 5 {
 		return domain.LimitResult{}, fmt.Errorf("redisrepo.Sources.TrySource: unexpected reply %v", vals)

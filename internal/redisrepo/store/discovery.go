@@ -61,8 +61,9 @@ type Discovery struct {
 	refreshing sync.Mutex // one refresh at a time
 	mu         sync.Mutex // guards the sweeps
 	sweeps     [KindCount]*sweep
-	adopted    map[string]*sweep // SCAN pattern of an adopted source -> its sweep (keys only)
-	sources    string            // the HASH of adopted sources (Keys.Sources)
+	adopted    map[string]*sweep  // SCAN pattern of an adopted source -> its sweep (keys only)
+	sources    string             // the HASH of adopted sources (Keys.Sources)
+	families   []domain.KeyFamily // Keys.Families, that a saved source is checked against
 	refreshed  bool
 	running    bool                                     // Run runs: Warm waits for its first refresh
 	attempted  bool                                     // Run's first refresh ended (first is closed)
@@ -72,7 +73,7 @@ type Discovery struct {
 }
 
 func NewDiscovery(rdb redis.UniversalClient, keys Keys, onRate func(ctx context.Context, keys []string)) *Discovery {
-	d := &Discovery{onRate: onRate, first: make(chan struct{}), rdb: rdb, adopted: map[string]*sweep{}, sources: keys.Sources()}
+	d := &Discovery{onRate: onRate, first: make(chan struct{}), rdb: rdb, adopted: map[string]*sweep{}, sources: keys.Sources(), families: keys.Families()}
 	d.sweeps[KindBoard] = &sweep{name: "board", prefix: keys.LeaderboardPrefix, typ: "zset", index: keys.BoardIndex()}
 	d.sweeps[KindQueue] = &sweep{name: "queue", prefix: keys.QueuePrefix, typ: "zset", index: keys.QueueIndex()}
 	d.sweeps[KindLock] = &sweep{name: "lock", prefix: keys.LockPrefix, index: keys.LockIndex()}
@@ -164,7 +165,7 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 	}
 	patterns := map[string]bool{}
 	for _, v := range h {
-		if src, ok := DecodeSource(v); ok && src.ScanPattern() != "" {
+		if src, ok := DecodeSource(v, d.families); ok && src.ScanPattern() != "" {
 			patterns[src.ScanPattern()] = true
 		}
 	}
@@ -420,9 +421,12 @@ func (d *Discovery) NamesWarm(ctx context.Context, k Kind) ([]string, error) {
 	return d.Names(k), nil
 }
 
-func DecodeSource(v string) (domain.Source, bool) {
+// DecodeSource reads a saved source. One that the rules refuse now (saved by an older
+// zpulse, e.g. a limiter at {client}) is not shown, swept or tried: it stays in the hash
+// until deleted or saved again.
+func DecodeSource(v string, families []domain.KeyFamily) (domain.Source, bool) {
 	var s domain.Source
-	if json.Unmarshal([]byte(v), &s) != nil || s.Validate() != nil {
+	if json.Unmarshal([]byte(v), &s) != nil || s.Validate(families) != nil {
 		return domain.Source{}, false
 	}
 	return s, true

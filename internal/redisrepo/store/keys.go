@@ -143,10 +143,29 @@ func (k Keys) IsSingletonLock(name string) bool { return strings.HasPrefix(name,
 // locks taken by other services are found by a slow, bounded SCAN of lock:*.
 func (k Keys) LockIndex() string { return k.OwnPrefix + "index:locks" }
 
+// JobCursorKey is a STRING holding the secret that signs job list cursors (random, made by
+// the first instance that needs it), so a cursor one instance gave is good on every other.
+func (k Keys) JobCursorKey() string { return k.OwnPrefix + "job-cursor-key" }
+
 // ---- adopted sources ----
 
 // Sources is zpulse's HASH of adopted sources: name -> the domain.Source as JSON.
 func (k Keys) Sources() string { return k.OwnPrefix + "sources" }
+
+// Families are the key prefixes zpulse writes under, each with the kind of adopted source
+// that may still name keys there (domain.Source.Validate): zpulse's own keys, the braced
+// keys beside its queues and locks, and the articles' keys of its boards, queues, locks and
+// limiters. rate: is adopted by no source: its sliding logs are the default policy's.
+func (k Keys) Families() []domain.KeyFamily {
+	return []domain.KeyFamily{
+		{Prefix: k.OwnPrefix, Holds: "zpulse's own keys (" + k.OwnPrefix + "…)"},
+		{Prefix: "{", Holds: "zpulse's keys beside its queues and locks ({" + k.Queue("<name>") + "}:…, {" + k.Lock("<name>") + "}:…)"},
+		{Prefix: k.LeaderboardPrefix, Holds: "a board's key (" + k.Leaderboard("<name>") + ")", Kind: domain.SourceBoard},
+		{Prefix: k.QueuePrefix, Holds: "a queue's key (" + k.Queue("<name>") + ")", Kind: domain.SourceQueue},
+		{Prefix: k.LockPrefix, Holds: "a lock's key (" + k.Lock("<name>") + ")", Kind: domain.SourceLock},
+		{Prefix: k.RatePrefix, Holds: "zpulse's limiters' keys (" + k.RatePrefix + "…; the articles' " + k.RatePrefix + "<client> is the default policy's, on /limiters/default)"},
+	}
+}
 
 // SourceBoard is the key an adopted board is read at now: its layout with the current
 // period filled in. Another service's key: zpulse reads it only.
@@ -314,8 +333,14 @@ func (k Keys) QueueAttempts(name string) string { return k.queueTag(name) + ":at
 
 // QueueScores is zpulse's HASH of the score a leased job had in its queue: job id -> score,
 // so the reaper returns it to its place and a requeue keeps its priority. It lives while the
-// job is in flight or dead.
+// job is in flight, dead or retrying (QueueRetry).
 func (k Keys) QueueScores(name string) string { return k.queueTag(name) + ":scores" }
+
+// QueueRetry is zpulse's ZSET of a priority queue's jobs nacked with a delay: member = job
+// id, score = when it returns to its queue (epoch ms, caller's clock). Kept out of
+// queue:<name>, whose direct consumers ZPOPMIN it, until then; its place in line waits in
+// QueueScores (see queue_retry.go).
+func (k Keys) QueueRetry(name string) string { return k.queueTag(name) + ":retry" }
 
 // QueueLeases is zpulse's HASH of the token of each job's latest lease: job id -> token.
 // Ack, extend and nack must show it. It is replaced by the next lease and removed when the job
@@ -355,6 +380,39 @@ func (k Keys) QueuePaused(name string) string { return k.queueTag(name) + ":paus
 func (k Keys) QueueThroughput(name string, t time.Time) string {
 	return k.queueTag(name) + ":tput:" + strconv.FormatInt(t.Unix()/60, 10)
 }
+
+// QueueHolders is zpulse's HASH of who holds each job's latest lease and since when: job id
+// -> "<lease start epoch ms>|<consumer>" (domain.ConsumerID, "" when none was recorded). The
+// lease script writes it; ack, nack and the reaper read and remove the job's field (the
+// attempt's duration, the consumer's counts). It expires queueHoldersTTL after the queue's
+// last lease, so a field left by a job deleted in flight does not outlive that.
+func (k Keys) QueueHolders(name string) string { return k.queueTag(name) + ":holders" }
+
+// QueueConsumers is zpulse's ZSET of a queue's consumers: member = domain.ConsumerID, score =
+// its last poll with a lease, epoch ms (lease clock). Each poll drops those not seen for
+// domain.ConsumerTTL and keeps at most domain.ConsumersKept; the key expires ConsumerTTL
+// after the last poll.
+func (k Keys) QueueConsumers(name string) string { return k.queueTag(name) + ":consumers" }
+
+// QueueConsumerCounts is zpulse's HASH of a queue's acks and nacks by consumer in one minute
+// (the minute of t, UTC): "a|<consumer>" acks, "n|<consumer>" nacks. It expires
+// queueThroughputTTL after it was last written.
+func (k Keys) QueueConsumerCounts(name string, t time.Time) string {
+	return k.queueTag(name) + ":cstats:" + strconv.FormatInt(t.Unix()/60, 10)
+}
+
+// QueueDurations is zpulse's HASH of a queue's lease-to-ack times in one minute (the minute
+// of t, UTC), by 10 s part of the minute p (0..5): "<p>:b<i>" -> acks whose time fell in
+// bucket i of domain.DurationBoundsMs, "<p>:max" -> the longest, ms. It expires
+// queueThroughputTTL after it was last written; the history recorder reads it.
+func (k Keys) QueueDurations(name string, t time.Time) string {
+	return k.queueTag(name) + ":dur:" + strconv.FormatInt(t.Unix()/60, 10)
+}
+
+// QueueDurationTotals is zpulse's HASH of a queue's lease-to-ack times since it first
+// counted one, for /metrics' histogram: "b<i>" -> count of bucket i, "sum" -> ms. No expiry:
+// at most 17 small fields per queue.
+func (k Keys) QueueDurationTotals(name string) string { return k.queueTag(name) + ":dur" }
 
 // QueueReaperFence is zpulse's STRING of the highest fencing token a reaper showed on this
 // queue (the singleton lock's, see Singletons): the reap script refuses a lower one, so a

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -153,4 +154,36 @@ func WrongType(err error) error {
 		}
 	}
 	return domain.Errorf(domain.CodeWrongType, "a key of this call holds another Redis type than the call works on (another service's data)")
+}
+
+// LuaTypeGuard is the first step of a script that writes KEYS[1], which should hold want (a
+// TYPE name: "zset", "hash", "string") or nothing: a key of another type is refused before
+// anything is written, in the same atomic step as the write, with the error reply
+// "WRONGTYPE holds:<type> wants:<want>" (ScriptWriteError reads it). So no key of another
+// type (a board, a queue, a lock another service keeps there) is ever turned into a
+// limiter's, and none is written and then found wrong half-way through a script.
+func LuaTypeGuard(want string) string {
+	return `
+local held = redis.call('TYPE', KEYS[1])['ok']
+if held ~= 'none' and held ~= '` + want + `' then return redis.error_reply('WRONGTYPE holds:' .. held .. ' wants:` + want + `') end
+`
+}
+
+// ScriptWriteError is OpWriteError for a script that writes one key: a refusal of LuaTypeGuard
+// (or Redis's own WRONGTYPE) is CodeWrongType naming the key and both types, else as
+// OpWriteError.
+func ScriptWriteError(op, key string, err error) error {
+	if !redis.HasErrorPrefix(err, "WRONGTYPE") {
+		return OpWriteError(op, err)
+	}
+	held, want := "value of another type", "type it keeps"
+	for _, f := range strings.Fields(err.Error()) {
+		if t, ok := strings.CutPrefix(f, "holds:"); ok {
+			held = t
+		} else if t, ok := strings.CutPrefix(f, "wants:"); ok {
+			want = t
+		}
+	}
+	return fmt.Errorf("%s: %w", op, domain.Errorf(domain.CodeWrongType,
+		"the key %q holds a %s, not the %s this limiter counts in: zpulse writes no key of another type, so nothing was counted and the key is unchanged", key, held, want))
 }

@@ -1,0 +1,70 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Find dead jobs by what they hold from the queue page's search box, tick them, requeue them:
+// the confirmation says what will happen and nothing moves before it; the confirmed post
+// requeues exactly the ticked jobs and the queue page says how many. The search page passes
+// axe-core.
+func TestSearchSelectAndBulkRequeue(t *testing.T) {
+	rdb := sharedRedisClient(t)
+	z := startZpulse(t, sharedRedis.Addr)
+	base := z.URL + "/api/v1/queues/mail"
+	for i := range 5 {
+		to := "bob@example.org"
+		if i%2 == 0 {
+			to = "Ana@Example.org"
+		}
+		if status, body := postJSON(t, base+"/jobs", map[string]any{"id": fmt.Sprintf("mail-%d", i), "priority": 2, "payload": map[string]string{"to": to}}); status != http.StatusCreated {
+			t.Fatalf("enqueue: %d %s", status, body)
+		}
+	}
+	if status, body := postJSON(t, base+"/bulk", map[string]any{"action": "dead", "match": map[string]string{"state": "waiting"}}); status != http.StatusOK || !strings.Contains(body, `"done":5`) {
+		t.Fatalf("kill them all: %d %s", status, body)
+	}
+	axe, err := os.ReadFile(filepath.Join("..", "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("axe-core is an npm devDependency (make assets installs it): %v", err)
+	}
+
+	ctx := newBrowser(t)
+	do(t, ctx, "open the queue", chromedp.Navigate(z.URL+"/queues/mail"),
+		chromedp.SendKeys(`#job-search-q`, "ana@"), chromedp.SetValue(`#job-search-state`, "dead"))
+	clickAndLoad(t, ctx, "search", `[data-testid="job-search-go"]`)
+	waitJS(t, ctx, "the matches", `document.querySelectorAll('[data-testid="job-match"]').length === 3`, 5*time.Second)
+	if got := text(t, ctx, `[data-testid="search-summary"]`); !strings.Contains(got, "3 matches in 5 jobs scanned") {
+		t.Errorf("summary = %q", got)
+	}
+	for _, v := range axeViolations(t, ctx, axe) {
+		t.Errorf("search page: %s", v)
+	}
+	do(t, ctx, "tick two", clickJS(`tr[data-job="mail-0"] [data-testid="select-job"]`), clickJS(`tr[data-job="mail-4"] [data-testid="select-job"]`))
+	clickAndLoad(t, ctx, "ask to requeue", `[data-testid="bulk-requeue"]`)
+	waitJS(t, ctx, "the confirmation", `document.querySelector('[data-testid="confirm-bulk"]') !== null`, 5*time.Second)
+	if got := text(t, ctx, `[data-testid="confirm-what"]`); !strings.Contains(got, "Each of the 2 selected jobs of queue mail goes back to the queue") {
+		t.Errorf("the confirmation says %q", got)
+	}
+	bg := context.Background()
+	if n := rdb.ZCard(bg, "queue:mail").Val(); n != 0 {
+		t.Fatalf("something moved before the confirmation: %d", n)
+	}
+	clickAndLoad(t, ctx, "confirm", `[data-testid="confirm-bulk"]`)
+	waitJS(t, ctx, "the outcome on the queue page", `document.body.textContent.includes("Requeued 2 jobs.")`, 5*time.Second)
+	if got := rdb.ZRange(bg, "queue:mail", 0, -1).Val(); strings.Join(got, ",") != "mail-0,mail-4" {
+		t.Fatalf("waiting after the requeue: %v", got)
+	}
+	if n := rdb.ZCard(bg, "{queue:mail}:dead").Val(); n != 3 {
+		t.Fatalf("%d dead after the requeue, want 3", n)
+	}
+}

@@ -1,0 +1,58 @@
+package views
+
+import (
+	"net/url"
+	"strconv"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// jobSearchURL is a search of a queue's jobs in a state, at a cursor ("" from the start).
+func jobSearchURL(queue string, state domain.JobState, text, cursor string) string {
+	q := url.Values{"state": {string(state)}, "q": {text}}
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
+	return queueURL(queue) + "/jobs?" + q.Encode()
+}
+
+// jobRow is a row of a jobs page: a job of the list, or a match of a search.
+type jobRow struct {
+	domain.JobListItem
+	Match string // "id" or "payload" for a search's match
+}
+
+// jobRows are a jobs page's rows: the search's matches when it searched, else the list's.
+func jobRows(p domain.JobPage, s *domain.JobSearchPage) []jobRow {
+	var rows []jobRow
+	if s != nil {
+		for _, m := range s.Jobs {
+			rows = append(rows, jobRow{m.JobListItem, m.Match})
+		}
+		return rows
+	}
+	for _, j := range p.Jobs {
+		rows = append(rows, jobRow{JobListItem: j})
+	}
+	return rows
+}
+
+// RetryFormValues are the retry form's fields as a dead job has them now.
+func RetryFormValues(j domain.JobDetail) Form {
+	f := NewForm()
+	if len(j.Payload) > 0 {
+		f.Values["payload"] = string(j.Payload)
+	}
+	if j.Priority != nil {
+		f.Values["priority"] = strconv.Itoa(*j.Priority)
+	}
+	return f
+}
+
+// searchText is a search's text, "" without one.
+func searchText(s *domain.JobSearchPage) string {
+	if s == nil {
+		return ""
+	}
+	return s.Text
+}
