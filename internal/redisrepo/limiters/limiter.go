@@ -108,7 +108,7 @@ func RunLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clo
 	}
 	vals, err := cmd.Int64Slice()
 	if err != nil {
-		return domain.LimitResult{}, store.ScriptWriteError("redisrepo.Limiters.Allow", key, err)
+		return domain.LimitResult{}, store.ScriptWriteError("redisrepo.RunLimiter", key, err)
 	}
 	if len(vals) != 5 && (len(vals) != 6 || p.Algorithm != domain.SlidingLog) {
 		return domain.LimitResult{}, fmt.Errorf("redisrepo.RunLimiter: limiter %q: unexpected reply %v", p.Name, vals)

@@ -124,6 +124,7 @@ return 1
 // ARGV[3]  window ms
 // ARGV[4]  limit
 // Clock    ARGV[1] or Redis TIME (see above)
+// Returns  the common answer (see above)
 var FixedWindowScript = store.NewScript(store.LuaTypeGuard("hash") + limiterClock + `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
@@ -159,6 +160,7 @@ return {allowed, remaining, retry, reset, now}
 // ARGV[3]  window ms
 // ARGV[4]  limit
 // Clock    ARGV[1] or Redis TIME (see above)
+// Returns  the common answer (see above)
 var SlidingCounterScript = store.NewScript(store.LuaTypeGuard("hash") + limiterClock + `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
@@ -207,6 +209,7 @@ return {allowed, remaining, retry, reset, now}
 // ARGV[3]  rate, tokens per ms (a decimal string)
 // ARGV[4]  burst (capacity)
 // Clock    ARGV[1] or Redis TIME (see above)
+// Returns  the common answer (see above)
 var TokenBucketScript = store.NewScript(store.LuaTypeGuard("hash") + limiterClock + `
 local key   = KEYS[1]
 local rate  = tonumber(ARGV[3])

@@ -362,7 +362,7 @@ func (q *Queues) jobCursorKey(ctx context.Context) ([]byte, error) {
 	pipe.SetNX(ctx, q.keys.JobCursorKey(), locks.NewToken()+locks.NewToken(), 0)
 	get := pipe.Get(ctx, q.keys.JobCursorKey())
 	if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
-		return nil, store.OpError("redisrepo.Queues.Jobs", err)
+		return nil, store.OpError("redisrepo.Queues.jobCursorKey", err)
 	}
 	q.cursorKey = []byte(get.Val())
 	return q.cursorKey, nil

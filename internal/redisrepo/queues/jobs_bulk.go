@@ -90,7 +90,7 @@ func (q *Queues) searchPayloads(ctx context.Context, queue string, opt domain.Jo
 	payloads := pipe.HMGet(ctx, q.keys.QueueJobs(queue), ids...)
 	kept := pipe.HMGet(ctx, q.keys.QueueScores(queue), ids...) // the queue score of a job in flight or dead
 	if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
-		return nil, store.OpError("redisrepo.Queues.SearchJobs", err)
+		return nil, store.OpError("redisrepo.Queues.searchPayloads", err)
 	}
 	waiting := opt.State == domain.JobWaiting || opt.State == domain.JobScheduled
 	for i, it := range items {
@@ -162,10 +162,10 @@ func (q *Queues) bulkBatch(ctx context.Context, queue string, action domain.Bulk
 	}
 	vals, err := bulkJobsScript.Run(ctx, q.Rdb, keys, args...).Slice()
 	if err != nil {
-		return store.OpWriteError("redisrepo.Queues.BulkJobs", err)
+		return store.OpWriteError("redisrepo.Queues.bulkBatch", err)
 	}
 	if len(vals) != 3 {
-		return fmt.Errorf("redisrepo.Queues.BulkJobs: unexpected reply %v", vals)
+		return fmt.Errorf("redisrepo.Queues.bulkBatch: unexpected reply %v", vals)
 	}
 	failed, _ := vals[2].([]any)
 	done, _ := vals[0].(int64)

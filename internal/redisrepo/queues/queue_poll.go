@@ -102,7 +102,7 @@ func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (do
 		case ctx.Err() != nil:
 			return domain.Delivery{}, false, ctx.Err()
 		case err != nil:
-			return domain.Delivery{}, false, store.OpWriteError("redisrepo.Queues.Poll", err)
+			return domain.Delivery{}, false, store.OpWriteError("redisrepo.Queues.take", err)
 		}
 		id, _ := z.Member.(string)
 		if paused, err := q.paused(ctx, queue); err == nil && paused {
