@@ -46,6 +46,13 @@ var browser struct {
 // page logged to its console is printed when the test failed.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
+	return newBrowserWithin(t, testTimeout)
+}
+
+// newBrowserWithin is newBrowser for a test whose browser work is bounded by timeout instead
+// of testTimeout: one that visits many pages in one tab (the tour).
+func newBrowserWithin(t *testing.T, timeout time.Duration) context.Context {
+	t.Helper()
 	path := findBrowser(t)
 	browser.once.Do(func() { browser.ctx, browser.stop, browser.err = startBrowser(path) })
 	if browser.err != nil {
@@ -57,7 +64,7 @@ func newBrowser(t *testing.T) context.Context {
 		t.Fatalf("open a tab: %v", err)
 	}
 	logConsole(t, tabCtx)
-	ctx, cancelDeadline := context.WithTimeout(tabCtx, testTimeout)
+	ctx, cancelDeadline := context.WithTimeout(tabCtx, timeout)
 	t.Cleanup(cancelDeadline)
 	return ctx
 }

@@ -46,7 +46,8 @@ func TestSearchSelectAndBulkRequeue(t *testing.T) {
 	if got := text(t, ctx, `[data-testid="search-summary"]`); !strings.Contains(got, "3 matches in 5 jobs scanned") {
 		t.Errorf("summary = %q", got)
 	}
-	for _, v := range axeViolations(t, ctx, axe) {
+	injectAxe(t, ctx, axe)
+	for _, v := range axeViolations(t, ctx) {
 		t.Errorf("search page: %s", v)
 	}
 	do(t, ctx, "tick two", clickJS(`tr[data-job="mail-0"] [data-testid="select-job"]`), clickJS(`tr[data-job="mail-4"] [data-testid="select-job"]`))

@@ -81,3 +81,34 @@ func TestLimiterTryFormLive(t *testing.T) {
 		}
 	}
 }
+
+// The policy form shows the fields of the chosen algorithm only: a sliding log's limit,
+// window and shared window, not a token bucket's rate and burst; choosing the token bucket
+// swaps them, without a round trip.
+func TestPolicyFormShowsTheChosenAlgorithm(t *testing.T) {
+	sharedRedisClient(t)
+	z := startZpulse(t, sharedRedis.Addr)
+	ctx := newBrowser(t)
+	do(t, ctx, "open a new limiter", chromedp.Navigate(z.URL+"/limiters/form-test"))
+	waitJS(t, ctx, "the policy form", `document.querySelector('#limiter-policy select[name=algorithm]') !== null`, 5*time.Second)
+	shown := `['limit', 'window', 'shared', 'rate', 'burst'].filter(n => {
+		const e = document.querySelector('#limiter-policy [name=' + n + ']'); return e && e.offsetParent !== null; }).join(' ')`
+	if got := eval[string](t, ctx, `document.querySelector('#limiter-policy select[name=algorithm]').value`); got != "sliding_log" {
+		t.Fatalf("a new policy's algorithm is %q, want sliding_log", got)
+	}
+	if got := eval[string](t, ctx, shown); got != "limit window shared" {
+		t.Errorf("a sliding log's form shows %q, want limit window shared", got)
+	}
+	choose := func(algorithm string) {
+		eval[bool](t, ctx, `(() => { const s = document.querySelector('#limiter-policy select[name=algorithm]');
+			s.value = `+jsString(algorithm)+`; s.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`)
+	}
+	choose("token_bucket")
+	if got := eval[string](t, ctx, shown); got != "rate burst" {
+		t.Errorf("a token bucket's form shows %q, want rate burst", got)
+	}
+	choose("fixed_window")
+	if got := eval[string](t, ctx, shown); got != "limit window" {
+		t.Errorf("a fixed window's form shows %q, want limit window", got)
+	}
+}

@@ -57,3 +57,26 @@ func TestRankChangesLiveWithMovement(t *testing.T) {
 		})
 	}
 }
+
+// A player looked up on the board's page sits right below the top list, and their rank and
+// score follow the board without a reload.
+func TestPlayerLookupFollowsTheBoard(t *testing.T) {
+	rdb := sharedRedisClient(t)
+	z := startZpulse(t, sharedRedis.Addr)
+	rdb.ZAdd(context.Background(), boardKey, redis.Z{Score: 100, Member: "amy"}, redis.Z{Score: 50, Member: "ben"})
+	ctx := newBrowser(t)
+	do(t, ctx, "look ben up", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(z.URL+"/boards/game:2048?player=ben"))
+	waitLive(t, ctx)
+	if got := text(t, ctx, `[data-testid="lookup"] p`); got != "ben is #2 with 50 points." {
+		t.Fatalf("the lookup says %q", got)
+	}
+	if !eval[bool](t, ctx, `document.querySelector('[data-rank-panel]').nextElementSibling === document.querySelector('#player-lookup')`) {
+		t.Error("the lookup is not right below the top list")
+	}
+	eval[int](t, ctx, `window.__zpulseMarker = 42`)
+	rdb.ZIncrBy(context.Background(), boardKey, 100, "ben")
+	waitJS(t, ctx, "ben's new rank in the lookup", `(document.querySelector('[data-testid="lookup"] p') || {}).textContent?.replace(/\s+/g, ' ').trim() === 'ben is #1 with 150 points.'`, 5*time.Second)
+	if got := eval[int](t, ctx, `window.__zpulseMarker`); got != 42 {
+		t.Error("the page was reloaded")
+	}
+}

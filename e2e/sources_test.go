@@ -31,7 +31,7 @@ func TestAdoptedBoardShowsLive(t *testing.T) {
 		f.querySelector('[name=name]').value = 'daily';
 		f.querySelector('[name=kind]').value = 'board';
 		f.querySelector('[name=key]').value = 'game:rank:{yyyymmdd}';
-		f.querySelector('[name=encoding]').value = 'first_reached_e10';
+		f.querySelector('[name=encoding][value=first_reached_e10]').checked = true;
 		f.submit();
 		return true;
 	})()`)

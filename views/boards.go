@@ -74,6 +74,15 @@ func boardViewURL(board string, period domain.Period, n int) string {
 	return boardURL(board) + "?" + q.Encode()
 }
 
+// lookupURL is a board's page with a player looked up.
+func lookupURL(board string, period domain.Period, n int, player string) string {
+	page, sep := boardViewURL(board, period, n), "?"
+	if strings.Contains(page, "?") {
+		sep = "&"
+	}
+	return page + sep + url.Values{"player": {player}}.Encode()
+}
+
 func entriesURL(board string, period domain.Period, cursor string) string {
 	q := url.Values{}
 	if period != domain.AllTime {
@@ -93,16 +102,18 @@ func periodTabs(s domain.BoardSettings) []domain.Period {
 	return append([]domain.Period{domain.AllTime}, s.Periods...)
 }
 
+// tieBreakLabel names a board's score encoding by what it does; its range and precision
+// are TieBreak.RangeText.
 func tieBreakLabel(t domain.TieBreak) string {
 	switch t {
 	case domain.TieBreakFirstReached:
-		return "First to reach ranks higher (main article: points + 1 − ms/1e13)"
+		return "Ties: first to reach ranks higher (time in the score's fraction)"
 	case domain.TieBreakFirstReachedE10:
-		return "First to reach ranks higher (second article: points × 10^10 + (max_ts − ts))"
+		return "Ties: first to reach ranks higher (points × 10¹⁰ + time)"
 	case domain.TieBreakFirstReachedWide:
-		return "First to reach ranks higher (zpulse wide range, to the second)"
+		return "Ties: first to reach ranks higher (wide range)"
 	}
-	return "Equal points: by player id"
+	return "Ties: by player id"
 }
 
 func pointsHint(s domain.BoardSettings) string {

@@ -205,3 +205,79 @@ func TestListsMarkKeysOfAnotherType(t *testing.T) {
 		t.Error("a queue marked as another type")
 	}
 }
+
+// Without JavaScript the policy form shows every algorithm's fields, each part naming its
+// algorithms; the parts of the others carry data-off, which hides them when a script runs.
+func TestPolicyFormParts(t *testing.T) {
+	doc := render(t, PolicyFormView(Chrome{}, "api", PolicyFormFrom(domain.LimitPolicy{Name: "api", Algorithm: domain.TokenBucket, RatePerS: 1, Burst: 2}, true)))
+	parts := findAll(doc, func(n *html.Node) bool { _, ok := attr(n, "data-for-choice"); return ok })
+	off := map[string]bool{}
+	for _, p := range parts {
+		a, _ := attr(p, "data-for-choice")
+		_, off[a] = attr(p, "data-off")
+	}
+	want := map[string]bool{"sliding_log fixed_window sliding_counter": true, "sliding_log": true, "token_bucket": false}
+	if len(off) != len(want) {
+		t.Fatalf("parts %v, want %v", off, want)
+	}
+	for a, w := range want {
+		if off[a] != w {
+			t.Errorf("the part for %q: data-off %v, want %v", a, off[a], w)
+		}
+	}
+	for _, name := range []string{"limit", "window", "shared", "rate", "burst"} {
+		must(t, doc, name+" field", has("name", name))
+	}
+}
+
+// The adopt form's encoding is a choice, one line saying what each means, grouped by kind:
+// the groups of the other kinds are marked data-off; the board's are said in plain words.
+func TestSourcesFormEncodingChoice(t *testing.T) {
+	f := NewForm()
+	f.Values["kind"] = "queue"
+	doc := render(t, SourcesPage(Chrome{}, nil, f))
+	radios := findAll(doc, func(n *html.Node) bool { v, _ := attr(n, "name"); return v == "encoding" })
+	if len(radios) != len(domain.TieBreaks)+4 {
+		t.Fatalf("%d encoding choices, want %d", len(radios), len(domain.TieBreaks)+4)
+	}
+	for _, r := range radios {
+		if kind, _ := attr(r, "type"); kind != "radio" {
+			t.Fatalf("the encoding is a %q input, want a choice", kind)
+		}
+		v, _ := attr(r, "value")
+		_, checked := attr(r, "checked")
+		if checked != (v == domain.SourcePriority) {
+			t.Errorf("encoding %q checked %v: a queue starts at priority", v, checked)
+		}
+	}
+	for _, g := range findAll(doc, func(n *html.Node) bool { _, ok := attr(n, "data-for-choice"); return ok }) {
+		kind, _ := attr(g, "data-for-choice")
+		if _, off := attr(g, "data-off"); off != (kind != "queue") {
+			t.Errorf("the %s part: data-off %v with a queue chosen", kind, off)
+		}
+	}
+	wantText(t, doc, "Ties: first to reach ranks higher", "Delayed queue", "the score is the time the job is due, in ms")
+	if strings.Contains(text(doc), "1e13") || strings.Contains(text(doc), "main article") {
+		t.Errorf("the form speaks in formulas: %q", text(doc))
+	}
+}
+
+// A queue with no dead job does not say "0 failed 3 times and stopped".
+func TestQueuePanelNoDeadJob(t *testing.T) {
+	v := domain.QueueView{Queue: "emails", Key: "queue:emails", Settings: domain.QueueSettings{Kind: domain.PriorityQueue, MaxAttempts: 3}, OldestAtMs: -1}
+	doc := render(t, QueuePanel(v, "tok", true))
+	if strings.Contains(text(doc), "0 failed") {
+		t.Errorf("the dead list at zero: %q", text(doc))
+	}
+	wantText(t, doc, "where a job stops after failing 3 times", "No dead job.")
+}
+
+// A confirmation's button is red only for an action that deletes: requeueing keeps every job.
+func TestConfirmButtonColour(t *testing.T) {
+	for keeps, want := range map[bool]string{true: "btn-primary", false: "bg-rose-600"} {
+		doc := render(t, ConfirmPage(Chrome{}, ConfirmData{Title: "t", Action: "/x", Button: "Go", Cancel: "/", TestID: "go", Keeps: keeps}))
+		if class, _ := attr(must(t, doc, "button", has("data-testid", "go")), "class"); !strings.Contains(class, want) {
+			t.Errorf("keeps %v: the button's class %q, want %s", keeps, class, want)
+		}
+	}
+}

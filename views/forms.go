@@ -1,5 +1,12 @@
 package views
 
+import (
+	"slices"
+	"strings"
+
+	"github.com/a-h/templ"
+)
+
 // Form is a form's state: what was typed, errors per field ("" for the whole form), and the
 // message after a success.
 type Form struct {
@@ -38,4 +45,21 @@ func inputMode(name string) string {
 		return "decimal"
 	}
 	return ""
+}
+
+// shownFor marks a part of a form as applying to some of a choice's values only (these, out
+// of all): with JavaScript the page shows it only while one of them is chosen (data-off,
+// which app.js keeps following the select marked data-choice); without, every part shows,
+// each saying what it is for, and the server reads only the chosen value's fields. With no
+// valid value chosen, every part shows.
+func shownFor[T ~string](chosen string, all []T, these ...T) templ.Attributes {
+	names := make([]string, len(these))
+	for i, v := range these {
+		names[i] = string(v)
+	}
+	attrs := templ.Attributes{"data-for-choice": strings.Join(names, " ")}
+	if slices.Contains(all, T(chosen)) && !slices.Contains(these, T(chosen)) {
+		attrs["data-off"] = true
+	}
+	return attrs
 }

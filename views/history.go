@@ -13,7 +13,9 @@ import (
 // in the browser, and nothing but classes for colours (the CSP forbids inline styles), so
 // light and dark follow the page. Buckets are merged into columns (30 s over 1 h, 10 min over
 // 24 h) so a chart stays a few kilobytes; each column is focusable and carries its values in
-// a <title>, which browsers show on hover and screen readers read on focus.
+// a <title>, which browsers show on hover and screen readers read on focus. The axis labels
+// are drawn 2.4 times larger below the sm breakpoint, where the chart is shrunk about as much,
+// so they stay readable on a phone (the y labels then reach into the card's padding).
 
 const (
 	chartW, chartH          = 720, 180
@@ -49,6 +51,7 @@ type chartTick struct {
 	X, Y   string
 	Label  string
 	Anchor string // text-anchor: the end labels stay inside the chart
+	Minor  bool   // left out on a phone, where the labels are larger (every other time label)
 }
 
 // historyChart is one chart of a history: its gauges or its counters.
@@ -212,7 +215,7 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 		if q == 4 {
 			at += h.StepMs
 		}
-		tick := chartTick{X: fnum(plotL + float64(plotR-plotL)*float64(q)/4), Y: strconv.Itoa(plotB + 16), Label: clockLabel(at), Anchor: "middle"}
+		tick := chartTick{X: fnum(plotL + float64(plotR-plotL)*float64(q)/4), Y: strconv.Itoa(plotB + 16), Label: clockLabel(at), Anchor: "middle", Minor: q%2 == 1}
 		switch q {
 		case 0:
 			tick.Anchor = "start"

@@ -76,4 +76,5 @@ type ConfirmData struct {
 	Error   string
 	TestID  string
 	Hidden  [][2]string // fields the POST carries beside the CSRF token: name, value
+	Keeps   bool        // the action deletes nothing: its button is not the red one of a destructive action
 }

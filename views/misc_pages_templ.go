@@ -149,7 +149,7 @@ func LoginPage(c Chrome, next, errMsg string) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = field("login", "token", "Admin token", "password", Form{Errors: map[string]string{"token": errMsg}}, "", "Kept in a signed cookie for 12 hours").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = field("login", "token", "Admin token", "password", Form{Errors: map[string]string{"token": errMsg}}, "", "This browser stays signed in for 12 hours: a session kept in Redis, ended by signing out").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

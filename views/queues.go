@@ -135,3 +135,15 @@ var priorities = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
 
 // percent is a width in percent, to a tenth, for an SVG attribute.
 func percent(p float64) string { return strconv.FormatFloat(math.Round(p*10)/10, 'f', -1, 64) }
+
+// queueStat names one of the figures at the top of a queue's page.
+type queueStat struct{ id, label string }
+
+// queueStats are the figures at the top of a queue's page, in order.
+func queueStats(v domain.QueueView) []queueStat {
+	second := queueStat{"oldest", "Oldest waiting"}
+	if v.Settings.Kind == domain.DelayedQueue {
+		second = queueStat{"due", "Due now"}
+	}
+	return []queueStat{{"waiting", "Waiting"}, second, {"processing", "In flight"}, {"dead", "Dead"}}
+}

@@ -19,8 +19,8 @@ import (
 	"github.com/zpulse/zpulse/internal/web"
 )
 
-// config is DESIGN.md's configuration table: every flag has an environment variable of the
-// same meaning, and flags win.
+// config is the configuration (README.md's configuration table): every flag has an
+// environment variable of the same meaning, and flags win.
 type config struct {
 	Addr           string
 	RedisURL       string

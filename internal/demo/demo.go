@@ -47,6 +47,7 @@ type Services struct {
 	Locks        domain.LockService
 	Queues       domain.QueueService
 	Switch       domain.DemoSwitch
+	Clock        domain.Clock // when the pretend work of its workers and lock holders ends
 }
 
 // Seed gives the demo boards their settings and players (demo:2048 keeps daily, weekly and
@@ -161,17 +162,17 @@ func round(ctx context.Context, s Services, st *state) (bool, error) {
 			return false, err
 		}
 	}
-	if err := queueTraffic(ctx, s.Queues, st.acks); err != nil {
+	now := s.Clock.Now()
+	if err := queueTraffic(ctx, s.Queues, st.acks, now); err != nil {
 		return false, err
 	}
-	return true, lockTraffic(ctx, s.Locks, st.held)
+	return true, lockTraffic(ctx, s.Locks, st.held, now)
 }
 
 // queueTraffic enqueues a job (mixed priorities; now and then a reminder due in a few
 // seconds) and has the workers take jobs with a lease: most finish at once, some are slow and
 // ack later, and some fail without an ack, so the reaper retries them and a few end dead.
-func queueTraffic(ctx context.Context, queues domain.QueueService, acks map[pendingAck]time.Time) error {
-	now := time.Now()
+func queueTraffic(ctx context.Context, queues domain.QueueService, acks map[pendingAck]time.Time, now time.Time) error {
 	for a, at := range acks {
 		if now.After(at) {
 			delete(acks, a)
@@ -217,8 +218,7 @@ func queueTraffic(ctx context.Context, queues domain.QueueService, acks map[pend
 
 // lockTraffic releases the demo locks whose work is done and, now and then, takes another
 // for a few seconds of pretend work.
-func lockTraffic(ctx context.Context, locks domain.LockService, held map[string]heldLock) error {
-	now := time.Now()
+func lockTraffic(ctx context.Context, locks domain.LockService, held map[string]heldLock, now time.Time) error {
 	for name, h := range held {
 		if now.After(h.until) {
 			delete(held, name)

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
@@ -17,14 +20,9 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 // The demo writes only under its own names, follows its switch, and stops cleanly, giving
 // back its locks.
 func TestDemoTraffic(t *testing.T) {
-	rdb := redistest.Client(t)
-	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb, Clock: redistest.ServerClock{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
+	rdb, svc := openServices(t)
 	locks, limiters := svc.Locks, svc.Limiters
-	s := Services{Leaderboards: svc.Leaderboards, Limiters: limiters, Locks: locks, Switch: svc.Demo, Queues: svc.Queues}
+	s := Services{Leaderboards: svc.Leaderboards, Limiters: limiters, Locks: locks, Switch: svc.Demo, Queues: svc.Queues, Clock: redistest.ServerClock{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go limiters.Run(ctx)
@@ -90,6 +88,42 @@ func TestDemoTraffic(t *testing.T) {
 	if n := rdb.ZCard(context.Background(), "{queue:demo:emails}:processing").Val() + rdb.ZCard(context.Background(), "queue:demo:emails").Val(); n == 0 {
 		t.Error("the demo enqueued no emails")
 	}
+}
+
+// A demo lock holder's pretend work ends by the clock the demo is given, not the machine's.
+func TestDemoLocksFollowTheirClock(t *testing.T) {
+	rdb, svc := openServices(t)
+	ctx := context.Background()
+	clock := domain.NewManualClock(redistest.ServerClock{}.Now())
+	lease, err := svc.Locks.Acquire(ctx, Locks[0], domain.LockOptions{TTL: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]heldLock{Locks[0]: {token: lease.Token, until: clock.Now().Add(10 * time.Second)}}
+	if err := lockTraffic(ctx, svc.Locks, held, clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := held[Locks[0]]; !ok {
+		t.Fatal("the lock was given back before its work ended")
+	}
+	clock.Advance(10*time.Second + time.Millisecond)
+	if err := lockTraffic(ctx, svc.Locks, held, clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := held[Locks[0]]; ok || rdb.Exists(ctx, "lock:"+Locks[0]).Val() != 0 {
+		t.Error("the lock was not given back once the demo's clock passed the end of its work")
+	}
+}
+
+// openServices opens the services on a private Redis, on the test server's clock.
+func openServices(t *testing.T) (*redis.Client, *redisrepo.Services) {
+	rdb := redistest.Client(t)
+	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb, Clock: redistest.ServerClock{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Close() })
+	return rdb, svc
 }
 
 func drain(c chan struct{}) {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Error codes. Each maps to one HTTP status in cmd/web (see errorStatus there).
+// Error codes. Each maps to one HTTP status in internal/web (errorStatuses in its errors.go).
 const (
 	EINVALID      = "invalid"      // the input breaks a documented rule; the message says which
 	ENOTFOUND     = "not_found"    // the thing asked for does not exist
@@ -24,9 +24,13 @@ const (
 )
 
 // Error is an application error with a machine-readable code and a message for people.
+// Field names the input the error is about as the API spells it ("points", "window_ms"), ""
+// when it is about the request as a whole: a form puts the message beside that field, the
+// API's error envelope carries it.
 type Error struct {
 	Code    string
 	Message string
+	Field   string
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
@@ -34,6 +38,21 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message)
 // Errorf returns an *Error with the given code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// FieldErrorf returns an *Error about one input field, with the given code and a formatted
+// message.
+func FieldErrorf(field, code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Field: field}
+}
+
+// ErrorField returns the field of the first *Error in err's chain, or "".
+func ErrorField(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Field
+	}
+	return ""
 }
 
 // ErrorCode returns the code of the first *Error in err's chain, EINTERNAL for any other

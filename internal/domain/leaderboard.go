@@ -3,7 +3,6 @@ package domain
 import (
 	"context"
 	"slices"
-	"strconv"
 	"time"
 )
 
@@ -80,21 +79,21 @@ func DefaultBoardSettings() BoardSettings {
 // Validate checks the settings and puts the periods in display order. Returns EINVALID.
 func (s *BoardSettings) Validate() error {
 	if !s.TieBreak.Valid() {
-		return Errorf(EINVALID, `tie_break must be "none", "first_reached", "first_reached_e10" or "first_reached_wide" (got %q)`, clip(string(s.TieBreak)))
+		return FieldErrorf("tie_break", EINVALID, `tie_break must be "none", "first_reached", "first_reached_e10" or "first_reached_wide" (got %q)`, clip(string(s.TieBreak)))
 	}
 	seen := map[Period]bool{}
 	for _, p := range s.Periods {
 		if _, err := ParsePeriod(string(p)); err != nil || p == AllTime {
-			return Errorf(EINVALID, "periods may hold daily, weekly and monthly (got %q)", clip(string(p)))
+			return FieldErrorf("periods", EINVALID, "periods may hold daily, weekly and monthly (got %q)", clip(string(p)))
 		}
 		if seen[p] {
-			return Errorf(EINVALID, "period %q is listed twice", p)
+			return FieldErrorf("periods", EINVALID, "period %q is listed twice", p)
 		}
 		seen[p] = true
 	}
 	s.Periods = slices.DeleteFunc(slices.Clone(Periods), func(p Period) bool { return !seen[p] })
 	if s.RetentionDays < MinRetentionDays || s.RetentionDays > MaxRetentionDays {
-		return Errorf(EINVALID, "retention_days must be a whole number from %d to %d (got %d)", MinRetentionDays, MaxRetentionDays, s.RetentionDays)
+		return FieldErrorf("retention_days", EINVALID, "retention_days must be a whole number from %d to %d (got %d)", MinRetentionDays, MaxRetentionDays, s.RetentionDays)
 	}
 	return nil
 }
@@ -210,23 +209,10 @@ type LeaderboardService interface {
 	Summaries(ctx context.Context) ([]BoardSummary, error)
 }
 
-// ParsePoints parses a whole number of points as typed in a form: optional sign, digits,
-// within ±MaxSafeScore. Returns EINVALID with a message that says what is allowed.
-func ParsePoints(s string) (int64, error) {
-	if s == "" {
-		return 0, Errorf(EINVALID, "points are required: a whole number from %s to %s", FormatCount(-MaxSafeScore), FormatCount(MaxSafeScore))
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < -MaxSafeScore || n > MaxSafeScore {
-		return 0, Errorf(EINVALID, "points must be a whole number from %s to %s (got %q)", FormatCount(-MaxSafeScore), FormatCount(MaxSafeScore), clip(s))
-	}
-	return n, nil
-}
-
 // ValidateRange checks a count asked for in a read: a whole number from 1 to max. Returns EINVALID.
 func ValidateRange(name string, n, max int) error {
 	if n < 1 || n > max {
-		return Errorf(EINVALID, "%s must be a whole number from 1 to %s (got %s)", name, FormatCount(int64(max)), FormatCount(int64(n)))
+		return FieldErrorf(name, EINVALID, "%s must be a whole number from 1 to %s (got %s)", name, FormatCount(int64(max)), FormatCount(int64(n)))
 	}
 	return nil
 }

@@ -112,36 +112,36 @@ func (p *LimitPolicy) Validate() error {
 	switch p.Algorithm {
 	case SlidingLog, FixedWindow, SlidingCounter:
 		if p.Limit < 1 || p.Limit > MaxLimit {
-			return Errorf(EINVALID, "limit must be a whole number of requests from 1 to %s (got %s)", FormatCount(MaxLimit), FormatCount(p.Limit))
+			return FieldErrorf("limit", EINVALID, "limit must be a whole number of requests from 1 to %s (got %s)", FormatCount(MaxLimit), FormatCount(p.Limit))
 		}
 		if p.WindowMs < MinWindowMs || p.WindowMs > MaxWindowMs {
-			return Errorf(EINVALID, "window_ms must be from %s (10 ms) to %s (one day) (got %s)", FormatCount(MinWindowMs), FormatCount(MaxWindowMs), FormatCount(p.WindowMs))
+			return FieldErrorf("window_ms", EINVALID, "window_ms must be from %s (10 ms) to %s (one day) (got %s)", FormatCount(MinWindowMs), FormatCount(MaxWindowMs), FormatCount(p.WindowMs))
 		}
 		if p.SharedWindowMs != 0 && p.Algorithm != SlidingLog {
-			return Errorf(EINVALID, "shared_window_ms applies to sliding_log policies only")
+			return FieldErrorf("shared_window_ms", EINVALID, "shared_window_ms applies to sliding_log policies only")
 		}
 		if p.SharedWindowMs != 0 && (p.SharedWindowMs < p.WindowMs || p.SharedWindowMs > MaxWindowMs) {
-			return Errorf(EINVALID, "shared_window_ms must be 0 (none) or from window_ms (%d) to %d (one day) (got %d)", p.WindowMs, MaxWindowMs, p.SharedWindowMs)
+			return FieldErrorf("shared_window_ms", EINVALID, "shared_window_ms must be 0 (none) or from window_ms (%d) to %d (one day) (got %d)", p.WindowMs, MaxWindowMs, p.SharedWindowMs)
 		}
 		p.RatePerS, p.Burst = 0, 0
 	case TokenBucket:
 		if math.IsNaN(p.RatePerS) || p.RatePerS < MinRatePerS || p.RatePerS > MaxRatePerS {
-			return Errorf(EINVALID, "rate_per_s must be from %g to %d tokens a second (got %g)", MinRatePerS, MaxRatePerS, p.RatePerS)
+			return FieldErrorf("rate_per_s", EINVALID, "rate_per_s must be from %g to %d tokens a second (got %g)", MinRatePerS, MaxRatePerS, p.RatePerS)
 		}
 		if p.Burst < 1 || p.Burst > MaxBurst {
-			return Errorf(EINVALID, "burst must be a whole number of tokens from 1 to %s (got %s)", FormatCount(MaxBurst), FormatCount(p.Burst))
+			return FieldErrorf("burst", EINVALID, "burst must be a whole number of tokens from 1 to %s (got %s)", FormatCount(MaxBurst), FormatCount(p.Burst))
 		}
 		if p.SharedWindowMs != 0 {
-			return Errorf(EINVALID, "shared_window_ms applies to sliding_log policies only")
+			return FieldErrorf("shared_window_ms", EINVALID, "shared_window_ms applies to sliding_log policies only")
 		}
 		p.Limit, p.WindowMs = 0, 0
 	case "":
-		return Errorf(EINVALID, "algorithm is required: one of %s", algorithmList())
+		return FieldErrorf("algorithm", EINVALID, "algorithm is required: one of %s", algorithmList())
 	default:
-		return Errorf(EINVALID, "algorithm must be one of %s (got %q)", algorithmList(), clip(string(p.Algorithm)))
+		return FieldErrorf("algorithm", EINVALID, "algorithm must be one of %s (got %q)", algorithmList(), clip(string(p.Algorithm)))
 	}
 	if p.Name == DefaultLimiter && p.Algorithm != SlidingLog {
-		return Errorf(EINVALID, "the policy %q is the articles' sliding-window log on rate:<client> and stays sliding_log; create another policy for %s", DefaultLimiter, p.Algorithm)
+		return FieldErrorf("algorithm", EINVALID, "the policy %q is the articles' sliding-window log on rate:<client> and stays sliding_log; create another policy for %s", DefaultLimiter, p.Algorithm)
 	}
 	return nil
 }

@@ -44,21 +44,6 @@ func TestValidateMember(t *testing.T) {
 	}
 }
 
-func TestParsePoints(t *testing.T) {
-	good := map[string]int64{"0": 0, "50": 50, "-10": -10, "+7": 7, "9007199254740991": MaxSafeScore, "-9007199254740991": -MaxSafeScore}
-	for in, want := range good {
-		if got, err := ParsePoints(in); err != nil || got != want {
-			t.Errorf("ParsePoints(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "1.5", "abc", "1e3", "9007199254740992", "-9007199254740992", "99999999999999999999", "0x10", "1_000", " 5"} {
-		_, err := ParsePoints(bad)
-		if ErrorCode(err) != EINVALID || !strings.Contains(ErrorMessage(err), "whole number") {
-			t.Errorf("ParsePoints(%q) = %v, want EINVALID saying points are whole numbers", bad, err)
-		}
-	}
-}
-
 func TestErrorCodeAndMessage(t *testing.T) {
 	if ErrorCode(nil) != "" || ErrorMessage(nil) != "" {
 		t.Error("nil error has a code or message")

@@ -100,7 +100,7 @@ func (p QueueSettingsPatch) Apply(s QueueSettings) QueueSettings {
 // ValidatePriority checks a priority: 0 (first) to 9. Returns EINVALID.
 func ValidatePriority(p int) error {
 	if p < MinPriority || p > MaxPriority {
-		return Errorf(EINVALID, "priority must be a whole number from %d (first) to %d (last) (got %d)", MinPriority, MaxPriority, p)
+		return FieldErrorf("priority", EINVALID, "priority must be a whole number from %d (first) to %d (last) (got %d)", MinPriority, MaxPriority, p)
 	}
 	return nil
 }
@@ -217,6 +217,9 @@ type QueueView struct {
 	// Consumers are those that polled with a lease in the last ConsumerTTL, the latest
 	// poll first.
 	Consumers []Consumer
+	// Unread says the queue could not be read (Redis unavailable): its counts and lists are
+	// unknown, not zero, and a page says so.
+	Unread bool
 }
 
 // OrphanGrace is how long a payload that belongs to no job is kept before the reaper removes

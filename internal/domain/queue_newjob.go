@@ -56,16 +56,21 @@ func (j NewJob) Problems() map[string]error {
 		}
 	}
 	if j.Delay < 0 || j.Delay > MaxDelay || j.Delay%time.Millisecond != 0 {
-		problems["delay"] = Errorf(EINVALID, "delay must be a whole number of milliseconds from 0 to %s (a year) (got %v)", FormatCount(MaxDelay.Milliseconds()), j.Delay)
+		problems["delay"] = FieldErrorf("delay", EINVALID, "delay must be a whole number of milliseconds from 0 to %s (a year) (got %v)", FormatCount(MaxDelay.Milliseconds()), j.Delay)
 	}
 	if j.Delay != 0 && !j.RunAt.IsZero() {
-		problems["run_at"] = Errorf(EINVALID, "give a delay or a run-at time, not both")
+		problems["run_at"] = FieldErrorf("run_at", EINVALID, "give a delay or a run-at time, not both")
 	}
 	if err := ValidatePayload(j.Payload); err != nil {
 		problems["payload"] = err
 	}
 	if len(problems) == 0 {
 		return nil
+	}
+	for field, err := range problems {
+		if e, ok := err.(*Error); ok && e.Field == "" {
+			e.Field = field // the validators shared with other inputs name no field
+		}
 	}
 	return problems
 }

@@ -100,14 +100,14 @@ func (s *Source) Validate(families []KeyFamily) error {
 		return err
 	}
 	if len(s.Key) == 0 || len(s.Key) > 200 {
-		return Errorf(EINVALID, "key must be 1 to 200 characters (got %d)", len(s.Key))
+		return FieldErrorf("key", EINVALID, "key must be 1 to 200 characters (got %d)", len(s.Key))
 	}
 	rest := s.Key
 	for _, tok := range sourceTokens {
 		rest = strings.Replace(rest, tok, "x", 1)
 	}
 	if !keyChars.MatchString(rest) {
-		return Errorf(EINVALID, "key must be a key or template of A-Z a-z 0-9 and punctuation, with no glob characters (* ? [ ]) or braces other than its tokens (got %q)", clip(s.Key))
+		return FieldErrorf("key", EINVALID, "key must be a key or template of A-Z a-z 0-9 and punctuation, with no glob characters (* ? [ ]) or braces other than its tokens (got %q)", clip(s.Key))
 	}
 	if err := s.validateKind(); err != nil {
 		return err
@@ -124,49 +124,49 @@ func (s *Source) validateKind() error {
 	switch s.Kind {
 	case SourceBoard:
 		if tokens > 1 || clients+windows > 0 {
-			return Errorf(EINVALID, "a board's key holds at most one period token ({yyyymmdd}, {yyyy-mm-dd}, {yyyy-Www} or {yyyy-mm}) and no other (got %q)", clip(s.Key))
+			return FieldErrorf("key", EINVALID, "a board's key holds at most one period token ({yyyymmdd}, {yyyy-mm-dd}, {yyyy-Www} or {yyyy-mm}) and no other (got %q)", clip(s.Key))
 		}
 		if !TieBreak(s.Encoding).Valid() {
-			return Errorf(EINVALID, `a board's encoding must be "none", "first_reached", "first_reached_e10" or "first_reached_wide" (got %q)`, clip(s.Encoding))
+			return FieldErrorf("encoding", EINVALID, `a board's encoding must be "none", "first_reached", "first_reached_e10" or "first_reached_wide" (got %q)`, clip(s.Encoding))
 		}
 		s.Limit, s.WindowMs = 0, 0
 	case SourceQueue:
 		if tokens+clients+windows > 0 {
-			return Errorf(EINVALID, "a queue's key is one sorted-set key, without tokens (got %q)", clip(s.Key))
+			return FieldErrorf("key", EINVALID, "a queue's key is one sorted-set key, without tokens (got %q)", clip(s.Key))
 		}
 		if s.Encoding != SourcePriority && s.Encoding != SourceRunAt {
-			return Errorf(EINVALID, `a queue's encoding must be "priority" (priority*1e13+ms) or "run_at" (run-at ms) (got %q)`, clip(s.Encoding))
+			return FieldErrorf("encoding", EINVALID, `a queue's encoding must be "priority" (priority*1e13+ms) or "run_at" (run-at ms) (got %q)`, clip(s.Encoding))
 		}
 		s.Limit, s.WindowMs = 0, 0
 	case SourceLimiter:
 		switch s.Encoding {
 		case SourceFixedWindow:
 			if clients != 1 || windows != 1 || tokens > 0 {
-				return Errorf(EINVALID, "a fixed window's key holds {client} and {window_start} once each, e.g. limit:api:{client}:{window_start} (got %q)", clip(s.Key))
+				return FieldErrorf("key", EINVALID, "a fixed window's key holds {client} and {window_start} once each, e.g. limit:api:{client}:{window_start} (got %q)", clip(s.Key))
 			}
 			if s.WindowMs%1000 != 0 {
-				return Errorf(EINVALID, "a fixed window's window_ms must be whole seconds: its key names the window's start in seconds (got %d)", s.WindowMs)
+				return FieldErrorf("window_ms", EINVALID, "a fixed window's window_ms must be whole seconds: its key names the window's start in seconds (got %d)", s.WindowMs)
 			}
 		case SourceSlidingLog:
 			if clients != 1 || windows > 0 || tokens > 0 {
-				return Errorf(EINVALID, "a sliding log's key holds {client} once, e.g. ratelog:{client} (got %q)", clip(s.Key))
+				return FieldErrorf("key", EINVALID, "a sliding log's key holds {client} once, e.g. ratelog:{client} (got %q)", clip(s.Key))
 			}
 		default:
-			return Errorf(EINVALID, `a limiter's encoding must be "fixed_window" or "sliding_log" (got %q)`, clip(s.Encoding))
+			return FieldErrorf("encoding", EINVALID, `a limiter's encoding must be "fixed_window" or "sliding_log" (got %q)`, clip(s.Encoding))
 		}
 		if s.Limit < 1 || s.Limit > MaxLimit {
-			return Errorf(EINVALID, "limit must be a whole number of requests from 1 to %d (got %d)", MaxLimit, s.Limit)
+			return FieldErrorf("limit", EINVALID, "limit must be a whole number of requests from 1 to %d (got %d)", MaxLimit, s.Limit)
 		}
 		if s.WindowMs < MinWindowMs || s.WindowMs > MaxWindowMs {
-			return Errorf(EINVALID, "window_ms must be from %d to %d (got %d)", MinWindowMs, MaxWindowMs, s.WindowMs)
+			return FieldErrorf("window_ms", EINVALID, "window_ms must be from %d to %d (got %d)", MinWindowMs, MaxWindowMs, s.WindowMs)
 		}
 	case SourceLock:
 		if tokens+clients+windows > 0 {
-			return Errorf(EINVALID, "a lock source's key is a prefix, without tokens (got %q)", clip(s.Key))
+			return FieldErrorf("key", EINVALID, "a lock source's key is a prefix, without tokens (got %q)", clip(s.Key))
 		}
 		s.Encoding, s.Limit, s.WindowMs = "", 0, 0
 	default:
-		return Errorf(EINVALID, `kind must be "board", "queue", "limiter" or "lock" (got %q)`, clip(string(s.Kind)))
+		return FieldErrorf("kind", EINVALID, `kind must be "board", "queue", "limiter" or "lock" (got %q)`, clip(string(s.Kind)))
 	}
 	return nil
 }
@@ -183,7 +183,7 @@ func (s *Source) validateReach(families []KeyFamily) error {
 		fixed, open = s.Key[:i], true
 	}
 	if fixed == "" {
-		return Errorf(EINVALID, "key must begin with a fixed part, not a token: e.g. limit:api:{client}:{window_start}, game:rank:{yyyymmdd} (got %q)", clip(s.Key))
+		return FieldErrorf("key", EINVALID, "key must begin with a fixed part, not a token: e.g. limit:api:{client}:{window_start}, game:rank:{yyyymmdd} (got %q)", clip(s.Key))
 	}
 	for _, f := range families {
 		if f.Kind == s.Kind {
@@ -194,7 +194,7 @@ func (s *Source) validateReach(families []KeyFamily) error {
 			if open {
 				also = ", nor may its fixed part (before the first token; a lock source's whole prefix) be the start of one, which a token or a lock name could complete"
 			}
-			return Errorf(EINVALID, "key %q could name %s: a %s source's keys may not begin with %s%s",
+			return FieldErrorf("key", EINVALID, "key %q could name %s: a %s source's keys may not begin with %s%s",
 				clip(s.Key), f.Holds, s.Kind, reservedPrefixes(families, s.Kind), also)
 		}
 	}

@@ -128,7 +128,7 @@ func (t TieBreak) Points(score float64) int64 {
 // Returns EINVALID when the points or the time are outside the encoding's range.
 func (t TieBreak) Encode(points int64, at time.Time) (float64, error) {
 	if max := t.MaxPoints(); points < -max || points > max {
-		return 0, Errorf(EINVALID, "points must be a whole number from %d to %d on %s", -max, max, t.Describe())
+		return 0, FieldErrorf("points", EINVALID, "points must be a whole number from %d to %d on %s", -max, max, t.Describe())
 	}
 	switch t {
 	case TieBreakFirstReached:

@@ -4,6 +4,7 @@
 package live
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -24,9 +25,9 @@ type Hub struct {
 	clients map[*client]struct{}
 	closed  bool
 
-	// subscriptionsChanged, when set (by tests, before any connection), is called under mu
-	// after a client was added or removed, so a test waits for that instead of polling.
-	subscriptionsChanged func()
+	// changed is closed, and replaced, each time a client is added or removed: what
+	// WaitSubscriptions waits on instead of polling.
+	changed chan struct{}
 }
 
 type topic struct {
@@ -63,7 +64,27 @@ type batch struct{ frames []*frame }
 
 // NewHub returns an empty hub. metrics may be nil.
 func NewHub(metrics *Metrics) *Hub {
-	return &Hub{metrics: metrics, topics: map[Subscription]*topic{}, clients: map[*client]struct{}{}}
+	return &Hub{metrics: metrics, topics: map[Subscription]*topic{}, clients: map[*client]struct{}{},
+		changed: make(chan struct{})}
+}
+
+// WaitSubscriptions returns once ok holds, checking it again each time a connection subscribes
+// or leaves, or returns ctx's error when ctx ends first. It is how tests wait for the
+// connections they opened to be registered (ok reads Topics or Subscriptions), with no polling.
+func (h *Hub) WaitSubscriptions(ctx context.Context, ok func() bool) error {
+	for {
+		h.mu.Lock()
+		changed := h.changed // taken before ok looks, so no change between them goes unseen
+		h.mu.Unlock()
+		if ok() {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("live.WaitSubscriptions: %w; topics %v", ctx.Err(), h.Topics())
+		}
+	}
 }
 
 // Topics returns the topics that have at least one subscriber, whatever its audience.
@@ -176,9 +197,8 @@ func (h *Hub) subscribe(c *client) bool {
 }
 
 func (h *Hub) changedLocked() {
-	if h.subscriptionsChanged != nil {
-		h.subscriptionsChanged()
-	}
+	close(h.changed)
+	h.changed = make(chan struct{})
 }
 
 // unsubscribe removes c everywhere and stops its writer. Safe to call more than once.

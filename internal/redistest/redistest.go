@@ -5,6 +5,9 @@
 //	func TestMain(m *testing.M) { redistest.Main(m) }
 //	func TestX(t *testing.T) { rdb := redistest.Client(t) ... }
 //
+// Client gives a test the shared server's database 0, flushed; DB gives it a database of its
+// own on that server, so tests that call t.Parallel do not see each other's keys.
+//
 // Main starts one single server for the package. A Redis Cluster (ClusterClient, SharedCluster)
 // and a Sentinel setup (SentinelClient, SharedSentinel) start on first use, once per package,
 // and Main stops them at the end: a package that never asks for them pays nothing.
@@ -55,6 +58,9 @@ func Main(m *testing.M, ready ...func(clockStart time.Time)) {
 		os.Exit(1)
 	}
 	shared, inMain = srv, true
+	for db := 1; db < databases; db++ {
+		freeDBs <- db
+	}
 	now, err := srv.Now()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "redistest:", err)
@@ -83,16 +89,44 @@ func atExit(f func()) {
 	cleanups = append(cleanups, f)
 }
 
-// Client returns a client of the package's shared server, flushed for this test and closed
-// after it.
+// Client returns a client of the package's shared server's database 0 (the one a client that
+// names no database uses), flushed for this test and closed after it. A test that dials the
+// server itself (Shared().Addr) sees the same keys. Tests using it must not run in parallel
+// with each other: use DB for those.
 func Client(t testing.TB) *redis.Client {
+	t.Helper()
+	return flushedClient(t, 0)
+}
+
+// databases is how many databases the servers have: database 0 for Client, the others for DB.
+const databases = 64
+
+// freeDBs are the databases of the shared server no running test holds (Main fills it).
+var freeDBs = make(chan int, databases)
+
+// DB returns a client of a database of the package's shared server that no other running test
+// uses, flushed for this test and closed after it (the database then goes to another test), so
+// tests that each call DB can call t.Parallel. FLUSHALL would empty the others' databases: a
+// test using DB flushes with FLUSHDB. rdb.Options().DB says which database it is, for a test
+// that dials the server another way (through a proxy). It waits while every database is held.
+func DB(t testing.TB) *redis.Client {
 	t.Helper()
 	if shared == nil {
 		t.Fatal("redistest: call redistest.Main(m) from TestMain first")
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: shared.Addr})
-	if err := rdb.FlushAll(context.Background()).Err(); err != nil {
-		t.Fatalf("redistest: flush: %v", err)
+	db := <-freeDBs
+	t.Cleanup(func() { freeDBs <- db })
+	return flushedClient(t, db)
+}
+
+func flushedClient(t testing.TB, db int) *redis.Client {
+	t.Helper()
+	if shared == nil {
+		t.Fatal("redistest: call redistest.Main(m) from TestMain first")
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: shared.Addr, DB: db})
+	if err := rdb.FlushDB(context.Background()).Err(); err != nil {
+		t.Fatalf("redistest: flush database %d: %v", db, err)
 	}
 	t.Cleanup(func() { rdb.Close() })
 	return rdb
@@ -143,7 +177,7 @@ func (s *Server) start() error {
 	args = append(args, "--port", port, "--bind", "127.0.0.1", "--dir", s.dir, "--daemonize", "no", "--loglevel", "warning")
 	if s.conf == "" {
 		// DEBUG SLEEP plays a stalled Redis in tests.
-		args = append(args, "--save", "", "--appendonly", "no", "--enable-debug-command", "local")
+		args = append(args, "--save", "", "--appendonly", "no", "--enable-debug-command", "local", "--databases", strconv.Itoa(databases))
 	}
 	args = append(args, s.args...)
 	cmd, err := serverCommand(args)

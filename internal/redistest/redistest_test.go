@@ -118,3 +118,25 @@ func BenchmarkForEachTopologySet(b *testing.B) {
 		}
 	})
 }
+
+// Tests that each take a DB do not see each other's keys, a DB starts empty, and Client's
+// flush of database 0 leaves the DBs alone: tests taking DBs can run in parallel on one server.
+func TestDBsAreIsolated(t *testing.T) {
+	ctx := context.Background()
+	a, b := DB(t), DB(t)
+	for i, rdb := range []*redis.Client{a, b} {
+		if n := rdb.DBSize(ctx).Val(); n != 0 {
+			t.Fatalf("a new DB holds %d keys", n)
+		}
+		if err := rdb.Set(ctx, "mine", i, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	Client(t).Set(ctx, "zero", 1, 0)
+	Client(t) // flushes database 0
+	for i, rdb := range []*redis.Client{a, b} {
+		if got, err := rdb.Get(ctx, "mine").Int(); err != nil || got != i || rdb.DBSize(ctx).Val() != 1 {
+			t.Errorf("DB %d: mine = %d, %v; %d keys: another test's writes or flush reached it", rdb.Options().DB, got, err, rdb.DBSize(ctx).Val())
+		}
+	}
+}

@@ -22,7 +22,8 @@ var AccessLogModes = []string{AccessLogAll, AccessLogErrors, AccessLogOff}
 // accessLog logs each request once it is answered. Static files and probes (/healthz,
 // /readyz, /metrics) log at DEBUG whatever their status: a load balancer polling a failing
 // /readyz is the probe doing its job, not an error of zpulse. Other requests log at INFO,
-// at ERROR from status 500 on; mode errors keeps only statuses from 400 on.
+// at ERROR from status 500 on; mode errors keeps only statuses from 400 on. The time taken
+// is latency_ms, in milliseconds with microsecond precision.
 func accessLog(log *slog.Logger, mode string) echo.MiddlewareFunc {
 	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
 		Skipper:   func(echo.Context) bool { return mode == AccessLogOff },
@@ -40,7 +41,7 @@ func accessLog(log *slog.Logger, mode string) echo.MiddlewareFunc {
 				level = slog.LevelError
 			}
 			log.LogAttrs(c.Request().Context(), level, "request", slog.String("method", v.Method), slog.String("uri", v.URI),
-				slog.Int("status", v.Status), slog.Duration("latency", v.Latency), slog.String("request_id", v.RequestID))
+				slog.Int("status", v.Status), slog.Float64("latency_ms", float64(v.Latency.Microseconds())/1000), slog.String("request_id", v.RequestID))
 			return nil
 		},
 	})

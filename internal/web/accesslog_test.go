@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"encoding/json"
 	"log/slog"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); retur
 // --access-log: all logs pages at INFO and static files and probes at DEBUG; errors keeps
 // statuses from 400 on; off logs no request.
 func TestAccessLogModes(t *testing.T) {
+	t.Parallel()
 	css := "/static/" + static.Path("app.css")
 	for mode, want := range map[string][]string{
 		AccessLogAll: {`level=INFO msg=request method=GET uri=/boards status=200`, `level=DEBUG msg=request method=GET uri=` + css + ` status=200`,
@@ -33,7 +35,7 @@ func TestAccessLogModes(t *testing.T) {
 		AccessLogOff:    nil,
 	} {
 		logs := &lockedBuffer{}
-		s := newTestServerWith(t, "", nil, func(d *Deps) {
+		s := newFakeServer(t, "", nil, func(d *Deps) {
 			d.AccessLog = mode
 			d.Log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		})
@@ -49,5 +51,26 @@ func TestAccessLogModes(t *testing.T) {
 		if n := strings.Count(got, "msg=request "); n != len(want) {
 			t.Errorf("%s: %d requests logged, want %d:\n%s", mode, n, len(want), got)
 		}
+	}
+}
+
+// The JSON access log says the time a request took with its unit: latency_ms, a number of
+// milliseconds.
+func TestAccessLogLatencyHasAUnit(t *testing.T) {
+	logs := &lockedBuffer{}
+	s := newTestServerWith(t, "", nil, func(d *Deps) {
+		d.AccessLog = AccessLogAll
+		d.Log = slog.New(slog.NewJSONHandler(logs, nil))
+	})
+	s.get(t, "/boards")
+	var line map[string]any
+	if err := json.Unmarshal([]byte(strings.SplitN(logs.String(), "\n", 2)[0]), &line); err != nil {
+		t.Fatalf("the access log's line is not JSON: %v\n%s", err, logs.String())
+	}
+	if ms, ok := line["latency_ms"].(float64); !ok || ms <= 0 || ms > 60_000 {
+		t.Errorf("latency_ms = %#v, want a number of milliseconds", line["latency_ms"])
+	}
+	if _, ok := line["latency"]; ok {
+		t.Errorf("the line still has a unitless latency: %v", line)
 	}
 }

@@ -16,7 +16,8 @@ import (
 // (immutable), gzipped to browsers that take it; the plain name is still served, but
 // checked on every use.
 func TestAssetsAreHashedCachedAndCompressed(t *testing.T) {
-	s := newTestServer(t, "", nil)
+	t.Parallel()
+	s := newFakeServer(t, "", nil, nil)
 	_, page := s.get(t, "/")
 	links := regexp.MustCompile(`(?:href|src)="(/static/[^"]+)"`).FindAllStringSubmatch(page, -1)
 	if len(links) < 5 {
@@ -79,6 +80,7 @@ func TestAssetsAreHashedCachedAndCompressed(t *testing.T) {
 }
 
 func TestAcceptsGzip(t *testing.T) {
+	t.Parallel()
 	for header, want := range map[string]bool{"gzip": true, "br, gzip;q=0.5": true, "GZIP": true, "gzip;q=0": false, "br": false, "": false, "identity": false} {
 		if got := acceptsGzip(header); got != want {
 			t.Errorf("acceptsGzip(%q) = %v", header, got)

@@ -65,11 +65,13 @@ func (s *testServer) canChange(t *testing.T) bool {
 	return false
 }
 
-// The sign-in limit is built in: after Redis lost every key, 15 wrong sign-ins still meet it,
+// The sign-in limit is built in: after Redis lost every key (FLUSHDB: the test's database is all
+// its Redis; FLUSHALL would empty the other tests'), 15 wrong sign-ins still meet it,
 // and once met even the right token is refused.
 func TestSignInLimitSurvivesFlushAll(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
-	if err := s.rdb.FlushAll(context.Background()).Err(); err != nil {
+	if err := s.rdb.FlushDB(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}
 	limited := 0
@@ -96,6 +98,7 @@ func TestSignInLimitSurvivesFlushAll(t *testing.T) {
 // Wrong bearer tokens are guesses too: they meet the same limit, on reads as on writes, and
 // then even the right token waits.
 func TestWrongBearerTokensMeetTheLimit(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	var status int
 	var h http.Header
@@ -127,6 +130,7 @@ func TestWrongBearerTokensMeetTheLimit(t *testing.T) {
 
 // A right bearer token is not an attempt: an API client that holds it is not limited.
 func TestRightBearerTokenIsNotCounted(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	for i := range 3 * domain.SignInAttempts.Limit {
 		if status, b := s.postJSON(t, "/api/v1/boards/b/scores", `{"player":"a","points":1}`, "Authorization", "Bearer s3cret"); status != http.StatusOK {
@@ -137,6 +141,7 @@ func TestRightBearerTokenIsNotCounted(t *testing.T) {
 
 // The scheme is case-insensitive (RFC 9110): "bearer" and "BEARER" are "Bearer".
 func TestBearerSchemeIsCaseInsensitive(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	for _, scheme := range []string{"bearer", "BEARER", "BeArEr"} {
 		if status, b := s.postJSON(t, "/api/v1/boards/b/scores", `{"player":"a","points":1}`, "Authorization", scheme+" s3cret"); status != http.StatusOK {
@@ -148,6 +153,7 @@ func TestBearerSchemeIsCaseInsensitive(t *testing.T) {
 // When the limit cannot be checked (Redis stopped), sign-in and bearer tokens are refused
 // with a 503 that says why, never let through.
 func TestSignInFailsClosedWithoutRedis(t *testing.T) {
+	t.Parallel()
 	srv, err := redistest.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -182,6 +188,7 @@ func TestSignInFailsClosedWithoutRedis(t *testing.T) {
 // Signing out ends the session in Redis: a copy of the cookie kept from before changes
 // nothing.
 func TestCookieKeptFromBeforeSignOut(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	kept := s.signIn(t, "s3cret")
 	if !s.withCookie(t, kept).canChange(t) {
@@ -204,6 +211,7 @@ func TestCookieKeptFromBeforeSignOut(t *testing.T) {
 
 // Sign out everywhere ends every admin session, other browsers' too; a new sign-in works.
 func TestSignOutEverywhere(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	other := s.withCookie(t, nil)
 	otherCookie := other.signIn(t, "s3cret")
@@ -234,6 +242,7 @@ func TestSignOutEverywhere(t *testing.T) {
 // A session cookie that was never issued, or was issued under another admin token, is not a
 // session.
 func TestForgedAndStaleSessions(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	ck := s.signIn(t, "s3cret")
 	if s.withCookie(t, &http.Cookie{Name: sessionCookie, Value: "made-up"}).canChange(t) {
@@ -253,6 +262,7 @@ func TestForgedAndStaleSessions(t *testing.T) {
 
 // The CSRF token is read from the form body or the X-CSRF-Token header, never the query.
 func TestCSRFTokenNotFromQuery(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	_, page := s.get(t, "/boards/b")
 	token := csrfInput.FindStringSubmatch(page)[1]
@@ -280,6 +290,7 @@ func TestCSRFTokenNotFromQuery(t *testing.T) {
 // With an admin token, lock holders' tokens are withheld from anyone but admins: the API,
 // the pages and the live list say the lock exists and hide who holds it.
 func TestLockTokensHiddenFromAnonymousReaders(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	ctx := context.Background()
 	s.rdb.Set(ctx, "lock:order:1", "holder-secret-token", time.Minute)
@@ -324,6 +335,7 @@ func sessionKeyHash(id string) string {
 
 // The API takes bearer tokens only: an admin's session cookie does not change data through it.
 func TestAPIIgnoresSessionCookies(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	s.signIn(t, "s3cret") // the client's jar now holds the session
 	if status, b := s.postJSON(t, "/api/v1/boards/b/scores", `{"player":"a","points":1}`); status != http.StatusUnauthorized {
@@ -376,7 +388,8 @@ func (g *attemptGate) next() {
 // flight at once, reach Redis in that order; the right one comes after the limit was used
 // up, so it is refused like the 89 wrong ones past the limit.
 func TestGuessBurstMeetsTheLimit(t *testing.T) {
-	rdb := redistest.Client(t)
+	t.Parallel()
+	rdb := redistest.DB(t)
 	gate := &attemptGate{}
 	rdb.AddHook(gate)
 	s := newTestServer(t, "s3cret", rdb)
@@ -437,6 +450,7 @@ func TestGuessBurstMeetsTheLimit(t *testing.T) {
 // client elsewhere (here, behind a trusted proxy) gets 403 naming the flags, on the API and
 // on forms; a request a proxy forwarded without --trust-proxy is not taken for a local one.
 func TestOpenAccessIsLoopbackOnlyByDefault(t *testing.T) {
+	t.Parallel()
 	add := func(s *testServer, header ...string) (int, string) {
 		return s.postJSON(t, "/api/v1/boards/b/scores", `{"player":"a","points":1}`, header...)
 	}
@@ -466,5 +480,14 @@ func TestOpenAccessIsLoopbackOnlyByDefault(t *testing.T) {
 	}
 	if _, page := open.get(t, "/"); !strings.Contains(page, ">Open access</span>") {
 		t.Error("--open-access: the header does not say access is open")
+	}
+}
+
+// The sign-in page says where the session lives: in Redis, not in a signed cookie.
+func TestLoginPageSaysWhereSessionsLive(t *testing.T) {
+	s := newTestServer(t, "secret-token-1234", nil)
+	_, page := s.get(t, "/login")
+	if !strings.Contains(page, "a session kept in Redis") || strings.Contains(page, "signed cookie") {
+		t.Error("the sign-in page does not say that the session is kept in Redis")
 	}
 }

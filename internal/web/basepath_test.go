@@ -16,6 +16,7 @@ import (
 // Under --base-path every page, asset, form, redirect and websocket URL carries the prefix,
 // and nothing is served outside it.
 func TestBasePath(t *testing.T) {
+	t.Parallel()
 	s := newTestServerWith(t, "", nil, func(d *Deps) { d.BasePath = "/zpulse" })
 	for path, want := range map[string]int{"/": 404, "/boards": 404, "/zpulsex": 404, "/zpulse": 200, "/zpulse/": 200,
 		"/zpulse/boards": 200, "/zpulse/healthz": 200, "/zpulse/api/v1/boards": 200, "/zpulse/nope": 404} {
@@ -63,6 +64,7 @@ func TestBasePath(t *testing.T) {
 
 // Sign-in under a base path: the browser comes back to the page it was on.
 func TestBasePathSignIn(t *testing.T) {
+	t.Parallel()
 	s := newTestServerWith(t, "secret", nil, func(d *Deps) { d.BasePath = "/zpulse" })
 	status, _, h := s.postForm(t, "/zpulse/login", "/zpulse/boards/g/points", url.Values{"player": {"p"}, "points": {"5"}},
 		"Referer", s.URL+"/zpulse/boards/g?period=daily")
@@ -76,6 +78,7 @@ func TestBasePathSignIn(t *testing.T) {
 }
 
 func TestRefererPath(t *testing.T) {
+	t.Parallel()
 	e := echo.New()
 	for _, c := range []struct{ base, referer, want string }{
 		{"", "http://h/boards/g?x=1", "/boards/g?x=1"},

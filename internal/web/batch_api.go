@@ -22,9 +22,7 @@ type batchResults struct {
 
 // itemError is the envelope of one item's error.
 func itemError(err error) apiError {
-	_, code, message := describeError(err)
-	var e apiError
-	e.Error.Code, e.Error.Message = code, message
+	_, e := apiErrorOf(err)
 	return e
 }
 
@@ -108,11 +106,11 @@ func (s *server) apiPollBatch(c echo.Context) error {
 	if req.Count == nil || req.LeaseMs == nil {
 		return domain.Errorf(domain.EINVALID, "count (1 to %d) and lease_ms (%d to %d) are required", domain.MaxBatchPoll, domain.MinLease.Milliseconds(), domain.MaxLease.Milliseconds())
 	}
-	n, err := decodeInt(req.Count, "count", "", 1, domain.MaxBatchPoll)
+	n, err := batchCountInput.json(req.Count)
 	if err != nil {
 		return err
 	}
-	lease, err := decodeMillis(req.LeaseMs, "lease_ms", domain.MinLease, domain.MaxLease)
+	lease, err := leaseInput.millis(req.LeaseMs)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,7 @@ func itemCode(item map[string]any) string {
 // Each item of a batch is its own step with its own answer: a bad or refused item fails
 // alone, in the error envelope, and the others go through.
 func TestBatchAPIs(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 
 	// Scores: one good, one without a player, one beyond the range, one good again.

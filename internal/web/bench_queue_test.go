@@ -26,7 +26,7 @@ const queueBenchClients = 50
 // enqueue (Client.Enqueue) and dequeue (a Server of 50 workers taking and finishing tasks),
 // and reports the rates and zpulse's ratio to each.
 func BenchmarkQueueEnqueueTake(b *testing.B) {
-	rdb := redistest.Client(b)
+	rdb := redistest.DB(b)
 	q := openRepo(b, rdb).Queues
 	ctx := context.Background()
 	n := b.N

@@ -26,7 +26,7 @@ import (
 // "unchanged" is the steady state (one pipelined read, compare); "changed" adds rendering and
 // publishing every topic. Each topic is a board of 100 players with one subscriber.
 func BenchmarkWatcherTick(b *testing.B) {
-	rdb := redistest.Client(b)
+	rdb := redistest.DB(b)
 	ctx := context.Background()
 	svc := openRepo(b, rdb)
 	lb := svc.Leaderboards
@@ -44,9 +44,7 @@ func BenchmarkWatcherTick(b *testing.B) {
 			}
 			subscribeCounting(b, srv.URL, domain.BoardTopic(boards[i], domain.AllTime, 10), &received)
 		}
-		for len(hub.Topics()) < topics {
-			time.Sleep(time.Millisecond)
-		}
+		waitTopics(b, hub, topics)
 		w.Tick(ctx)
 		b.Run(fmt.Sprintf("topics=%d/unchanged", topics), func(b *testing.B) {
 			for b.Loop() {

@@ -27,7 +27,7 @@ func (r addPointsRequest) scoreAdd() (domain.ScoreAdd, error) {
 	if r.Player == nil {
 		return domain.ScoreAdd{}, domain.Errorf(domain.EINVALID, "player is required: 1 to %d bytes of printable UTF-8", domain.MaxMemberBytes)
 	}
-	points, err := decodeInt(r.Points, "points", "", -domain.MaxSafeScore, domain.MaxSafeScore)
+	points, err := pointsInput.json(r.Points)
 	return domain.ScoreAdd{Player: *r.Player, Points: points}, err
 }
 
@@ -58,7 +58,7 @@ func (s *server) apiSetScore(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	score, err := decodeInt(req.Score, "score", "", -domain.MaxSafeScore, domain.MaxSafeScore)
+	score, err := scoreInput.json(req.Score)
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func (s *server) apiTrim(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	keep, err := decodeInt(req.Keep, "keep", "", 1, maxTrimKeep)
+	keep, err := keepInput.json(req.Keep)
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func (s *server) apiPutSettings(c echo.Context) error {
 	}
 	patch := domain.BoardSettingsPatch{TieBreak: req.TieBreak, Periods: req.Periods}
 	if len(req.RetentionDays) > 0 {
-		days, err := decodeInt(req.RetentionDays, "retention_days", "", domain.MinRetentionDays, domain.MaxRetentionDays)
+		days, err := retentionInput.json(req.RetentionDays)
 		if err != nil {
 			return err
 		}
@@ -144,7 +144,7 @@ func (s *server) apiTop(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	n, err := queryInt(c, "n", domain.BoardTopN)
+	n, err := topNInput.query(c, domain.BoardTopN)
 	if err != nil {
 		return err
 	}
@@ -172,7 +172,7 @@ func (s *server) apiAround(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	n, err := queryInt(c, "n", 5)
+	n, err := aroundNInput.query(c, 5)
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func (s *server) apiEntries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit, err := queryInt(c, "limit", 100)
+	limit, err := entriesInput.query(c, 100)
 	if err != nil {
 		return err
 	}

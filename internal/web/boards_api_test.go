@@ -9,6 +9,7 @@ import (
 )
 
 func TestAPIBoardSettings(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	if status, b := s.get(t, "/api/v1/boards/b"); status != http.StatusOK || b != `{"tie_break":"none","periods":[],"retention_days":90}`+"\n" {
 		t.Errorf("defaults: %d %s", status, b)
@@ -25,7 +26,7 @@ func TestAPIBoardSettings(t *testing.T) {
 		`{"tie_break":"random"}`:        `"none", "first_reached", "first_reached_e10" or "first_reached_wide"`,
 		`{"periods":["hourly"]}`:        "daily, weekly and monthly",
 		`{"retention_days":0}`:          "from 1 to 3,650",
-		`{"retention_days":1.5}`:        "JSON integer",
+		`{"retention_days":1.5}`:        "written as digits",
 		`{"periods":"daily"}`:           `"periods" must be a JSON array`,
 		`{"retention_days":90,"x":1}`:   `unknown field "x"`,
 		`{"periods":["daily","daily"]}`: "listed twice",
@@ -42,6 +43,7 @@ func TestAPIBoardSettings(t *testing.T) {
 }
 
 func TestAPIPeriodsAroundAndEntries(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	s.do(t, http.MethodPut, "/api/v1/boards/g", "application/json", `{"periods":["daily"]}`)
 	for i := range 12 {
@@ -90,6 +92,7 @@ func TestAPIPeriodsAroundAndEntries(t *testing.T) {
 }
 
 func TestAPISetRemoveTrimReset(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "tok", nil)
 	auth := []string{"Authorization", "Bearer tok"}
 	for i := range 5 {
@@ -129,6 +132,7 @@ func TestAPISetRemoveTrimReset(t *testing.T) {
 
 // Boards written by others are listed with their leaders.
 func TestAPIBoardsList(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	s.postJSON(t, "/api/v1/boards/own/scores", `{"player":"a","points":3}`)
 	s.rdb.ZAdd(t.Context(), "leaderboard:theirs", redisZ(7, "x"))
@@ -144,6 +148,7 @@ func TestAPIBoardsList(t *testing.T) {
 // A board named like another board's period board (leaderboard:x:2026-11-30 is board x's
 // daily board in the articles' layout) is refused, with the reason, and nothing is written.
 func TestAPIRefusesABoardNamedLikeAPeriod(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	for _, board := range []string{"x:2026-11-30", "x:2026-W48", "x:2026-11"} {
 		for _, c := range []struct{ method, path, body string }{

@@ -46,15 +46,6 @@ func requirePlayer(f views.Form) (string, bool) {
 	return p, true
 }
 
-func formPoints(f views.Form, name string) (int64, bool) {
-	n, err := domain.ParsePoints(f.Value(name))
-	if err != nil {
-		f.Errors[name] = domain.ErrorMessage(err)
-		return 0, false
-	}
-	return n, true
-}
-
 func confirmed(f views.Form) bool {
 	if f.Value("confirm") != "yes" {
 		f.Errors["confirm"] = "Tick the box to confirm: this cannot be undone."
@@ -65,8 +56,8 @@ func confirmed(f views.Form) bool {
 
 func (s *server) addPointsAction(ctx context.Context, board string, f views.Form) (string, string, error) {
 	player, okPlayer := requirePlayer(f)
-	points, okPoints := formPoints(f, "points")
-	if !okPlayer || !okPoints {
+	points, err := pointsInput.parse(f.Value("points"))
+	if !noteError(f.Errors, err) || !okPlayer {
 		return "", "", nil
 	}
 	e, err := s.Leaderboards.AddPoints(ctx, board, player, points)
@@ -75,8 +66,8 @@ func (s *server) addPointsAction(ctx context.Context, board string, f views.Form
 
 func (s *server) setScoreAction(ctx context.Context, board string, f views.Form) (string, string, error) {
 	player, okPlayer := requirePlayer(f)
-	points, okPoints := formPoints(f, "points")
-	if !okPlayer || !okPoints {
+	points, err := pointsInput.parse(f.Value("points"))
+	if !noteError(f.Errors, err) || !okPlayer {
 		return "", "", nil
 	}
 	e, err := s.Leaderboards.SetScore(ctx, board, player, points)
@@ -92,10 +83,8 @@ func (s *server) removeAction(ctx context.Context, board string, f views.Form) (
 }
 
 func (s *server) trimAction(ctx context.Context, board string, f views.Form) (string, string, error) {
-	keep, ok := parseWhole(f.Value("keep"), 1, maxTrimKeep)
-	if !ok {
-		f.Errors["keep"] = "keep must be a whole number of 1 or more"
-	}
+	keep, err := keepInput.parse(f.Value("keep"))
+	noteError(f.Errors, err)
 	if !confirmed(f) || !f.OK() {
 		return "", "", nil
 	}
@@ -118,12 +107,11 @@ func (s *server) settingsAction(ctx context.Context, board string, f views.Form)
 			set.Periods = append(set.Periods, domain.Period(p))
 		}
 	}
-	days, ok := parseWhole(f.Value("retention_days"), domain.MinRetentionDays, domain.MaxRetentionDays)
-	if !ok {
-		f.Errors["retention_days"] = fmt.Sprintf("Keep period boards for a whole number of days from %s to %s", domain.FormatCount(domain.MinRetentionDays), domain.FormatCount(domain.MaxRetentionDays))
+	days, err := retentionInput.parse(f.Value("retention_days"))
+	if !noteError(f.Errors, err) {
 		return "", "", nil
 	}
 	set.RetentionDays = int(days)
-	_, err := s.Leaderboards.UpdateSettings(ctx, board, set)
+	_, err = s.Leaderboards.UpdateSettings(ctx, board, set)
 	return "Settings saved.", "", err
 }

@@ -27,7 +27,7 @@ func boardPeriodAndSize(c echo.Context) (domain.Period, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	n, err := queryInt(c, "n", domain.BoardTopN)
+	n, err := topNInput.query(c, domain.BoardTopN)
 	if err == nil && !slices.Contains(domain.BoardTopNs, n) {
 		err = domain.Errorf(domain.EINVALID, "n must be one of %v (got %d)", domain.BoardTopNs, n)
 	}
@@ -112,9 +112,9 @@ func (s *server) entriesPage(c echo.Context) error {
 	cursor := c.QueryParam("cursor")
 	var page domain.Page
 	if v := c.QueryParam("rank"); v != "" { // a jump to a rank, or a previous page
-		rank, ok := parseWhole(v, 1, domain.MaxRank)
-		if !ok {
-			return domain.Errorf(domain.EINVALID, "rank must be a whole number from 1 to %d (got %q)", int64(domain.MaxRank), clipped(v))
+		rank, err := rankInput.parse(v)
+		if err != nil {
+			return err
 		}
 		page, err = s.Leaderboards.EntriesAt(c.Request().Context(), board, period, rank, entriesPerPage)
 		cursor = "rank"

@@ -10,6 +10,7 @@ import (
 )
 
 func TestBoardPageViews(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	s.do(t, http.MethodPut, "/api/v1/boards/g", "application/json", `{"periods":["daily","monthly"]}`)
 	for i := range 6 { // more players than bigKey (5)
@@ -36,6 +37,7 @@ func TestBoardPageViews(t *testing.T) {
 }
 
 func TestPlayerLookup(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	for i := range 10 {
 		s.postJSON(t, "/api/v1/boards/g/scores", fmt.Sprintf(`{"player":"p%d","points":%d}`, i, 10*i))
@@ -50,6 +52,7 @@ func TestPlayerLookup(t *testing.T) {
 }
 
 func TestAdminFormsNeedConfirmation(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	ctx := context.Background()
 	for i := range 5 {
@@ -81,9 +84,10 @@ func TestAdminFormsNeedConfirmation(t *testing.T) {
 }
 
 func TestSettingsForm(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, body, _ := s.postForm(t, "/boards/g", "/boards/g/settings", url.Values{"tie_break": {"first_reached"}, "periods": {"daily", "weekly"}, "retention_days": {"0"}})
-	if status != http.StatusBadRequest || !strings.Contains(body, "Keep period boards for a whole number of days from 1 to 3,650") {
+	if status != http.StatusBadRequest || !strings.Contains(body, "retention_days must be a whole number of days from 1 to 3,650") {
 		t.Errorf("bad retention: %d", status)
 	}
 	status, _, h := s.postForm(t, "/boards/g", "/boards/g/settings", url.Values{"tie_break": {"first_reached"}, "periods": {"daily", "weekly"}, "retention_days": {"14"}})
@@ -94,12 +98,13 @@ func TestSettingsForm(t *testing.T) {
 	if b != `{"tie_break":"first_reached","periods":["daily","weekly"],"retention_days":14}`+"\n" {
 		t.Errorf("saved: %s", b)
 	}
-	if _, page := s.get(t, "/boards/g"); !strings.Contains(page, "Settings saved.") || !strings.Contains(page, ">This week<") || !strings.Contains(page, "First to reach ranks higher") {
+	if _, page := s.get(t, "/boards/g"); !strings.Contains(page, "Settings saved.") || !strings.Contains(page, ">This week<") || !strings.Contains(page, "Ties: first to reach ranks higher") {
 		t.Error("the page does not show the new settings")
 	}
 }
 
 func TestBoardsListAndEntriesPages(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	for i := range 60 {
 		s.postJSON(t, "/api/v1/boards/g/scores", fmt.Sprintf(`{"player":"p%02d","points":%d}`, i, i))

@@ -311,12 +311,7 @@ func TestEveryAPICallAndPageOnTheCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer conn.Close()
-		for deadline := time.Now().Add(5 * time.Second); len(w.deps.Hub.Topics()) < len(topics); {
-			if time.Now().After(deadline) {
-				t.Fatalf("subscribed topics = %v, want %v", w.deps.Hub.Topics(), topics)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		waitTopics(t, w.deps.Hub, len(topics))
 		w.watcher.Tick(ctx)
 		w.watcher.Tick(ctx) // the first read of a limiter topic only learns its policy and clients
 		var got strings.Builder

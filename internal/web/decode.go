@@ -4,15 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
-	"regexp"
-	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -122,69 +117,4 @@ func jsonKind(goKind string) string {
 	default:
 		return "number"
 	}
-}
-
-// integerLiteral is a whole number as JSON writes it: no sign +, leading zero, fraction or
-// exponent.
-var integerLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
-
-// parseWhole is the one parser of whole numbers, for JSON values, forms and queries alike:
-// an integer literal from lo to hi. Anything else (fractions, exponents, text, a number out
-// of range) is refused, never rounded or clamped.
-func parseWhole(lit string, lo, hi int64) (int64, bool) {
-	n, err := strconv.ParseInt(lit, 10, 64)
-	return n, err == nil && integerLiteral.MatchString(lit) && n >= lo && n <= hi
-}
-
-// decodeInt reads a required whole number from a field's raw JSON value, from lo to hi; unit
-// says what it counts ("" when it is a plain number).
-func decodeInt(raw json.RawMessage, field, unit string, lo, hi int64) (int64, error) {
-	what := "a whole number"
-	if unit != "" {
-		what += " of " + unit
-	}
-	lit := strings.TrimSpace(string(raw))
-	if lit == "" {
-		return 0, domain.Errorf(domain.EINVALID, "%s is required: %s from %s to %s", field, what, domain.FormatCount(lo), domain.FormatCount(hi))
-	}
-	n, ok := parseWhole(lit, lo, hi)
-	if !ok {
-		return 0, domain.Errorf(domain.EINVALID, "%s must be %s from %s to %s: a JSON integer without fraction or exponent (got %s)",
-			field, what, domain.FormatCount(lo), domain.FormatCount(hi), clipped(lit))
-	}
-	return n, nil
-}
-
-// decodeMillis reads a required duration from a field's raw JSON value: whole milliseconds
-// from lo to hi.
-func decodeMillis(raw json.RawMessage, field string, lo, hi time.Duration) (time.Duration, error) {
-	ms, err := decodeInt(raw, field, "milliseconds", lo.Milliseconds(), hi.Milliseconds())
-	return time.Duration(ms) * time.Millisecond, err
-}
-
-// parseDuration is the one parser of durations typed by people (forms): Go's notation
-// ("30s", "1m30s", "500ms"), whole milliseconds from lo to hi.
-func parseDuration(text string, lo, hi time.Duration) (time.Duration, bool) {
-	d, err := time.ParseDuration(text)
-	return d, err == nil && d%time.Millisecond == 0 && d >= lo && d <= hi
-}
-
-// queryInt reads an optional whole-number query parameter.
-func queryInt(c echo.Context, name string, def int) (int, error) {
-	s := c.QueryParam(name)
-	if s == "" {
-		return def, nil
-	}
-	n, ok := parseWhole(s, math.MinInt32, math.MaxInt32)
-	if !ok {
-		return 0, domain.Errorf(domain.EINVALID, "%s must be a whole number (got %q)", name, clipped(s))
-	}
-	return int(n), nil
-}
-
-func clipped(s string) string {
-	if len(s) > 40 {
-		return fmt.Sprintf("%.40s…", s)
-	}
-	return s
 }

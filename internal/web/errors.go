@@ -93,7 +93,16 @@ type apiError struct {
 	Error struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
+		Field   string `json:"field,omitempty"` // the input it is about (domain.Error.Field)
 	} `json:"error"`
+}
+
+// apiErrorOf is the API's error envelope for err, and its status.
+func apiErrorOf(err error) (int, apiError) {
+	status, code, message := describeError(err)
+	var body apiError
+	body.Error.Code, body.Error.Message, body.Error.Field = code, message, domain.ErrorField(err)
+	return status, body
 }
 
 // describeError turns any handler error into a status, a code and a message fit to show.
@@ -129,8 +138,7 @@ func (s *server) handleError(err error, c echo.Context) {
 		c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="zpulse"`)
 	}
 	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
-		var body apiError
-		body.Error.Code, body.Error.Message = code, message
+		_, body := apiErrorOf(err)
 		err = c.JSON(status, body)
 	} else {
 		err = s.render(c, status, views.ErrorPage(s.chrome(c, http.StatusText(status)), status, message))

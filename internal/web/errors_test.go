@@ -13,6 +13,7 @@ import (
 
 // The one table answers the API, the pages and the forms.
 func TestErrorStatuses(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		err        error

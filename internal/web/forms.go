@@ -14,7 +14,8 @@ import (
 
 // formAction does what a page's form asks about the thing named (a board, a queue). It fills
 // the form's field errors for bad input, or returns the success message, or an error and the
-// field it concerns ("" for the whole form).
+// field it concerns ("" for the whole form) unless the error names one of the form's fields
+// itself (domain.Error.Field).
 type formAction func(ctx context.Context, name string, f views.Form) (done, field string, err error)
 
 // pageForms is how one kind of page shows its forms.
@@ -54,6 +55,8 @@ func (s *server) handleForm(p pageForms, id string, fields []string, act formAct
 			}
 			if code := domain.ErrorCode(err); code == domain.EUNAVAILABLE || code == domain.EUNKNOWN {
 				field = "" // about the whole form, not the field
+			} else {
+				field = fieldOf(err, fields, nil, field)
 			}
 			f.Errors[field] = message
 		default:
@@ -74,4 +77,18 @@ func (s *server) handleForm(p pageForms, id string, fields []string, act formAct
 		}
 		return p.section(c, status, name, id, f)
 	}
+}
+
+// fieldOf is the form field err is about: the field it names (domain.Error.Field; renamed
+// where the form calls it otherwise) when the form shows errors beside that field, otherwise
+// fallback.
+func fieldOf(err error, shown []string, renamed map[string]string, fallback string) string {
+	field := domain.ErrorField(err)
+	if to, ok := renamed[field]; ok {
+		field = to
+	}
+	if field != "" && slices.Contains(shown, field) {
+		return field
+	}
+	return fallback
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -30,12 +29,14 @@ func FuzzDecodeJSON(f *testing.F) {
 		var v enqueueRequest
 		err := decodeBody(c, &v, optional)
 		if err == nil {
-			// The raw numbers go through the one integer parser.
-			for field, raw := range map[string]json.RawMessage{"priority": v.Priority, "delay_ms": v.DelayMs} {
-				if raw != nil {
-					_, err = decodeInt(raw, field, "", -1<<40, 1<<40)
-					checkClientError(t, err)
-				}
+			// The raw numbers go through the binder.
+			if v.Priority != nil {
+				_, err = priorityInput.json(v.Priority)
+				checkClientError(t, err)
+			}
+			if v.DelayMs != nil {
+				_, err = delayInput.millis(v.DelayMs)
+				checkClientError(t, err)
 			}
 			return
 		}
@@ -51,7 +52,7 @@ func FuzzEntriesCursor(f *testing.F) {
 		f.Add(seed[0], seed[1], forgedCursor(seed[0], seed[1]))
 	}
 	f.Add("", "", "garbage")
-	rdb := redistest.Client(f)
+	rdb := redistest.DB(f)
 	svc := openRepo(f, rdb)
 	ctx := context.Background()
 	rdb.ZAdd(ctx, "leaderboard:b", redisZ(1, "p"), redisZ(2, "q"), redisZ(2, "r"), redisZ(-3, "s"))

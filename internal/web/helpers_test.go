@@ -54,7 +54,7 @@ func newTestServer(t testing.TB, adminToken string, rdb redis.UniversalClient) *
 func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClient, tweak func(*Deps)) *testServer {
 	t.Helper()
 	if rdb == nil {
-		rdb = redistest.Client(t)
+		rdb = redistest.DB(t)
 	}
 	w := newTestWiring(t, rdb, adminToken)
 	if tweak != nil {
@@ -66,13 +66,21 @@ func newTestServerWith(t testing.TB, adminToken string, rdb redis.UniversalClien
 // serveWiring serves w's handler over a test HTTP server, stopped when the test ends.
 func serveWiring(t testing.TB, rdb redis.UniversalClient, w testWiring) *testServer {
 	t.Helper()
-	srv := httptest.NewServer(NewServer(w.deps))
-	t.Cleanup(func() { w.deps.Hub.Close(); srv.Close() }) // websockets first: Close waits for them
+	s := serveDeps(t, rdb, w.deps)
+	s.watcher, s.queues, s.svc = w.watcher, w.svc.Queues, w.svc
+	return s
+}
+
+// serveDeps serves the handler of d over a test HTTP server, stopped when the test ends.
+func serveDeps(t testing.TB, rdb redis.UniversalClient, d Deps) *testServer {
+	t.Helper()
+	srv := httptest.NewServer(NewServer(d))
+	t.Cleanup(func() { d.Hub.Close(); srv.Close() }) // websockets first: Close waits for them
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		Transport:     contractTransport{t: t, base: w.deps.BasePath, next: http.DefaultTransport}}
-	return &testServer{Server: srv, rdb: rdb, watcher: w.watcher, queues: w.svc.Queues, svc: w.svc, client: client}
+		Transport:     contractTransport{t: t, base: d.BasePath, next: http.DefaultTransport}}
+	return &testServer{Server: srv, rdb: rdb, client: client}
 }
 
 // testWiring is the HTTP layer's dependencies over a test Redis, and the parts tests look at.
@@ -119,7 +127,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 		deps: Deps{
 			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks, Auth: svc.Auth, History: svc.History,
 			Sources: svc.Sources,
-			Hub:     hub, Watcher: watcher, Registry: reg, Log: log, Clock: clock, Ping: svc.Ping, Keys: svc.Keys,
+			Hub:     hub, Watcher: watcher, Registry: reg, Log: log, Ping: svc.Ping, Keys: svc.Keys,
 			AdminToken: adminToken, BigKey: bigKey,
 		},
 		watcher: watcher,
@@ -229,6 +237,24 @@ func keys(t *testing.T, rdb redis.UniversalClient) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// waitSubscriptions waits until ok holds, checked each time a live connection subscribes to hub
+// or leaves it (Hub.WaitSubscriptions): how a test waits for the connections it opened to be
+// registered. The 5 s are a guard against a hang, not a synchronisation.
+func waitSubscriptions(t testing.TB, hub *live.Hub, ok func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hub.WaitSubscriptions(ctx, ok); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitTopics waits until n topics of hub have subscribers.
+func waitTopics(t testing.TB, hub *live.Hub, n int) {
+	t.Helper()
+	waitSubscriptions(t, hub, func() bool { return len(hub.Topics()) >= n })
 }
 
 func redisZ(score float64, member string) redis.Z { return redis.Z{Score: score, Member: member} }

@@ -15,8 +15,9 @@ import (
 // the clock moves within a bucket, not in the second between a bucket's end and the
 // recorder's write.
 func TestHistoryTopicPushedWhenABucketLands(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	rdb := redistest.Client(t)
+	rdb := redistest.DB(t)
 	start := testNow.Add(time.Second)
 	clock := domain.NewManualClock(start)
 	var mu sync.Mutex
@@ -33,12 +34,7 @@ func TestHistoryTopicPushedWhenABucketLands(t *testing.T) {
 	}
 	topic := domain.HistoryTopic(domain.HistoryQueue, "jobs", domain.HistoryHour)
 	subscribe(t, srv.URL, topic)
-	for deadline := time.Now().Add(5 * time.Second); len(w.deps.Hub.Topics()) < 1; {
-		if time.Now().After(deadline) {
-			t.Fatalf("subscribed topics = %v", w.deps.Hub.Topics())
-		}
-		time.Sleep(time.Millisecond) // polling the hub's state, bounded by the deadline
-	}
+	waitTopics(t, w.deps.Hub, 1)
 	tick := func() int {
 		t.Helper()
 		mu.Lock()

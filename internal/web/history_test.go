@@ -13,6 +13,7 @@ import (
 // The queue, limiter and board pages chart their history over the range asked, subscribe to
 // its topic, and refuse a range they do not know with a 400 page.
 func TestHistoryOnPages(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	s.postJSON(t, "/api/v1/queues/mail/jobs", `{"id":"a","priority":1}`)
 	s.postJSON(t, "/api/v1/boards/game/scores", `{"player":"ann","points":1}`)

@@ -17,8 +17,9 @@ import (
 // The queues have waiting, scheduled, leased and dead jobs; the watcher's Tick is driven by
 // hand with the manual clock moving 250 ms (the poll interval) before each.
 func TestIdleQueuePageGetsNoFrame(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	rdb := redistest.Client(t)
+	rdb := redistest.DB(t)
 	clock := domain.NewManualClock(testNow)
 	var mu sync.Mutex
 	published := map[string]int{}
@@ -49,12 +50,7 @@ func TestIdleQueuePageGetsNoFrame(t *testing.T) {
 	for _, topic := range topics {
 		subscribe(t, srv.URL, topic)
 	}
-	for deadline := time.Now().Add(5 * time.Second); len(w.deps.Hub.Topics()) < len(topics); {
-		if time.Now().After(deadline) {
-			t.Fatalf("subscribed topics = %v, want %v", w.deps.Hub.Topics(), topics)
-		}
-		time.Sleep(time.Millisecond) // polling the hub's state, bounded by the deadline
-	}
+	waitTopics(t, w.deps.Hub, len(topics))
 	w.watcher.Tick(ctx) // the first publish of each topic
 	mu.Lock()
 	for _, topic := range topics {

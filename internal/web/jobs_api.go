@@ -41,7 +41,7 @@ func jobListQuery(c echo.Context) (domain.JobListOptions, error) {
 			return domain.JobListOptions{}, err
 		}
 	}
-	limit, err := queryInt(c, "limit", domain.DefaultJobPage)
+	limit, err := jobPageInput.query(c, domain.DefaultJobPage)
 	if err != nil {
 		return domain.JobListOptions{}, err
 	}

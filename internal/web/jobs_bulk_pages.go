@@ -75,6 +75,7 @@ func (s *server) confirmBulk(c echo.Context) (views.ConfirmData, error) {
 		d.Title, d.Refused = "Act on jobs", domain.ErrorMessage(err)
 		return d, nil
 	}
+	d.Keeps = req.Action == domain.BulkRequeue // a requeue deletes nothing: not the red button
 	d.Hidden = append(d.Hidden, [2]string{"action", string(req.Action)})
 	if m := req.Match; m != nil {
 		d.Hidden = append(d.Hidden, [2]string{"all", "1"}, [2]string{"state", string(m.State)}, [2]string{"q", m.Text}, [2]string{"cursor", m.Cursor})
@@ -146,9 +147,9 @@ func (s *server) retryJobForm(c echo.Context) error {
 		}
 	}
 	if p := f.Value("priority"); p != "" && p != was.Value("priority") {
-		n, ok := parseWhole(p, domain.MinPriority, domain.MaxPriority)
-		if !ok {
-			f.Errors["priority"] = "Priority must be a whole number from 0 (first) to 9 (last)"
+		n, err := priorityInput.parse(p)
+		if err != nil {
+			f.Errors["priority"] = domain.ErrorMessage(err)
 		}
 		r.Priority, r.HasPriority = int(n), true
 	}

@@ -93,9 +93,11 @@ func stateWord(s domain.JobState) string {
 }
 
 func (s *server) confirmRequeueDead(c echo.Context) (views.ConfirmData, error) {
-	return s.confirmDead(c, "Requeue every dead job", "requeue", "Requeue all dead jobs", "confirm-requeue-dead",
+	d, err := s.confirmDead(c, "Requeue every dead job", "requeue", "Requeue all dead jobs", "confirm-requeue-dead",
 		"This puts each of the %s dead jobs of queue %s back in the queue, due now (a priority queue's job keeps its priority), with its attempts reset.",
 		"It works in batches of 500, each atomic; jobs that die meanwhile stay for the next requeue.")
+	d.Keeps = true
+	return d, err
 }
 
 func (s *server) confirmDeleteDead(c echo.Context) (views.ConfirmData, error) {

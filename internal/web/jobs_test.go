@@ -49,6 +49,7 @@ func answerOf[T any](t *testing.T, status int, body string, want int) T {
 // Paging through 10,000 dead jobs over the API sees each once; counts per state come with
 // every page.
 func TestAPIJobListsPageThroughDead(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	const n = 10_000
 	seedDeadJobs(t, s.rdb, "mail", n)
@@ -82,6 +83,7 @@ func TestAPIJobListsPageThroughDead(t *testing.T) {
 
 // Bad list parameters are 400 with the reason; a prefix filter says why it is not offered.
 func TestAPIJobListBadInput(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	for _, q := range []string{"state=done", "limit=0", "limit=501", "limit=x", "state=dead&cursor=forged",
 		"state=waiting&cursor=" + domain.JobCursor{State: domain.JobWaiting, Score: 1, ID: "a"}.Encode([]byte("guessed"), "mail"), "prefix=job-"} {
@@ -105,6 +107,7 @@ func TestAPIJobListBadInput(t *testing.T) {
 // A job over the API: its payload, attempts and the error of its failed attempt; 404 when
 // there is no such job.
 func TestAPIJob(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	s.postJSON(t, "/api/v1/queues/mail/jobs", `{"id":"invoice","priority":3,"payload":{"to":"<ana>"}}`)
 	d := s.leasedPoll(t, "mail")
@@ -124,6 +127,7 @@ func TestAPIJob(t *testing.T) {
 
 // Requeue all of 10,000 dead jobs reports the count; delete all empties the dead set.
 func TestAPIDeadInBulk(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	ctx := context.Background()
 	const n = 10_000
@@ -146,6 +150,7 @@ func TestAPIDeadInBulk(t *testing.T) {
 
 // A paused queue's polls answer 204 of every kind until it is resumed.
 func TestAPIPauseResume(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	s.postJSON(t, "/api/v1/queues/mail/jobs", `{"id":"a","priority":1}`)
 	status, body := s.postJSON(t, "/api/v1/queues/mail/pause", "")
@@ -168,6 +173,7 @@ func TestAPIPauseResume(t *testing.T) {
 
 // Bulk actions, retries, pause and limiter deletes need the admin token like every change.
 func TestAPIJobOpsNeedAdmin(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "secret", nil)
 	for _, c := range []struct{ method, path string }{
 		{http.MethodPost, "/api/v1/queues/mail/dead/requeue"}, {http.MethodDelete, "/api/v1/queues/mail/dead"},
@@ -182,6 +188,7 @@ func TestAPIJobOpsNeedAdmin(t *testing.T) {
 }
 
 func TestAPIDeleteLimiter(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	s.do(t, http.MethodPut, "/api/v1/limiters/api", "application/json", `{"algorithm":"fixed_window","limit":5,"window_ms":1000}`)
 	if status, body, _ := s.do(t, http.MethodDelete, "/api/v1/limiters/api", "", ""); status != http.StatusNoContent {
@@ -219,6 +226,7 @@ func TestAPIDeleteLimiter(t *testing.T) {
 // Every piece of a cell that a spreadsheet splitting on ";", "," or a tab could make is
 // guarded, not only the cell's start.
 func TestCSVCellGuardsEveryPiece(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"alice": "alice", "a-b": "a-b", "x@y.z": "x@y.z", "=1+1": "'=1+1", "-5": "'-5",
 		"a;=cmd": "a;'=cmd", "x\t@y": "x\t'@y", "a,+1": "a,'+1", "l1\n-2": "l1\n'-2", "\t=x": "'\t'=x",
@@ -231,6 +239,7 @@ func TestCSVCellGuardsEveryPiece(t *testing.T) {
 
 // The dead jobs' CSV: every job once, formula-like cells quoted, commas and quotes escaped.
 func TestDeadExportCSV(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	ctx := context.Background()
 	k := redisrepo.DefaultKeys
@@ -267,6 +276,7 @@ func TestDeadExportCSV(t *testing.T) {
 // The queue page links every job to its page; the job page shows the payload (escaped) and
 // the last error; a single delete asks first, and the confirmation's post deletes it.
 func TestJobPageAndDeleteConfirmation(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	s.postJSON(t, "/api/v1/queues/mail/jobs", `{"id":"in voice","priority":3,"payload":{"html":"<script>alert(1)</script>"}}`)
 	d := s.leasedPoll(t, "mail")
@@ -299,12 +309,16 @@ func TestJobPageAndDeleteConfirmation(t *testing.T) {
 // Requeue all and delete all on the page say what they will do, with the count, before a
 // post does it; pause and resume are buttons without JavaScript too.
 func TestDeadBulkAndPausePages(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	ctx := context.Background()
 	seedDeadJobs(t, s.rdb, "mail", 1500)
 	status, body := s.get(t, "/queues/mail/dead/requeue")
 	if status != http.StatusOK || !strings.Contains(body, "each of the 1,500 dead jobs of queue mail back") {
 		t.Fatalf("requeue confirmation: %d %s", status, body)
+	}
+	if strings.Contains(body, "bg-rose-600") {
+		t.Error("requeueing, which deletes nothing, is confirmed with a red button")
 	}
 	status, _, _ = s.postForm(t, "/queues/mail/dead/requeue", "/queues/mail/dead/requeue", url.Values{})
 	if status != http.StatusSeeOther {
@@ -331,6 +345,7 @@ func TestDeadBulkAndPausePages(t *testing.T) {
 
 // The jobs page: a tab and count per state, previous/next, the search box, open by id.
 func TestJobsPage(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	seedDeadJobs(t, s.rdb, "mail", 120)
 	status, body := s.get(t, "/queues/mail/jobs?state=dead")
@@ -354,6 +369,7 @@ func TestJobsPage(t *testing.T) {
 
 // Deleting a limiter on its page asks first; built-in ones say why they cannot be.
 func TestLimiterDeletePage(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	s.do(t, http.MethodPut, "/api/v1/limiters/api", "application/json", `{"algorithm":"fixed_window","limit":5,"window_ms":1000}`)
 	status, body := s.get(t, "/limiters/api/delete")
@@ -377,6 +393,7 @@ func TestLimiterDeletePage(t *testing.T) {
 // formula-like player ids quoted; the entries page has the total, a jump to a rank and a
 // previous page.
 func TestBoardExportAndEntriesPaging(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	ctx := context.Background()
 	const n = 2500

@@ -28,6 +28,7 @@ func (s *testServer) leasedPoll(t *testing.T, queue string) domain.Delivery {
 // A late ack after redelivery is a 409 that says the lease passed on, and the second
 // consumer's ack is a 204.
 func TestAPILateAckAfterRedelivery(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	ctx := context.Background()
 	s.postJSON(t, "/api/v1/queues/email-jobs/jobs", `{"id":"invoice","priority":1}`)
@@ -67,6 +68,7 @@ func TestAPILateAckAfterRedelivery(t *testing.T) {
 
 // Nack gives a job back with its error, and answers where it went; bad input is a 400.
 func TestAPINack(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	s.postJSON(t, "/api/v1/queues/email-jobs/jobs", `{"id":"welcome","priority":1}`)
 	d := s.leasedPoll(t, "email-jobs")
@@ -118,6 +120,7 @@ func TestAPINack(t *testing.T) {
 
 // A poll's body is optional: none, without a Content-Type, is a plain poll (not a 415).
 func TestAPIPollWithoutBody(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	s.postJSON(t, "/api/v1/queues/email-jobs/jobs", `{"id":"a","priority":1}`)
 	if status, body, _ := s.do(t, http.MethodPost, "/api/v1/queues/email-jobs/poll", "", ""); status != http.StatusOK || !strings.Contains(body, `"id":"a"`) {
@@ -134,9 +137,10 @@ func TestAPIPollWithoutBody(t *testing.T) {
 // A write whose answer was lost after Redis applied it is 503 unknown_outcome in the API, and
 // the form says it may or may not have been applied (not "nothing was changed").
 func TestUnknownOutcome(t *testing.T) {
-	redistest.Client(t) // flushed
+	t.Parallel()
+	db := redistest.DB(t).Options().DB
 	proxy := redistest.NewProxy(t, redistest.Shared().Addr)
-	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr, MaxRetries: -1})
+	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr, DB: db, MaxRetries: -1})
 	t.Cleanup(func() { rdb.Close() })
 	s := newTestServer(t, "", rdb)
 	if status, body := s.postJSON(t, "/api/v1/queues/email-jobs/jobs", `{"id":"warm-up","priority":1}`); status != http.StatusCreated {

@@ -15,7 +15,7 @@ type limiterPolicyRequest struct {
 	Algorithm *string         `json:"algorithm"`
 	Limit     json.RawMessage `json:"limit"`
 	WindowMs  json.RawMessage `json:"window_ms"`
-	RatePerS  *float64        `json:"rate_per_s"`
+	RatePerS  json.RawMessage `json:"rate_per_s"`
 	Burst     json.RawMessage `json:"burst"`
 	// SharedWindowMs: sliding_log only, the longest window of another service on the same keys.
 	SharedWindowMs json.RawMessage `json:"shared_window_ms"`
@@ -36,24 +36,27 @@ func (s *server) apiSetLimiter(c echo.Context) error {
 	p := domain.LimitPolicy{Name: name, Algorithm: domain.Algorithm(*req.Algorithm)}
 	var err error
 	if p.Algorithm == domain.TokenBucket {
-		if req.RatePerS == nil {
-			return domain.Errorf(domain.EINVALID, "rate_per_s is required for token_bucket: tokens a second, from %g to %d", domain.MinRatePerS, domain.MaxRatePerS)
+		if p.RatePerS, err = rateInput.json(req.RatePerS); err != nil {
+			return err
 		}
-		p.RatePerS = *req.RatePerS
-		if p.Burst, err = decodeInt(req.Burst, "burst", "tokens the bucket holds", 1, domain.MaxBurst); err != nil {
+		if p.Burst, err = burstInput.json(req.Burst); err != nil {
 			return err
 		}
 	} else {
-		if p.Limit, err = decodeInt(req.Limit, "limit", "requests per window", 1, domain.MaxLimit); err != nil {
+		if p.Limit, err = limitInput.json(req.Limit); err != nil {
 			return err
 		}
-		if p.WindowMs, err = decodeInt(req.WindowMs, "window_ms", "milliseconds", domain.MinWindowMs, domain.MaxWindowMs); err != nil {
+		window, err := windowInput.millis(req.WindowMs)
+		if err != nil {
 			return err
 		}
+		p.WindowMs = window.Milliseconds()
 		if len(req.SharedWindowMs) > 0 && string(req.SharedWindowMs) != "null" {
-			if p.SharedWindowMs, err = decodeInt(req.SharedWindowMs, "shared_window_ms", "milliseconds", 0, domain.MaxWindowMs); err != nil {
+			shared, err := sharedWindowInput.millis(req.SharedWindowMs)
+			if err != nil {
 				return err
 			}
+			p.SharedWindowMs = shared.Milliseconds()
 		}
 	}
 	p, err = s.Limiters.SetPolicy(c.Request().Context(), p)

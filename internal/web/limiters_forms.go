@@ -1,7 +1,6 @@
 package web
 
 import (
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -32,29 +31,9 @@ func (s *server) limiterPolicyForm(c echo.Context) error {
 		Exists:    true,
 		Errors:    map[string]string{},
 	}
-	p := domain.LimitPolicy{Name: name, Algorithm: domain.Algorithm(f.Algorithm)}
-	if p.Algorithm == domain.TokenBucket {
-		p.RatePerS = formNumber(f, "rate", f.Rate, "tokens a second, e.g. 10 or 0.5")
-		p.Burst = formWhole(f, "burst", f.Burst, "tokens the bucket holds")
-	} else {
-		p.Limit = formWhole(f, "limit", f.Limit, "requests per window")
-		if d, ok := parseDuration(f.Window, 0, math.MaxInt64); !ok {
-			f.Errors["window"] = "window must be a duration such as 10s, 1m or 500ms (whole milliseconds)"
-		} else {
-			p.WindowMs = d.Milliseconds()
-		}
-		if f.Shared != "" {
-			if d, ok := parseDuration(f.Shared, 0, math.MaxInt64); !ok {
-				f.Errors["shared"] = "shared window must be blank or a duration such as 1m (whole milliseconds)"
-			} else {
-				p.SharedWindowMs = d.Milliseconds()
-			}
-		}
-	}
+	p := bindPolicy(name, f)
 	if len(f.Errors) == 0 {
-		if err := p.Validate(); err != nil {
-			f.Errors[policyField(domain.ErrorMessage(err))] = domain.ErrorMessage(err)
-		}
+		notePolicyError(f, p.Validate())
 	}
 	status := http.StatusBadRequest
 	if len(f.Errors) == 0 {
@@ -76,7 +55,7 @@ func (s *server) limiterPolicyForm(c echo.Context) error {
 			if status, message, shown = formFailure(err, "the policy was not saved"); !shown {
 				return err
 			}
-			field := policyField(message)
+			field := policyFormField(domain.ErrorField(err))
 			if code := domain.ErrorCode(err); code == domain.EUNAVAILABLE || code == domain.EUNKNOWN || code == domain.ECONFLICT {
 				field = ""
 			}
@@ -89,33 +68,54 @@ func (s *server) limiterPolicyForm(c echo.Context) error {
 	return s.limiterPageWith(c, status, name, &f, views.TryForm{Client: "c-42", N: "5"})
 }
 
-// policyField tells which form field a policy validation message is about.
-func policyField(msg string) string {
-	if strings.HasPrefix(msg, "shared_window") {
-		return "shared"
+// bindPolicy reads the policy form's fields through the binder, noting the error of each
+// field that is not a number of its kind.
+func bindPolicy(name string, f views.PolicyForm) domain.LimitPolicy {
+	p := domain.LimitPolicy{Name: name, Algorithm: domain.Algorithm(f.Algorithm)}
+	var err error
+	if p.Algorithm == domain.TokenBucket {
+		p.RatePerS, err = rateInput.parse(f.Rate)
+		notePolicyError(f, err)
+		p.Burst, err = burstInput.parse(f.Burst)
+		notePolicyError(f, err)
+		return p
 	}
-	for _, f := range []string{"algorithm", "limit", "window", "rate", "burst"} {
-		if strings.HasPrefix(msg, f) {
-			return f
-		}
+	p.Limit, err = limitInput.parse(f.Limit)
+	notePolicyError(f, err)
+	window, err := windowInput.text(f.Window)
+	notePolicyError(f, err)
+	p.WindowMs = window.Milliseconds()
+	if f.Shared != "" {
+		shared, err := sharedWindowInput.text(f.Shared)
+		notePolicyError(f, err)
+		p.SharedWindowMs = shared.Milliseconds()
 	}
-	return "algorithm"
+	return p
 }
 
-func formWhole(f views.PolicyForm, field, value, what string) int64 {
-	n, ok := parseWhole(value, 1, math.MaxInt64)
-	if !ok {
-		f.Errors[field] = field + " must be a whole number of " + what + ", 1 or more"
+// notePolicyError puts err's message beside the policy form's field it names.
+func notePolicyError(f views.PolicyForm, err error) {
+	if err != nil {
+		f.Errors[policyFormField(domain.ErrorField(err))] = domain.ErrorMessage(err)
 	}
-	return n
 }
 
-func formNumber(f views.PolicyForm, field, value, what string) float64 {
-	n, err := strconv.ParseFloat(value, 64)
-	if err != nil || math.IsNaN(n) || math.IsInf(n, 0) || n <= 0 {
-		f.Errors[field] = field + " must be a number of " + what
+// policyFormFields are the policy form's fields by the names the API and the domain's
+// validation give them (domain.Error.Field), where the two differ.
+var policyFormFields = map[string]string{
+	"window_ms":        "window",
+	"shared_window":    "shared",
+	"shared_window_ms": "shared",
+	"rate_per_s":       "rate",
+}
+
+// policyFormField is the policy form's field an error's Field names; an error about the whole
+// policy goes above the form.
+func policyFormField(field string) string {
+	if f, ok := policyFormFields[field]; ok {
+		return f
 	}
-	return n
+	return field
 }
 
 // limiterTryForm fires N checks for a client, one after another, and shows every answer.
@@ -132,10 +132,8 @@ func (s *server) limiterTryForm(c echo.Context) error {
 	if err := domain.ValidateClient(f.Client); err != nil {
 		f.Errors["client"] = domain.ErrorMessage(err)
 	}
-	n, ok := parseWhole(f.N, 1, maxTry)
-	if !ok {
-		f.Errors["n"] = "requests must be a whole number from 1 to " + strconv.Itoa(maxTry)
-	}
+	n, err := tryInput.parse(f.N)
+	noteError(f.Errors, err)
 	status := http.StatusBadRequest
 	if len(f.Errors) == 0 {
 		status = http.StatusOK

@@ -15,6 +15,7 @@ import (
 
 // The article's test through the API: limit 3 per 10 s on the policy "default".
 func TestAPILimiterArticleExample(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	var got []string
 	for _, client := range []string{"c-42", "c-42", "c-42", "c-42", "c-99"} {
@@ -50,6 +51,7 @@ func TestAPILimiterArticleExample(t *testing.T) {
 }
 
 func TestAPILimiterPolicies(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, b := s.doJSON(t, http.MethodPut, "/api/v1/limiters/api", `{"algorithm":"token_bucket","rate_per_s":2.5,"burst":10}`)
 	if status != http.StatusOK || strings.TrimSpace(b) != `{"name":"api","algorithm":"token_bucket","rate_per_s":2.5,"burst":10}` {
@@ -72,7 +74,7 @@ func TestAPILimiterPolicies(t *testing.T) {
 		{"/api/v1/limiters/x", `{"algorithm":"fixed_window","limit":10,"window_ms":1}`, "window_ms must be a whole number of milliseconds from 10"},
 		{"/api/v1/limiters/x", `{"algorithm":"sliding_log","limit":2000000,"window_ms":1000}`, "from 1 to 1,000,000"},
 		{"/api/v1/limiters/x", `{"algorithm":"token_bucket","burst":10}`, "rate_per_s is required"},
-		{"/api/v1/limiters/x", `{"algorithm":"token_bucket","rate_per_s":-1,"burst":10}`, "rate_per_s must be from"},
+		{"/api/v1/limiters/x", `{"algorithm":"token_bucket","rate_per_s":-1,"burst":10}`, "rate_per_s must be a number of tokens a second from 0.001"},
 		{"/api/v1/limiters/x", `{"algorithm":"token_bucket","rate_per_s":1}`, "burst is required"},
 		{"/api/v1/limiters/default", `{"algorithm":"token_bucket","rate_per_s":1,"burst":1}`, "stays sliding_log"},
 		{"/api/v1/limiters/x", `{"algorithm":"sliding_log","limit":1,"window_ms":1000,"name":"y"}`, "is not allowed here"},
@@ -95,6 +97,7 @@ func TestAPILimiterPolicies(t *testing.T) {
 }
 
 func TestAPILimiterNeedsTheAdminToken(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	if status, _ := s.doJSON(t, http.MethodPut, "/api/v1/limiters/x", `{"algorithm":"sliding_log","limit":1,"window_ms":1000}`); status != http.StatusUnauthorized {
 		t.Errorf("PUT without token: %d", status)
@@ -110,6 +113,7 @@ func TestAPILimiterNeedsTheAdminToken(t *testing.T) {
 // --api-rate-limit protects the JSON API per client with a policy, with the usual and the
 // IETF draft's headers.
 func TestAPIRateLimitMiddleware(t *testing.T) {
+	t.Parallel()
 	s := newTestServerWith(t, "", nil, func(d *Deps) { d.APIRateLimit = "api" })
 	// No policy yet: the API is not limited (and the call that creates it passes).
 	status, _, h := s.do(t, http.MethodGet, "/api/v1/boards/b/top", "", "")
@@ -160,6 +164,7 @@ func TestAPIRateLimitMiddleware(t *testing.T) {
 }
 
 func TestLimiterPage(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, body := s.get(t, "/limiters/default")
 	if status != http.StatusOK {
@@ -191,6 +196,7 @@ func TestLimiterPage(t *testing.T) {
 
 // The try form fires N requests and shows each answer: 5 against a limit of 3.
 func TestTryForm(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, body, _ := s.postForm(t, "/limiters/default", "/limiters/default/try", url.Values{"client": {"c-42"}, "n": {"5"}}, "HX-Request", "true")
 	if status != http.StatusOK || !strings.HasPrefix(strings.TrimSpace(body), `<section id="limiter-try"`) ||
@@ -219,6 +225,7 @@ func TestTryForm(t *testing.T) {
 }
 
 func TestPolicyForm(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	_, page := s.get(t, "/limiters/api")
 	if !strings.Contains(page, `name="new" value="1"`) || !strings.Contains(page, "Create policy") {
@@ -244,8 +251,8 @@ func TestPolicyForm(t *testing.T) {
 	}{
 		{url.Values{"algorithm": {"fixed_window"}, "limit": {"1.5"}, "window": {"1m"}}, "limit must be a whole number"},
 		{url.Values{"algorithm": {"fixed_window"}, "limit": {"5"}, "window": {"soon"}}, "window must be a duration"},
-		{url.Values{"algorithm": {"fixed_window"}, "limit": {"5"}, "window": {"2ms"}}, "window_ms must be from 10"},
-		{url.Values{"algorithm": {"token_bucket"}, "rate": {"fast"}, "burst": {"4"}}, "rate must be a number"},
+		{url.Values{"algorithm": {"fixed_window"}, "limit": {"5"}, "window": {"2ms"}}, "window must be a duration such as 10s, 1m30s or 500ms (whole milliseconds) from 10 ms to 24 h"},
+		{url.Values{"algorithm": {"token_bucket"}, "rate": {"fast"}, "burst": {"4"}}, "rate_per_s must be a number"},
 		{url.Values{"algorithm": {"magic"}, "limit": {"5"}, "window": {"1s"}}, "algorithm must be one of"},
 	} {
 		t.Run(c.form.Encode(), func(t *testing.T) {

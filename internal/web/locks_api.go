@@ -28,12 +28,12 @@ func (s *server) apiAcquireLock(c echo.Context) error {
 	opt := domain.LockOptions{TTL: domain.DefaultLockTTL, Watchdog: req.Watchdog}
 	var err error
 	if req.TTLms != nil {
-		if opt.TTL, err = decodeMillis(req.TTLms, "ttl_ms", domain.MinLockTTL, domain.MaxLockTTL); err != nil {
+		if opt.TTL, err = lockTTLInput.millis(req.TTLms); err != nil {
 			return err
 		}
 	}
 	if req.WaitMs != nil {
-		if opt.Wait, err = decodeMillis(req.WaitMs, "wait_ms", 0, domain.MaxLockWait); err != nil {
+		if opt.Wait, err = lockWaitInput.millis(req.WaitMs); err != nil {
 			return err
 		}
 	}
@@ -109,7 +109,7 @@ func (s *server) apiExtendLock(c echo.Context) error {
 	}
 	ttl := domain.DefaultLockTTL
 	if req.TTLms != nil {
-		if ttl, err = decodeMillis(req.TTLms, "ttl_ms", domain.MinLockTTL, domain.MaxLockTTL); err != nil {
+		if ttl, err = lockTTLInput.millis(req.TTLms); err != nil {
 			return err
 		}
 	}

@@ -1,13 +1,10 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -34,14 +31,10 @@ func (s *server) acquireLockForm(c echo.Context) error {
 	if err := domain.ValidateName("lock", f.Lock); err != nil {
 		f.Errors["lock"] = domain.ErrorMessage(err)
 	}
-	ttl, msg := formSeconds("TTL", f.TTL, domain.MinLockTTL, domain.MaxLockTTL)
-	if msg != "" {
-		f.Errors["ttl"] = msg
-	}
-	wait, msg := formSeconds("Wait", f.Wait, 0, domain.MaxLockWait)
-	if msg != "" {
-		f.Errors["wait"] = msg
-	}
+	ttl, err := lockTTLInput.seconds(f.TTL)
+	noteError(f.Errors, err)
+	wait, err := lockWaitInput.seconds(f.Wait)
+	noteError(f.Errors, err)
 	if f.Owner != "" {
 		if err := domain.ValidateToken("owner", f.Owner); err != nil {
 			f.Errors["owner"] = domain.ErrorMessage(err)
@@ -115,21 +108,4 @@ func (s *server) forceReleaseForm(c echo.Context) error {
 	default:
 		return err
 	}
-}
-
-var secondsLiteral = regexp.MustCompile(`^[0-9]{1,6}(\.[0-9]{1,3})?$`)
-
-// formSeconds reads seconds as typed in a form ("30", "0.5", down to milliseconds), or
-// says what is allowed.
-func formSeconds(label, s string, min, max time.Duration) (time.Duration, string) {
-	bad := fmt.Sprintf("%s must be a number of seconds from %s to %s, with at most 3 decimals",
-		label, strconv.FormatFloat(min.Seconds(), 'f', -1, 64), strconv.FormatFloat(max.Seconds(), 'f', -1, 64))
-	if !secondsLiteral.MatchString(s) {
-		return 0, bad
-	}
-	d, ok := parseDuration(s+"s", min, max)
-	if !ok {
-		return 0, bad
-	}
-	return d, ""
 }

@@ -27,6 +27,7 @@ type leaseResponse struct {
 // The article's lock through the API: acquire gives a token, a second acquire is a 409, a
 // release with a wrong token is a 409 and leaves the lock, the right token releases it.
 func TestAPILockArticleScenario(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, b := s.postJSON(t, "/api/v1/locks/order:1001/acquire", `{"ttl_ms":30000,"wait_ms":0}`)
 	var lease leaseResponse
@@ -58,6 +59,7 @@ func TestAPILockArticleScenario(t *testing.T) {
 }
 
 func TestAPILockExtendReentrancyAndForceRelease(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	s.postJSON(t, "/api/v1/locks/job/acquire", `{"ttl_ms":1000,"owner":"worker-7"}`)
 	status, b := s.postJSON(t, "/api/v1/locks/job/acquire", `{"ttl_ms":1000,"owner":"worker-7"}`)
@@ -92,13 +94,14 @@ func TestAPILockExtendReentrancyAndForceRelease(t *testing.T) {
 }
 
 func TestAPILockRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	cases := []struct{ name, path, body, want string }{
 		{"ttl too short", "/api/v1/locks/x/acquire", `{"ttl_ms":99}`, "ttl_ms must be a whole number of milliseconds from 100 to 86,400,000"},
 		{"ttl too long", "/api/v1/locks/x/acquire", `{"ttl_ms":86400001}`, "from 100 to 86,400,000"},
-		{"ttl fraction", "/api/v1/locks/x/acquire", `{"ttl_ms":1000.5}`, "JSON integer"},
-		{"ttl string", "/api/v1/locks/x/acquire", `{"ttl_ms":"1000"}`, "JSON integer"},
-		{"ttl null", "/api/v1/locks/x/acquire", `{"ttl_ms":null}`, "JSON integer"},
+		{"ttl fraction", "/api/v1/locks/x/acquire", `{"ttl_ms":1000.5}`, "written as digits"},
+		{"ttl string", "/api/v1/locks/x/acquire", `{"ttl_ms":"1000"}`, "written as digits"},
+		{"ttl null", "/api/v1/locks/x/acquire", `{"ttl_ms":null}`, "written as digits"},
 		{"negative wait", "/api/v1/locks/x/acquire", `{"wait_ms":-1}`, "wait_ms must be a whole number of milliseconds from 0 to 30,000"},
 		{"long wait", "/api/v1/locks/x/acquire", `{"wait_ms":30001}`, "from 0 to 30,000"},
 		{"owner with a space", "/api/v1/locks/x/acquire", `{"owner":"a b"}`, "without spaces"},
@@ -129,6 +132,7 @@ func TestAPILockRejectsBadInput(t *testing.T) {
 }
 
 func TestAPILockNeedsTheAdminToken(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "secret", nil)
 	for _, path := range []string{"/api/v1/locks/x/acquire", "/api/v1/locks/x/release", "/api/v1/locks/x/extend", "/api/v1/locks/x/force-release"} {
 		if status, _ := s.postJSON(t, path, `{"token":"t"}`); status != http.StatusUnauthorized {
@@ -149,6 +153,7 @@ var acquiredToken = regexp.MustCompile(`data-testid="acquired-token">([^<]+)<`)
 // travel in a URL) and prefills the release form; a conflict is a 409 with the message in
 // the form; release frees it; bad input is a 400 with inline errors.
 func TestLockFormsWithoutJavaScript(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, body, _ := s.postForm(t, "/locks", "/locks/acquire", url.Values{"lock": {"demo"}, "ttl": {"2.5"}, "wait": {"0"}, "watchdog": {"on"}})
 	m := acquiredToken.FindStringSubmatch(body)
@@ -166,7 +171,7 @@ func TestLockFormsWithoutJavaScript(t *testing.T) {
 		t.Errorf("second acquire: %d, want 409 with the message", status)
 	}
 	status, body, _ = s.postForm(t, "/locks", "/locks/acquire", url.Values{"lock": {"a b"}, "ttl": {"0.05"}, "wait": {"31"}, "owner": {"x y"}})
-	for _, want := range []string{"f-lock-error", "TTL must be a number of seconds from 0.1 to 86400", "Wait must be a number of seconds from 0 to 30", "f-owner-error"} {
+	for _, want := range []string{"f-lock-error", "ttl must be a number of seconds from 0.1 to 86400", "wait must be a number of seconds from 0 to 30", "f-owner-error"} {
 		if status != http.StatusBadRequest || !strings.Contains(body, want) {
 			t.Errorf("bad acquire: %d, want 400 with %q", status, want)
 		}
@@ -186,6 +191,7 @@ func TestLockFormsWithoutJavaScript(t *testing.T) {
 
 // Force-release asks for confirmation first, and releases only the holder that was shown.
 func TestForceReleaseConfirmation(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	rdb := s.rdb
 	rdb.Set(context.Background(), "lock:stuck", "old-holder", time.Minute)
@@ -218,6 +224,7 @@ func TestForceReleaseConfirmation(t *testing.T) {
 }
 
 func TestLocksPageNeedsSignInToChange(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "secret", nil)
 	s.rdb.Set(context.Background(), "lock:other", "tok", time.Minute)
 	if err := s.svc.Discovery.Refresh(context.Background()); err != nil { // as its cadence would
@@ -240,6 +247,7 @@ func TestLocksPageNeedsSignInToChange(t *testing.T) {
 // The live fragment of the locks topic replaces the page's panel by id and shows the
 // countdown.
 func TestRenderLocksTopic(t *testing.T) {
+	t.Parallel()
 	frag, err := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), "")(domain.TopicLocks, domain.Admin, domain.HeldLocks{Locks: []domain.LockInfo{
 		{Lock: "order:1001", Token: "tok", Type: "string", Fence: 7, RemainingMs: 12300, LeaseMs: 30000, Holds: 2, Watchdog: true, Reentrant: true},
 	}})
@@ -256,6 +264,7 @@ func TestRenderLocksTopic(t *testing.T) {
 // zpulse's own locks (a background loop's singleton) are marked, and a force-release needs a
 // second, explicit confirmation.
 func TestForceReleaseOfAnInternalLockAsksTwice(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	rdb := s.rdb
 	rdb.Set(context.Background(), "lock:zpulse:some-loop", "instance-1", time.Minute)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
 )
 
 // Over every registered route: GET routes answer HEAD as GET does, without a body; every other
@@ -16,7 +19,8 @@ import (
 // error envelope under /api), before any CSRF, JSON or sign-in check; OPTIONS answers 204
 // with the same Allow.
 func TestMethodsAcrossTheRouter(t *testing.T) {
-	s := newTestServer(t, "secret", nil)
+	t.Parallel()
+	s := newFakeServer(t, "secret", nil, nil)
 	e := s.Config.Handler.(*echo.Echo)
 	param := regexp.MustCompile(`:[a-z_]+`)
 	allowed := map[string][]string{}
@@ -65,7 +69,13 @@ func TestMethodsAcrossTheRouter(t *testing.T) {
 
 // HEAD answers what GET answers, headers included, with no body.
 func TestHeadIsGetWithoutBody(t *testing.T) {
-	s := newTestServer(t, "", nil)
+	t.Parallel()
+	f := &fakes{}
+	f.Leaderboards.SummariesFn = func(context.Context) ([]domain.BoardSummary, error) { return []domain.BoardSummary{}, nil }
+	f.Leaderboards.TopFn = func(_ context.Context, board string, _ domain.Period, _ int) (domain.BoardTop, error) {
+		return domain.BoardTop{Board: board, Entries: []domain.Entry{}}, nil
+	}
+	s := newFakeServer(t, "", f, nil)
 	for _, path := range []string{"/healthz", "/readyz", "/", "/boards", "/boards/x", "/queues", "/locks", "/limiters", "/login",
 		"/api/v1/boards", "/api/v1/boards/x/top", "/api/v1/queues", "/api/v1/openapi.json", "/nope", "/api/v1/nope"} {
 		getStatus, _, getHeader := s.do(t, http.MethodGet, path, "", "")
@@ -81,7 +91,8 @@ func TestHeadIsGetWithoutBody(t *testing.T) {
 
 // The issue's own example.
 func TestDeleteOnAReadAnswers405(t *testing.T) {
-	s := newTestServer(t, "", nil)
+	t.Parallel()
+	s := newFakeServer(t, "", nil, nil)
 	status, body, h := s.do(t, http.MethodDelete, "/api/v1/boards/x/top", "", "")
 	if status != http.StatusMethodNotAllowed || h.Get("Allow") != "GET, HEAD" || !strings.Contains(body, `"code":"method_not_allowed"`) {
 		t.Errorf("DELETE /api/v1/boards/x/top: %d Allow %q %s", status, h.Get("Allow"), body)

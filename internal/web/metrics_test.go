@@ -53,6 +53,7 @@ func scrape(t *testing.T, s *testServer) map[string]float64 {
 // time, so with no page open they show what the API shows; the cap leaves entities out and
 // says how many; HTTP requests are counted by route template.
 func TestMetricsMatchTheAPIWithNoBrowserOpen(t *testing.T) {
+	t.Parallel()
 	var reg *prometheus.Registry
 	s := newTestServerWith(t, "", nil, func(d *Deps) { reg = d.Registry })
 	reg.MustRegister(&BusinessCollector{Read: s.svc.Business, Limit: 2, ErrorCounts: s.svc.CommandErrors.Counts})

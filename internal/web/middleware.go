@@ -16,6 +16,26 @@ const maxBodyBytes = "1M"
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
 
+// compressMinBytes is the smallest answer worth compressing: below it gzip's framing costs
+// about what it saves.
+const compressMinBytes = 1024
+
+// compress gzips HTML pages and JSON answers for a browser or client that takes gzip. It
+// leaves out /ws (a hijacked connection with its own framing), the static assets (served
+// gzipped once at start, assets.go) and /metrics (the Prometheus handler compresses itself).
+func compress() echo.MiddlewareFunc {
+	return middleware.GzipWithConfig(middleware.GzipConfig{
+		MinLength: compressMinBytes,
+		Skipper: func(c echo.Context) bool {
+			switch c.Path() {
+			case "/ws", "/static/:file", "/metrics":
+				return true
+			}
+			return false
+		},
+	})
+}
+
 // csrf protects the browser's forms; the JSON API needs no token because it only accepts
 // application/json, which a foreign page cannot send without a CORS preflight zpulse refuses.
 // Its cookie is Secure when the browser reached zpulse over HTTPS (overHTTPS), as the session

@@ -1,10 +1,17 @@
 package web
 
 import (
+	"compress/gzip"
+	"context"
+	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/static"
 )
 
 // countingWatcher counts the nudges the HTTP layer gives the watcher.
@@ -18,8 +25,16 @@ func (w *countingWatcher) Nudge() { w.nudges.Add(1); w.Watcher.Nudge() }
 // Every successful change, through the API or a form, nudges the watcher once; reads, bad
 // input, refused access and a poll that found nothing do not.
 func TestChangesNudgeTheWatcher(t *testing.T) {
+	t.Parallel()
 	var counter *countingWatcher
-	s := newTestServerWith(t, "", nil, func(d *Deps) {
+	f := &fakes{}
+	f.Leaderboards.AddPointsFn = func(_ context.Context, _, player string, points int64) (domain.Entry, error) {
+		return domain.Entry{Rank: 1, Player: player, Score: points}, nil
+	}
+	f.Leaderboards.TopFn = func(_ context.Context, board string, _ domain.Period, _ int) (domain.BoardTop, error) {
+		return domain.BoardTop{Board: board, Entries: []domain.Entry{}}, nil
+	}
+	s := newFakeServer(t, "", f, func(d *Deps) {
 		counter = &countingWatcher{Watcher: d.Watcher}
 		d.Watcher = counter
 	})
@@ -70,8 +85,9 @@ func TestChangesNudgeTheWatcher(t *testing.T) {
 
 // A change refused for want of the admin token does not nudge.
 func TestRefusedChangeDoesNotNudge(t *testing.T) {
+	t.Parallel()
 	var counter *countingWatcher
-	s := newTestServerWith(t, "s3cret", nil, func(d *Deps) {
+	s := newFakeServer(t, "s3cret", nil, func(d *Deps) {
 		counter = &countingWatcher{Watcher: d.Watcher}
 		d.Watcher = counter
 	})
@@ -84,4 +100,51 @@ func TestRefusedChangeDoesNotNudge(t *testing.T) {
 	if n := counter.nudges.Load(); n != 0 {
 		t.Errorf("%d nudges, want 0", n)
 	}
+}
+
+// HTML pages and JSON answers go out gzipped to a client that takes gzip, and plain to one
+// that does not; /metrics is not compressed twice, nor the static files gzipped at start.
+func TestAnswersAreCompressed(t *testing.T) {
+	s := newTestServer(t, "", nil)
+	for _, path := range []string{"/", "/api/v1/openapi.json"} {
+		status, plain, h := s.do(t, http.MethodGet, path, "", "", "Accept-Encoding", "identity")
+		if status != http.StatusOK || h.Get("Content-Encoding") != "" {
+			t.Fatalf("GET %s without gzip: %d, Content-Encoding %q", path, status, h.Get("Content-Encoding"))
+		}
+		status, zipped, h := s.do(t, http.MethodGet, path, "", "", "Accept-Encoding", "gzip")
+		if status != http.StatusOK || h.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("GET %s with gzip: %d, Content-Encoding %q, want gzip", path, status, h.Get("Content-Encoding"))
+		}
+		if !strings.Contains(h.Get("Vary"), "Accept-Encoding") {
+			t.Errorf("GET %s: Vary %q, want Accept-Encoding", path, h.Get("Vary"))
+		}
+		unzipped := gunzip(t, zipped)
+		if len(zipped)*3 > len(plain) || len(unzipped) < len(plain)/2 {
+			t.Errorf("GET %s: %d bytes gzipped (%d unzipped) for %d plain, want under a third", path, len(zipped), len(unzipped), len(plain))
+		}
+	}
+	// Assets gzipped at start, and the Prometheus handler's own gzip, are gzipped once.
+	for _, path := range []string{"/static/" + static.Path("app.css"), "/metrics"} {
+		_, body, h := s.do(t, http.MethodGet, path, "", "", "Accept-Encoding", "gzip")
+		if h.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("GET %s: Content-Encoding %q, want gzip", path, h.Get("Content-Encoding"))
+		}
+		if b := gunzip(t, body); len(b) > 1 && b[0] == 0x1f && b[1] == 0x8b {
+			t.Errorf("GET %s is gzipped twice", path)
+		}
+	}
+}
+
+// gunzip reads a gzipped body whole.
+func gunzip(t testing.TB, body string) []byte {
+	t.Helper()
+	r, err := gzip.NewReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("not gzip: %v", err)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("gunzip: %v", err)
+	}
+	return b
 }

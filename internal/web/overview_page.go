@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"net/http"
-	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -53,9 +52,9 @@ func (s *server) demoSwitch(c echo.Context) error {
 	if s.Demo == nil {
 		return domain.Errorf(domain.ENOTFOUND, "the demo does not run on this server: start it with --demo")
 	}
-	paused, err := strconv.ParseBool(c.FormValue("paused"))
+	paused, err := pausedInput.parse(c.FormValue("paused"))
 	if err != nil {
-		return domain.Errorf(domain.EINVALID, "paused must be true or false")
+		return err
 	}
 	if err := s.Demo.SetPaused(c.Request().Context(), paused); err != nil {
 		return err

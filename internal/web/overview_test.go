@@ -10,6 +10,7 @@ import (
 )
 
 func TestOverviewShowsEveryArea(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	s.postJSON(t, "/api/v1/boards/g/scores", `{"player":"a","points":3}`)
 	s.postJSON(t, "/api/v1/limiters/default/check", `{"client":"c-42"}`)
@@ -32,7 +33,8 @@ func TestOverviewShowsEveryArea(t *testing.T) {
 }
 
 func TestDemoSwitch(t *testing.T) {
-	rdb := redistest.Client(t)
+	t.Parallel()
+	rdb := redistest.DB(t)
 	s := newTestServerWith(t, "", rdb, func(d *Deps) { d.Demo = openRepo(t, rdb).Demo })
 	if _, page := s.get(t, "/"); !strings.Contains(page, "Demo traffic running") {
 		t.Error("no running demo on the overview")

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/redis/go-redis/v9"
@@ -27,8 +26,9 @@ import (
 // to call the watcher's reader, which made it forget its limiters: the tick after a page load
 // skipped the limiter topics, and the one after that resent them.
 func TestPageLoadsLeaveTheWatcherAlone(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	rdb := redistest.Client(t)
+	rdb := redistest.DB(t)
 	clock := domain.NewManualClock(testNow)
 	var mu sync.Mutex
 	published := map[string]int{}
@@ -77,12 +77,7 @@ func TestPageLoadsLeaveTheWatcherAlone(t *testing.T) {
 	for _, topic := range topics {
 		subscribe(t, srv.URL, topic)
 	}
-	for deadline := time.Now().Add(5 * time.Second); len(w.deps.Hub.Topics()) < len(topics); {
-		if time.Now().After(deadline) {
-			t.Fatalf("subscribed topics = %v, want %v", w.deps.Hub.Topics(), topics)
-		}
-		time.Sleep(time.Millisecond) // polling the hub's state, bounded by the deadline
-	}
+	waitTopics(t, w.deps.Hub, len(topics))
 
 	tick := func() map[string]int {
 		t.Helper()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 )
 
 func TestBoardPage(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	s.postJSON(t, "/api/v1/boards/game:2048/scores", `{"player":"carol","points":1500}`)
 	status, body, h := s.do(t, http.MethodGet, "/boards/game:2048", "", "")
@@ -47,6 +49,7 @@ func TestBoardPage(t *testing.T) {
 
 // Without JavaScript the form posts, then redirects back to the page, which shows the outcome.
 func TestAddPointsFormWithoutJavaScript(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, _, h := s.postForm(t, "/boards/b", "/boards/b/points", url.Values{"player": {" alice "}, "points": {"40"}})
 	if status != http.StatusSeeOther || h.Get("Location") != "/boards/b" {
@@ -69,6 +72,7 @@ func TestAddPointsFormWithoutJavaScript(t *testing.T) {
 }
 
 func TestAddPointsFormWithHTMX(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, body, _ := s.postForm(t, "/boards/b", "/boards/b/points", url.Values{"player": {"dora"}, "points": {"5"}}, "HX-Request", "true")
 	if status != http.StatusOK || !strings.HasPrefix(strings.TrimSpace(body), `<section id="add-points"`) || !strings.Contains(body, "now has 5 points") {
@@ -81,6 +85,7 @@ func TestAddPointsFormWithHTMX(t *testing.T) {
 }
 
 func TestFormsNeedTheCSRFToken(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	form := url.Values{"player": {"a"}, "points": {"1"}}.Encode()
 	status, _, _ := s.do(t, http.MethodPost, "/boards/b/points", "application/x-www-form-urlencoded", form)
@@ -96,6 +101,7 @@ func TestFormsNeedTheCSRFToken(t *testing.T) {
 
 // A player's name is text, on the page and in the pushed fragment.
 func TestPlayerNamesAreEscaped(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	evil := `<img src=x onerror=alert(1)>`
 	s.postJSON(t, "/api/v1/boards/xss/scores", `{"player":"`+evil+`","points":1}`)
@@ -116,6 +122,7 @@ func TestPlayerNamesAreEscaped(t *testing.T) {
 }
 
 func TestAdminSignInForForms(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	_, page := s.get(t, "/boards/b")
 	if !strings.Contains(page, "Sign in to add points") || strings.Contains(page, `name="points"`) {
@@ -146,6 +153,7 @@ func TestAdminSignInForForms(t *testing.T) {
 }
 
 func TestLocalPath(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"/boards/b": "/boards/b", "/boards/b?x=1": "/boards/b?x=1", "http://host:1/boards/b": "/boards/b",
 		"//evil.example/x": "/x", "https://evil.example/": "/", `/\evil.example`: "/", "": "/", "javascript:alert(1)": "/", "boards": "/",
@@ -158,6 +166,7 @@ func TestLocalPath(t *testing.T) {
 
 // With Redis down, pages load and say so, /readyz is 503 and the API answers 503.
 func TestRedisDown(t *testing.T) {
+	t.Parallel()
 	rdb, _ := redisrepo.Connect("redis://127.0.0.1:1")
 	defer rdb.Close()
 	s := newTestServer(t, "", rdb)
@@ -165,6 +174,19 @@ func TestRedisDown(t *testing.T) {
 		if status, body := s.get(t, p); status != http.StatusOK || !strings.Contains(body, "Redis unavailable") {
 			t.Errorf("%s: %d, want 200 with the banner", p, status)
 		}
+	}
+	// A queue page loaded while Redis is down says its counts are unknown, never zero.
+	_, body := s.get(t, "/queues/emails")
+	waiting := regexp.MustCompile(`data-testid="stat-waiting">(.*?)</p>`).FindStringSubmatch(body)
+	if waiting == nil || !strings.Contains(waiting[1], "unknown") || strings.Contains(waiting[1], "0") {
+		t.Errorf("the queue's waiting count with Redis down: %q, want unknown", waiting)
+	}
+	if strings.Contains(body, "No dead job") || strings.Contains(body, "0 failed") {
+		t.Error("the queue page with Redis down says it has no dead job")
+	}
+	// A limiter page says it could not load the policy, not that there is none.
+	if _, body := s.get(t, "/limiters/default"); strings.Contains(body, "There is no policy") || !strings.Contains(body, "Could not load") {
+		t.Error("the limiter page with Redis down does not say it could not load the policy")
 	}
 	if status, body := s.get(t, "/readyz"); status != http.StatusServiceUnavailable || !strings.Contains(body, `"unavailable"`) {
 		t.Errorf("readyz: %d %s", status, body)
@@ -182,6 +204,7 @@ func TestRedisDown(t *testing.T) {
 }
 
 func TestStatusFragment(t *testing.T) {
+	t.Parallel()
 	render := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), "")
 	down, _ := render(domain.TopicStatus, domain.Admin, live.Status{Available: false, Detail: "refused"})
 	up, _ := render(domain.TopicStatus, domain.Admin, live.Status{Available: true})
@@ -197,6 +220,7 @@ func TestStatusFragment(t *testing.T) {
 }
 
 func TestOperationsEndpoints(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	for path, want := range map[string]string{"/healthz": `"ok"`, "/readyz": `"ready"`, "/metrics": "zpulse_ws_connections"} {
 		if status, body := s.get(t, path); status != http.StatusOK || !strings.Contains(body, want) {

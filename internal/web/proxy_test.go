@@ -36,14 +36,15 @@ func sessionCookieOf(t *testing.T, s *testServer) *http.Cookie {
 // Behind a trusted TLS-terminating proxy the session cookie is Secure; without
 // --trust-proxy the header is anybody's and is ignored (zpulse itself serves plain HTTP here).
 func TestTrustProxySecureCookie(t *testing.T) {
-	if ck := sessionCookieOf(t, newTestServerWith(t, "s3cret", nil, trustProxy)); !ck.Secure {
+	t.Parallel()
+	if ck := sessionCookieOf(t, newFakeServer(t, "s3cret", nil, trustProxy)); !ck.Secure {
 		t.Error("trust-proxy on, X-Forwarded-Proto https: the cookie is not Secure")
 	}
-	if ck := sessionCookieOf(t, newTestServer(t, "s3cret", nil)); ck.Secure {
+	if ck := sessionCookieOf(t, newFakeServer(t, "s3cret", nil, nil)); ck.Secure {
 		t.Error("trust-proxy off: X-Forwarded-Proto was honoured")
 	}
 	notUs := func(d *Deps) { d.TrustProxy, d.TrustedProxies = true, mustRanges(t, "10.0.0.0/8") }
-	if ck := sessionCookieOf(t, newTestServerWith(t, "s3cret", nil, notUs)); ck.Secure {
+	if ck := sessionCookieOf(t, newFakeServer(t, "s3cret", nil, notUs)); ck.Secure {
 		t.Error("X-Forwarded-Proto from a peer outside the trusted proxies was honoured")
 	}
 }
@@ -51,6 +52,7 @@ func TestTrustProxySecureCookie(t *testing.T) {
 // The CSRF cookie is Secure behind a trusted proxy that says the browser used HTTPS, like the
 // session cookie, and only then.
 func TestTrustProxySecureCSRFCookie(t *testing.T) {
+	t.Parallel()
 	csrfCookie := func(s *testServer) *http.Cookie {
 		_, _, h := s.do(t, http.MethodGet, "/login", "", "", "X-Forwarded-Proto", "https")
 		for _, ck := range (&http.Response{Header: h}).Cookies() {
@@ -61,10 +63,10 @@ func TestTrustProxySecureCSRFCookie(t *testing.T) {
 		t.Fatal("no CSRF cookie")
 		return nil
 	}
-	if ck := csrfCookie(newTestServerWith(t, "s3cret", nil, trustProxy)); !ck.Secure {
+	if ck := csrfCookie(newFakeServer(t, "s3cret", nil, trustProxy)); !ck.Secure {
 		t.Error("trust-proxy on, X-Forwarded-Proto https: the CSRF cookie is not Secure")
 	}
-	if ck := csrfCookie(newTestServer(t, "s3cret", nil)); ck.Secure {
+	if ck := csrfCookie(newFakeServer(t, "s3cret", nil, nil)); ck.Secure {
 		t.Error("trust-proxy off: X-Forwarded-Proto was honoured for the CSRF cookie")
 	}
 }
@@ -82,7 +84,8 @@ func mustRanges(t *testing.T, list string) []*net.IPNet {
 // behind the proxy cannot pick its address by writing private ones before it, and a peer
 // outside the ranges is the client whatever it writes.
 func TestTrustedProxyRanges(t *testing.T) {
-	behind := newTestServerWith(t, "s3cret", nil, trustProxy)
+	t.Parallel()
+	behind := newFakeServer(t, "s3cret", nil, trustProxy)
 	for i := range domain.SignInAttempts.Limit {
 		// The proxy (loopback) appends the guesser's private address after what it wrote.
 		if status := guessFrom(t, behind, fmt.Sprintf("10.9.9.%d, 192.168.1.7", i)); status != http.StatusUnauthorized {
@@ -93,7 +96,7 @@ func TestTrustedProxyRanges(t *testing.T) {
 		t.Errorf("all-private X-Forwarded-For: the guesser escaped its limit with a made-up entry: %d, want 429", status)
 	}
 	// The peer (127.0.0.1) is not a trusted proxy here: it is the client, whatever it writes.
-	elsewhere := newTestServerWith(t, "s3cret", nil, func(d *Deps) { d.TrustProxy, d.TrustedProxies = true, mustRanges(t, "10.0.0.0/8") })
+	elsewhere := newFakeServer(t, "s3cret", nil, func(d *Deps) { d.TrustProxy, d.TrustedProxies = true, mustRanges(t, "10.0.0.0/8") })
 	for i := range domain.SignInAttempts.Limit {
 		guessFrom(t, elsewhere, fmt.Sprintf("203.0.113.%d", i))
 	}
@@ -103,6 +106,7 @@ func TestTrustedProxyRanges(t *testing.T) {
 }
 
 func TestParseTrustedProxies(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want string // the ranges, or "error"
@@ -137,7 +141,8 @@ func guessFrom(t *testing.T, s *testServer, addr string) int {
 // own is loopback here); without it X-Forwarded-For is ignored, so a client cannot escape
 // its limit by writing one.
 func TestTrustProxyClientAddress(t *testing.T) {
-	behind := newTestServerWith(t, "s3cret", nil, trustProxy)
+	t.Parallel()
+	behind := newFakeServer(t, "s3cret", nil, trustProxy)
 	for range domain.SignInAttempts.Limit {
 		if status := guessFrom(t, behind, "203.0.113.1"); status != http.StatusUnauthorized {
 			t.Fatalf("guess: %d", status)
@@ -155,7 +160,7 @@ func TestTrustProxyClientAddress(t *testing.T) {
 		t.Errorf("trust on, a spoofed entry before the real address: %d, want 429", status)
 	}
 
-	direct := newTestServer(t, "s3cret", nil)
+	direct := newFakeServer(t, "s3cret", nil, nil)
 	for range domain.SignInAttempts.Limit {
 		guessFrom(t, direct, "203.0.113.1")
 	}
@@ -176,13 +181,14 @@ func dialWS(s *testServer, header http.Header, topics ...string) (*websocket.Con
 // The websocket's Origin check compares with the host the browser asked the proxy for, with
 // --trust-proxy only.
 func TestTrustProxyWebsocketOrigin(t *testing.T) {
+	t.Parallel()
 	h := http.Header{"Origin": {"https://dash.example.com"}, "X-Forwarded-Host": {"dash.example.com"}}
-	conn, _, err := dialWS(newTestServerWith(t, "", nil, trustProxy), h, domain.TopicStatus)
+	conn, _, err := dialWS(newFakeServer(t, "", nil, trustProxy), h, domain.TopicStatus)
 	if err != nil {
 		t.Fatalf("trust on, Origin matching X-Forwarded-Host: %v", err)
 	}
 	conn.Close()
-	if conn, resp, err := dialWS(newTestServer(t, "", nil), h, domain.TopicStatus); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+	if conn, resp, err := dialWS(newFakeServer(t, "", nil, nil), h, domain.TopicStatus); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
 		if conn != nil {
 			conn.Close()
 		}

@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"math"
 	"net/http"
 	"time"
 
@@ -42,7 +41,7 @@ func (s *server) apiPutQueueSettings(c echo.Context) error {
 	}
 	patch := domain.QueueSettingsPatch{Kind: req.Kind}
 	if req.MaxAttempts != nil {
-		n, err := decodeInt(req.MaxAttempts, "max_attempts", "", 1, domain.MaxMaxAttempts)
+		n, err := maxAttemptsInput.json(req.MaxAttempts)
 		if err != nil {
 			return err
 		}
@@ -93,12 +92,12 @@ func (s *server) apiPoll(c echo.Context) error {
 		err error
 	)
 	if req.LeaseMs != nil {
-		if opt.Lease, err = decodeMillis(req.LeaseMs, "lease_ms", domain.MinLease, domain.MaxLease); err != nil {
+		if opt.Lease, err = leaseInput.millis(req.LeaseMs); err != nil {
 			return err
 		}
 	}
 	if req.WaitMs != nil {
-		if opt.Wait, err = decodeMillis(req.WaitMs, "wait_ms", 0, domain.MaxTakeWait); err != nil {
+		if opt.Wait, err = takeWaitInput.millis(req.WaitMs); err != nil {
 			return err
 		}
 	}
@@ -143,7 +142,7 @@ func (s *server) apiExtend(c echo.Context) error {
 	if req.LeaseMs == nil {
 		return domain.Errorf(domain.EINVALID, "lease_ms is required: the lease's new length from now, %d to %d ms", domain.MinLease.Milliseconds(), domain.MaxLease.Milliseconds())
 	}
-	lease, err := decodeMillis(req.LeaseMs, "lease_ms", domain.MinLease, domain.MaxLease)
+	lease, err := leaseInput.millis(req.LeaseMs)
 	if err != nil {
 		return err
 	}
@@ -168,7 +167,7 @@ func (s *server) apiNack(c echo.Context) error {
 	var delay time.Duration
 	if req.DelayMs != nil {
 		var err error
-		if delay, err = decodeMillis(req.DelayMs, "delay_ms", 0, domain.MaxDelay); err != nil {
+		if delay, err = delayInput.millis(req.DelayMs); err != nil {
 			return err
 		}
 	}
@@ -211,7 +210,7 @@ func (req enqueueRequest) job() (domain.NewJob, error) {
 		return job, err
 	}
 	if req.DelayMs != nil {
-		d, err := decodeMillis(req.DelayMs, "delay_ms", 0, domain.MaxDelay) // in the API's unit; the range again in Problems
+		d, err := delayInput.millis(req.DelayMs)
 		if err != nil {
 			return job, err
 		}
@@ -232,7 +231,7 @@ func decodePriority(raw json.RawMessage) (p int, has bool, err error) {
 	if raw == nil {
 		return 0, false, nil
 	}
-	n, err := decodeInt(raw, "priority", "", math.MinInt32, math.MaxInt32)
+	n, err := priorityInput.json(raw)
 	return int(n), err == nil, err
 }
 

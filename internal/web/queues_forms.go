@@ -36,10 +36,8 @@ func (s *server) enqueueAction(ctx context.Context, queue string, f views.Form) 
 	job := domain.NewJob{ID: f.Value("id"), Payload: []byte(f.Value("payload"))}
 	if set.Kind == domain.DelayedQueue {
 		if v := f.Value("delay"); v != "" {
-			d, ok := parseDuration(v, 0, domain.MaxDelay)
-			if !ok {
-				f.Errors["delay"] = "Give a delay such as 30s, 5m or 1h30m, from 0 to a year"
-			}
+			d, err := delayInput.text(v)
+			noteError(f.Errors, err)
 			job.Delay = d
 		}
 		if v := f.Value("run_at"); v != "" {
@@ -50,10 +48,8 @@ func (s *server) enqueueAction(ctx context.Context, queue string, f views.Form) 
 			job.RunAt = t
 		}
 	} else {
-		p, ok := parseWhole(f.Value("priority"), domain.MinPriority, domain.MaxPriority)
-		if !ok {
-			f.Errors["priority"] = "Priority must be a whole number from 0 (first) to 9 (last)"
-		}
+		p, err := priorityInput.parse(f.Value("priority"))
+		noteError(f.Errors, err)
 		job.Priority, job.HasPriority = int(p), true
 	}
 	for field, err := range job.Problems() {
@@ -80,13 +76,12 @@ func (s *server) enqueueAction(ctx context.Context, queue string, f views.Form) 
 
 func (s *server) queueSettingsAction(ctx context.Context, queue string, f views.Form) (string, string, error) {
 	set := domain.QueueSettings{Kind: domain.QueueKind(f.Value("kind"))}
-	n, ok := parseWhole(f.Value("max_attempts"), 1, domain.MaxMaxAttempts)
-	if !ok {
-		f.Errors["max_attempts"] = "A whole number from 1 to " + domain.FormatCount(domain.MaxMaxAttempts)
+	n, err := maxAttemptsInput.parse(f.Value("max_attempts"))
+	if !noteError(f.Errors, err) {
 		return "", "", nil
 	}
 	set.MaxAttempts = int(n)
-	_, err := s.Queues.UpdateSettings(ctx, queue, set)
+	_, err = s.Queues.UpdateSettings(ctx, queue, set)
 	return "Settings saved.", "kind", err
 }
 

@@ -53,12 +53,12 @@ func (s *server) queuePageWith(c echo.Context, status int, queue string, forms m
 	return s.render(c, status, views.QueuePage(unavailable(s.chrome(c, queue, append([]string{topic}, topics...)...), err), d))
 }
 
-// queueView is a queue as its page shows it, or, while Redis is down (err says so), an empty
-// queue with the default settings.
+// queueView is a queue as its page shows it, or, while Redis is down (err says so), a queue
+// marked unread, with the default settings.
 func (s *server) queueView(ctx context.Context, queue string) (domain.QueueView, error) {
 	v, err := s.Queues.View(ctx, queue)
-	if v.Queue == "" {
-		v = domain.QueueView{Queue: queue, Settings: domain.DefaultQueueSettings(queue), OldestAtMs: -1,
+	if err != nil {
+		v = domain.QueueView{Queue: queue, Settings: domain.DefaultQueueSettings(queue), OldestAtMs: -1, Unread: true,
 			Enqueued: make([]int64, domain.ThroughputSeconds), Completed: make([]int64, domain.ThroughputSeconds)}
 	}
 	return v, err

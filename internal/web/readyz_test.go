@@ -15,6 +15,7 @@ import (
 // /readyz asks Redis on every call, within a second: while Redis is stalled by a DEBUG SLEEP
 // it answers 503 within 2 s (no cached status, and the client enforces the deadline).
 func TestReadyzDuringStall(t *testing.T) {
+	t.Parallel()
 	srv, err := redistest.Start() // a Redis of its own: the stall must not hold up other tests
 	if err != nil {
 		t.Fatal(err)

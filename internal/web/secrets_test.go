@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -116,6 +115,7 @@ func (s *testServer) read(t *testing.T, path string, admin *testServer) string {
 // With an admin token, no page, fragment, answer or export shows an anonymous reader a lock
 // token, a payload or a client id; an admin sees each where it is shown.
 func TestSecretsHiddenFromAnonymousReaders(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	seedSecrets(t, s)
 	anon := s.withCookie(t, nil)
@@ -158,6 +158,7 @@ func TestSecretsHiddenFromAnonymousReaders(t *testing.T) {
 // --show-to-anonymous shows payloads and client ids to anonymous readers; lock tokens stay
 // hidden whatever it says.
 func TestShowToAnonymousOptIn(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	seedSecrets(t, s)
 	shown := newTestServerWith(t, "s3cret", s.rdb, func(d *Deps) { d.ShowToAnonymous = domain.JobPayloads | domain.ClientIDs })
@@ -180,7 +181,8 @@ func TestShowToAnonymousOptIn(t *testing.T) {
 // an anonymous connection never gets a frame with a token, a payload or a client id; an
 // admin's (signed in) gets them, not "hidden".
 func TestLiveSecretsPerAudience(t *testing.T) {
-	rdb := redistest.Client(t)
+	t.Parallel()
+	rdb := redistest.DB(t)
 	w := newTestWiring(t, rdb, "s3cret")
 	s := serveWiring(t, rdb, w)
 	seedSecrets(t, s)
@@ -197,14 +199,7 @@ func TestLiveSecretsPerAudience(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	if err := redistest.Poll(5*time.Second, func() error {
-		if n := len(w.deps.Hub.Subscriptions()); n < 2*len(topics) {
-			return fmt.Errorf("%d subscriptions, want one per topic and audience (%d)", n, 2*len(topics))
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	waitSubscriptions(t, w.deps.Hub, func() bool { return len(w.deps.Hub.Subscriptions()) >= 2*len(topics) }) // one per topic and audience
 	s.watcher.Tick(context.Background())
 	s.watcher.Tick(context.Background()) // a limiter's live view shows from the second read
 	panels := []string{`id="` + views.LocksPanelID + `"`, `id="` + views.JobPanelID("mail", "live") + `"`, `id="` + views.LimiterPanelID("default") + `"`}
@@ -249,7 +244,8 @@ func readFrames(t *testing.T, conn *websocket.Conn, want []string) string {
 // closed with 1008 so the browser reconnects as whoever it is now: no secret reaches a
 // connection whose session is over. Before, it kept the admin's frames until it reconnected.
 func TestLiveConnectionEndsWithItsSession(t *testing.T) {
-	rdb := redistest.Client(t)
+	t.Parallel()
+	rdb := redistest.DB(t)
 	w := newTestWiring(t, rdb, "s3cret")
 	w.deps.SessionRecheck = 20 * time.Millisecond
 	s := serveWiring(t, rdb, w)

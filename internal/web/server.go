@@ -34,7 +34,6 @@ type Deps struct {
 	Ping               func(context.Context) error // answers whether Redis is reachable
 	Registry           *prometheus.Registry
 	Log                *slog.Logger
-	Clock              domain.Clock
 	// Auth keeps admin sessions and the sign-in attempt counters (redisrepo.Services.Auth).
 	Auth       domain.AuthStore
 	AdminToken string
@@ -110,6 +109,7 @@ func NewServer(d Deps) *echo.Echo {
 			XSSProtection: "0", ContentTypeNosniff: "nosniff", XFrameOptions: "DENY",
 			HSTSMaxAge: 31536000, ContentSecurityPolicy: contentSecurityPolicy, ReferrerPolicy: "same-origin",
 		}),
+		compress(),
 	)
 	s.routes(e)
 	return e

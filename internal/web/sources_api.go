@@ -41,12 +41,14 @@ func (s *server) apiPutSource(c echo.Context) error {
 	src := domain.Source{Name: name, Kind: domain.SourceKind(*req.Kind), Key: *req.Key, Encoding: req.Encoding}
 	if src.Kind == domain.SourceLimiter {
 		var err error
-		if src.Limit, err = decodeInt(req.Limit, "limit", "requests per window", 1, domain.MaxLimit); err != nil {
+		if src.Limit, err = limitInput.json(req.Limit); err != nil {
 			return err
 		}
-		if src.WindowMs, err = decodeInt(req.WindowMs, "window_ms", "milliseconds", domain.MinWindowMs, domain.MaxWindowMs); err != nil {
+		window, err := windowInput.millis(req.WindowMs)
+		if err != nil {
 			return err
 		}
+		src.WindowMs = window.Milliseconds()
 	}
 	saved, err := s.Sources.SaveSource(c.Request().Context(), src)
 	if err != nil {

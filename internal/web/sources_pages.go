@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -24,24 +23,24 @@ func (s *server) sourcesPageWith(c echo.Context, status int, f views.Form) error
 	return s.render(c, status, views.SourcesPage(ch, all, f))
 }
 
+// sourceFormFields are the fields of the form on /sources that show their errors (kind is
+// a select).
+var sourceFormFields = []string{"name", "key", "encoding", "limit", "window"}
+
 // saveSourceForm adopts a source from the form on /sources.
 func (s *server) saveSourceForm(c echo.Context) error {
 	f := views.Form{Values: map[string]string{}, Errors: map[string]string{}}
-	for _, k := range []string{"name", "kind", "key", "encoding", "limit", "window"} {
+	for _, k := range append([]string{"kind"}, sourceFormFields...) {
 		f.Values[k] = strings.TrimSpace(c.FormValue(k))
 	}
 	src := domain.Source{Name: f.Values["name"], Kind: domain.SourceKind(f.Values["kind"]), Key: f.Values["key"], Encoding: f.Values["encoding"]}
 	if src.Kind == domain.SourceLimiter {
-		n, err := strconv.ParseInt(f.Values["limit"], 10, 64)
-		if err != nil {
-			f.Errors["limit"] = "limit must be a whole number of requests"
-		}
+		n, err := limitInput.parse(f.Values["limit"])
+		noteError(f.Errors, err)
 		src.Limit = n
-		if d, ok := parseDuration(f.Values["window"], 0, 1<<62); ok {
-			src.WindowMs = d.Milliseconds()
-		} else {
-			f.Errors["window"] = "window must be a duration such as 60s or 1m"
-		}
+		window, err := windowInput.text(f.Values["window"])
+		noteError(f.Errors, err)
+		src.WindowMs = window.Milliseconds()
 	}
 	if len(f.Errors) > 0 {
 		return s.sourcesPageWith(c, http.StatusBadRequest, f)
@@ -51,7 +50,7 @@ func (s *server) saveSourceForm(c echo.Context) error {
 		if !shown {
 			return err
 		}
-		f.Errors[""] = msg
+		f.Errors[fieldOf(err, sourceFormFields, map[string]string{"window_ms": "window"}, "")] = msg
 		return s.sourcesPageWith(c, status, f)
 	}
 	return seeOther(c, "/sources/"+src.Name)

@@ -15,6 +15,7 @@ import (
 // The second article's fixed window adopted through the API: the check counts on the
 // service's own key, the view shows the count, bad layouts are a 400.
 func TestAPIAdoptedLimiter(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, b, _ := s.do(t, http.MethodPut, "/api/v1/sources/api", "application/json",
 		`{"kind":"limiter","key":"limit:api:{client}:{window_start}","encoding":"fixed_window","limit":2,"window_ms":60000}`)
@@ -47,6 +48,7 @@ func TestAPIAdoptedLimiter(t *testing.T) {
 
 // The pages: adopt from the form, see the source's page.
 func TestSourcePages(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, _, h := s.postForm(t, "/sources", "/sources", url.Values{"name": {"daily"}, "kind": {"board"}, "key": {"game:rank:{yyyymmdd}"}, "encoding": {"first_reached_e10"}})
 	if status != http.StatusSeeOther || h.Get("Location") != "/sources/daily" {
@@ -64,6 +66,7 @@ func TestSourcePages(t *testing.T) {
 // A service with a one-minute window on rate:<client> beside the 10-second default policy:
 // after a check the limiter page warns of the longer writer, until the policy states it.
 func TestLimiterPageWarnsOfLongerWriter(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	ctx := context.Background()
 	s.rdb.ZAdd(ctx, "rate:c-1", redis.Z{Score: float64(s.rdb.Time(ctx).Val().UnixMilli()), Member: "svc-uuid"})
@@ -88,6 +91,7 @@ func TestLimiterPageWarnsOfLongerWriter(t *testing.T) {
 // field, a key of another type at the client's key is a 409 wrong_type naming the key, on
 // the API and on the forms alike, and the board beside is untouched.
 func TestAdoptedLimiterStaysInItsLayout(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	ctx := context.Background()
 	s.rdb.ZAdd(ctx, "leaderboard:victim", redisZ(100, "alice"), redisZ(50, "bob"))

@@ -13,6 +13,7 @@ import (
 // names answer 409 wrong_type naming the key and its type, and once the names are indexed the
 // lists and the overview stay 200 and mark them.
 func TestKeysOfAnotherTypeAnswer409AndListsStay200(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, "", nil)
 	ctx := t.Context()
 	s.rdb.RPush(ctx, "queue:rq", "their-job")

@@ -34,7 +34,8 @@ func refusedWS(t *testing.T, s *testServer, status int, limit string, topics ...
 // One address may hold 300 live connections (the default): the 301st is refused with a 429
 // that names the limit.
 func TestWebsocketsPerAddress(t *testing.T) {
-	s := newTestServer(t, "", nil)
+	t.Parallel()
+	s := newFakeServer(t, "", nil, nil)
 	for i := range DefaultWSLimits.PerAddress {
 		conn, _, err := dialWS(s, nil, domain.TopicStatus)
 		if err != nil {
@@ -49,7 +50,8 @@ func TestWebsocketsPerAddress(t *testing.T) {
 // new topics is refused (503), one asking for followed topics is not; one connection may ask
 // for at most its own limit of topics (400).
 func TestWebsocketTopicFlooding(t *testing.T) {
-	s := newTestServerWith(t, "", nil, func(d *Deps) { d.WS = WSLimits{Topics: 40, TopicsPerConn: 32} })
+	t.Parallel()
+	s := newFakeServer(t, "", nil, func(d *Deps) { d.WS = WSLimits{Topics: 40, TopicsPerConn: 32} })
 	made := func(from int) []string {
 		var topics []string
 		for i := range 32 {
@@ -74,7 +76,8 @@ func TestWebsocketTopicFlooding(t *testing.T) {
 // A topic the watcher cannot read is refused before the upgrade with a 400 naming it, and
 // takes no place in the topic budget.
 func TestWebsocketInvalidTopics(t *testing.T) {
-	s := newTestServerWith(t, "", nil, func(d *Deps) { d.WS = WSLimits{Topics: 1} })
+	t.Parallel()
+	s := newFakeServer(t, "", nil, func(d *Deps) { d.WS = WSLimits{Topics: 1} })
 	long := "queue." + strings.Repeat("a", 600)
 	for _, bad := range []string{"nonsense.x.1", long, "board:made-up:all:10"} {
 		refusedWS(t, s, http.StatusBadRequest, "unknown live topic", domain.TopicStatus, bad)
@@ -93,7 +96,8 @@ func TestWebsocketInvalidTopics(t *testing.T) {
 // flags this bounds the Redis work of one address (README, Resources): the admitted topics
 // are the share, however many connections try.
 func TestWebsocketTopicsPerAddress(t *testing.T) {
-	s := newTestServerWith(t, "", nil, trustProxy)
+	t.Parallel()
+	s := newFakeServer(t, "", nil, trustProxy)
 	from := func(addr string) http.Header { return http.Header{"Origin": {s.URL}, "X-Forwarded-For": {addr}} }
 	dial := func(addr string, topics []string) (*websocket.Conn, *http.Response, error) {
 		q := url.Values{"topic": topics}
@@ -148,7 +152,8 @@ func TestWebsocketTopicsPerAddress(t *testing.T) {
 
 // The total number of connections is bounded whatever the address.
 func TestWebsocketsTotal(t *testing.T) {
-	s := newTestServerWith(t, "", nil, func(d *Deps) { d.WS = WSLimits{Total: 2} })
+	t.Parallel()
+	s := newFakeServer(t, "", nil, func(d *Deps) { d.WS = WSLimits{Total: 2} })
 	for range 2 {
 		conn, _, err := dialWS(s, nil, domain.TopicStatus)
 		if err != nil {
@@ -161,6 +166,7 @@ func TestWebsocketsTotal(t *testing.T) {
 
 // A connection's slot and topics are given back when it ends.
 func TestWebsocketAdmissionRelease(t *testing.T) {
+	t.Parallel()
 	a := newWSAdmission(WSLimits{PerAddress: 1, Total: 1, Topics: 2, TopicsPerConn: 2})
 	x, y, z, w := domain.QueueTopic("x"), domain.QueueTopic("y"), domain.QueueTopic("z"), domain.QueueTopic("w")
 	release, refused := a.admit("a", []string{x, y, x})
@@ -182,6 +188,7 @@ func TestWebsocketAdmissionRelease(t *testing.T) {
 
 // /ws lifts the server's read and write deadlines: a gorilla connection keeps its own.
 func TestHTTPServerTimeouts(t *testing.T) {
+	t.Parallel()
 	srv := NewHTTPServer(http.NotFoundHandler(), nil)
 	if srv.ReadTimeout <= 0 || srv.WriteTimeout <= domain.MaxTakeWait || srv.IdleTimeout <= 0 || srv.ReadHeaderTimeout <= 0 {
 		t.Errorf("timeouts: read %v write %v idle %v header %v", srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout, srv.ReadHeaderTimeout)

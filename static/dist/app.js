@@ -1,6 +1,6 @@
 // zpulse's only hand-written script. htmx and its ws extension do the swaps and the
 // reconnects; this shows the connection state, each player's rank movement since the page
-// opened, and moments relative to the browser's clock.
+// opened, moments relative to the browser's clock, and the parts of a form that apply.
 (function () {
   // The badge's text without JavaScript says live updates need it; with it, the state.
   var connText = { connecting: 'Connecting…', open: 'Live', closed: 'Reconnecting…' };
@@ -85,6 +85,25 @@
       if (past !== el.hasAttribute('data-past')) el.toggleAttribute('data-past', past);
     });
   }
+  // A choice that decides which parts of its form apply (a limiter's algorithm, a source's
+  // kind): the parts marked data-for-choice show only while one of theirs is chosen
+  // (data-off hides them, app.css).
+  document.addEventListener('change', function (e) {
+    if (!e.target.matches('[data-choice]')) return;
+    var form = e.target.form;
+    form.querySelectorAll('[data-for-choice]').forEach(function (el) {
+      el.toggleAttribute('data-off', el.getAttribute('data-for-choice').split(' ').indexOf(e.target.value) < 0);
+    });
+    // A radio choice left checked in a hidden part moves to the first shown one of its group.
+    form.querySelectorAll('input[type=radio]:checked').forEach(function (checked) {
+      if (!checked.closest('[data-off]')) return;
+      var shown = Array.prototype.find.call(form.querySelectorAll('input[type=radio]'), function (r) {
+        return r.name === checked.name && !r.closest('[data-off]');
+      });
+      if (shown) shown.checked = true;
+    });
+  });
+
   document.addEventListener('DOMContentLoaded', tick);
   document.addEventListener('htmx:wsAfterMessage', tick);
   setInterval(tick, 1000);

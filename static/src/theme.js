@@ -13,6 +13,8 @@
     document.documentElement.classList.toggle('dark', c === 'dark' || (c === 'system' && media.matches));
   }
   apply();
+  // Scripts run: CSS may hide what a script shows on demand (html.js, app.css).
+  document.documentElement.classList.add('js');
   media.addEventListener('change', apply);
   window.zpulseTheme = {
     get: choice,

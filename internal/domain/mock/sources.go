@@ -1,0 +1,63 @@
+package mock
+
+import (
+	"context"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// Sources is a fake domain.SourceService: each method calls its Fn field.
+type Sources struct {
+	SourcesFn           func(context.Context) ([]domain.Source, error)
+	SourcesInvoked      bool
+	SaveSourceFn        func(context.Context, domain.Source) (domain.Source, error)
+	SaveSourceInvoked   bool
+	DeleteSourceFn      func(context.Context, string) error
+	DeleteSourceInvoked bool
+	SourceViewFn        func(context.Context, string) (domain.SourceView, error)
+	SourceViewInvoked   bool
+	TrySourceFn         func(context.Context, string, string) (domain.LimitResult, error)
+	TrySourceInvoked    bool
+}
+
+var _ domain.SourceService = (*Sources)(nil)
+
+func (s *Sources) Sources(ctx context.Context) (r0 []domain.Source, err error) {
+	s.SourcesInvoked = true
+	if s.SourcesFn == nil {
+		return
+	}
+	return s.SourcesFn(ctx)
+}
+
+func (s *Sources) SaveSource(ctx context.Context, a1 domain.Source) (r0 domain.Source, err error) {
+	s.SaveSourceInvoked = true
+	if s.SaveSourceFn == nil {
+		return
+	}
+	return s.SaveSourceFn(ctx, a1)
+}
+
+func (s *Sources) DeleteSource(ctx context.Context, a1 string) error {
+	s.DeleteSourceInvoked = true
+	if s.DeleteSourceFn == nil {
+		return nil
+	}
+	return s.DeleteSourceFn(ctx, a1)
+}
+
+func (s *Sources) SourceView(ctx context.Context, a1 string) (r0 domain.SourceView, err error) {
+	s.SourceViewInvoked = true
+	if s.SourceViewFn == nil {
+		return
+	}
+	return s.SourceViewFn(ctx, a1)
+}
+
+func (s *Sources) TrySource(ctx context.Context, a1 string, a2 string) (r0 domain.LimitResult, err error) {
+	s.TrySourceInvoked = true
+	if s.TrySourceFn == nil {
+		return
+	}
+	return s.TrySourceFn(ctx, a1, a2)
+}

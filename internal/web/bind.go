@@ -1,0 +1,208 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// The one binder. Every number, duration and true/false a form, a query or a JSON body gives
+// is read through one of the inputs declared here, with its bounds: the same value is refused
+// with the same message wherever it comes from, and the error (an EINVALID) names its field
+// (domain.Error.Field), by which a form puts it beside the field.
+
+// Whole numbers.
+var (
+	pointsInput      = whole{field: "points", min: -domain.MaxSafeScore, max: domain.MaxSafeScore}
+	scoreInput       = whole{field: "score", min: -domain.MaxSafeScore, max: domain.MaxSafeScore}
+	keepInput        = whole{field: "keep", unit: "players", min: 1, max: maxTrimKeep}
+	retentionInput   = whole{field: "retention_days", unit: "days", min: domain.MinRetentionDays, max: domain.MaxRetentionDays}
+	rankInput        = whole{field: "rank", min: 1, max: domain.MaxRank}
+	topNInput        = whole{field: "n", min: 1, max: domain.MaxTopN}
+	aroundNInput     = whole{field: "n", min: 1, max: domain.MaxAround}
+	entriesInput     = whole{field: "limit", min: 1, max: domain.MaxPageLimit}
+	jobPageInput     = whole{field: "limit", min: 1, max: domain.MaxJobPage}
+	priorityInput    = whole{field: "priority", min: domain.MinPriority, max: domain.MaxPriority, ends: [2]string{"first", "last"}}
+	maxAttemptsInput = whole{field: "max_attempts", min: 1, max: domain.MaxMaxAttempts}
+	batchCountInput  = whole{field: "count", min: 1, max: domain.MaxBatchPoll}
+	limitInput       = whole{field: "limit", unit: "requests per window", min: 1, max: domain.MaxLimit}
+	burstInput       = whole{field: "burst", unit: "tokens the bucket holds", min: 1, max: domain.MaxBurst}
+	tryInput         = whole{field: "n", unit: "requests", min: 1, max: maxTry}
+)
+
+// Durations: whole milliseconds in JSON (the field's name with _ms), Go's notation in forms
+// ("30s", "1m30s"), seconds in the lock forms.
+var (
+	windowInput       = span{"window", domain.MinWindowMs * time.Millisecond, domain.MaxWindowMs * time.Millisecond}
+	sharedWindowInput = span{"shared_window", 0, domain.MaxWindowMs * time.Millisecond}
+	delayInput        = span{"delay", 0, domain.MaxDelay}
+	leaseInput        = span{"lease", domain.MinLease, domain.MaxLease}
+	takeWaitInput     = span{"wait", 0, domain.MaxTakeWait}
+	lockTTLInput      = span{"ttl", domain.MinLockTTL, domain.MaxLockTTL}
+	lockWaitInput     = span{"wait", 0, domain.MaxLockWait}
+)
+
+// Other numbers and switches.
+var (
+	rateInput   = decimal{"rate_per_s", "tokens a second", domain.MinRatePerS, domain.MaxRatePerS}
+	pausedInput = flag{"paused"}
+)
+
+// integerLiteral is a whole number as JSON writes it: no sign +, leading zero, fraction or
+// exponent. Forms and queries are held to the same, so "+5" is refused everywhere.
+var integerLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+
+// decimalLiteral is a number as JSON writes it.
+var decimalLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+
+// whole is a whole-number input: its field, what it counts ("" for a plain number), its
+// bounds, and what the bounds mean when the numbers alone do not say (priority 0 is first).
+type whole struct {
+	field    string
+	unit     string
+	min, max int64
+	ends     [2]string
+}
+
+// bounds says the range: "from 1 to 1,000", "from 0 (first) to 9 (last)".
+func (w whole) bounds() string {
+	lo, hi := domain.FormatCount(w.min), domain.FormatCount(w.max)
+	if w.ends[0] != "" {
+		lo, hi = lo+" ("+w.ends[0]+")", hi+" ("+w.ends[1]+")"
+	}
+	return "from " + lo + " to " + hi
+}
+
+// parse reads the input as typed in a form or a query, or as its JSON literal: an integer
+// literal from min to max. Anything else (fractions, exponents, a sign +, text, a number out
+// of range) is refused, never rounded or clamped; "" is a missing input.
+func (w whole) parse(lit string) (int64, error) {
+	what := "a whole number"
+	if w.unit != "" {
+		what += " of " + w.unit
+	}
+	if lit == "" {
+		return 0, domain.FieldErrorf(w.field, domain.EINVALID, "%s is required: %s %s", w.field, what, w.bounds())
+	}
+	n, err := strconv.ParseInt(lit, 10, 64)
+	if err != nil || !integerLiteral.MatchString(lit) || n < w.min || n > w.max {
+		return 0, domain.FieldErrorf(w.field, domain.EINVALID, "%s must be %s %s, written as digits with an optional leading - (got %s)",
+			w.field, what, w.bounds(), clipped(lit))
+	}
+	return n, nil
+}
+
+// json reads the input from its field's raw JSON value (absent: missing).
+func (w whole) json(raw json.RawMessage) (int64, error) {
+	return w.parse(strings.TrimSpace(string(raw)))
+}
+
+// query reads the input from the query parameter of its name; def when it is not given.
+func (w whole) query(c echo.Context, def int) (int, error) {
+	s := c.QueryParam(w.field)
+	if s == "" {
+		return def, nil
+	}
+	n, err := w.parse(s)
+	return int(n), err
+}
+
+// span is a duration input: its field, its bounds (whole milliseconds).
+type span struct {
+	field    string
+	min, max time.Duration
+}
+
+// millis reads the input from the raw JSON value of its field_ms: whole milliseconds.
+func (d span) millis(raw json.RawMessage) (time.Duration, error) {
+	ms, err := whole{field: d.field + "_ms", unit: "milliseconds", min: d.min.Milliseconds(), max: d.max.Milliseconds()}.json(raw)
+	return time.Duration(ms) * time.Millisecond, err
+}
+
+// text reads the input as people type it in forms: Go's notation ("30s", "1m30s", "500ms").
+func (d span) text(s string) (time.Duration, error) {
+	v, err := time.ParseDuration(s)
+	if err != nil || strings.HasPrefix(s, "+") || v%time.Millisecond != 0 || v < d.min || v > d.max {
+		return 0, domain.FieldErrorf(d.field, domain.EINVALID, "%s must be a duration such as 10s, 1m30s or 500ms (whole milliseconds) from %s to %s (got %s)",
+			d.field, domain.FormatDuration(d.min), domain.FormatDuration(d.max), clipped(s))
+	}
+	return v, nil
+}
+
+// secondsLiteral is a number of seconds as the lock forms take it: down to milliseconds.
+var secondsLiteral = regexp.MustCompile(`^[0-9]{1,6}(\.[0-9]{1,3})?$`)
+
+// seconds reads the input as a number of seconds ("30", "0.5").
+func (d span) seconds(s string) (time.Duration, error) {
+	v, err := time.ParseDuration(s + "s")
+	if !secondsLiteral.MatchString(s) || err != nil || v < d.min || v > d.max {
+		return 0, domain.FieldErrorf(d.field, domain.EINVALID, "%s must be a number of seconds from %s to %s, with at most 3 decimals (got %s)",
+			d.field, strconv.FormatFloat(d.min.Seconds(), 'f', -1, 64), strconv.FormatFloat(d.max.Seconds(), 'f', -1, 64), clipped(s))
+	}
+	return v, nil
+}
+
+// decimal is a number input that may have a fraction: its field, what it counts, its bounds.
+type decimal struct {
+	field    string
+	unit     string
+	min, max float64
+}
+
+// parse reads the input as typed in a form or as its JSON literal: a JSON number from min to
+// max.
+func (n decimal) parse(lit string) (float64, error) {
+	if lit == "" {
+		return 0, domain.FieldErrorf(n.field, domain.EINVALID, "%s is required: a number of %s from %g to %s",
+			n.field, n.unit, n.min, strconv.FormatFloat(n.max, 'f', -1, 64))
+	}
+	v, err := strconv.ParseFloat(lit, 64)
+	if err != nil || !decimalLiteral.MatchString(lit) || v < n.min || v > n.max {
+		return 0, domain.FieldErrorf(n.field, domain.EINVALID, "%s must be a number of %s from %g to %s, such as 10 or 0.5 (got %s)",
+			n.field, n.unit, n.min, strconv.FormatFloat(n.max, 'f', -1, 64), clipped(lit))
+	}
+	return v, nil
+}
+
+// json reads the input from its field's raw JSON value.
+func (n decimal) json(raw json.RawMessage) (float64, error) {
+	return n.parse(strings.TrimSpace(string(raw)))
+}
+
+// flag is a true/false input.
+type flag struct{ field string }
+
+// parse reads "true" or "false".
+func (b flag) parse(s string) (bool, error) {
+	switch s {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, domain.FieldErrorf(b.field, domain.EINVALID, "%s must be true or false (got %s)", b.field, clipped(s))
+}
+
+// noteError puts err's message beside its field in a form's errors (above the form when it
+// names none) and reports whether there was no error.
+func noteError(errs map[string]string, err error) bool {
+	if err == nil {
+		return true
+	}
+	errs[domain.ErrorField(err)] = domain.ErrorMessage(err)
+	return false
+}
+
+func clipped(s string) string {
+	if len(s) > 40 {
+		return fmt.Sprintf("%.40s…", s)
+	}
+	return s
+}

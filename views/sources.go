@@ -1,0 +1,63 @@
+package views
+
+import "github.com/zpulse/zpulse/internal/domain"
+
+// sourceEncoding is one choice of the adopt form's encoding: its value, its name and a line
+// saying what the service's keys hold.
+type sourceEncoding struct {
+	Value, Label, Hint string
+}
+
+// sourceEncodings lists the encodings each kind of source offers, the default first; a lock
+// has none.
+func sourceEncodings(k domain.SourceKind) []sourceEncoding {
+	switch k {
+	case domain.SourceBoard:
+		var out []sourceEncoding
+		for _, t := range domain.TieBreaks {
+			out = append(out, sourceEncoding{string(t), tieBreakLabel(t), t.RangeText()})
+		}
+		return out
+	case domain.SourceQueue:
+		return []sourceEncoding{
+			{domain.SourcePriority, "Priority queue", "the score is priority × 10¹³ + the time it was added; 0 leaves first"},
+			{domain.SourceRunAt, "Delayed queue", "the score is the time the job is due, in ms"},
+		}
+	case domain.SourceLimiter:
+		return []sourceEncoding{
+			{domain.SourceFixedWindow, "Fixed window", "a counter per client and window, the key with {client} and {window_start}"},
+			{domain.SourceSlidingLog, "Sliding log", "a sorted set per client, one member per request, the key with {client}"},
+		}
+	}
+	return nil
+}
+
+// sourceKeyHint says what a kind's key (or template) is.
+func sourceKeyHint(k domain.SourceKind) string {
+	switch k {
+	case domain.SourceBoard:
+		return "A key, or a template with one of {yyyymmdd} {yyyy-mm-dd} {yyyy-Www} {yyyy-mm} for the current period"
+	case domain.SourceQueue:
+		return "The queue's sorted set"
+	case domain.SourceLimiter:
+		return "A template with {client} (and {window_start} for a fixed window)"
+	}
+	return "A prefix: every key under it is a lock"
+}
+
+// encodingChecked says whether an encoding's choice starts checked: the one sent back, else
+// the first of the chosen kind (a board when none is chosen).
+func encodingChecked(f Form, k domain.SourceKind, i int, e sourceEncoding) bool {
+	if v := f.Value("encoding"); v != "" {
+		return v == e.Value
+	}
+	return i == 0 && string(k) == sourceKind(f)
+}
+
+// sourceKind is the kind the adopt form has chosen: a board before any choice.
+func sourceKind(f Form) string {
+	if k := f.Value("kind"); k != "" {
+		return k
+	}
+	return string(domain.SourceKinds[0])
+}
