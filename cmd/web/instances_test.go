@@ -17,6 +17,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/internal/redisrepo/history"
+	"github.com/zpulse/zpulse/internal/redisrepo/locks"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
@@ -110,7 +112,7 @@ func singletonHolder(ctx context.Context, rdb *redis.Client, loop string) (holde
 
 // Three instances on one Redis with the demo on: the demo traffic and the queue reaper each
 // run in exactly one of them. SIGKILL of the instance running both hands each to another
-// instance within the documented bound (redisrepo.SingletonTakeover, README's 4.2 s), one
+// instance within the documented bound (locks.SingletonTakeover, README's 4.2 s), one
 // holder at a time: the lock's fencing token only grows, and each term an instance begins has
 // a token above every earlier term's.
 func TestThreeInstancesSingletonHandover(t *testing.T) {
@@ -123,7 +125,7 @@ func TestThreeInstancesSingletonHandover(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	t.Cleanup(func() { rdb.Close() })
 	url := "redis://" + srv.Addr
-	loops := []string{"demo-traffic", "queue-reaper", redisrepo.HistoryRecorderLoop}
+	loops := []string{"demo-traffic", "queue-reaper", history.RecorderLoop}
 
 	// The first instance takes every loop; the others stand by.
 	first := startInstance(t, url)
@@ -208,7 +210,7 @@ func TestThreeInstancesSingletonHandover(t *testing.T) {
 	// Both loops are watched at once, so each takeover is timed from the kill, not after the
 	// other's.
 	took := map[string]time.Duration{}
-	err = redistest.Poll(3*redisrepo.SingletonTakeover, func() error {
+	err = redistest.Poll(3*locks.SingletonTakeover, func() error {
 		for _, loop := range loops {
 			if _, done := took[loop]; done {
 				continue
@@ -219,7 +221,7 @@ func TestThreeInstancesSingletonHandover(t *testing.T) {
 					return fmt.Errorf("%s is held by pid %d, none of the instances", loop, h.pid)
 				}
 				t.Logf("%s: SIGKILL of its holder; instance %d took over %v later (bound SingletonTakeover = %v)",
-					loop, h.pid, took[loop].Round(time.Millisecond), redisrepo.SingletonTakeover)
+					loop, h.pid, took[loop].Round(time.Millisecond), locks.SingletonTakeover)
 			}
 		}
 		if len(took) < len(loops) {
@@ -232,8 +234,8 @@ func TestThreeInstancesSingletonHandover(t *testing.T) {
 	}
 	for loop, d := range took {
 		// The bound itself is what the README states; the allowance is for a loaded machine.
-		if d > redisrepo.SingletonTakeover+time.Second {
-			t.Errorf("%s: takeover took %v, want within %v", loop, d, redisrepo.SingletonTakeover)
+		if d > locks.SingletonTakeover+time.Second {
+			t.Errorf("%s: takeover took %v, want within %v", loop, d, locks.SingletonTakeover)
 		}
 	}
 	close(stopWatch)

@@ -18,6 +18,7 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/internal/redisrepo/history"
 	"github.com/zpulse/zpulse/internal/web"
 	"github.com/zpulse/zpulse/static"
 )
@@ -101,7 +102,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	wg.Go(func() { watcher.Run(ctx) })
 	// One instance records the history every instance's charts read.
 	wg.Go(func() {
-		_ = singletons.Run(ctx, redisrepo.HistoryRecorderLoop, func(ctx context.Context, _ int64) error {
+		_ = singletons.Run(ctx, history.RecorderLoop, func(ctx context.Context, _ int64) error {
 			return svc.History.RunRecorder(ctx, watcher.Nudge)
 		})
 	})

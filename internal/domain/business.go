@@ -41,5 +41,5 @@ type BoardCounts struct {
 
 // BusinessReader reads Business in one round trip, at most limit entities of each kind.
 type BusinessReader interface {
-	Business(ctx context.Context, limit int) (Business, error)
+	Snapshot(ctx context.Context, limit int) (Business, error)
 }

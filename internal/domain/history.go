@@ -115,7 +115,7 @@ type HistoryService interface {
 	// Run it in one instance at a time (a Singleton); a second writer writes the same values.
 	Record(ctx context.Context) error
 	// History reads an entity's history over a range. Returns EINVALID for a bad name.
-	History(ctx context.Context, kind HistoryKind, name string, r HistoryRange) (History, error)
+	Ring(ctx context.Context, kind HistoryKind, name string, r HistoryRange) (History, error)
 }
 
 // historyTopicPrefix + kind + "." + range + ":" + name: a chart's topic, e.g.

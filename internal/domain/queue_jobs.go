@@ -232,7 +232,7 @@ type BulkResult struct {
 }
 
 // JobOps are what operators do with one job, a list of jobs and the dead set. Part of the
-// queues' implementation (redisrepo.Queues).
+// queues' implementation (redisrepo/queues.Queues).
 type JobOps interface {
 	JobBulkOps
 

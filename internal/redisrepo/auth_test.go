@@ -1,6 +1,9 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/auth"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"testing"
 	"time"
@@ -13,7 +16,7 @@ import (
 // never a key.
 func TestAuthSessions(t *testing.T) {
 	rdb := redistest.Client(t)
-	a := newAuth(rdb, DefaultKeys, clocks{})
+	a := auth.NewAuth(rdb, store.DefaultKeys, store.Clocks{})
 	ctx := context.Background()
 	one, err := a.CreateSession(ctx, time.Hour, "fp")
 	if err != nil {
@@ -28,7 +31,7 @@ func TestAuthSessions(t *testing.T) {
 			t.Errorf("Session(%q, %q) = %v %v, want %v", c.id, c.fp, got, err, c.want)
 		}
 	}
-	if ttl := rdb.PTTL(ctx, DefaultKeys.Session(sessionHash(one))).Val(); ttl <= 0 || ttl > time.Hour {
+	if ttl := rdb.PTTL(ctx, store.DefaultKeys.Session(auth.SessionHash(one))).Val(); ttl <= 0 || ttl > time.Hour {
 		t.Errorf("record PTTL %v", ttl)
 	}
 	if err := a.EndSession(ctx, one); err != nil {
@@ -57,7 +60,7 @@ func TestAuthSessions(t *testing.T) {
 func TestAuthAttempts(t *testing.T) {
 	rdb := redistest.Client(t)
 	clock := domain.NewManualClock(time.UnixMilli(1_800_000_000_000))
-	a := newAuth(rdb, DefaultKeys, clocks{script: clock})
+	a := auth.NewAuth(rdb, store.DefaultKeys, store.Clocks{Script: clock})
 	ctx := context.Background()
 	for i := range domain.SignInAttempts.Limit {
 		if r, err := a.Attempt(ctx, "203.0.113.1", false); err != nil || !r.Allowed || r.Remaining != domain.SignInAttempts.Limit-i {

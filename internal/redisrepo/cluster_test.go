@@ -26,7 +26,7 @@ func TestEveryOperationOnTheCluster(t *testing.T) {
 			t.Fatalf("%s on the Cluster: %v", what, err)
 		}
 	}
-	names := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"} // keys on every master
+	names := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"} // Keys on every master
 
 	lb := svc.Leaderboards
 	all := []domain.Period{domain.Daily, domain.Weekly, domain.Monthly}
@@ -125,30 +125,30 @@ func TestEveryOperationOnTheCluster(t *testing.T) {
 	_, err = l.Views(ctx)
 	must("Views", err)
 
-	locks := svc.Locks
+	lk := svc.Locks
 	for _, name := range names {
 		opt := domain.LockOptions{TTL: time.Minute, Owner: "worker-" + name, Wait: time.Second}
-		lease, err := locks.Acquire(ctx, name, opt)
+		lease, err := lk.Acquire(ctx, name, opt)
 		must("Acquire", err)
-		_, err = locks.Acquire(ctx, name, opt) // reentrant
+		_, err = lk.Acquire(ctx, name, opt) // reentrant
 		must("Acquire again", err)
-		_, err = locks.Extend(ctx, name, lease.Token, 2*time.Minute)
+		_, err = lk.Extend(ctx, name, lease.Token, 2*time.Minute)
 		must("Extend", err)
-		_, err = locks.Inspect(ctx, name)
+		_, err = lk.Inspect(ctx, name)
 		must("Inspect", err)
-		_, err = locks.Release(ctx, name, lease.Token)
+		_, err = lk.Release(ctx, name, lease.Token)
 		must("Release", err)
-		must("ForceRelease", locks.ForceRelease(ctx, name, lease.Token))
-		h, err := locks.Hold(ctx, name+":held", domain.LockOptions{TTL: time.Minute})
+		must("ForceRelease", lk.ForceRelease(ctx, name, lease.Token))
+		h, err := lk.Hold(ctx, name+":held", domain.LockOptions{TTL: time.Minute})
 		must("Hold", err)
 		defer h.Release(ctx)
 	}
-	_, err = locks.List(ctx)
+	_, err = lk.List(ctx)
 	must("List", err)
-	_, _ = locks.Watchdog().RenewDue(ctx)
+	_, _ = lk.Watchdog().RenewDue(ctx)
 	clock.Advance(30 * time.Second)
-	if renewed, _ := locks.Watchdog().RenewDue(ctx); renewed != len(names) {
-		t.Fatalf("the watchdog renewed %d of %d held locks in one pipeline", renewed, len(names))
+	if renewed, _ := lk.Watchdog().RenewDue(ctx); renewed != len(names) {
+		t.Fatalf("the watchdog renewed %d of %d held lk in one pipeline", renewed, len(names))
 	}
 
 	must("Discovery.Refresh", svc.Discovery.Refresh(ctx))
@@ -156,7 +156,7 @@ func TestEveryOperationOnTheCluster(t *testing.T) {
 	for _, n := range names {
 		topics = append(topics, domain.BoardTopic(n, domain.Weekly, domain.BoardTopN), domain.QueueTopic(n), domain.LimiterTopic(n))
 	}
-	for range 2 { // the first read learns the locks' names and the limiters' policies
+	for range 2 { // the first read learns the lk' names and the limiters' policies
 		_, err = svc.Snapshots.Read(ctx, topics)
 		must("Snapshots.Read", err)
 	}

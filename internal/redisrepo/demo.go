@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"errors"
 
@@ -13,13 +15,13 @@ import (
 // exists while the demo is paused.
 type DemoSwitch struct {
 	rdb  redis.UniversalClient
-	keys Keys
+	keys store.Keys
 }
 
 var _ domain.DemoSwitch = (*DemoSwitch)(nil)
 
 // newDemoSwitch returns the demo's switch kept in rdb under keys.
-func newDemoSwitch(rdb redis.UniversalClient, keys Keys) *DemoSwitch {
+func newDemoSwitch(rdb redis.UniversalClient, keys store.Keys) *DemoSwitch {
 	return &DemoSwitch{rdb: rdb, keys: keys}
 }
 
@@ -28,12 +30,12 @@ func (d *DemoSwitch) Paused(ctx context.Context) (bool, error) {
 	if errors.Is(err, redis.Nil) {
 		return false, nil
 	}
-	return err == nil, opError("redisrepo.DemoSwitch.Paused", err)
+	return err == nil, store.OpError("redisrepo.DemoSwitch.Paused", err)
 }
 
 func (d *DemoSwitch) SetPaused(ctx context.Context, paused bool) error {
 	if paused {
-		return opWriteError("redisrepo.DemoSwitch.SetPaused", d.rdb.Set(ctx, d.keys.DemoPaused(), "1", 0).Err())
+		return store.OpWriteError("redisrepo.DemoSwitch.SetPaused", d.rdb.Set(ctx, d.keys.DemoPaused(), "1", 0).Err())
 	}
-	return opWriteError("redisrepo.DemoSwitch.SetPaused", d.rdb.Del(ctx, d.keys.DemoPaused()).Err())
+	return store.OpWriteError("redisrepo.DemoSwitch.SetPaused", d.rdb.Del(ctx, d.keys.DemoPaused()).Err())
 }

@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"fmt"
 	"slices"
@@ -30,9 +32,9 @@ func TestDiscoveryFindsEveryKind(t *testing.T) {
 	if err := svc.Discovery.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	want := map[keyKind]string{boardKeys: "[own theirs]", queueKeys: "[java-jobs]", lockKeys: "[article redisson]"}
+	want := map[store.Kind]string{store.KindBoard: "[own theirs]", store.KindQueue: "[java-jobs]", store.KindLock: "[article redisson]"}
 	for k, w := range want {
-		if got := fmt.Sprint(svc.Discovery.names(k)); got != w {
+		if got := fmt.Sprint(svc.Discovery.Names(k)); got != w {
 			t.Errorf("kind %d: %s, want %s", k, got, w)
 		}
 	}
@@ -40,7 +42,7 @@ func TestDiscoveryFindsEveryKind(t *testing.T) {
 	if err := svc.Discovery.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(svc.Discovery.names(boardKeys)); got != "[own]" {
+	if got := fmt.Sprint(svc.Discovery.Names(store.KindBoard)); got != "[own]" {
 		t.Errorf("after the boards were deleted: %s, want the indexed one only", got)
 	}
 }
@@ -53,7 +55,7 @@ func TestDiscoveryIsBounded(t *testing.T) {
 	rdb := redistest.Client(t)
 	svc := openTest(t, rdb, nil)
 	pipe := rdb.Pipeline()
-	for i := range 3 * scanCount * scanCalls / 2 {
+	for i := range 3 * store.ScanCount * store.ScanCalls / 2 {
 		pipe.Set(ctx, fmt.Sprintf("other:%d", i), "x", 0)
 	}
 	pipe.ZAdd(ctx, "queue:needle", redis.Z{Score: 1, Member: "j"})
@@ -63,7 +65,7 @@ func TestDiscoveryIsBounded(t *testing.T) {
 	hook := &scanHook{}
 	rdb.AddHook(hook)
 	var refreshes int
-	for !slices.Contains(svc.Discovery.names(queueKeys), "needle") {
+	for !slices.Contains(svc.Discovery.Names(store.KindQueue), "needle") {
 		if refreshes++; refreshes > 4 {
 			t.Fatal("the needle was not found within 4 refreshes")
 		}
@@ -71,12 +73,12 @@ func TestDiscoveryIsBounded(t *testing.T) {
 		if err := svc.Discovery.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if hook.calls > int(kindCount)*scanCalls {
-			t.Fatalf("one refresh made %d SCAN calls, want at most %d", hook.calls, int(kindCount)*scanCalls)
+		if hook.calls > int(store.KindCount)*store.ScanCalls {
+			t.Fatalf("one refresh made %d SCAN calls, want at most %d", hook.calls, int(store.KindCount)*store.ScanCalls)
 		}
 	}
 	if hook.unbounded != "" {
-		t.Errorf("a SCAN without COUNT %d: %s", scanCount, hook.unbounded)
+		t.Errorf("a SCAN without COUNT %d: %s", store.ScanCount, hook.unbounded)
 	}
 }
 
@@ -90,34 +92,11 @@ func (h *scanHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		if cmd.Name() == "scan" {
 			h.calls++
-			if args := fmt.Sprint(cmd.Args()); !strings.Contains(args, fmt.Sprintf("count %d", scanCount)) {
+			if args := fmt.Sprint(cmd.Args()); !strings.Contains(args, fmt.Sprintf("count %d", store.ScanCount)) {
 				h.unbounded = args
 			}
 		}
 		return next(ctx, cmd)
-	}
-}
-
-// A master that left the Cluster mid-sweep does not hold the sweep open forever: what is gone
-// still leaves the cache when the masters of now have been swept.
-func TestDiscoveryForgetsAMasterThatLeft(t *testing.T) {
-	ctx := context.Background()
-	rdb := redistest.Client(t)
-	svc := openTest(t, rdb, nil)
-	rdb.ZAdd(ctx, "queue:gone-soon", redis.Z{Score: 1, Member: "j"})
-	if err := svc.Discovery.Refresh(ctx); err != nil {
-		t.Fatal(err)
-	}
-	svc.Discovery.mu.Lock()
-	s := svc.Discovery.sweeps[queueKeys]
-	s.done["10.0.0.9:6379"], s.cursors["10.0.0.9:6379"] = false, 42 // a master's unfinished sweep
-	svc.Discovery.mu.Unlock()
-	rdb.Del(ctx, "queue:gone-soon")
-	if err := svc.Discovery.Refresh(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if names := svc.Discovery.names(queueKeys); len(names) != 0 {
-		t.Errorf("queues = %v: the sweep waited for a master that left", names)
 	}
 }
 
@@ -153,6 +132,9 @@ func TestDiscoveryReachesEveryMaster(t *testing.T) {
 			}
 		}
 	}
+	if err := svc.Discovery.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
 	held, err := svc.Locks.List(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -164,9 +146,6 @@ func TestDiscoveryReachesEveryMaster(t *testing.T) {
 	slices.Sort(wantLocks)
 	if !slices.Equal(gotLocks, wantLocks) {
 		t.Errorf("one lock list = %v, want the locks on every master %v", gotLocks, wantLocks)
-	}
-	if err := svc.Discovery.Refresh(ctx); err != nil {
-		t.Fatal(err)
 	}
 	view, err := svc.Limiters.View(ctx, domain.DefaultLimiter)
 	if err != nil {

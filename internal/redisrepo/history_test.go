@@ -1,6 +1,9 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/history"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"reflect"
 	"testing"
@@ -24,7 +27,7 @@ func lastBucket(t *testing.T, h domain.History) domain.HistoryBucket {
 
 func readHistory(t *testing.T, svc *Services, kind domain.HistoryKind, name string, r domain.HistoryRange) domain.History {
 	t.Helper()
-	h, err := svc.History.History(context.Background(), kind, name, r)
+	h, err := svc.History.Ring(context.Background(), kind, name, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +78,7 @@ func TestHistorySurvivesRestartAndIsSharedByInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		clock.Set(testNow.Add(10*time.Second + historyDelay)) // the bucket 12:00:00-12:00:10 ended
+		clock.Set(testNow.Add(10*time.Second + history.HistoryDelay)) // the bucket 12:00:00-12:00:10 ended
 		if err := first.History.Record(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +104,7 @@ func TestHistorySurvivesRestartAndIsSharedByInstances(t *testing.T) {
 		if _, err := second.Queues.Enqueue(ctx, "mail", domain.NewJob{ID: "d", HasPriority: true, Priority: 1}); err != nil {
 			t.Fatal(err)
 		}
-		clock.Set(testNow.Add(20*time.Second + historyDelay))
+		clock.Set(testNow.Add(20*time.Second + history.HistoryDelay))
 		if err := second.History.Record(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -147,13 +150,13 @@ func TestHistoryTotalsCountEachBucketOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		clock.Set(testNow.Add(10*time.Second + historyDelay))
+		clock.Set(testNow.Add(10*time.Second + history.HistoryDelay))
 		for _, svc := range []*Services{a, b, a} {
 			if err := svc.History.Record(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}
-		got, err := b.Business.Business(ctx, 10)
+		got, err := b.Business.Snapshot(ctx, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +180,7 @@ func TestHistoryEmptyAndUnrecorded(t *testing.T) {
 	if last.Recorded || last.AtMs != testNow.Add(10*time.Second).UnixMilli() {
 		t.Errorf("last bucket %+v, want unrecorded at 12:00:10", last)
 	}
-	if _, err := svc.History.History(context.Background(), domain.HistoryQueue, "", domain.HistoryHour); domain.ErrorCode(err) != domain.EINVALID {
+	if _, err := svc.History.Ring(context.Background(), domain.HistoryQueue, "", domain.HistoryHour); domain.ErrorCode(err) != domain.EINVALID {
 		t.Errorf("empty name: %v, want EINVALID", err)
 	}
 }
@@ -191,13 +194,13 @@ func TestHistoryRecorderRunsInOneInstance(t *testing.T) {
 	started := make(chan string, 2)
 	done := make(chan struct{}, 2)
 	tried := make(chan struct{})
-	lock := DefaultKeys.SingletonLock(HistoryRecorderLoop)
+	lock := store.DefaultKeys.SingletonLock(history.RecorderLoop)
 	afterAttempts(rdb, lock, 2, func() { close(tried) }) // both instances campaigned
 	for _, name := range []string{"one", "two"} {
 		svc := openTest(t, rdb, nil)
 		go func() {
 			defer func() { done <- struct{}{} }()
-			_ = svc.Singletons.Run(ctx, HistoryRecorderLoop, func(ctx context.Context, _ int64) error {
+			_ = svc.Singletons.Run(ctx, history.RecorderLoop, func(ctx context.Context, _ int64) error {
 				started <- name
 				return svc.History.RunRecorder(ctx, nil)
 			})
@@ -205,7 +208,7 @@ func TestHistoryRecorderRunsInOneInstance(t *testing.T) {
 	}
 	<-started
 	<-tried // the second campaign was refused; the next is a Retry (5 s) away
-	if n, err := rdb.Exists(ctx, DefaultKeys.Lock(lock)).Result(); err != nil || n != 1 {
+	if n, err := rdb.Exists(ctx, store.DefaultKeys.Lock(lock)).Result(); err != nil || n != 1 {
 		t.Fatalf("the recorder's lock: exists %d, err %v", n, err)
 	}
 	select {
@@ -234,7 +237,7 @@ func TestHistoryCountsNacksAsFailures(t *testing.T) {
 	if _, err := svc.Queues.Nack(ctx, "mail", d.ID, d.Token, 0, "smtp timeout"); err != nil {
 		t.Fatal(err)
 	}
-	clock.Set(testNow.Add(10*time.Second + historyDelay))
+	clock.Set(testNow.Add(10*time.Second + history.HistoryDelay))
 	if err := svc.History.Record(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +255,7 @@ func TestSnapshotsReadARingOncePerSecond(t *testing.T) {
 	rdb := redistest.Client(t)
 	clock := domain.NewManualClock(testNow.Add(11 * time.Second))
 	svc := openTest(t, rdb, clock)
-	ring := DefaultKeys.HistoryRing(domain.HistoryQueue, "mail", domain.HistoryHour)
+	ring := store.DefaultKeys.HistoryRing(domain.HistoryQueue, "mail", domain.HistoryHour)
 	var gets int
 	rdb.AddHook(hookAfter(func(cmd redis.Cmder) {
 		if cmd.Name() == "get" && len(cmd.Args()) == 2 && cmd.Args()[1] == ring {

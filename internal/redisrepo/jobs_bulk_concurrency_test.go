@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/queues"
+
 	"context"
 	"fmt"
 	"sync"
@@ -12,12 +14,12 @@ import (
 )
 
 // whereIs counts, for every job of queue, the sets that hold it (waiting, in flight, dead).
-func whereIs(t *testing.T, q *Queues, queue string) map[string]int {
+func whereIs(t *testing.T, q *queues.Queues, queue string) map[string]int {
 	t.Helper()
 	ctx := context.Background()
 	in := map[string]int{}
-	for _, key := range []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue)} {
-		ids, err := q.rdb.ZRange(ctx, key, 0, -1).Result()
+	for _, key := range []string{DefaultKeys.Queue(queue), DefaultKeys.QueueProcessing(queue), DefaultKeys.QueueDead(queue)} {
+		ids, err := q.Rdb.ZRange(ctx, key, 0, -1).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +161,7 @@ func TestBulkKillRacingAcks(t *testing.T) {
 	})
 	wg.Wait()
 	in := whereIs(t, q, "race")
-	dead := rdb.ZCard(ctx, q.keys.QueueDead("race")).Val()
+	dead := rdb.ZCard(ctx, DefaultKeys.QueueDead("race")).Val()
 	if len(in) != int(dead) || dead == 0 || len(acked) == 0 {
 		t.Fatalf("%d jobs left (%d dead), %d acked: the race did not happen, or jobs are left", len(in), dead, len(acked))
 	}

@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/queues"
+
 	"context"
 	"fmt"
 	"strings"
@@ -14,7 +16,7 @@ import (
 )
 
 // enqueueWithPayload enqueues job id at priority 1 with payload.
-func enqueueWithPayload(t testing.TB, q *Queues, queue, id, payload string) {
+func enqueueWithPayload(t testing.TB, q *queues.Queues, queue, id, payload string) {
 	t.Helper()
 	job := prio(1)
 	job.ID, job.Payload = id, []byte(payload)
@@ -108,7 +110,7 @@ func testSearchJobs(t *testing.T, rdb redis.UniversalClient) {
 
 // deadJob enqueues id with payload on a queue whose jobs die at their first failure, and
 // kills it through a lease and a nack.
-func deadJob(t testing.TB, q *Queues, queue, id, payload string) {
+func deadJob(t testing.TB, q *queues.Queues, queue, id, payload string) {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := q.PatchSettings(ctx, queue, domain.QueueSettingsPatch{MaxAttempts: ptr(1)}); err != nil {

@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -195,7 +197,7 @@ func TestJobsCursorValidation(t *testing.T) {
 		t.Errorf("good cursor: %+v %v", page, err)
 	}
 	// Another instance on the same Redis reads this one's cursors.
-	q2, _ := newTestQueuesOn(t, q.rdb)
+	q2, _ := newTestQueuesOn(t, q.Rdb)
 	if _, err := q2.Jobs(ctx, "mail", domain.JobListOptions{State: domain.JobWaiting, Limit: 5, Cursor: good}); err != nil {
 		t.Errorf("good cursor on another instance: %v", err)
 	}
@@ -255,7 +257,7 @@ func testDeleteDeadInBulk(t *testing.T, rdb redis.UniversalClient) {
 	if err != nil || res.Moved != 1234 || res.Batches != 3 {
 		t.Fatalf("%+v %v", res, err)
 	}
-	for _, k := range []string{DefaultKeys.QueueDead("mail"), DefaultKeys.QueueJobs("mail"), DefaultKeys.QueueScores("mail"), DefaultKeys.QueueAttempts("mail")} {
+	for _, k := range []string{DefaultKeys.QueueDead("mail"), store.DefaultKeys.QueueJobs("mail"), store.DefaultKeys.QueueScores("mail"), store.DefaultKeys.QueueAttempts("mail")} {
 		if rdb.Exists(ctx, k).Val() != 0 {
 			t.Errorf("%s still exists", k)
 		}

@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"testing"
 
@@ -35,13 +37,13 @@ func TestAddPointsBatchMatchesAddPoints(t *testing.T) {
 		}
 		for _, i := range []int{2, 1, 4} { // the last answer of each player: ranks are after the batch
 			g, w := got[i], want[adds[i].Player]
-			rank := rdb.ZRevRank(ctx, DefaultKeys.Leaderboard(single), adds[i].Player).Val() + 1 // after every single add
+			rank := rdb.ZRevRank(ctx, store.DefaultKeys.Leaderboard(single), adds[i].Player).Val() + 1 // after every single add
 			if g.Err != nil || g.Value.Score != w.Score || g.Value.Raw != w.Raw || g.Value.Rank != rank {
 				t.Errorf("%s: batch %s = %+v, single = %+v", tb, adds[i].Player, g, w)
 			}
 		}
 		for _, b := range []string{single, batch} {
-			daily := DefaultKeys.PeriodBoard(b, domain.Daily, testNow)
+			daily := store.DefaultKeys.PeriodBoard(b, domain.Daily, testNow)
 			if n := rdb.ZCard(ctx, daily).Val(); n != 3 || rdb.PTTL(ctx, daily).Val() <= 0 {
 				t.Errorf("%s: %s holds %d players, TTL %v", tb, daily, n, rdb.PTTL(ctx, daily).Val())
 			}

@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"errors"
 	"fmt"
@@ -44,8 +46,8 @@ func TestAddPointsArticleExample(t *testing.T) {
 	if got := rdb.ZRevRangeWithScores(ctx, "leaderboard:game:2048", 0, 0).Val(); got[0].Member != "bob" || got[0].Score != 155 {
 		t.Errorf("raw ZREVRANGE leaderboard:game:2048 = %v", got)
 	}
-	if boards, _ := lb.Boards(ctx); fmt.Sprint(boards) != "[game:2048]" {
-		t.Errorf("Boards = %v", boards)
+	if bs, _ := lb.Boards(ctx); fmt.Sprint(bs) != "[game:2048]" {
+		t.Errorf("Boards = %v", bs)
 	}
 }
 
@@ -177,11 +179,11 @@ func TestUnreachableRedisIsUnavailable(t *testing.T) {
 		op   string
 		call func() error
 	}{
-		{"redisrepo.Leaderboards.Settings", func() error { _, err := lb.AddPoints(ctx, "b", "a", 1); return err }},
+		{"redisrepo.Leaderboards.boardSettings", func() error { _, err := lb.AddPoints(ctx, "b", "a", 1); return err }},
 		{"redisrepo.Leaderboards.Top", func() error { _, err := lb.Top(ctx, "b", domain.AllTime, 10); return err }},
 		{"redisrepo.Snapshots.Read", func() error { _, err := svc.Snapshots.Read(ctx, nil); return err }},
 		{"redisrepo.Queues.Enqueue", func() error { _, err := svc.Queues.Enqueue(ctx, "q", domain.NewJob{ID: "j"}); return err }},
-		{"redisrepo.Discovery.Refresh", func() error { _, err := svc.Queues.Summaries(ctx); return err }},
+		{"redisrepo.Discovery.refresh", func() error { _, err := svc.Queues.Summaries(ctx); return err }},
 	}
 	for _, c := range calls {
 		t.Run(c.op, func(t *testing.T) {
@@ -222,21 +224,21 @@ func TestAddPointsBookkeepingOnlyWhenItChangesSomething(t *testing.T) {
 	if n := add(); n != 3 {
 		t.Errorf("second add sent %d commands, want 3 (script, PFADD, HINCRBY)", n)
 	}
-	if ttl := rdb.PTTL(ctx, DefaultKeys.BoardUnique("lean", clock.Now())).Val(); ttl <= 0 {
+	if ttl := rdb.PTTL(ctx, store.DefaultKeys.BoardUnique("lean", clock.Now())).Val(); ttl <= 0 {
 		t.Errorf("unique key TTL = %v, want one", ttl)
 	}
-	if !rdb.SIsMember(ctx, DefaultKeys.BoardIndex(), "lean").Val() {
+	if !rdb.SIsMember(ctx, store.DefaultKeys.BoardIndex(), "lean").Val() {
 		t.Error("the board is not in the index")
 	}
 	// Another instance resets the board: the index and expiry come back within the refresh.
-	rdb.Del(ctx, DefaultKeys.BoardUnique("lean", clock.Now()))
-	rdb.SRem(ctx, DefaultKeys.BoardIndex(), "lean")
-	clock.Advance(bookkeepingRefresh)
+	rdb.Del(ctx, store.DefaultKeys.BoardUnique("lean", clock.Now()))
+	rdb.SRem(ctx, store.DefaultKeys.BoardIndex(), "lean")
+	clock.Advance(store.BookkeepingRefresh)
 	lb.Settings(ctx, "lean")
 	if n := add(); n != 6 {
 		t.Errorf("add after the refresh sent %d commands, want 6", n)
 	}
-	if ttl := rdb.PTTL(ctx, DefaultKeys.BoardUnique("lean", clock.Now())).Val(); ttl <= 0 || !rdb.SIsMember(ctx, DefaultKeys.BoardIndex(), "lean").Val() {
-		t.Errorf("after the refresh: unique TTL %v, indexed %v", ttl, rdb.SIsMember(ctx, DefaultKeys.BoardIndex(), "lean").Val())
+	if ttl := rdb.PTTL(ctx, store.DefaultKeys.BoardUnique("lean", clock.Now())).Val(); ttl <= 0 || !rdb.SIsMember(ctx, store.DefaultKeys.BoardIndex(), "lean").Val() {
+		t.Errorf("after the refresh: unique TTL %v, indexed %v", ttl, rdb.SIsMember(ctx, store.DefaultKeys.BoardIndex(), "lean").Val())
 	}
 }

@@ -1,6 +1,9 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"fmt"
 	"strconv"
@@ -9,7 +12,6 @@ import (
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redistest"
@@ -64,7 +66,7 @@ func BenchmarkAllow(b *testing.B) {
 				b.ReportMetric(gcraNs/ns, "vs_gcra")
 			}
 		})
-		l.rec.take() // the recorded checks are not what is measured
+		l.Rec.Take() // the recorded checks are not what is measured
 	}
 	for _, a := range domain.Algorithms {
 		if r, ok := ratios[string(a)]; ok {
@@ -93,7 +95,7 @@ func BenchmarkMemoryPerClient(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(string(p.Algorithm), func(b *testing.B) {
-			key := l.keys.LimiterState(p, "client-1")
+			key := l.Keys.LimiterState(p, "client-1")
 			if rdb.Exists(ctx, key).Val() == 0 {
 				fill(b, l, p, perHour, clock)
 			}
@@ -108,32 +110,30 @@ func BenchmarkMemoryPerClient(b *testing.B) {
 }
 
 // fill sends n requests for client-1, spread over the first 90% of the window, running the
-// script in pipelines of 1,000 (the scripts loaded first, so EVALSHA finds them).
-func fill(b *testing.B, l *Limiters, p domain.LimitPolicy, n int, clock *domain.ManualClock) {
+// Script in pipelines of 1,000 (the scripts loaded first, so EVALSHA finds them).
+func fill(b *testing.B, l *limiters.Limiters, p domain.LimitPolicy, n int, clock *domain.ManualClock) {
 	ctx := context.Background()
-	for _, s := range []interface {
-		Load(context.Context, redis.Scripter) *redis.StringCmd
-	}{slidingLogScript, fixedWindowScript, slidingCounterScript, tokenBucketScript} {
-		if err := s.Load(ctx, l.rdb).Err(); err != nil {
+	for _, s := range []*store.Script{limiters.SlidingLogScript, limiters.FixedWindowScript, limiters.SlidingCounterScript, limiters.TokenBucketScript} {
+		if err := l.Rdb.ScriptLoad(ctx, s.Source()).Err(); err != nil {
 			b.Fatal(err)
 		}
 	}
 	start := clock.Now()
 	step := time.Duration(p.QuotaWindowMs()) * time.Millisecond * 9 / 10 / time.Duration(n)
 	for done := 0; done < n; {
-		pipe := l.rdb.Pipeline()
+		pipe := l.Rdb.Pipeline()
 		for i := 0; i < 1000 && done < n; i, done = i+1, done+1 {
 			now := strconv.FormatInt(start.Add(time.Duration(done)*step).UnixMilli(), 10)
-			key := []string{l.keys.LimiterState(p, "client-1")}
+			key := []string{l.Keys.LimiterState(p, "client-1")}
 			switch p.Algorithm {
 			case domain.SlidingLog:
-				slidingLogScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit, newUUID())
+				limiters.SlidingLogScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit, limiters.NewUUID())
 			case domain.FixedWindow:
-				fixedWindowScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit)
+				limiters.FixedWindowScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit)
 			case domain.SlidingCounter:
-				slidingCounterScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit)
+				limiters.SlidingCounterScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit)
 			case domain.TokenBucket:
-				tokenBucketScript.Run(ctx, pipe, key, now, "1", fmt.Sprint(p.RatePerS/1000), p.Burst)
+				limiters.TokenBucketScript.Run(ctx, pipe, key, now, "1", fmt.Sprint(p.RatePerS/1000), p.Burst)
 			}
 		}
 		if _, err := pipe.Exec(ctx); err != nil {

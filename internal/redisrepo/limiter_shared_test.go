@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
+
 	"context"
 	"testing"
 	"time"
@@ -28,7 +30,7 @@ return 0
 // serviceAdmits runs the article's limiter (5 per minute) on rate:<client> at now.
 func serviceAdmits(t *testing.T, rdb *redis.Client, client string, now time.Time) bool {
 	t.Helper()
-	n, err := articleSlidingLog.Run(context.Background(), rdb, []string{"rate:" + client}, now.UnixMilli(), 60_000, 5, newUUID()).Int64()
+	n, err := articleSlidingLog.Run(context.Background(), rdb, []string{"rate:" + client}, now.UnixMilli(), 60_000, 5, limiters.NewUUID()).Int64()
 	if err != nil {
 		t.Fatal(err)
 	}

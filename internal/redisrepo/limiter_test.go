@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
+
 	"context"
 	"fmt"
 	"regexp"
@@ -17,7 +19,7 @@ import (
 // t0 is a window boundary for every window the tests use (a multiple of 10 s).
 var t0 = time.UnixMilli(1_800_000_000_000)
 
-func newTestLimiters(t *testing.T) (*Limiters, *redis.Client, *domain.ManualClock) {
+func newTestLimiters(t *testing.T) (*limiters.Limiters, *redis.Client, *domain.ManualClock) {
 	svc, rdb, clock := newLimiterServices(t)
 	return svc.Limiters, rdb, clock
 }
@@ -46,7 +48,7 @@ func policies100(prefix string) []domain.LimitPolicy {
 	}
 }
 
-func mustAllow(t *testing.T, l *Limiters, limiter, client string) domain.LimitResult {
+func mustAllow(t *testing.T, l *limiters.Limiters, limiter, client string) domain.LimitResult {
 	t.Helper()
 	res, err := l.Allow(context.Background(), limiter, client)
 	if err != nil {
@@ -114,7 +116,7 @@ func TestSlidingLogSharesTheArticlesKeys(t *testing.T) {
 	ctx := context.Background()
 	articleAcquire := func() int64 {
 		t.Helper()
-		n, err := articleSlidingLog.Run(ctx, rdb, []string{"rate:c-77"}, clock.Now().UnixMilli(), 10_000, 3, newUUID()).Int64()
+		n, err := articleSlidingLog.Run(ctx, rdb, []string{"rate:c-77"}, clock.Now().UnixMilli(), 10_000, 3, limiters.NewUUID()).Int64()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,16 +229,16 @@ func TestPeekWritesNothing(t *testing.T) {
 	for _, p := range policies100("") {
 		l.SetPolicy(ctx, p)
 		mustAllow(t, l, p.Name, "c")
-		before := rdb.Dump(ctx, l.keys.LimiterState(p, "c")).Val()
+		before := rdb.Dump(ctx, l.Keys.LimiterState(p, "c")).Val()
 		for range 3 {
 			if r, err := l.Peek(ctx, p.Name, "c"); err != nil || r.Remaining != 99 || !r.Allowed {
 				t.Errorf("%s: Peek = %+v, %v; want 99 remaining", p.Name, r, err)
 			}
 		}
-		if after := rdb.Dump(ctx, l.keys.LimiterState(p, "c")).Val(); after != before {
+		if after := rdb.Dump(ctx, l.Keys.LimiterState(p, "c")).Val(); after != before {
 			t.Errorf("%s: Peek changed the state", p.Name)
 		}
-		if _, err := l.Peek(ctx, p.Name, "new"); err != nil || rdb.Exists(ctx, l.keys.LimiterState(p, "new")).Val() != 0 {
+		if _, err := l.Peek(ctx, p.Name, "new"); err != nil || rdb.Exists(ctx, l.Keys.LimiterState(p, "new")).Val() != 0 {
 			t.Errorf("%s: Peek of a new client wrote its key (%v)", p.Name, err)
 		}
 	}

@@ -1,6 +1,9 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"fmt"
 	"strings"
@@ -53,7 +56,7 @@ func TestViewAgreesWithPeek(t *testing.T) {
 			u := view.Clients[0]
 			compared++
 			if u.Remaining != peek.Remaining || u.Used != u.Limit-u.Remaining && p.Algorithm != domain.SlidingCounter ||
-				u.RetryAfterMs != ceilSecond(peek.RetryAfterMs) || u.ResetMs != ceilSecond(peek.ResetMs) {
+				u.RetryAfterMs != limiters.CeilSecond(peek.RetryAfterMs) || u.ResetMs != limiters.CeilSecond(peek.ResetMs) {
 				t.Errorf("%s at +%v: view %+v, peek %+v", p.Name, clock.Now().Sub(t0), u, peek)
 			}
 		}
@@ -133,7 +136,7 @@ func TestSnapshotsReadLimiterTopics(t *testing.T) {
 	ctx := context.Background()
 	mustAllow(t, l, "default", "c-1")
 	l.Flush(ctx)
-	s := newSnapshots(rdb, DefaultKeys, newDiscovery(rdb, DefaultKeys), clocks{script: clock})
+	s := newSnapshots(rdb, store.DefaultKeys, store.NewDiscovery(rdb, store.DefaultKeys, nil), store.Clocks{Script: clock}, nil)
 	topics := []string{domain.LimiterTopic("default"), domain.BoardTopic("b", domain.AllTime, domain.BoardTopN)}
 	snaps, err := s.Read(ctx, topics)
 	if _, ok := snaps[topics[0]]; err != nil || ok {

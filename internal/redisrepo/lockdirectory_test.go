@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"testing"
 	"time"
 
@@ -12,9 +14,9 @@ import (
 // the watcher's one pipeline, shown once discovery has run; gone locks leave the index.
 func TestSnapshotsReadLocksTopic(t *testing.T) {
 	svc := openTest(t, redistest.Client(t), nil)
-	locks, rdb, snaps := svc.Locks, svc.Client, svc.Snapshots
-	mine, _ := locks.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Minute, Owner: "w-1"})
-	locks.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Minute, Owner: "w-1"})
+	lk, rdb, snaps := svc.Locks, svc.Client, svc.Snapshots
+	mine, _ := lk.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Minute, Owner: "w-1"})
+	lk.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Minute, Owner: "w-1"})
 	rdb.Set(ctx, "lock:article", "article-uuid", time.Minute)
 	rdb.Set(ctx, "lock:bad{name}", "x", time.Minute) // braces: not a name zpulse can read
 
@@ -24,7 +26,7 @@ func TestSnapshotsReadLocksTopic(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, ok := got[domain.TopicLocks]; ok {
-		t.Fatal("the first read published locks before any name was known")
+		t.Fatal("the first read published lk before any name was known")
 	}
 	if err := svc.Discovery.Refresh(ctx); err != nil {
 		t.Fatal(err)
@@ -40,7 +42,7 @@ func TestSnapshotsReadLocksTopic(t *testing.T) {
 	}
 	held := got[domain.TopicLocks].(domain.HeldLocks)
 	if len(held.Locks) != 2 || held.More != 0 {
-		t.Fatalf("locks = %+v, want article and order:1001", held)
+		t.Fatalf("lk = %+v, want article and order:1001", held)
 	}
 	art, ord := held.Locks[0], held.Locks[1]
 	if art.Lock != "article" || art.Token != "article-uuid" || !art.Foreign() || art.Type != "string" || art.RemainingMs < 59000 || art.RemainingMs%100 != 0 {
@@ -50,18 +52,18 @@ func TestSnapshotsReadLocksTopic(t *testing.T) {
 		t.Errorf("order:1001 = %+v", ord)
 	}
 
-	// Gone locks disappear, and an expired lock's name leaves the index a tick later.
-	locks.ForceRelease(ctx, "order:1001", "")
+	// Gone lk disappear, and an expired lock's name leaves the index a tick later.
+	lk.ForceRelease(ctx, "order:1001", "")
 	rdb.Del(ctx, "lock:article")
-	gone, _ := locks.Acquire(ctx, "short", domain.LockOptions{TTL: domain.MinLockTTL})
-	snaps.Read(ctx, topics)                 // learns the name "short"
-	rdb.Del(ctx, DefaultKeys.Lock("short")) // as its lease running out would
+	gone, _ := lk.Acquire(ctx, "short", domain.LockOptions{TTL: domain.MinLockTTL})
+	snaps.Read(ctx, topics)                       // learns the name "short"
+	rdb.Del(ctx, store.DefaultKeys.Lock("short")) // as its lease running out would
 	got, _ = snaps.Read(ctx, topics)
 	if held := got[domain.TopicLocks].(domain.HeldLocks); len(held.Locks) != 0 {
-		t.Errorf("locks = %+v, want none", held)
+		t.Errorf("lk = %+v, want none", held)
 	}
 	snaps.Read(ctx, topics)
-	if rdb.SIsMember(ctx, DefaultKeys.LockIndex(), gone.Lock).Val() {
+	if rdb.SIsMember(ctx, store.DefaultKeys.LockIndex(), gone.Lock).Val() {
 		t.Error("an expired lock's name stayed in the index")
 	}
 }

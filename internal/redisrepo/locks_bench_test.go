@@ -12,13 +12,13 @@ import (
 // BenchmarkLockAcquireRelease is one uncontended acquire plus its release (two scripts, with
 // the index updates: three round trips).
 func BenchmarkLockAcquireRelease(b *testing.B) {
-	locks := openTest(b, redistest.Client(b), nil).Locks
+	lk := openTest(b, redistest.Client(b), nil).Locks
 	for b.Loop() {
-		l, err := locks.Acquire(ctx, "bench", domain.LockOptions{TTL: time.Second})
+		l, err := lk.Acquire(ctx, "bench", domain.LockOptions{TTL: time.Second})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := locks.Release(ctx, "bench", l.Token); err != nil {
+		if _, err := lk.Release(ctx, "bench", l.Token); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -27,16 +27,16 @@ func BenchmarkLockAcquireRelease(b *testing.B) {
 // BenchmarkLockContended is acquire + release of one lock by 8 goroutines per CPU at once:
 // ns/op is the time per hand-over under contention (waiters queue at the gate).
 func BenchmarkLockContended(b *testing.B) {
-	locks := openTest(b, redistest.Client(b), nil).Locks
+	lk := openTest(b, redistest.Client(b), nil).Locks
 	b.SetParallelism(8)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			l, err := locks.Acquire(ctx, "hot", domain.LockOptions{TTL: time.Second, Wait: domain.MaxLockWait})
+			l, err := lk.Acquire(ctx, "hot", domain.LockOptions{TTL: time.Second, Wait: domain.MaxLockWait})
 			if err != nil {
 				b.Error(err)
 				return
 			}
-			locks.Release(ctx, "hot", l.Token)
+			lk.Release(ctx, "hot", l.Token)
 		}
 	})
 }
@@ -48,15 +48,15 @@ func BenchmarkWatchdogRenew(b *testing.B) {
 		b.Run(fmt.Sprintf("leases=%d", n), func(b *testing.B) {
 			rdb := redistest.Client(b)
 			clock := domain.NewManualClock(epoch)
-			locks := openTest(b, rdb, clock).Locks
+			lk := openTest(b, rdb, clock).Locks
 			for i := range n {
-				if _, err := locks.Hold(ctx, fmt.Sprintf("job:%d", i), domain.LockOptions{TTL: 30 * time.Second}); err != nil {
+				if _, err := lk.Hold(ctx, fmt.Sprintf("job:%d", i), domain.LockOptions{TTL: 30 * time.Second}); err != nil {
 					b.Fatal(err)
 				}
 			}
 			for b.Loop() {
 				clock.Advance(10 * time.Second)
-				if renewed, _ := locks.Watchdog().RenewDue(ctx); renewed != n {
+				if renewed, _ := lk.Watchdog().RenewDue(ctx); renewed != n {
 					b.Fatalf("renewed %d of %d", renewed, n)
 				}
 			}
@@ -68,12 +68,12 @@ func BenchmarkWatchdogRenew(b *testing.B) {
 // (one pipeline: the index, a SCAN step when due, four reads per lock).
 func BenchmarkSnapshotsReadLocks(b *testing.B) {
 	for _, n := range []int{10, 200} {
-		b.Run(fmt.Sprintf("locks=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("lk=%d", n), func(b *testing.B) {
 			rdb := redistest.Client(b)
 			svc := openTest(b, rdb, nil)
-			locks := svc.Locks
+			lk := svc.Locks
 			for i := range n {
-				locks.Acquire(ctx, fmt.Sprintf("lock:%d", i), domain.LockOptions{TTL: time.Hour})
+				lk.Acquire(ctx, fmt.Sprintf("lock:%d", i), domain.LockOptions{TTL: time.Hour})
 			}
 			snaps := svc.Snapshots
 			topics := []string{domain.TopicLocks}

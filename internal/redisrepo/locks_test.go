@@ -1,6 +1,9 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/locks"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"errors"
 	"runtime"
@@ -17,7 +20,7 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-func newTestLocks(t *testing.T) (*Locks, *redis.Client) {
+func newTestLocks(t *testing.T) (*locks.Locks, *redis.Client) {
 	rdb := redistest.Client(t)
 	return openTest(t, rdb, nil).Locks, rdb
 }
@@ -39,8 +42,8 @@ var ctx = context.Background()
 func TestLockArticleScenario(t *testing.T) { redistest.ForEachTopology(t, testLockArticleScenario) }
 
 func testLockArticleScenario(t *testing.T, rdb redis.UniversalClient) {
-	locks := openTest(t, rdb, nil).Locks
-	lease, err := locks.Acquire(ctx, "order:1001", domain.LockOptions{TTL: 30 * time.Second})
+	lk := openTest(t, rdb, nil).Locks
+	lease, err := lk.Acquire(ctx, "order:1001", domain.LockOptions{TTL: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +56,7 @@ func testLockArticleScenario(t *testing.T, rdb redis.UniversalClient) {
 	if pttl := rdb.PTTL(ctx, "lock:order:1001").Val(); pttl <= 29*time.Second || pttl > 30*time.Second {
 		t.Errorf("PTTL = %v, want about 30s", pttl)
 	}
-	_, err = locks.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Second})
+	_, err = lk.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Second})
 	if domain.ErrorCode(err) != domain.ECONFLICT || !strings.Contains(domain.ErrorMessage(err), "expires in") {
 		t.Errorf("second acquire = %v, want ECONFLICT saying when it expires", err)
 	}
@@ -61,7 +64,7 @@ func testLockArticleScenario(t *testing.T, rdb redis.UniversalClient) {
 	if ok := rdb.SetNX(ctx, "lock:order:1001", "article-uuid", 30*time.Second).Val(); ok {
 		t.Error("the article's SET NX took a lock zpulse holds")
 	}
-	if _, err := locks.Release(ctx, "order:1001", "wrong-token"); domain.ErrorCode(err) != domain.ECONFLICT {
+	if _, err := lk.Release(ctx, "order:1001", "wrong-token"); domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Errorf("release with a wrong token = %v, want ECONFLICT", err)
 	}
 	if n := articleUnlock.Run(ctx, rdb, []string{"lock:order:1001"}, "wrong-token").Val(); n != int64(0) {
@@ -70,7 +73,7 @@ func testLockArticleScenario(t *testing.T, rdb redis.UniversalClient) {
 	if got := rdb.Get(ctx, "lock:order:1001").Val(); got != lease.Token {
 		t.Fatalf("after wrong releases GET = %q, want the holder's token still", got)
 	}
-	if holds, err := locks.Release(ctx, "order:1001", lease.Token); err != nil || holds != 0 {
+	if holds, err := lk.Release(ctx, "order:1001", lease.Token); err != nil || holds != 0 {
 		t.Fatalf("release = %d, %v", holds, err)
 	}
 	if n := rdb.Exists(ctx, "lock:order:1001", "{lock:order:1001}:meta").Val(); n != 0 {
@@ -79,29 +82,29 @@ func testLockArticleScenario(t *testing.T, rdb redis.UniversalClient) {
 	// A lock taken by the article's code: zpulse sees it held, and the article's unlock
 	// releases it.
 	rdb.SetNX(ctx, "lock:order:1001", "article-uuid", 30*time.Second)
-	if _, err := locks.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Second}); domain.ErrorCode(err) != domain.ECONFLICT {
+	if _, err := lk.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Second}); domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Errorf("acquire over the article's lock = %v, want ECONFLICT", err)
 	}
-	info, err := locks.Inspect(ctx, "order:1001")
+	info, err := lk.Inspect(ctx, "order:1001")
 	if err != nil || info.Token != "article-uuid" || !info.Foreign() || info.Fence != 0 || info.Holds != 1 {
 		t.Errorf("Inspect(foreign) = %+v, %v", info, err)
 	}
-	if _, err := locks.Release(ctx, "order:1001", "article-uuid"); err != nil {
+	if _, err := lk.Release(ctx, "order:1001", "article-uuid"); err != nil {
 		t.Errorf("zpulse releasing the article's lock with its token: %v", err)
 	}
 }
 
 // Extend works for the holder only; a wrong token changes neither the value nor the TTL.
 func TestExtendOnlyByTheHolder(t *testing.T) {
-	locks, rdb := newTestLocks(t)
-	lease, _ := locks.Acquire(ctx, "x", domain.LockOptions{TTL: 10 * time.Second})
-	if _, err := locks.Extend(ctx, "x", "wrong", time.Hour); domain.ErrorCode(err) != domain.ECONFLICT {
+	lk, rdb := newTestLocks(t)
+	lease, _ := lk.Acquire(ctx, "x", domain.LockOptions{TTL: 10 * time.Second})
+	if _, err := lk.Extend(ctx, "x", "wrong", time.Hour); domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Errorf("extend with a wrong token = %v, want ECONFLICT", err)
 	}
 	if pttl := rdb.PTTL(ctx, "lock:x").Val(); pttl > 10*time.Second {
 		t.Errorf("a wrong extend changed PTTL to %v", pttl)
 	}
-	got, err := locks.Extend(ctx, "x", lease.Token, time.Hour)
+	got, err := lk.Extend(ctx, "x", lease.Token, time.Hour)
 	if err != nil || got.Fence != lease.Fence || got.TTLms != 3600000 {
 		t.Fatalf("extend = %+v, %v", got, err)
 	}
@@ -111,8 +114,8 @@ func TestExtendOnlyByTheHolder(t *testing.T) {
 	if pttl := rdb.PTTL(ctx, "{lock:x}:meta").Val(); pttl < 59*time.Minute {
 		t.Errorf("meta PTTL after extend = %v, want the lock's", pttl)
 	}
-	locks.Release(ctx, "x", lease.Token)
-	if _, err := locks.Extend(ctx, "x", lease.Token, time.Hour); domain.ErrorCode(err) != domain.ECONFLICT {
+	lk.Release(ctx, "x", lease.Token)
+	if _, err := lk.Extend(ctx, "x", lease.Token, time.Hour); domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Errorf("extend after release = %v, want ECONFLICT", err)
 	}
 	if rdb.Exists(ctx, "lock:x").Val() != 0 {
@@ -123,14 +126,14 @@ func TestExtendOnlyByTheHolder(t *testing.T) {
 // A holder that dies without releasing (no watchdog) loses the lock when its TTL ends,
 // counted by Redis's clock, and another owner takes it.
 func TestLockExpiresWithoutWatchdog(t *testing.T) {
-	locks, rdb := newTestLocks(t)
-	dead, _ := locks.Acquire(ctx, "x", domain.LockOptions{TTL: domain.MinLockTTL})
+	lk, rdb := newTestLocks(t)
+	dead, _ := lk.Acquire(ctx, "x", domain.LockOptions{TTL: domain.MinLockTTL})
 	expire(t, rdb, "x")
-	next, err := locks.Acquire(ctx, "x", domain.LockOptions{TTL: time.Second})
+	next, err := lk.Acquire(ctx, "x", domain.LockOptions{TTL: time.Second})
 	if err != nil || next.Fence <= dead.Fence {
 		t.Fatalf("acquire after expiry = %+v, %v; want it, with a higher fence than %d", next, err, dead.Fence)
 	}
-	if _, err := locks.Release(ctx, "x", dead.Token); domain.ErrorCode(err) != domain.ECONFLICT {
+	if _, err := lk.Release(ctx, "x", dead.Token); domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Errorf("the dead holder's late release = %v, want ECONFLICT", err)
 	}
 	if rdb.Get(ctx, "lock:x").Val() != next.Token {
@@ -143,7 +146,7 @@ func TestLockExpiresWithoutWatchdog(t *testing.T) {
 // cannot be injected, and waiting for it would make the test slow and timed.
 func expire(t *testing.T, rdb redis.UniversalClient, name string) {
 	t.Helper()
-	if err := rdb.Del(ctx, DefaultKeys.Lock(name), DefaultKeys.LockMeta(name)).Err(); err != nil {
+	if err := rdb.Del(ctx, store.DefaultKeys.Lock(name), store.DefaultKeys.LockMeta(name)).Err(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -154,7 +157,7 @@ func afterAttempts(rdb *redis.Client, name string, n int, f func()) {
 	var calls atomic.Int64
 	var once sync.Once
 	rdb.AddHook(hookAfter(func(cmd redis.Cmder) {
-		if (cmd.Name() == "evalsha" || cmd.Name() == "eval") && slices.Contains(cmd.Args(), any(DefaultKeys.Lock(name))) && calls.Add(1) >= int64(n) {
+		if (cmd.Name() == "evalsha" || cmd.Name() == "eval") && slices.Contains(cmd.Args(), any(store.DefaultKeys.Lock(name))) && calls.Add(1) >= int64(n) {
 			once.Do(f)
 		}
 	}))
@@ -184,20 +187,20 @@ func (f hookAfter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 // Fencing tokens grow with every acquisition, across holders, and across a Redis that lost
 // its data (FLUSHALL stands for a restart without persistence).
 func TestFencingTokensGrow(t *testing.T) {
-	locks, rdb := newTestLocks(t)
+	lk, rdb := newTestLocks(t)
 	var last int64
 	for i := range 5 {
-		l, err := locks.Acquire(ctx, "f", domain.LockOptions{TTL: time.Second})
+		l, err := lk.Acquire(ctx, "f", domain.LockOptions{TTL: time.Second})
 		if err != nil || l.Fence <= last {
 			t.Fatalf("acquisition %d: fence %d after %d (%v)", i, l.Fence, last, err)
 		}
 		last = l.Fence
-		locks.Release(ctx, "f", l.Token)
+		lk.Release(ctx, "f", l.Token)
 	}
 	if err := rdb.FlushAll(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	l, err := locks.Acquire(ctx, "f", domain.LockOptions{TTL: time.Second})
+	l, err := lk.Acquire(ctx, "f", domain.LockOptions{TTL: time.Second})
 	if err != nil || l.Fence <= last {
 		t.Errorf("after Redis lost its data: fence %d, want above %d (%v)", l.Fence, last, err)
 	}
@@ -205,10 +208,10 @@ func TestFencingTokensGrow(t *testing.T) {
 		t.Errorf("fence %d is not exact in a double (JavaScript)", l.Fence)
 	}
 	// Force-release keeps the counter: the next holder still gets a higher token.
-	if err := locks.ForceRelease(ctx, "f", ""); err != nil {
+	if err := lk.ForceRelease(ctx, "f", ""); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := locks.Acquire(ctx, "f", domain.LockOptions{TTL: time.Second}); n.Fence != l.Fence+1 {
+	if n, _ := lk.Acquire(ctx, "f", domain.LockOptions{TTL: time.Second}); n.Fence != l.Fence+1 {
 		t.Errorf("fence after a force-release = %d, want %d", n.Fence, l.Fence+1)
 	}
 }
@@ -216,40 +219,40 @@ func TestFencingTokensGrow(t *testing.T) {
 // Reentrancy: the same owner takes the lock again and must release it as often; anybody
 // else is refused throughout.
 func TestReentrantLock(t *testing.T) {
-	locks, rdb := newTestLocks(t)
+	lk, rdb := newTestLocks(t)
 	opt := domain.LockOptions{TTL: 10 * time.Second, Owner: "worker-7"}
-	a, err := locks.Acquire(ctx, "r", opt)
+	a, err := lk.Acquire(ctx, "r", opt)
 	if err != nil || a.Token != "worker-7" || a.Holds != 1 {
 		t.Fatalf("first = %+v, %v", a, err)
 	}
-	b, err := locks.Acquire(ctx, "r", opt)
+	b, err := lk.Acquire(ctx, "r", opt)
 	if err != nil || b.Holds != 2 || b.Fence != a.Fence {
 		t.Fatalf("second = %+v, %v; want 2 holds and the same fence", b, err)
 	}
-	if _, err := locks.Acquire(ctx, "r", domain.LockOptions{TTL: time.Second, Owner: "worker-8"}); domain.ErrorCode(err) != domain.ECONFLICT {
+	if _, err := lk.Acquire(ctx, "r", domain.LockOptions{TTL: time.Second, Owner: "worker-8"}); domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Errorf("another owner = %v, want ECONFLICT", err)
 	}
-	if _, err := locks.Acquire(ctx, "r", domain.LockOptions{TTL: time.Second}); domain.ErrorCode(err) != domain.ECONFLICT {
+	if _, err := lk.Acquire(ctx, "r", domain.LockOptions{TTL: time.Second}); domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Errorf("a plain acquire = %v, want ECONFLICT", err)
 	}
-	if info, _ := locks.Inspect(ctx, "r"); info.Holds != 2 || !info.Reentrant {
+	if info, _ := lk.Inspect(ctx, "r"); info.Holds != 2 || !info.Reentrant {
 		t.Errorf("Inspect = %+v, want 2 holds, reentrant", info)
 	}
-	if holds, err := locks.Release(ctx, "r", "worker-7"); err != nil || holds != 1 {
+	if holds, err := lk.Release(ctx, "r", "worker-7"); err != nil || holds != 1 {
 		t.Fatalf("first release = %d, %v; want 1 hold left", holds, err)
 	}
 	if rdb.Get(ctx, "lock:r").Val() != "worker-7" {
 		t.Fatal("the lock was freed with a hold left")
 	}
-	if holds, err := locks.Release(ctx, "r", "worker-7"); err != nil || holds != 0 {
+	if holds, err := lk.Release(ctx, "r", "worker-7"); err != nil || holds != 0 {
 		t.Fatalf("second release = %d, %v; want free", holds, err)
 	}
-	if _, err := locks.Release(ctx, "r", "worker-7"); domain.ErrorCode(err) != domain.ECONFLICT {
+	if _, err := lk.Release(ctx, "r", "worker-7"); domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Errorf("a third release = %v, want ECONFLICT", err)
 	}
 	// A plain (non-reentrant) acquire is not reentrant even for the same token.
-	p, _ := locks.Acquire(ctx, "p", domain.LockOptions{TTL: time.Second})
-	if _, err := locks.Acquire(ctx, "p", domain.LockOptions{TTL: time.Second, Owner: p.Token}); domain.ErrorCode(err) != domain.ECONFLICT {
+	p, _ := lk.Acquire(ctx, "p", domain.LockOptions{TTL: time.Second})
+	if _, err := lk.Acquire(ctx, "p", domain.LockOptions{TTL: time.Second, Owner: p.Token}); domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Errorf("reentering a plain lock = %v, want ECONFLICT", err)
 	}
 }
@@ -257,16 +260,16 @@ func TestReentrantLock(t *testing.T) {
 // TryLock: a waiter gets the lock when the holder releases within its wait, gives up with
 // ECONFLICT when not, and stops at once when its context ends.
 func TestAcquireWaits(t *testing.T) {
-	locks, rdb := newTestLocks(t)
-	holder, _ := locks.Acquire(ctx, "w", domain.LockOptions{TTL: 10 * time.Second})
+	lk, rdb := newTestLocks(t)
+	holder, _ := lk.Acquire(ctx, "w", domain.LockOptions{TTL: 10 * time.Second})
 	// The holder releases once the waiter has tried (the holder's acquire was call 1).
-	afterAttempts(rdb, "w", 2, func() { go locks.Release(ctx, "w", holder.Token) })
-	got, err := locks.Acquire(ctx, "w", domain.LockOptions{TTL: time.Second, Wait: 5 * time.Second})
+	afterAttempts(rdb, "w", 2, func() { go lk.Release(ctx, "w", holder.Token) })
+	got, err := lk.Acquire(ctx, "w", domain.LockOptions{TTL: time.Second, Wait: 5 * time.Second})
 	if err != nil || got.Fence <= holder.Fence {
 		t.Fatalf("waiter = %+v, %v; want the lock after the release", got, err)
 	}
 	start := time.Now()
-	_, err = locks.Acquire(ctx, "w", domain.LockOptions{TTL: time.Second, Wait: 30 * time.Millisecond})
+	_, err = lk.Acquire(ctx, "w", domain.LockOptions{TTL: time.Second, Wait: 30 * time.Millisecond})
 	if domain.ErrorCode(err) != domain.ECONFLICT || !strings.Contains(domain.ErrorMessage(err), "after waiting 30 ms") {
 		t.Errorf("short wait = %v, want ECONFLICT after waiting", err)
 	}
@@ -276,7 +279,7 @@ func TestAcquireWaits(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	afterAttempts(rdb, "w", 1, cancel) // the waiter's context ends after its first attempt
 	start = time.Now()
-	_, err = locks.Acquire(cctx, "w", domain.LockOptions{TTL: time.Second, Wait: 10 * time.Second})
+	_, err = lk.Acquire(cctx, "w", domain.LockOptions{TTL: time.Second, Wait: 10 * time.Second})
 	if !errors.Is(err, context.Canceled) || time.Since(start) > 2*time.Second {
 		t.Errorf("cancelled waiter = %v after %v, want context.Canceled at once", err, time.Since(start))
 	}
@@ -287,7 +290,7 @@ func TestAcquireWaits(t *testing.T) {
 // update, as in mennanov/limiters' lock test), fencing tokens are seen in increasing order,
 // and every waiter gets the lock each time it asks.
 func TestLockContention(t *testing.T) {
-	locks, _ := newTestLocks(t)
+	lk, _ := newTestLocks(t)
 	const workers, each = 100, 100
 	var (
 		holders, counter, maxHolders atomic.Int64
@@ -299,7 +302,7 @@ func TestLockContention(t *testing.T) {
 	for range workers {
 		wg.Go(func() {
 			for range each {
-				l, err := locks.Acquire(ctx, "hot", domain.LockOptions{TTL: 10 * time.Second, Wait: domain.MaxLockWait})
+				l, err := lk.Acquire(ctx, "hot", domain.LockOptions{TTL: 10 * time.Second, Wait: domain.MaxLockWait})
 				if err != nil {
 					failures <- err
 					return
@@ -315,7 +318,7 @@ func TestLockContention(t *testing.T) {
 				runtime.Gosched()
 				counter.Store(v + 1)
 				holders.Add(-1)
-				if _, err := locks.Release(ctx, "hot", l.Token); err != nil {
+				if _, err := lk.Release(ctx, "hot", l.Token); err != nil {
 					failures <- err
 					return
 				}
@@ -334,34 +337,37 @@ func TestLockContention(t *testing.T) {
 }
 
 func TestForceRelease(t *testing.T) {
-	locks, rdb := newTestLocks(t)
-	l, _ := locks.Acquire(ctx, "stuck", domain.LockOptions{TTL: time.Hour, Owner: "w"})
-	locks.Acquire(ctx, "stuck", domain.LockOptions{TTL: time.Hour, Owner: "w"})
-	if err := locks.ForceRelease(ctx, "stuck", "someone-else"); domain.ErrorCode(err) != domain.ECONFLICT {
+	rdb := redistest.Client(t)
+	svc := openTest(t, rdb, nil)
+	lk := svc.Locks
+	l, _ := lk.Acquire(ctx, "stuck", domain.LockOptions{TTL: time.Hour, Owner: "w"})
+	lk.Acquire(ctx, "stuck", domain.LockOptions{TTL: time.Hour, Owner: "w"})
+	if err := lk.ForceRelease(ctx, "stuck", "someone-else"); domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Errorf("force-release expecting another token = %v, want ECONFLICT", err)
 	}
-	if err := locks.ForceRelease(ctx, "stuck", l.Token); err != nil {
+	if err := lk.ForceRelease(ctx, "stuck", l.Token); err != nil {
 		t.Fatalf("force-release = %v", err)
 	}
 	if n := rdb.Exists(ctx, "lock:stuck", "{lock:stuck}:meta").Val(); n != 0 {
 		t.Error("force-release left the lock (both holds go)")
 	}
-	if err := locks.ForceRelease(ctx, "stuck", ""); domain.ErrorCode(err) != domain.ENOTFOUND {
+	if err := lk.ForceRelease(ctx, "stuck", ""); domain.ErrorCode(err) != domain.ENOTFOUND {
 		t.Errorf("force-release of a free lock = %v, want ENOTFOUND", err)
 	}
 	// Another library's lock (a Redisson hash) can be force-released, and is listed.
 	rdb.HSet(ctx, "lock:redisson", "uuid:1", 1)
-	held, err := locks.List(ctx)
+	svc.Discovery.Refresh(ctx) // as discovery's cadence would: List reads its snapshot
+	held, err := lk.List(ctx)
 	if err != nil || len(held.Locks) != 1 || held.Locks[0].Type != "hash" || held.Locks[0].RemainingMs != -1 {
 		t.Errorf("List = %+v, %v; want the hash lock, without expiry", held, err)
 	}
-	if err := locks.ForceRelease(ctx, "redisson", ""); err != nil {
+	if err := lk.ForceRelease(ctx, "redisson", ""); err != nil {
 		t.Errorf("force-release of a hash lock = %v", err)
 	}
 }
 
 func TestLockInvalidInputWritesNothing(t *testing.T) {
-	locks, rdb := newTestLocks(t)
+	lk, rdb := newTestLocks(t)
 	bad := []struct {
 		name string
 		opt  domain.LockOptions
@@ -378,16 +384,16 @@ func TestLockInvalidInputWritesNothing(t *testing.T) {
 	}
 	for _, c := range bad {
 		t.Run(c.want, func(t *testing.T) {
-			_, err := locks.Acquire(ctx, c.name, c.opt)
+			_, err := lk.Acquire(ctx, c.name, c.opt)
 			if domain.ErrorCode(err) != domain.EINVALID || !strings.Contains(domain.ErrorMessage(err), c.want) {
 				t.Errorf("Acquire(%q, %+v) = %v, want EINVALID mentioning %q", c.name, c.opt, err, c.want)
 			}
 		})
 	}
-	if _, err := locks.Release(ctx, "x", ""); domain.ErrorCode(err) != domain.EINVALID {
+	if _, err := lk.Release(ctx, "x", ""); domain.ErrorCode(err) != domain.EINVALID {
 		t.Errorf("release without token = %v", err)
 	}
-	if _, err := locks.Extend(ctx, "x", "t", time.Millisecond); domain.ErrorCode(err) != domain.EINVALID {
+	if _, err := lk.Extend(ctx, "x", "t", time.Millisecond); domain.ErrorCode(err) != domain.EINVALID {
 		t.Errorf("extend by 1ms = %v", err)
 	}
 	if keys := rdb.Keys(ctx, "*").Val(); len(keys) != 0 {

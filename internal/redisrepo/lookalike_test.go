@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"maps"
 	"slices"
@@ -56,7 +58,7 @@ func TestResetTouchesNothingElse(t *testing.T) {
 	// x's count of writes 40 days ago stays only because the manual clock kept Redis from
 	// expiring it (boardAddsTTL, 10 minutes); this minute's goes with the board.
 	gone := []string{"leaderboard:x", "zpulse:board:{x}:settings", "zpulse:board:{x}:unique:" + domain.Daily.Suffix(testNow),
-		DefaultKeys.BoardAdds("x", testNow)}
+		store.DefaultKeys.BoardAdds("x", testNow)}
 	for _, p := range all {
 		gone = append(gone, "leaderboard:x:"+p.Suffix(testNow), "leaderboard:x:"+p.Suffix(old))
 	}
@@ -66,7 +68,7 @@ func TestResetTouchesNothingElse(t *testing.T) {
 			t.Fatalf("the test wrote no %s; keys: %v", k, slices.Sorted(maps.Keys(before)))
 		}
 	}
-	index := rdb.SMembers(ctx, DefaultKeys.BoardIndex()).Val()
+	index := rdb.SMembers(ctx, store.DefaultKeys.BoardIndex()).Val()
 
 	n, err := lb.Reset(ctx, "x")
 	if err != nil || n != int64(len(gone)) {
@@ -79,8 +81,8 @@ func TestResetTouchesNothingElse(t *testing.T) {
 		}
 		delete(before, k)
 	}
-	delete(before, DefaultKeys.BoardIndex())
-	delete(after, DefaultKeys.BoardIndex())
+	delete(before, store.DefaultKeys.BoardIndex())
+	delete(after, store.DefaultKeys.BoardIndex())
 	for k, v := range before {
 		if after[k] != v {
 			t.Errorf("%s changed or went away", k)
@@ -92,7 +94,7 @@ func TestResetTouchesNothingElse(t *testing.T) {
 		}
 	}
 	want := slices.DeleteFunc(index, func(b string) bool { return b == "x" })
-	if got := rdb.SMembers(ctx, DefaultKeys.BoardIndex()).Val(); !slices.Equal(sorted(got), sorted(want)) {
+	if got := rdb.SMembers(ctx, store.DefaultKeys.BoardIndex()).Val(); !slices.Equal(sorted(got), sorted(want)) {
 		t.Errorf("board index = %v, want %v", got, want)
 	}
 }
@@ -128,7 +130,7 @@ func TestLimiterLookAlikePairsStayApart(t *testing.T) {
 					var states []string
 					for _, c := range order {
 						p, _ := l.Policy(ctx, c.policy)
-						states = append(states, DefaultKeys.LimiterState(p, c.client))
+						states = append(states, store.DefaultKeys.LimiterState(p, c.client))
 					}
 					if states[0] == states[1] || rdb.Exists(ctx, states[0], states[1]).Val() != 2 {
 						t.Errorf("%v: want two keys, both written", states)
@@ -157,7 +159,7 @@ func TestParseSlidingLog(t *testing.T) {
 		"rate:x{y}":           {},
 		"leaderboard:c":       {},
 	} {
-		policy, client, ok := DefaultKeys.parseSlidingLog(key, logs)
+		policy, client, ok := store.DefaultKeys.ParseSlidingLog(key, logs)
 		if got := [2]string{policy, client}; got != want || ok != (want[0] != "") {
 			t.Errorf("parseSlidingLog(%q) = %q, %q, %v; want %q", key, policy, client, ok, want)
 		}

@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/boards"
+
 	"context"
 	"slices"
 	"sync"
@@ -16,7 +18,7 @@ import (
 func TestMain(m *testing.M) { redistest.Main(m, func(start time.Time) { testNow = start }) }
 
 // testNow is where the tests' clocks start: the first whole minute after the test server's
-// clock (redistest.Main), so what a test dates is a date Redis agrees with.
+// Clock (redistest.Main), so what a test dates is a date Redis agrees with.
 var testNow time.Time
 
 // sameCalendarYear returns the first year from year on, in steps of 28 (the Gregorian
@@ -42,14 +44,14 @@ func openTest(t testing.TB, rdb redis.UniversalClient, clock domain.Clock) *Serv
 	return svc
 }
 
-func newBoards(t *testing.T) (*Leaderboards, *redis.Client, *domain.ManualClock) {
+func newBoards(t *testing.T) (*boards.Leaderboards, *redis.Client, *domain.ManualClock) {
 	rdb := redistest.Client(t)
 	lb, clock := newBoardsOn(t, rdb)
 	return lb, rdb, clock
 }
 
 // newBoardsOn is newBoards on a given client (a topology of redistest.ForEachTopology).
-func newBoardsOn(t *testing.T, rdb redis.UniversalClient) (*Leaderboards, *domain.ManualClock) {
+func newBoardsOn(t *testing.T, rdb redis.UniversalClient) (*boards.Leaderboards, *domain.ManualClock) {
 	clock := domain.NewManualClock(testNow)
 	return openTest(t, rdb, clock).Leaderboards, clock
 }

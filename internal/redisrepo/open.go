@@ -1,6 +1,15 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/auth"
+	"github.com/zpulse/zpulse/internal/redisrepo/boards"
+	"github.com/zpulse/zpulse/internal/redisrepo/history"
+	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
+	"github.com/zpulse/zpulse/internal/redisrepo/locks"
+	"github.com/zpulse/zpulse/internal/redisrepo/queues"
+	"github.com/zpulse/zpulse/internal/redisrepo/sources"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"fmt"
 	"io"
@@ -36,6 +45,15 @@ type OpenOptions struct {
 	WaitReplicas int
 }
 
+// Keys name every key zpulse reads or writes (store.Keys, built in store/keys.go).
+type Keys = store.Keys
+
+// DefaultKeys are the keys of the default prefixes.
+var DefaultKeys = store.DefaultKeys
+
+// MaxWaitReplicas bounds OpenOptions.WaitReplicas.
+const MaxWaitReplicas = store.MaxWaitReplicas
+
 // defaultTakePool: that many takes can wait at once; more wait for a connection (go-redis's
 // pool timeout), never the dashboard.
 const defaultTakePool = 64
@@ -45,25 +63,25 @@ type Services struct {
 	Client   redis.UniversalClient
 	Embedded bool // the data lives in an in-memory Redis that ends with the process
 
-	Leaderboards *Leaderboards
-	Queues       *Queues
-	Limiters     *Limiters
-	Locks        *Locks
-	Sources      *Sources
-	Singletons   *Singletons
+	Leaderboards *boards.Leaderboards
+	Queues       *queues.Queues
+	Limiters     *limiters.Limiters
+	Locks        *locks.Locks
+	Sources      *sources.Sources
+	Singletons   *locks.Singletons
 	Demo         *DemoSwitch
 	// History records (in one instance, RunRecorder under Singletons) and reads charts' data.
-	History *History
+	History *history.History
 	// Business is /metrics' read of queues, limiters, locks and boards.
-	Business *Business
+	Business *history.Business
 	// CommandErrors counts the commands of Client that failed, by command.
-	CommandErrors *CommandErrors
+	CommandErrors *store.CommandErrors
 	// Auth keeps admin sessions and the sign-in attempt counters.
-	Auth *Auth
+	Auth *auth.Auth
 	// Snapshots is the live watcher's reader, and only its: it keeps state between reads.
 	Snapshots *Snapshots
 	// Discovery finds boards, queues, locks and limiter clients by bounded SCAN (Run drives it).
-	Discovery *Discovery
+	Discovery *store.Discovery
 	// Keys names the keys for people, for pages that explain where data lives.
 	Keys domain.KeyDisplay
 
@@ -75,8 +93,8 @@ type Services struct {
 // Open opens Redis and builds every service on it. The client is not checked: call Ping to
 // find out whether Redis answers. Run the background loops with Run, and Close at the end.
 func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
-	if opt.Keys == (Keys{}) {
-		opt.Keys = DefaultKeys
+	if opt.Keys == (store.Keys{}) {
+		opt.Keys = store.DefaultKeys
 	}
 	if opt.TakePool == 0 {
 		opt.TakePool = defaultTakePool
@@ -84,10 +102,9 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if err := validateWaitReplicas(opt.WaitReplicas); err != nil {
+	if err := store.ValidateWaitReplicas(opt.WaitReplicas); err != nil {
 		return nil, fmt.Errorf("redisrepo.Open: %w", err)
 	}
-	builtins := newBuiltinPolicies()
 	s := &Services{Client: opt.Client}
 	if opt.Client == nil {
 		redis.SetLogger(goRedisLogger{opt.Log}) // go-redis would log every failed dial while Redis is down
@@ -118,31 +135,27 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 		s.closers = append(s.closers, rdb.Close, func() error { m.Close(); return nil })
 		opt.Log.Warn("no REDIS_URL: using an embedded in-memory Redis; data lives in memory and is lost when zpulse stops", "addr", m.Addr())
 	}
-	rdb, keys, c := s.Client, opt.Keys, clocks{script: opt.Clock}
-	blocking := newBlockingClient(rdb, opt.TakePool)
+	rdb, keys, c := s.Client, opt.Keys, store.Clocks{Script: opt.Clock}
+	blocking := queues.NewBlockingClient(rdb, opt.TakePool)
 	if blocking != rdb {
 		s.closers = append([]func() error{blocking.Close}, s.closers...)
 	}
+	replicas := store.ReplicaWait{N: opt.WaitReplicas}
 	s.Keys = keys.Display()
-	s.Discovery = newDiscovery(rdb, keys)
-	s.Leaderboards = newLeaderboards(rdb, keys, s.Discovery, c)
-	s.Queues = newQueues(rdb, blocking, keys, s.Discovery, c)
-	s.Limiters = newLimiters(rdb, keys, c, builtins)
-	s.Locks = newLocks(rdb, keys, s.Discovery, c)
-	s.Queues.replicas = replicaWait{n: opt.WaitReplicas}
-	s.Locks.replicas = s.Queues.replicas
-	s.Singletons = newSingletons(s.Locks, keys, opt.Log)
+	s.Limiters = limiters.NewLimiters(rdb, keys, c)
+	s.Discovery = store.NewDiscovery(rdb, keys, func(ctx context.Context, keys []string) { _ = s.Limiters.AdoptClients(ctx, keys) })
+	s.Leaderboards = boards.NewLeaderboards(rdb, keys, s.Discovery, c)
+	s.Queues = queues.NewQueues(rdb, blocking, keys, s.Discovery, c, replicas)
+	s.Locks = locks.NewLocks(rdb, keys, s.Discovery, c, replicas)
+	s.Singletons = locks.NewSingletons(s.Locks, keys, opt.Log)
 	s.Demo = newDemoSwitch(rdb, keys)
-	s.Auth = newAuth(rdb, keys, c)
-	s.Sources = newSources(rdb, keys, s.Discovery, c)
-	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c)
-	s.History = newHistory(rdb, keys, s.Discovery, c)
-	s.Business = newBusiness(rdb, keys, s.Discovery, c)
-	s.CommandErrors = &CommandErrors{}
+	s.Auth = auth.NewAuth(rdb, keys, c)
+	s.Sources = sources.NewSources(rdb, keys, s.Discovery, c)
+	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c, s.Sources)
+	s.History = history.NewHistory(rdb, keys, s.Discovery, c)
+	s.Business = history.NewBusiness(rdb, keys, s.Discovery, c)
+	s.CommandErrors = &store.CommandErrors{}
 	rdb.AddHook(s.CommandErrors)
-	s.Snapshots.limiters.builtins = builtins
-	s.Snapshots.sources = s.Sources
-	s.Discovery.onRate = func(ctx context.Context, keys []string) { _ = s.Limiters.adoptClients(ctx, keys) }
 	return s, nil
 }
 
@@ -152,7 +165,7 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 // Singletons.
 func (s *Services) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Go(func() { s.Discovery.Run(ctx, DiscoveryEvery) })
+	wg.Go(func() { s.Discovery.Run(ctx, store.DiscoveryEvery) })
 	wg.Go(func() { s.Locks.Watchdog().Run(ctx) })
 	wg.Go(func() { s.Limiters.Run(ctx) })
 	wg.Wait()
@@ -160,7 +173,7 @@ func (s *Services) Run(ctx context.Context) {
 
 // Ping answers whether Redis is reachable.
 func (s *Services) Ping(ctx context.Context) error {
-	return opError("redisrepo.Ping", s.Client.Ping(ctx).Err())
+	return store.OpError("redisrepo.Services.Ping", s.Client.Ping(ctx).Err())
 }
 
 // Close closes what Open opened (not a Client given in OpenOptions). Call it after Run

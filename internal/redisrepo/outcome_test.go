@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"errors"
 	"io"
@@ -90,18 +92,18 @@ func TestClassify(t *testing.T) {
 		{"script error", loadingErr("ERR user_script:1: boom"), domain.EINTERNAL, domain.EINTERNAL},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := domain.ErrorCode(wrap(c.err)); c.read != "" && got != c.read {
+			if got := domain.ErrorCode(store.Wrap(c.err)); c.read != "" && got != c.read {
 				t.Errorf("wrap = %s, want %s", got, c.read)
 			}
-			if got := domain.ErrorCode(wrapWrite(c.err)); got != c.write {
+			if got := domain.ErrorCode(store.WrapWrite(c.err)); got != c.write {
 				t.Errorf("wrapWrite = %s, want %s", got, c.write)
 			}
 		})
 	}
-	if err := wrap(context.DeadlineExceeded); !errors.Is(err, context.DeadlineExceeded) {
+	if err := store.Wrap(context.DeadlineExceeded); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a read's deadline = %v, want it passed through", err)
 	}
-	if err := wrapWrite(context.Canceled); !errors.Is(err, context.Canceled) {
+	if err := store.WrapWrite(context.Canceled); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled write = %v, want it passed through", err)
 	}
 }

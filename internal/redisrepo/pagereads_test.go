@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"maps"
 	"reflect"
@@ -97,11 +99,11 @@ func TestSummariesMatchTheWatcher(t *testing.T) {
 	svc.Leaderboards.AddPoints(ctx, "game", "alice", 10)
 	svc.Leaderboards.AddPoints(ctx, "game", "bob", 20)
 	enqueue(t, svc.Queues, "jobs", "j-1", 3)
-	boards, err := svc.Leaderboards.Summaries(ctx)
+	bs, err := svc.Leaderboards.Summaries(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	queues, err := svc.Queues.Summaries(ctx)
+	qs, err := svc.Queues.Summaries(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,11 +111,11 @@ func TestSummariesMatchTheWatcher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(snaps[domain.TopicBoards], boards) || len(boards) != 1 || boards[0].Players != 2 || boards[0].Top[0].Player != "bob" {
-		t.Errorf("boards: page %+v, watcher %+v", boards, snaps[domain.TopicBoards])
+	if !reflect.DeepEqual(snaps[domain.TopicBoards], bs) || len(bs) != 1 || bs[0].Players != 2 || bs[0].Top[0].Player != "bob" {
+		t.Errorf("bs: page %+v, watcher %+v", bs, snaps[domain.TopicBoards])
 	}
-	if !reflect.DeepEqual(snaps[domain.TopicQueues], queues) || len(queues) != 1 || queues[0].Waiting != 1 {
-		t.Errorf("queues: page %+v, watcher %+v", queues, snaps[domain.TopicQueues])
+	if !reflect.DeepEqual(snaps[domain.TopicQueues], qs) || len(qs) != 1 || qs[0].Waiting != 1 {
+		t.Errorf("qs: page %+v, watcher %+v", qs, snaps[domain.TopicQueues])
 	}
 }
 
@@ -129,7 +131,7 @@ func TestQueueViewOfANewQueue(t *testing.T) {
 		len(v.Enqueued) != domain.ThroughputSeconds || len(v.Completed) != domain.ThroughputSeconds {
 		t.Errorf("view = %+v", v)
 	}
-	if v.Key != DefaultKeys.Queue("email-jobs") || v.PayloadKey != DefaultKeys.QueueJobs("email-jobs") {
+	if v.Key != store.DefaultKeys.Queue("email-jobs") || v.PayloadKey != store.DefaultKeys.QueueJobs("email-jobs") {
 		t.Errorf("keys = %q, %q", v.Key, v.PayloadKey)
 	}
 }

@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/boards"
+
 	"context"
 	"fmt"
 	"testing"
@@ -111,7 +113,7 @@ func TestSettings(t *testing.T) {
 		t.Errorf("other instance reads %+v", s)
 	}
 	lb.UpdateSettings(ctx, "b", domain.DefaultBoardSettings())
-	clock.Advance(settingsTTL)
+	clock.Advance(boards.SettingsTTL)
 	if s, _ := other.Settings(ctx, "b"); s.TieBreak != domain.TieBreakNone {
 		t.Errorf("other instance still has %+v after settingsTTL", s)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/history"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
@@ -99,7 +100,7 @@ func TestConsumersAndDurations(t *testing.T) {
 
 		// The bucket 12:00:00-12:00:10 holds one lease-to-ack time of 2.5 s: in the
 		// (1 s, 2.5 s] bucket, so p50 and p95 are read within it, and the max exactly.
-		clock.Set(testNow.Add(10*time.Second + historyDelay))
+		clock.Set(testNow.Add(10*time.Second + history.HistoryDelay))
 		if err := svc.History.Record(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +109,7 @@ func TestConsumersAndDurations(t *testing.T) {
 				t.Errorf("%s: lease-to-ack p50, p95, max = %v, want [1750 2425 2500]", r, v[7:])
 			}
 		}
-		m, err := svc.Business.Business(ctx, 10)
+		m, err := svc.Business.Snapshot(ctx, 10)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,9 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/queues"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,7 +19,7 @@ import (
 )
 
 // nackLater leases the next job of queue and nacks it with delay; it returns the delivery.
-func nackLater(t *testing.T, q *Queues, queue string, delay time.Duration) domain.Delivery {
+func nackLater(t *testing.T, q *queues.Queues, queue string, delay time.Duration) domain.Delivery {
 	t.Helper()
 	d, ok := poll(t, q, queue, domain.PollOptions{Lease: 10 * time.Second})
 	if !ok {
@@ -114,7 +117,9 @@ func TestPriorityNackWithDelay(t *testing.T) {
 // directly and never call zpulse; at most 100 per script call, and as many calls as it takes.
 func TestPriorityRetryReaperPromotes(t *testing.T) {
 	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
-		q, clock := newTestQueuesOn(t, rdb)
+		clock := domain.NewManualClock(testNow)
+		svc := openTest(t, rdb, clock)
+		q := svc.Queues
 		ctx := context.Background()
 		e := enqueue(t, q, "direct", "a", 2)
 		nackLater(t, q, "direct", 10*time.Second)
@@ -134,15 +139,15 @@ func TestPriorityRetryReaperPromotes(t *testing.T) {
 		now := float64(clock.Now().UnixMilli())
 		for i := range 150 {
 			id := fmt.Sprintf("b%03d", i)
-			rdb.ZAdd(ctx, q.keys.QueueRetry("bulk"), redis.Z{Score: now, Member: id})
-			rdb.HSet(ctx, q.keys.QueueScores("bulk"), id, 4*domain.PriorityFactor+now)
+			rdb.ZAdd(ctx, DefaultKeys.QueueRetry("bulk"), redis.Z{Score: now, Member: id})
+			rdb.HSet(ctx, DefaultKeys.QueueScores("bulk"), id, 4*domain.PriorityFactor+now)
 		}
-		rdb.SAdd(ctx, q.keys.QueueIndex(), "bulk")
-		vals, err := promoteScript.Run(ctx, rdb, q.promoteKeys("bulk"), clock.Now().UnixMilli()).Int64Slice()
+		rdb.SAdd(ctx, DefaultKeys.QueueIndex(), "bulk")
+		vals, err := queues.PromoteScript.Run(ctx, rdb, q.PromoteKeys("bulk"), clock.Now().UnixMilli()).Int64Slice()
 		if err != nil || len(vals) != 2 || vals[0] != 100 || vals[1] != 1 {
 			t.Fatalf("one promote call = %v, %v; want 100 moved, more to come", vals, err)
 		}
-		q.found.add(queueKeys, "bulk")
+		svc.Discovery.Add(store.KindQueue, "bulk") // as an enqueue through zpulse would
 		if r, _, err := q.Reap(ctx, 1); r != 50 || err != nil {
 			t.Fatalf("reap = %d, %v; want the other 50 back", r, err)
 		}
@@ -236,7 +241,7 @@ func TestPriorityRetryPayloadAndDelete(t *testing.T) {
 	if where, err := q.Delete(ctx, "pq", "p"); err != nil || where != domain.Retrying {
 		t.Fatalf("Delete = %v, %v; want scheduled", where, err)
 	}
-	for _, key := range []string{q.keys.QueueRetry("pq"), q.keys.QueueScores("pq"), q.keys.QueueJobs("pq"), q.keys.QueueAttempts("pq")} {
+	for _, key := range []string{DefaultKeys.QueueRetry("pq"), DefaultKeys.QueueScores("pq"), DefaultKeys.QueueJobs("pq"), DefaultKeys.QueueAttempts("pq")} {
 		if n := rdb.Exists(ctx, key).Val(); n != 0 {
 			t.Errorf("%s is left after the delete", key)
 		}

@@ -35,7 +35,7 @@ func fillQueue(t *testing.T, rdb *redis.Client, queue string, n int) {
 // 8 concurrent consumers over 10,000 jobs with plain polls: every job is delivered exactly once.
 func TestConcurrentPollExactlyOnce(t *testing.T) {
 	q, _, _ := newTestQueues(t)
-	fillQueue(t, q.rdb.(*redis.Client), "bulk", concurrentJobs)
+	fillQueue(t, q.Rdb.(*redis.Client), "bulk", concurrentJobs)
 	got := make([][]string, concurrentConsumers)
 	var wg sync.WaitGroup
 	for c := range concurrentConsumers {

@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/queues"
+
 	"context"
 	"encoding/json"
 	"strings"
@@ -15,21 +17,21 @@ import (
 
 // newTestQueues returns queues on the package's Redis (flushed) with a manual clock for scores
 // and leases, and a blocking client of their own.
-func newTestQueues(t testing.TB) (*Queues, *redis.Client, *domain.ManualClock) {
+func newTestQueues(t testing.TB) (*queues.Queues, *redis.Client, *domain.ManualClock) {
 	rdb := redistest.Client(t)
 	q, clock := newTestQueuesOn(t, rdb)
 	return q, rdb, clock
 }
 
 // newTestQueuesOn is newTestQueues on a given client (a topology of ForEachTopology).
-func newTestQueuesOn(t testing.TB, rdb redis.UniversalClient) (*Queues, *domain.ManualClock) {
+func newTestQueuesOn(t testing.TB, rdb redis.UniversalClient) (*queues.Queues, *domain.ManualClock) {
 	clock := domain.NewManualClock(testNow)
 	return openTest(t, rdb, clock).Queues, clock
 }
 
 func prio(p int) domain.NewJob { return domain.NewJob{Priority: p, HasPriority: true} }
 
-func enqueue(t testing.TB, q *Queues, queue, id string, p int) domain.Enqueued {
+func enqueue(t testing.TB, q *queues.Queues, queue, id string, p int) domain.Enqueued {
 	t.Helper()
 	job := prio(p)
 	job.ID = id
@@ -40,7 +42,7 @@ func enqueue(t testing.TB, q *Queues, queue, id string, p int) domain.Enqueued {
 	return e
 }
 
-func poll(t testing.TB, q *Queues, queue string, opt domain.PollOptions) (domain.Delivery, bool) {
+func poll(t testing.TB, q *queues.Queues, queue string, opt domain.PollOptions) (domain.Delivery, bool) {
 	t.Helper()
 	d, ok, err := q.Poll(context.Background(), queue, opt)
 	if err != nil {
@@ -341,8 +343,8 @@ func TestReapRefusesAStaleFence(t *testing.T) {
 	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
 		q, clock := newTestQueuesOn(t, rdb)
 		ctx := context.Background()
-		queues := []string{"mail", "sms", "push", "fax", "pager", "telex"} // spread over the masters
-		for _, name := range queues {
+		qs := []string{"mail", "sms", "push", "fax", "pager", "telex"} // spread over the masters
+		for _, name := range qs {
 			enqueue(t, q, name, "j", 1)
 			poll(t, q, name, domain.PollOptions{Lease: time.Second})
 		}
@@ -353,13 +355,13 @@ func TestReapRefusesAStaleFence(t *testing.T) {
 		if r, d, err := q.Reap(ctx, 999); domain.ErrorCode(err) != domain.ECONFLICT || r+d != 0 {
 			t.Fatalf("reap with a stale fence = %d back, %d dead, %v; want ECONFLICT and nothing moved", r, d, err)
 		}
-		for _, name := range queues {
+		for _, name := range qs {
 			if n := rdb.ZCard(ctx, "{queue:"+name+"}:processing").Val(); n != 1 {
 				t.Fatalf("queue %s: %d in flight after the stale reap, want 1", name, n)
 			}
 		}
-		if r, _, err := q.Reap(ctx, 1_001); err != nil || r != int64(len(queues)) {
-			t.Fatalf("reap with a newer fence = %d back, %v; want %d", r, err, len(queues))
+		if r, _, err := q.Reap(ctx, 1_001); err != nil || r != int64(len(qs)) {
+			t.Fatalf("reap with a newer fence = %d back, %v; want %d", r, err, len(qs))
 		}
 	})
 }
@@ -382,7 +384,7 @@ func TestQueueSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another instance (a fresh Queues) sees it at once: enqueue reads the kind in its script.
-	other := openTest(t, q.rdb, q.clock).Queues
+	other := openTest(t, q.Rdb, q.Clock).Queues
 	if e, err := other.Enqueue(ctx, "reminders", domain.NewJob{ID: "r", Delay: time.Minute}); err != nil || e.Kind != domain.DelayedQueue {
 		t.Errorf("enqueue on the reconfigured queue = %+v, %v", e, err)
 	}

@@ -1,6 +1,9 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/boards"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"fmt"
 	"slices"
@@ -58,7 +61,7 @@ func TestAroundAPlayer(t *testing.T) {
 }
 
 // pageAll pages through a board and returns every player in order.
-func pageAll(t *testing.T, lb *Leaderboards, board string, limit int, between func(page int)) []string {
+func pageAll(t *testing.T, lb *boards.Leaderboards, board string, limit int, between func(page int)) []string {
 	t.Helper()
 	var all []string
 	cursor := ""
@@ -170,7 +173,7 @@ func TestSetRemoveTrimReset(t *testing.T) {
 	if err := lb.RemovePlayer(ctx, "b", "p1"); err != nil {
 		t.Fatal(err)
 	}
-	if rdb.ZScore(ctx, DefaultKeys.PeriodBoard("b", domain.Daily, testNow), "p1").Err() != redis.Nil || rdb.ZScore(ctx, "leaderboard:b", "p1").Err() != redis.Nil {
+	if rdb.ZScore(ctx, store.DefaultKeys.PeriodBoard("b", domain.Daily, testNow), "p1").Err() != redis.Nil || rdb.ZScore(ctx, "leaderboard:b", "p1").Err() != redis.Nil {
 		t.Error("p1 is still on a board")
 	}
 	if err := lb.RemovePlayer(ctx, "b", "p1"); domain.ErrorCode(err) != domain.ENOTFOUND {
@@ -180,7 +183,7 @@ func TestSetRemoveTrimReset(t *testing.T) {
 	if err != nil || removed != 2 || fmt.Sprint(rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: "leaderboard:b", Start: 0, Stop: -1, Rev: true}).Val()) != "[p0 p4]" {
 		t.Errorf("trim: removed %d, %v; board %v", removed, err, rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: "leaderboard:b", Start: 0, Stop: -1, Rev: true}).Val())
 	}
-	for _, keep := range []int64{0, -1, MaxTrimKeep + 1} {
+	for _, keep := range []int64{0, -1, boards.MaxTrimKeep + 1} {
 		if _, err := lb.Trim(ctx, "b", keep); domain.ErrorCode(err) != domain.EINVALID {
 			t.Errorf("trim keep=%d: %v", keep, err)
 		}
@@ -230,13 +233,13 @@ func TestDiscoveryListsBoards(t *testing.T) {
 	for i := range 2500 { // more keys than one SCAN call looks at
 		rdb.Set(ctx, fmt.Sprintf("noise:%d", i), "x", 0)
 	}
-	boards, err := lb.Boards(ctx)
-	if err != nil || fmt.Sprint(boards) != "[2026-10 ext:eu has space own 排行榜:2048]" {
-		t.Errorf("boards = %v %v", boards, err)
+	bs, err := lb.Boards(ctx)
+	if err != nil || fmt.Sprint(bs) != "[2026-10 ext:eu has space own 排行榜:2048]" {
+		t.Errorf("bs = %v %v", bs, err)
 	}
 	rdb.Del(ctx, "leaderboard:ext:eu")
-	lb.found.Refresh(ctx)
-	if boards, _ := lb.Boards(ctx); fmt.Sprint(boards) != "[2026-10 has space own 排行榜:2048]" {
-		t.Errorf("after the key went away: %v", boards)
+	lb.Found.Refresh(ctx)
+	if bs, _ := lb.Boards(ctx); fmt.Sprint(bs) != "[2026-10 has space own 排行榜:2048]" {
+		t.Errorf("after the key went away: %v", bs)
 	}
 }

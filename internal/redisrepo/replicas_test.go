@@ -108,7 +108,7 @@ func TestWaitReplicasBehindSentinel(t *testing.T) {
 	mu.Lock()
 	before := len(confirmed)
 	mu.Unlock()
-	err = redistestPoll(30*time.Second, func() error {
+	err = redistest.Poll(30*time.Second, func() error {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(confirmed) <= before+1 {

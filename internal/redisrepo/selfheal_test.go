@@ -39,7 +39,7 @@ func TestFlushAllUnderARunningZpulse(t *testing.T) {
 		var wg sync.WaitGroup
 		defer func() { stop(); wg.Wait(); svc.Close() }()
 		svc.Singletons.TTL, svc.Singletons.Retry = 300*time.Millisecond, 30*time.Millisecond
-		svc.Singletons.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		svc.Singletons.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 		fences := make(chan int64, 4)
 		wg.Go(func() { svc.Run(runCtx) })
 		wg.Go(func() {

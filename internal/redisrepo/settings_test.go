@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"sync"
 	"testing"
@@ -61,7 +63,7 @@ func TestLegacySettingsCarryOver(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.Client(t)
 	svc := openTest(t, rdb, nil)
-	legacy := DefaultKeys.LegacyBoardSettings("game:2048")
+	legacy := store.DefaultKeys.LegacyBoardSettings("game:2048")
 	if err := rdb.HSet(ctx, legacy, "tie_break", "first_reached", "periods", "daily", "retention_days", "7").Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func TestLegacySettingsCarryOver(t *testing.T) {
 	if rdb.Exists(ctx, legacy).Val() != 0 {
 		t.Error("the legacy settings key is still there")
 	}
-	if got := rdb.HGet(ctx, DefaultKeys.BoardSettings("game:2048"), "tie_break").Val(); got != "first_reached" {
+	if got := rdb.HGet(ctx, store.DefaultKeys.BoardSettings("game:2048"), "tie_break").Val(); got != "first_reached" {
 		t.Errorf("tie_break under the new key = %q", got)
 	}
 }

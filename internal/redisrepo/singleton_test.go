@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/locks"
+
 	"context"
 	"fmt"
 	"sync"
@@ -71,8 +73,8 @@ func TestSingletonTakeover(t *testing.T) {
 		select {
 		case tm := <-terms:
 			return tm
-		case <-time.After(4 * SingletonTakeover):
-			t.Fatalf("waited %v for %s", 4*SingletonTakeover, what)
+		case <-time.After(4 * locks.SingletonTakeover):
+			t.Fatalf("waited %v for %s", 4*locks.SingletonTakeover, what)
 			return term{}
 		}
 	}
@@ -81,7 +83,7 @@ func TestSingletonTakeover(t *testing.T) {
 	enqueue(t, a.svc.Queues, "mail", "j", 1)
 	first := nextTerm("a's term")
 	b := start("b") // stands by: a holds the lock
-	if first.instance != "a" || a.svc.Singletons.TTL != SingletonLease {
+	if first.instance != "a" || a.svc.Singletons.TTL != locks.SingletonLease {
 		t.Fatalf("first term %+v with lease %v; want a's, with SingletonLease", first, a.svc.Singletons.TTL)
 	}
 
@@ -93,7 +95,7 @@ func TestSingletonTakeover(t *testing.T) {
 	firstEnded := ended
 	mu.Unlock()
 	t.Logf("the holder died; another instance ran the loop %v later (bound SingletonTakeover = %v); the dead holder's loop stopped %v after its death",
-		takeover.Round(time.Millisecond), SingletonTakeover, firstEnded.Sub(died).Round(time.Millisecond))
+		takeover.Round(time.Millisecond), locks.SingletonTakeover, firstEnded.Sub(died).Round(time.Millisecond))
 	if second.instance != "b" || second.fence <= first.fence {
 		t.Fatalf("second term %+v after %+v; want b's with a higher fence", second, first)
 	}
@@ -101,12 +103,12 @@ func TestSingletonTakeover(t *testing.T) {
 		t.Fatalf("%d loops ran at once (the dead holder's loop ended at %v, the next began at %v); want one", most.Load(), firstEnded, second.at)
 	}
 	// Generous for a loaded machine: the bound itself is what the README states.
-	if takeover > SingletonTakeover+time.Second {
-		t.Errorf("takeover took %v, want within SingletonTakeover = %v", takeover, SingletonTakeover)
+	if takeover > locks.SingletonTakeover+time.Second {
+		t.Errorf("takeover took %v, want within SingletonTakeover = %v", takeover, locks.SingletonTakeover)
 	}
 
 	// The new reaper's fence is on the queue; the dead holder's is refused from now on.
-	err := redistestPoll(10*time.Second, func() error {
+	err := redistest.Poll(10*time.Second, func() error {
 		if f, err := b.rdb.Get(ctx, "{queue:mail}:reaper").Int64(); err != nil || f != second.fence {
 			return fmt.Errorf("the queue's reaper fence is %d (%v), want %d", f, err, second.fence)
 		}

@@ -1,6 +1,14 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/boards"
+	"github.com/zpulse/zpulse/internal/redisrepo/history"
+	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
+	"github.com/zpulse/zpulse/internal/redisrepo/locks"
+	"github.com/zpulse/zpulse/internal/redisrepo/queues"
+	"github.com/zpulse/zpulse/internal/redisrepo/sources"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"slices"
 	"sync"
@@ -11,18 +19,15 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// boardsTopN is how many leaders the boards list shows per board.
-const boardsTopN = 3
-
 // Snapshots reads the state behind live topics for the watcher.
 type Snapshots struct {
 	rdb      redis.UniversalClient
-	keys     Keys
+	keys     store.Keys
 	clock    domain.Clock
-	found    *Discovery     // the names behind the boards and queues topics
-	locks    *lockDirectory // names behind the locks topic
-	limiters *limiterViews
-	sources  *Sources
+	found    *store.Discovery     // the names behind the boards and queues topics
+	locks    *locks.LockDirectory // Names behind the locks topic
+	limiters *limiters.LimiterViews
+	sources  *sources.Sources
 
 	mu           sync.Mutex
 	limiterNames []string                   // the saved policies at the last read of TopicLimiters
@@ -38,8 +43,8 @@ type historySnapshot struct {
 // newSnapshots returns the live watcher's reader of topics kept in rdb under keys. It keeps
 // state between reads (what it learnt of limiters and locks): only the watcher calls Read;
 // pages call the services' stateless reads.
-func newSnapshots(rdb redis.UniversalClient, keys Keys, found *Discovery, c clocks) *Snapshots {
-	return &Snapshots{rdb: rdb, keys: keys, clock: c.local(), found: found, locks: newLockDirectory(found), limiters: newLimiterViews(keys, c.script)}
+func newSnapshots(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks, adopted *sources.Sources) *Snapshots {
+	return &Snapshots{sources: adopted, rdb: rdb, keys: keys, clock: c.Local(), found: found, locks: locks.NewLockDirectory(found), limiters: limiters.NewLimiterViews(keys, c.Script)}
 }
 
 // Read reads every topic it knows in one pipelined round trip and returns a snapshot per
@@ -57,13 +62,13 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 	watchedLimiters := map[string]bool{}
 	for _, topic := range topics {
 		if board, period, n, ok := domain.ParseBoardTopic(topic); ok {
-			read := planTop(ctx, pipe, s.keys, board, period, n, now)
+			read := boards.PlanTop(ctx, pipe, s.keys, board, period, n, now)
 			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicBoards {
-			read := planBoardSummaries(ctx, pipe, s.keys, s.found.names(boardKeys), now)
+			read := boards.PlanSummaries(ctx, pipe, s.keys, s.found.Names(store.KindBoard), now)
 			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicLocks {
-			read := s.locks.plan(ctx, pipe, s.keys)
+			read := s.locks.Plan(ctx, pipe, s.keys)
 			decoders[topic] = func() any {
 				if held, ok := read(); ok {
 					return held
@@ -71,12 +76,12 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 				return nil // the names are not known yet: nothing to publish this tick
 			}
 		} else if queue, ok := domain.ParseQueueTopic(topic); ok {
-			read := planQueueView(ctx, pipe, s.keys, queue, now)
+			read := queues.PlanQueueView(ctx, pipe, s.keys, queue, now)
 			decoders[topic] = func() any { return read() }
 		} else if kind, name, r, ok := domain.ParseHistoryTopic(topic); ok {
 			decoders[topic] = s.planHistory(ctx, pipe, topic, kind, name, r, now)
 		} else if queue, id, ok := domain.ParseJobTopic(topic); ok {
-			read := planJob(ctx, pipe, s.keys, queue, id, now)
+			read := queues.PlanJob(ctx, pipe, s.keys, queue, id, now)
 			decoders[topic] = func() any {
 				if j, ok := read(); ok {
 					return j
@@ -84,12 +89,12 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 				return domain.JobDetail{Queue: queue, ID: id} // gone: no state
 			}
 		} else if topic == domain.TopicQueues {
-			read := planQueueSummaries(ctx, pipe, s.keys, s.found.names(queueKeys), now)
+			read := queues.PlanSummaries(ctx, pipe, s.keys, s.found.Names(store.KindQueue), now)
 			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicLimiters {
 			decoders[topic] = s.planLimiters(ctx, pipe, watchedLimiters)
 		} else if limiter, ok := domain.ParseLimiterTopic(topic); ok {
-			read := s.limiters.planLive(ctx, pipe, limiter)
+			read := s.limiters.PlanLive(ctx, pipe, limiter)
 			decoders[topic] = func() any {
 				if view, ok := read(); ok {
 					return view
@@ -98,22 +103,22 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 			}
 			watchedLimiters[limiter] = true
 		} else if name, ok := domain.ParseSourceTopic(topic); ok {
-			src, err := s.sources.source(ctx, name) // cached: a round trip once a second at most
+			src, err := s.sources.Source(ctx, name) // cached: a round trip once a second at most
 			if err != nil {
 				continue
 			}
-			read := planSourceView(ctx, pipe, s.keys, s.found, src, now)
+			read := sources.PlanSourceView(ctx, pipe, s.keys, s.found, src, now)
 			decoders[topic] = func() any { return read() }
 		}
 	}
-	s.limiters.forget(watchedLimiters)
+	s.limiters.Forget(watchedLimiters)
 	s.forgetHistories(topics)
 	if len(decoders) == 0 {
 		pipe.Ping(ctx)
 	}
 	// Only an unreachable Redis fails the read: a command refused for one topic (say a key of
 	// another type under leaderboard:) leaves that topic empty, not every page "unavailable".
-	if err := opError("redisrepo.Snapshots.Read", exec(ctx, s.rdb, pipe)); domain.ErrorCode(err) == domain.EUNAVAILABLE || ctx.Err() != nil {
+	if err := store.OpError("redisrepo.Snapshots.Read", store.Exec(ctx, s.rdb, pipe)); domain.ErrorCode(err) == domain.EUNAVAILABLE || ctx.Err() != nil {
 		return nil, err
 	}
 	snaps := make(map[string]any, len(decoders))
@@ -135,14 +140,12 @@ func (s *Snapshots) planLimiters(ctx context.Context, pipe redis.Pipeliner, watc
 	index := pipe.SMembers(ctx, s.keys.LimiterIndex())
 	reads := make([]func() (domain.LimiterView, bool), len(names))
 	for i, name := range names {
-		reads[i] = s.limiters.planLive(ctx, pipe, name)
+		reads[i] = s.limiters.PlanLive(ctx, pipe, name)
 		watched[name] = true
 	}
 	return func() any {
 		next := index.Val()
-		for name := range s.limiters.builtins {
-			next = append(next, name)
-		}
+		next = append(next, limiters.BuiltinNames()...)
 		slices.Sort(next)
 		s.mu.Lock()
 		s.limiterNames = slices.Compact(next)
@@ -166,40 +169,7 @@ func (s *Snapshots) planLimiters(ctx context.Context, pipe redis.Pipeliner, watc
 	}
 }
 
-// planBoardSummaries adds the reads of the boards list to pipe: each board's player count
-// and leaders. The boards topic and LeaderboardService.Summaries both use it.
-func planBoardSummaries(ctx context.Context, pipe redis.Pipeliner, keys Keys, boards []string, now time.Time) func() []domain.BoardSummary {
-	reads := make([]func() domain.BoardTop, len(boards))
-	for i, b := range boards {
-		reads[i] = planTop(ctx, pipe, keys, b, domain.AllTime, boardsTopN, now)
-	}
-	return func() []domain.BoardSummary {
-		out := make([]domain.BoardSummary, len(reads))
-		for i, read := range reads {
-			top := read()
-			out[i] = domain.BoardSummary{Board: top.Board, Players: top.Players, Top: top.Entries, WrongType: top.WrongType}
-		}
-		return out
-	}
-}
-
-// planQueueSummaries adds the reads of the queues list to pipe: each queue's depths. The
-// queues topic and QueueService.Summaries both use it.
-func planQueueSummaries(ctx context.Context, pipe redis.Pipeliner, keys Keys, queues []string, now time.Time) func() []domain.QueueSummary {
-	reads := make([]func() domain.QueueSummary, len(queues))
-	for i, q := range queues {
-		reads[i] = planQueueSummary(ctx, pipe, keys, q, now)
-	}
-	return func() []domain.QueueSummary {
-		out := make([]domain.QueueSummary, len(reads))
-		for i, read := range reads {
-			out[i] = read()
-		}
-		return out
-	}
-}
-
-// planHistory reads a chart's ring at most once per second of the clock: a ring is up to
+// PlanHistory reads a chart's ring at most once per second of the clock: a ring is up to
 // 46 KB and changes once per 10 s bucket, while the watcher ticks every 250 ms or faster.
 // Within the second, the last read stands; a bucket that lands shows within a second.
 func (s *Snapshots) planHistory(ctx context.Context, pipe redis.Pipeliner, topic string, kind domain.HistoryKind, name string, r domain.HistoryRange, now time.Time) func() any {
@@ -210,7 +180,7 @@ func (s *Snapshots) planHistory(ctx context.Context, pipe redis.Pipeliner, topic
 	if ok && last.second == second {
 		return func() any { return last.h }
 	}
-	read := planHistory(ctx, pipe, s.keys, kind, name, r, now)
+	read := history.PlanHistory(ctx, pipe, s.keys, kind, name, r, now)
 	return func() any {
 		h := read()
 		s.mu.Lock()

@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"fmt"
 	"testing"
@@ -64,7 +66,7 @@ func BenchmarkCommandsPerTick(b *testing.B) {
 		{"locks", domain.TopicLocks},
 	} {
 		b.Run(kind.name, func(b *testing.B) {
-			snaps := newSnapshots(rdb, DefaultKeys, svc.Discovery, clocks{script: clock})
+			snaps := newSnapshots(rdb, store.DefaultKeys, svc.Discovery, store.Clocks{Script: clock}, nil)
 			for range 3 { // the first reads learn what to read (a limiter's policy, the locks' names)
 				if _, err := snaps.Read(ctx, []string{kind.topic}); err != nil {
 					b.Fatal(err)

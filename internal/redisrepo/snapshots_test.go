@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"fmt"
 	"reflect"
@@ -18,7 +20,7 @@ func TestSnapshotsReadBoardTopics(t *testing.T) {
 		lb.AddPoints(ctx, "big", string(rune('a'+i)), int64(i))
 	}
 	big10, empty10 := domain.BoardTopic("big", domain.AllTime, 10), domain.BoardTopic("empty", domain.AllTime, 10)
-	snaps, err := newSnapshots(rdb, DefaultKeys, lb.found, clocks{script: clock}).Read(ctx, []string{big10, empty10, domain.TopicStatus, "nonsense"})
+	snaps, err := newSnapshots(rdb, store.DefaultKeys, lb.Found, store.Clocks{Script: clock}, nil).Read(ctx, []string{big10, empty10, domain.TopicStatus, "nonsense"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +62,7 @@ func TestSnapshotsSurviveAKeyOfAnotherType(t *testing.T) {
 	rdb.Set(ctx, "leaderboard:oops", "not a sorted set", 0)
 	lb.AddPoints(ctx, "fine", "a", 1)
 	oops, fine := domain.BoardTopic("oops", domain.AllTime, 10), domain.BoardTopic("fine", domain.AllTime, 10)
-	snaps, err := newSnapshots(rdb, DefaultKeys, lb.found, clocks{script: clock}).Read(ctx, []string{oops, fine})
+	snaps, err := newSnapshots(rdb, store.DefaultKeys, lb.Found, store.Clocks{Script: clock}, nil).Read(ctx, []string{oops, fine})
 	if err != nil {
 		t.Fatalf("one WRONGTYPE failed the whole read: %v", err)
 	}

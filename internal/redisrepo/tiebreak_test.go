@@ -1,6 +1,9 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/boards"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"fmt"
 	"math"
@@ -17,14 +20,14 @@ import (
 
 var timedEncodings = []domain.TieBreak{domain.TieBreakFirstReached, domain.TieBreakFirstReachedE10, domain.TieBreakFirstReachedWide}
 
-func tieBreakBoard(t *testing.T, lb *Leaderboards, board string, enc domain.TieBreak) {
+func tieBreakBoard(t *testing.T, lb *boards.Leaderboards, board string, enc domain.TieBreak) {
 	t.Helper()
 	if _, err := lb.UpdateSettings(context.Background(), board, domain.BoardSettings{TieBreak: enc, RetentionDays: 1}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func order(t *testing.T, lb *Leaderboards, board string) string {
+func order(t *testing.T, lb *boards.Leaderboards, board string) string {
 	t.Helper()
 	top, err := lb.Top(context.Background(), board, domain.AllTime, 100)
 	if err != nil {
@@ -223,7 +226,7 @@ func TestTieBreakStampsRedisTime(t *testing.T) {
 func TestTieBreakLegacySettingsReadAsWide(t *testing.T) {
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
-	rdb.HSet(ctx, DefaultKeys.BoardSettings("old"), "tie_break", "first_reached", "retention_days", "7")
+	rdb.HSet(ctx, store.DefaultKeys.BoardSettings("old"), "tie_break", "first_reached", "retention_days", "7")
 	wide, _ := domain.TieBreakFirstReachedWide.Encode(3_000_000, testNow.Add(-time.Hour))
 	rdb.ZAdd(ctx, "leaderboard:old", redis.Z{Score: wide, Member: "early"})
 	s, err := lb.Settings(ctx, "old")
@@ -240,7 +243,7 @@ func TestTieBreakLegacySettingsReadAsWide(t *testing.T) {
 	if err != nil || s.TieBreak != domain.TieBreakFirstReached {
 		t.Fatalf("save = %+v, %v", s, err)
 	}
-	if h := rdb.HGetAll(ctx, DefaultKeys.BoardSettings("old")).Val(); h["ties"] != "first_reached" || h["tie_break"] != "" {
+	if h := rdb.HGetAll(ctx, store.DefaultKeys.BoardSettings("old")).Val(); h["ties"] != "first_reached" || h["tie_break"] != "" {
 		t.Errorf("settings hash after a save = %v", h)
 	}
 }

@@ -143,7 +143,7 @@ func TestSentinelConnectFailover(t *testing.T) {
 	// followed it.
 	direct := redis.NewClient(&redis.Options{Addr: newMaster})
 	defer direct.Close()
-	err = redistestPoll(30*time.Second, func() error {
+	err = redistest.Poll(30*time.Second, func() error {
 		mu.Lock()
 		n := len(writes)
 		last := write{}
@@ -197,18 +197,5 @@ func TestSentinelConnectFailover(t *testing.T) {
 		newMaster, settled.Round(time.Millisecond), back.Round(time.Millisecond), len(writes), refused, firstErr, lost)
 	if err := rdb.Set(ctx, "later", "1", 0).Err(); err != nil {
 		t.Fatalf("SET after the failover: %v", err)
-	}
-}
-
-// redistestPoll calls check until it returns nil or within passes: it waits for Redis's state,
-// never for time itself.
-func redistestPoll(within time.Duration, check func() error) error {
-	deadline := time.Now().Add(within)
-	for {
-		err := check()
-		if err == nil || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -1,6 +1,9 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/locks"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"errors"
 	"fmt"
@@ -22,7 +25,7 @@ var epoch = time.Date(2026, 7, 25, 12, 0, 0, 0, time.UTC)
 
 // newManualLocks returns locks whose watchdog schedules by a manual clock; tests call
 // RenewDue themselves instead of running the watchdog.
-func newManualLocks(t *testing.T) (*Locks, *redis.Client, *domain.ManualClock) {
+func newManualLocks(t *testing.T) (*locks.Locks, *redis.Client, *domain.ManualClock) {
 	rdb := redistest.Client(t)
 	clock := domain.NewManualClock(epoch)
 	return openTest(t, rdb, clock).Locks, rdb, clock
@@ -38,19 +41,19 @@ func TestWatchdogKeepsTheLockAcrossSeveralTTLs(t *testing.T) {
 
 func testWatchdogKeepsTheLockAcrossSeveralTTLs(t *testing.T, rdb redis.UniversalClient) {
 	clock := domain.NewManualClock(epoch)
-	locks := openTest(t, rdb, clock).Locks
-	h, err := locks.Hold(ctx, "job", domain.LockOptions{TTL: 30 * time.Second})
+	lk := openTest(t, rdb, clock).Locks
+	h, err := lk.Hold(ctx, "job", domain.LockOptions{TTL: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock.Advance(4 * time.Second) // due at 10 s; not even within a sixth of the TTL of it
-	if renewed, _ := locks.Watchdog().RenewDue(ctx); renewed != 0 {
+	clock.Advance(4 * time.Second) // Due at 10 s; not even within a sixth of the TTL of it
+	if renewed, _ := lk.Watchdog().RenewDue(ctx); renewed != 0 {
 		t.Errorf("renewed %d leases 4 s into a 30 s lease, want 0", renewed)
 	}
 	clock.Advance(6 * time.Second)
 	for step := range 10 { // 100 s of work: more than three TTLs
 		rdb.PExpire(ctx, "lock:job", time.Second)
-		if renewed, lost := locks.Watchdog().RenewDue(ctx); renewed != 1 || lost != 0 {
+		if renewed, lost := lk.Watchdog().RenewDue(ctx); renewed != 1 || lost != 0 {
 			t.Fatalf("step %d: renewed %d, lost %d; want 1, 0", step, renewed, lost)
 		}
 		if pttl := rdb.PTTL(ctx, "lock:job").Val(); pttl < 29*time.Second {
@@ -61,7 +64,7 @@ func testWatchdogKeepsTheLockAcrossSeveralTTLs(t *testing.T, rdb redis.Universal
 	if rdb.Get(ctx, "lock:job").Val() != h.Lease().Token || h.Context().Err() != nil {
 		t.Fatal("the holder lost its lock during its work")
 	}
-	if info, _ := locks.Inspect(ctx, "job"); !info.Watchdog || info.LeaseMs != 30000 {
+	if info, _ := lk.Inspect(ctx, "job"); !info.Watchdog || info.LeaseMs != 30000 {
 		t.Errorf("Inspect = %+v, want the watchdog shown", info)
 	}
 	if err := h.Release(ctx); err != nil {
@@ -73,19 +76,19 @@ func testWatchdogKeepsTheLockAcrossSeveralTTLs(t *testing.T, rdb redis.Universal
 	hook := &countingHook{}
 	rdb.AddHook(hook)
 	clock.Advance(time.Minute)
-	if renewed, _ := locks.Watchdog().RenewDue(ctx); renewed != 0 || hook.pipelines+hook.single != 0 || locks.Watchdog().Watched() != 0 {
-		t.Errorf("after release: renewed %d with %d round trips, watching %d; want nothing", renewed, hook.pipelines+hook.single, locks.Watchdog().Watched())
+	if renewed, _ := lk.Watchdog().RenewDue(ctx); renewed != 0 || hook.pipelines+hook.single != 0 || lk.Watchdog().Watched() != 0 {
+		t.Errorf("after release: renewed %d with %d round trips, watching %d; want nothing", renewed, hook.pipelines+hook.single, lk.Watchdog().Watched())
 	}
 }
 
 // When the renewal finds the lock gone or taken by another token, the holder is told at
 // once (its context ends with ErrLockLost) and the other owner's lease is left alone.
 func TestWatchdogTellsTheHolderWhenTheLockIsLost(t *testing.T) {
-	locks, rdb, clock := newManualLocks(t)
-	h, _ := locks.Hold(ctx, "job", domain.LockOptions{TTL: 30 * time.Second})
+	lk, rdb, clock := newManualLocks(t)
+	h, _ := lk.Hold(ctx, "job", domain.LockOptions{TTL: 30 * time.Second})
 	rdb.Set(ctx, "lock:job", "somebody-else", 5*time.Second) // expired and taken meanwhile
 	clock.Advance(10 * time.Second)
-	if _, lost := locks.Watchdog().RenewDue(ctx); lost != 1 {
+	if _, lost := lk.Watchdog().RenewDue(ctx); lost != 1 {
 		t.Fatalf("lost = %d, want 1", lost)
 	}
 	select {
@@ -107,13 +110,13 @@ func TestWatchdogTellsTheHolderWhenTheLockIsLost(t *testing.T) {
 
 // Many held locks renew in few round trips: 90 leases taken at times spread over 10 s of a
 // 30 s TTL, driven for 60 s the way Run drives them (sleep until the next is due, renew),
-// take about two pipelines per TTL/3 instead of one round trip per lease.
+// Take about two pipelines per TTL/3 instead of one round trip per lease.
 func TestWatchdogBatchesRenewals(t *testing.T) {
-	locks, rdb, clock := newManualLocks(t)
+	lk, rdb, clock := newManualLocks(t)
 	const n = 90
-	held := make([]*Held, n)
+	held := make([]*locks.Held, n)
 	for i := range held {
-		h, err := locks.Hold(ctx, fmt.Sprintf("job:%d", i), domain.LockOptions{TTL: 30 * time.Second})
+		h, err := lk.Hold(ctx, fmt.Sprintf("job:%d", i), domain.LockOptions{TTL: 30 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,11 +125,11 @@ func TestWatchdogBatchesRenewals(t *testing.T) {
 	}
 	hook := &countingHook{}
 	rdb.AddHook(hook)
-	wd := locks.Watchdog()
+	wd := lk.Watchdog()
 	end := clock.Now().Add(time.Minute)
 	renewals := 0
 	for clock.Now().Before(end) {
-		clock.Advance(wd.untilNext())
+		clock.Advance(wd.UntilNext())
 		renewed, lost := wd.RenewDue(ctx)
 		if lost != 0 {
 			t.Fatalf("lost %d leases", lost)
@@ -149,10 +152,10 @@ func TestWatchdogBatchesRenewals(t *testing.T) {
 // than a TTL of work), and once released it is no longer watched, so no renewal follows. The
 // test waits on the renewals themselves (a hook), not on a sleep.
 func TestWatchdogRunsOnRealTime(t *testing.T) {
-	locks, rdb := newTestLocks(t)
+	lk, rdb := newTestLocks(t)
 	renewed := make(chan struct{}, 16)
 	rdb.AddHook(hookAfter(func(cmd redis.Cmder) {
-		if args := cmd.Args(); len(args) > 1 && (args[1] == any(extendLockScript.Hash()) || args[1] == any(scriptSources[extendLockScript.Hash()])) {
+		if args := cmd.Args(); len(args) > 1 && (args[1] == any(locks.ExtendLockScript.Hash()) || args[1] == any(locks.ExtendLockScript.Source())) {
 			select {
 			case renewed <- struct{}{}:
 			default:
@@ -161,14 +164,14 @@ func TestWatchdogRunsOnRealTime(t *testing.T) {
 	}))
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { locks.Watchdog().Run(runCtx); close(done) }()
+	go func() { lk.Watchdog().Run(runCtx); close(done) }()
 	defer func() { stop(); <-done }()
 
 	// A TTL long enough that a machine busy with other packages' tests (-race, side by side)
 	// does not starve a renewal past it: renewals come every TTL/3.
 	const ttl = time.Second
 	start := time.Now()
-	h, err := locks.Hold(ctx, "job", domain.LockOptions{TTL: ttl})
+	h, err := lk.Hold(ctx, "job", domain.LockOptions{TTL: ttl})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +191,7 @@ func TestWatchdogRunsOnRealTime(t *testing.T) {
 	if err := h.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := locks.Watchdog().Watched(); n != 0 {
+	if n := lk.Watchdog().Watched(); n != 0 {
 		t.Errorf("%d leases still watched after the release, want none (they would be renewed)", n)
 	}
 }
@@ -210,17 +213,17 @@ func TestWatchdogAcrossARedisRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rdb.Close()
-	locks := openTest(t, rdb, nil).Locks
+	lk := openTest(t, rdb, nil).Locks
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { locks.Watchdog().Run(runCtx); close(done) }()
+	go func() { lk.Watchdog().Run(runCtx); close(done) }()
 	defer func() { stop(); <-done }()
 
 	const ttl = 300 * time.Millisecond
 	t.Run("back empty", func(t *testing.T) {
 		// A lease long enough for a restart on a busy machine (one of 300 ms ran out first
 		// there, which is the other case): Redis is back, empty, before it ends.
-		h, err := locks.Hold(ctx, "job", domain.LockOptions{TTL: 3 * time.Second})
+		h, err := lk.Hold(ctx, "job", domain.LockOptions{TTL: 3 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +237,7 @@ func TestWatchdogAcrossARedisRestart(t *testing.T) {
 		}
 	})
 	t.Run("stays down", func(t *testing.T) {
-		h, err := locks.Hold(ctx, "job", domain.LockOptions{TTL: ttl})
+		h, err := lk.Hold(ctx, "job", domain.LockOptions{TTL: ttl})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +262,7 @@ func TestWatchdogAcrossARedisRestart(t *testing.T) {
 	})
 }
 
-func waitDone(t *testing.T, h *Held, within time.Duration) error {
+func waitDone(t *testing.T, h *locks.Held, within time.Duration) error {
 	t.Helper()
 	select {
 	case <-h.Context().Done():
@@ -289,28 +292,28 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 		return nil
 	}
 	type instance struct {
-		locks *Locks
-		stop  context.CancelFunc
-		done  chan error
+		lk   *locks.Locks
+		stop context.CancelFunc
+		done chan error
 	}
 	start := func() *instance {
-		locks := openTest(t, rdb, nil).Locks
-		s := newSingletons(locks, DefaultKeys, log)
+		lk := openTest(t, rdb, nil).Locks
+		s := locks.NewSingletons(lk, store.DefaultKeys, log)
 		s.TTL, s.Retry = 300*time.Millisecond, 30*time.Millisecond
 		ictx, stop := context.WithCancel(ctx)
-		in := &instance{locks: locks, stop: stop, done: make(chan error, 1)}
+		in := &instance{lk: lk, stop: stop, done: make(chan error, 1)}
 		var wg sync.WaitGroup
-		wg.Go(func() { locks.Watchdog().Run(ictx) })
+		wg.Go(func() { lk.Watchdog().Run(ictx) })
 		go func() { err := s.Run(ictx, "reaper", loop); wg.Wait(); in.done <- err }()
 		return in
 	}
 	a, b := start(), start()
 	waitTerm(t, started, "a first term", func() bool { return terms.Load() == 1 })
 	leader, other := a, b
-	if b.locks.Watchdog().Watched() == 1 {
+	if b.lk.Watchdog().Watched() == 1 {
 		leader, other = b, a
 	}
-	info, err := leader.locks.Inspect(ctx, "zpulse:reaper")
+	info, err := leader.lk.Inspect(ctx, "zpulse:reaper")
 	if err != nil || !info.Watchdog || !strings.Contains(info.Token, ":") {
 		t.Errorf("the singleton's lock = %+v, %v; want a watchdog and a token naming the instance", info, err)
 	}
@@ -321,7 +324,7 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 	}
 	waitTerm(t, started, "the other instance to take over", func() bool { return terms.Load() == 2 && running.Load() == 1 })
 
-	if err := other.locks.ForceRelease(ctx, "zpulse:reaper", ""); err != nil {
+	if err := other.lk.ForceRelease(ctx, "zpulse:reaper", ""); err != nil {
 		t.Fatal(err)
 	}
 	waitTerm(t, started, "a third term after the force-release", func() bool { return terms.Load() == 3 && running.Load() == 1 })
@@ -332,7 +335,7 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 	}
 
 	// A loop that returns on its own ends Run with its result.
-	s := newSingletons(openTest(t, rdb, nil).Locks, DefaultKeys, log)
+	s := locks.NewSingletons(openTest(t, rdb, nil).Locks, store.DefaultKeys, log)
 	boom := errors.New("boom")
 	if err := s.Run(ctx, "once", func(context.Context, int64) error { return boom }); err != boom {
 		t.Errorf("Run = %v, want the loop's error", err)

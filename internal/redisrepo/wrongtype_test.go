@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
 	"context"
 	"strings"
 	"testing"
@@ -74,7 +76,7 @@ func TestKeysOfAnotherTypeAtZpulsesNames(t *testing.T) {
 				t.Errorf("keys %s = %v, want only the other service's", pattern, keys)
 			}
 		}
-		for _, index := range []string{DefaultKeys.QueueIndex(), DefaultKeys.BoardIndex()} {
+		for _, index := range []string{store.DefaultKeys.QueueIndex(), store.DefaultKeys.BoardIndex()} {
 			if n := rdb.SCard(ctx, index).Val(); n != 0 {
 				t.Errorf("%s holds %d names", index, n)
 			}
@@ -88,8 +90,8 @@ func TestKeysOfAnotherTypeAtZpulsesNames(t *testing.T) {
 
 		// Indexed anyway (an older zpulse, or a key replaced after zpulse wrote it): the lists
 		// and every reader of many names stay whole and mark the entry.
-		rdb.SAdd(ctx, DefaultKeys.QueueIndex(), "rq")
-		rdb.SAdd(ctx, DefaultKeys.BoardIndex(), "cfg")
+		rdb.SAdd(ctx, store.DefaultKeys.QueueIndex(), "rq")
+		rdb.SAdd(ctx, store.DefaultKeys.BoardIndex(), "cfg")
 		if _, err := q.Enqueue(ctx, "fine", domain.NewJob{ID: "a", HasPriority: true, Priority: 1}); err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +119,7 @@ func TestKeysOfAnotherTypeAtZpulsesNames(t *testing.T) {
 		if got := snaps[domain.TopicBoards].([]domain.BoardSummary); len(got) != 2 || got[0].WrongType != "hash" {
 			t.Errorf("boards topic = %+v", got)
 		}
-		if _, err := svc.Business.Business(ctx, 100); err != nil {
+		if _, err := svc.Business.Snapshot(ctx, 100); err != nil {
 			t.Errorf("metrics read: %v", err)
 		}
 		if err := svc.History.Record(ctx); err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/internal/redisrepo/queues"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
@@ -37,7 +38,7 @@ type testServer struct {
 	*httptest.Server
 	rdb     redis.UniversalClient
 	watcher *live.Watcher
-	queues  *redisrepo.Queues
+	queues  *queues.Queues
 	svc     *redisrepo.Services
 	client  *http.Client // keeps cookies, does not follow redirects
 }

@@ -18,7 +18,7 @@ func (s *server) pageHistory(c echo.Context, kind domain.HistoryKind, name strin
 	if s.History == nil || domain.ValidateHistoryName(kind, name) != nil {
 		return nil, nil, nil // no history kept, or a name only another service uses (排行榜:2048): no chart
 	}
-	h, err := s.History.History(c.Request().Context(), kind, name, r)
+	h, err := s.History.Ring(c.Request().Context(), kind, name, r)
 	if err != nil {
 		if domain.ErrorCode(err) == domain.EUNAVAILABLE {
 			return nil, nil, nil

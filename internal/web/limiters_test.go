@@ -10,6 +10,7 @@ import (
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
 )
 
 // The article's test through the API: limit 3 per 10 s on the policy "default".
@@ -274,6 +275,6 @@ func (s *testServer) doJSON(t *testing.T, method, path, body string) (int, strin
 }
 
 // limiters is another instance's view of the server's limiters (same Redis, Redis TIME).
-func (s *testServer) limiters(t *testing.T) *redisrepo.Limiters {
+func (s *testServer) limiters(t *testing.T) *limiters.Limiters {
 	return openRepo(t, s.rdb).Limiters
 }

@@ -227,6 +227,9 @@ func TestLocksPageNeedsSignInToChange(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, "secret", nil)
 	s.rdb.Set(context.Background(), "lock:other", "tok", time.Minute)
+	if err := s.svc.Discovery.Refresh(context.Background()); err != nil { // as its cadence would
+		t.Fatal(err)
+	}
 	status, body := s.get(t, "/locks")
 	if status != http.StatusOK || !strings.Contains(body, "Sign in to take locks") || strings.Contains(body, `action="/locks/acquire"`) ||
 		!strings.Contains(body, `data-lock="other"`) || !strings.Contains(body, "Other service") || !strings.Contains(body, `ws-connect="/ws?topic=status&amp;topic=locks"`) {

@@ -71,7 +71,7 @@ func (b *BusinessCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	m, err := b.Read.Business(ctx, b.Limit)
+	m, err := b.Read.Snapshot(ctx, b.Limit)
 	if err != nil {
 		if b.Log != nil {
 			b.Log.Warn("metrics: cannot read the business series", "err", err)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -11,12 +12,14 @@ import (
 	"testing"
 
 	"github.com/gorilla/websocket"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-// Loading pages never changes what the watcher knows: pages read through stateless service
+// Loading pages never changes what the watcher or discovery knows: pages read through stateless service
 // methods, the watcher through its own reader. Between two ticks every page is loaded; the
 // tick after publishes nothing (no topic is republished unchanged), and after a change to
 // every topic the next tick publishes each of them exactly once (none is skipped). Pages used
@@ -114,9 +117,27 @@ func TestPageLoadsLeaveTheWatcherAlone(t *testing.T) {
 		}
 	}
 
+	// Keys another service writes after discovery's last refresh stay unknown to discovery
+	// (and so to the watcher) through every page load: only discovery's own loop finds them.
+	// The locks page used to advance the shared sweep, which the next tick then published.
+	for _, key := range []string{"lock:late", "queue:late", "leaderboard:late"} {
+		if err := rdb.ZAdd(ctx, key, redis.Z{Score: 1, Member: "x"}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	known := func() string {
+		return fmt.Sprint(svc.Discovery.Names(store.KindBoard), svc.Discovery.Names(store.KindQueue), svc.Discovery.Names(store.KindLock))
+	}
+	before := known()
 	loadAll()
+	if after := known(); after != before {
+		t.Errorf("loading every page changed what discovery knows: %s, then %s", before, after)
+	}
 	if got := tick(); len(got) != 0 {
 		t.Errorf("after loading every page, an idle tick republished %v", got)
+	}
+	for _, key := range []string{"lock:late", "queue:late", "leaderboard:late"} {
+		rdb.Del(ctx, key)
 	}
 
 	change("2")

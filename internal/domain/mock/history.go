@@ -8,10 +8,10 @@ import (
 
 // History is a fake domain.HistoryService: each method calls its Fn field.
 type History struct {
-	RecordFn       func(context.Context) error
-	RecordInvoked  bool
-	HistoryFn      func(context.Context, domain.HistoryKind, string, domain.HistoryRange) (domain.History, error)
-	HistoryInvoked bool
+	RecordFn      func(context.Context) error
+	RecordInvoked bool
+	RingFn        func(context.Context, domain.HistoryKind, string, domain.HistoryRange) (domain.History, error)
+	RingInvoked   bool
 }
 
 var _ domain.HistoryService = (*History)(nil)
@@ -24,10 +24,10 @@ func (s *History) Record(ctx context.Context) error {
 	return s.RecordFn(ctx)
 }
 
-func (s *History) History(ctx context.Context, a1 domain.HistoryKind, a2 string, a3 domain.HistoryRange) (r0 domain.History, err error) {
-	s.HistoryInvoked = true
-	if s.HistoryFn == nil {
+func (s *History) Ring(ctx context.Context, a1 domain.HistoryKind, a2 string, a3 domain.HistoryRange) (r0 domain.History, err error) {
+	s.RingInvoked = true
+	if s.RingFn == nil {
 		return
 	}
-	return s.HistoryFn(ctx, a1, a2, a3)
+	return s.RingFn(ctx, a1, a2, a3)
 }

@@ -1,0 +1,415 @@
+package boards
+
+import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// Leaderboards is the Redis implementation of domain.LeaderboardService.
+type Leaderboards struct {
+	rdb      redis.UniversalClient
+	keys     store.Keys
+	clock    domain.Clock
+	stamp    domain.Clock // tie-break time: nil is Redis TIME inside the add script
+	settings *store.TTLCache[domain.BoardSettings]
+	Found    *store.Discovery
+	bookkept *store.SeenSet // boards indexed and unique keys given their expiry, by this process
+}
+
+var _ domain.LeaderboardService = (*Leaderboards)(nil)
+
+// uniqueTTL keeps a day's unique-player count for a day after the day ends.
+const uniqueTTL = 24 * time.Hour
+
+// boardAddsTTL keeps a minute's count of writes long enough for the history recorder, which
+// reads it within seconds, to catch up after a handover.
+const boardAddsTTL = 10 * time.Minute
+
+// NewLeaderboards returns leaderboards kept in rdb under keys, listing the boards found.
+func NewLeaderboards(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks) *Leaderboards {
+	return &Leaderboards{rdb: rdb, keys: keys, clock: c.Local(), stamp: c.Script, Found: found, settings: store.NewTTLCache[domain.BoardSettings](SettingsTTL, c.Local()), bookkept: store.NewSeenSet()}
+}
+
+func (l *Leaderboards) AddPoints(ctx context.Context, board, player string, points int64) (domain.Entry, error) {
+	return l.write(ctx, board, player, points, "add")
+}
+
+func (l *Leaderboards) SetScore(ctx context.Context, board, player string, points int64) (domain.Entry, error) {
+	return l.write(ctx, board, player, points, "set")
+}
+
+// Write adds or sets points on the all-time board and, for adds, on every period board the
+// settings keep: one script per board, all in one round trip, with the bookkeeping (index of
+// boards, unique players today).
+func (l *Leaderboards) write(ctx context.Context, board, player string, points int64, mode string) (domain.Entry, error) {
+	if err := domain.ValidateNewBoardName(board); err != nil { // a write creates the board
+		return domain.Entry{}, err
+	}
+	if err := domain.ValidateMember("player", player); err != nil {
+		return domain.Entry{}, err
+	}
+	set, err := l.boardSettings(ctx, board)
+	if err != nil {
+		return domain.Entry{}, err
+	}
+	max := set.MaxPoints()
+	if points < -max || points > max {
+		return domain.Entry{}, domain.Errorf(domain.EINVALID, "points must be a whole number from %d to %d on %s", -max, max, set.TieBreak.Describe())
+	}
+	now := l.clock.Now()
+	stamp := ""
+	if l.stamp != nil {
+		stamp = strconv.FormatInt(l.stamp.Now().UnixMilli(), 10)
+	}
+	pipe := l.rdb.Pipeline()
+	run := func(key, expireAt string) *redis.Cmd {
+		return addScript.Run(ctx, pipe, []string{key}, player, points, max, string(set.TieBreak), expireAt, mode, stamp)
+	}
+	results := []*redis.Cmd{run(l.keys.Leaderboard(board), "")}
+	if mode == "add" {
+		for _, p := range set.Periods {
+			expireAt := p.End(now).Add(set.Retention()).UnixMilli()
+			results = append(results, run(l.keys.PeriodBoard(board, p, now), strconv.FormatInt(expireAt, 10)))
+		}
+	}
+	if err := l.send(ctx, pipe, board, now, 1, player); err != nil {
+		return domain.Entry{}, store.OpWriteError("redisrepo.Leaderboards.write", err)
+	}
+	entries := make([]domain.Entry, len(results))
+	for i, res := range results {
+		vals, _ := res.Val().([]any)
+		if len(vals) == 2 && vals[0] == int64(-1) {
+			ms, _ := vals[1].(int64)
+			_, err := set.TieBreak.Encode(0, time.UnixMilli(ms))
+			if err == nil {
+				err = fmt.Errorf("redisrepo.Leaderboards.write: the script refused the time %d ms", ms)
+			}
+			return domain.Entry{}, err
+		}
+		if len(vals) == 2 && vals[0] == int64(0) {
+			where := "the all-time board"
+			if i > 0 {
+				where = "the " + string(set.Periods[i-1]) + " board (the boards before it were written)"
+			}
+			return domain.Entry{}, domain.Errorf(domain.EINVALID, "%s has %v on %s; that change would leave %d to %d, the exact range of %s",
+				player, displayScore(set.TieBreak, vals[1]), where, -max, max, set.TieBreak.Describe())
+		}
+		if len(vals) != 3 {
+			return domain.Entry{}, fmt.Errorf("redisrepo.Leaderboards.write: unexpected reply %v", res.Val())
+		}
+		score, err := strconv.ParseFloat(fmt.Sprint(vals[1]), 64)
+		rank, ok := vals[2].(int64)
+		if err != nil || !ok {
+			return domain.Entry{}, fmt.Errorf("redisrepo.Leaderboards.write: unexpected reply %v", res.Val())
+		}
+		entries[i] = domain.NewEntry(set.TieBreak, rank+1, player, score)
+	}
+	return entries[0], nil
+}
+
+// send runs a board write's pipeline of score scripts with the bookkeeping beside it. The
+// bookkeeping is not part of any score's read-modify-write, and is sent only when it changes
+// something: the PFADD of the players of each write, but the index's SADD and the unique
+// key's EXPIREAT about once a minute per board and process (seenSet), not per write. The
+// history's count of writes is one HINCRBY by writes: a count lost with a failed write is
+// history, not a score; its expiry goes with the bookkeeping (once a minute).
+//
+// When the index is due (this process's first write of the board in a minute), the scores
+// go first and the bookkeeping follows once they succeeded, in a second round trip: a board
+// whose key holds another type (the scripts' guard refuses it) is never indexed or counted.
+// Otherwise both ride one round trip, and a refusal there (another service replaced the
+// board within the minute) makes the next write the careful one.
+func (l *Leaderboards) send(ctx context.Context, pipe redis.Pipeliner, board string, now time.Time, writes int64, players ...any) error {
+	unique, adds := l.keys.BoardUnique(board, now), l.keys.BoardAdds(board, now)
+	index, expire, addsExpire := l.bookkept.Due(board, now), l.bookkept.Due(unique, now), l.bookkept.Due(adds, now)
+	if index {
+		if err := store.Exec(ctx, l.rdb, pipe); err != nil {
+			return err
+		}
+		pipe = l.rdb.Pipeline()
+		pipe.SAdd(ctx, l.keys.BoardIndex(), board)
+	}
+	pipe.PFAdd(ctx, unique, players...)
+	if expire {
+		pipe.ExpireAt(ctx, unique, domain.Daily.End(now).Add(uniqueTTL))
+	}
+	pipe.HIncrBy(ctx, adds, strconv.Itoa(now.UTC().Second()), writes)
+	if addsExpire {
+		pipe.Expire(ctx, adds, boardAddsTTL)
+	}
+	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
+		if store.WrongType(err) != nil {
+			l.bookkept.Forget(board)
+		}
+		return err
+	}
+	if index {
+		l.bookkept.Done(board, now)
+		l.Found.Add(store.KindBoard, board)
+	}
+	if expire {
+		l.bookkept.Done(unique, now)
+	}
+	if addsExpire {
+		l.bookkept.Done(adds, now)
+	}
+	return nil
+}
+
+func displayScore(t domain.TieBreak, v any) string {
+	f, err := strconv.ParseFloat(fmt.Sprint(v), 64)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return strconv.FormatInt(t.Points(f), 10) + " points"
+}
+
+func (l *Leaderboards) RemovePlayer(ctx context.Context, board, player string) error {
+	if err := validateBoardPlayer(board, player); err != nil {
+		return err
+	}
+	set, err := l.boardSettings(ctx, board)
+	if err != nil {
+		return err
+	}
+	now := l.clock.Now()
+	pipe := l.rdb.Pipeline()
+	removed := pipe.ZRem(ctx, l.keys.Leaderboard(board), player)
+	for _, p := range set.Periods {
+		pipe.ZRem(ctx, l.keys.PeriodBoard(board, p, now), player)
+	}
+	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
+		return store.OpWriteError("redisrepo.Leaderboards.RemovePlayer", err)
+	}
+	if removed.Val() == 0 {
+		return domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
+	}
+	return nil
+}
+
+// MaxTrimKeep bounds Trim's keep.
+const MaxTrimKeep = 1_000_000_000
+
+func (l *Leaderboards) Trim(ctx context.Context, board string, keep int64) (int64, error) {
+	if err := domain.ValidateName("board", board); err != nil {
+		return 0, err
+	}
+	if keep < 1 || keep > MaxTrimKeep {
+		return 0, domain.Errorf(domain.EINVALID, "keep must be a whole number from 1 to %d (to empty a board, reset it)", MaxTrimKeep)
+	}
+	// ZREMRANGEBYRANK counts from the lowest score: removing ranks 0..-(keep+1) keeps the top keep.
+	n, err := l.rdb.ZRemRangeByRank(ctx, l.keys.Leaderboard(board), 0, -(keep + 1)).Result()
+	return n, store.OpWriteError("redisrepo.Leaderboards.Trim", err)
+}
+
+func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
+	if err := domain.ValidateName("board", board); err != nil {
+		return 0, err
+	}
+	// A board whose key holds another type is another service's data: refused before
+	// anything is deleted. Each board key (all-time and period) is deleted through
+	// deleteSortedSetScript, so one replaced meanwhile, or a period key of another type, stays.
+	all := l.keys.Leaderboard(board)
+	typ, err := l.rdb.Type(ctx, all).Result()
+	if err != nil {
+		return 0, store.OpError("redisrepo.Leaderboards.Reset", err)
+	}
+	if typ != "zset" && typ != "none" {
+		return 0, domain.WrongTypeError(all, typ, "zset")
+	}
+	keys := l.keys.BoardKeys(board, l.clock.Now())
+	pipe := l.rdb.Pipeline()
+	deleted := make([]redis.Cmder, len(keys))
+	for i, k := range keys { // one DEL per key: the keys may live in different cluster slots
+		if k == all || strings.HasPrefix(k, all+":") {
+			deleted[i] = deleteSortedSetScript.Run(ctx, pipe, []string{k})
+		} else {
+			deleted[i] = pipe.Del(ctx, k)
+		}
+	}
+	pipe.SRem(ctx, l.keys.BoardIndex(), board)
+	l.bookkept.Forget(board)
+	l.bookkept.Forget(l.keys.BoardUnique(board, l.clock.Now()))
+	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
+		return 0, store.OpWriteError("redisrepo.Leaderboards.Reset", err)
+	}
+	l.Found.Forget(store.KindBoard, board)
+	var n int64
+	for _, d := range deleted {
+		switch d := d.(type) {
+		case *redis.IntCmd:
+			n += d.Val()
+		case *redis.Cmd:
+			k, _ := d.Int64()
+			n += k
+		}
+	}
+	return n, nil
+}
+
+func (l *Leaderboards) Top(ctx context.Context, board string, period domain.Period, n int) (domain.BoardTop, error) {
+	if err := domain.ValidateKeyName("board", board); err != nil {
+		return domain.BoardTop{}, err
+	}
+	if err := domain.ValidateRange("n", n, domain.MaxTopN); err != nil {
+		return domain.BoardTop{}, err
+	}
+	pipe := l.rdb.Pipeline()
+	read := PlanTop(ctx, pipe, l.keys, board, period, n, l.clock.Now())
+	if err := store.ExecTyped(ctx, l.rdb, pipe); err != nil {
+		return domain.BoardTop{}, store.OpError("redisrepo.Leaderboards.Top", err)
+	}
+	top := read()
+	if top.WrongType != "" {
+		return domain.BoardTop{}, domain.WrongTypeError(top.Key, top.WrongType, "zset")
+	}
+	return top, nil
+}
+
+// PlanTop adds the reads of a board's head on pipe and returns the function that decodes
+// them once the pipeline ran (execTyped). The board's settings are read in the same round
+// trip: the scores are decoded by the encoding they say. A key of another type than a sorted
+// set gives a head with WrongType and nothing else.
+func PlanTop(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, board string, period domain.Period, n int, now time.Time) func() domain.BoardTop {
+	key := keys.PeriodBoard(board, period, now)
+	typ := pipe.Type(ctx, key)
+	settings := pipe.HGetAll(ctx, keys.BoardSettings(board))
+	rng := pipe.ZRevRangeWithScores(ctx, key, 0, int64(n-1))
+	card := pipe.ZCard(ctx, key)
+	unique := pipe.PFCount(ctx, keys.BoardUnique(board, now))
+	return func() domain.BoardTop {
+		if t := typ.Val(); t != "zset" && t != "none" && t != "" {
+			return domain.BoardTop{Board: board, Period: period, Key: key, WrongType: t, Entries: []domain.Entry{}}
+		}
+		enc := decodeSettings(settings.Val()).TieBreak
+		top := domain.BoardTop{Board: board, Period: period, Key: key, Players: card.Val(),
+			UniqueToday: unique.Val(), Entries: make([]domain.Entry, 0, len(rng.Val()))}
+		for i, z := range rng.Val() {
+			top.Entries = append(top.Entries, domain.NewEntry(enc, int64(i+1), z.Member.(string), z.Score))
+		}
+		return top
+	}
+}
+
+func (l *Leaderboards) Player(ctx context.Context, board string, period domain.Period, player string) (domain.Entry, error) {
+	if err := validateBoardPlayer(board, player); err != nil {
+		return domain.Entry{}, err
+	}
+	set, err := l.boardSettings(ctx, board)
+	if err != nil {
+		return domain.Entry{}, err
+	}
+	key := l.keys.PeriodBoard(board, period, l.clock.Now())
+	var score *redis.FloatCmd
+	var rank *redis.IntCmd
+	// MULTI/EXEC: the score and the rank describe the same moment, in one round trip.
+	_, err = l.rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+		score = pipe.ZScore(ctx, key, player)
+		rank = pipe.ZRevRank(ctx, key, player)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return domain.Entry{}, store.OpError("redisrepo.Leaderboards.Player", err)
+	}
+	if errors.Is(score.Err(), redis.Nil) || errors.Is(rank.Err(), redis.Nil) {
+		return domain.Entry{}, domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
+	}
+	return domain.NewEntry(set.TieBreak, rank.Val()+1, player, score.Val()), nil
+}
+
+func (l *Leaderboards) Around(ctx context.Context, board string, period domain.Period, player string, n int) ([]domain.Entry, error) {
+	if err := validateBoardPlayer(board, player); err != nil {
+		return nil, err
+	}
+	if err := domain.ValidateRange("n", n, domain.MaxAround); err != nil {
+		return nil, err
+	}
+	set, err := l.boardSettings(ctx, board)
+	if err != nil {
+		return nil, err
+	}
+	res, err := aroundScript.Run(ctx, l.rdb, []string{l.keys.PeriodBoard(board, period, l.clock.Now())}, player, n).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
+	}
+	if err != nil {
+		return nil, store.OpError("redisrepo.Leaderboards.Around", err)
+	}
+	return rankedEntries(set.TieBreak, res)
+}
+
+// rankedEntries decodes a script's {first rank, {member, score, ...}} reply on a board with
+// encoding t.
+func rankedEntries(t domain.TieBreak, res any) ([]domain.Entry, error) {
+	vals, ok := res.([]any)
+	if !ok || len(vals) != 2 {
+		return nil, fmt.Errorf("redisrepo.rankedEntries: unexpected reply %v", res)
+	}
+	first, _ := vals[0].(int64)
+	flat, _ := vals[1].([]any)
+	entries := make([]domain.Entry, 0, len(flat)/2)
+	for i := 0; i+1 < len(flat); i += 2 {
+		score, err := strconv.ParseFloat(fmt.Sprint(flat[i+1]), 64)
+		if err != nil {
+			return nil, fmt.Errorf("redisrepo.rankedEntries: unexpected score %v", flat[i+1])
+		}
+		entries = append(entries, domain.NewEntry(t, first+int64(i/2)+1, fmt.Sprint(flat[i]), score))
+	}
+	return entries, nil
+}
+
+func (l *Leaderboards) Boards(ctx context.Context) ([]string, error) {
+	return l.Found.NamesWarm(ctx, store.KindBoard)
+}
+
+func (l *Leaderboards) Summaries(ctx context.Context) ([]domain.BoardSummary, error) {
+	names, err := l.Found.NamesWarm(ctx, store.KindBoard)
+	if err != nil {
+		return nil, err
+	}
+	pipe := l.rdb.Pipeline()
+	read := PlanSummaries(ctx, pipe, l.keys, names, l.clock.Now())
+	if len(names) > 0 {
+		if err := store.ExecTyped(ctx, l.rdb, pipe); err != nil {
+			return nil, store.OpError("redisrepo.Leaderboards.Summaries", err)
+		}
+	}
+	return read(), nil
+}
+
+func validateBoardPlayer(board, player string) error {
+	if err := domain.ValidateName("board", board); err != nil {
+		return err
+	}
+	return domain.ValidateMember("player", player)
+}
+
+// SummaryTopN is how many leaders the boards list shows per board.
+const SummaryTopN = 3
+
+// PlanSummaries adds the reads of the boards list to pipe: each board's player count
+// and leaders. The boards topic and LeaderboardService.Summaries both use it.
+func PlanSummaries(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, boards []string, now time.Time) func() []domain.BoardSummary {
+	reads := make([]func() domain.BoardTop, len(boards))
+	for i, b := range boards {
+		reads[i] = PlanTop(ctx, pipe, keys, b, domain.AllTime, SummaryTopN, now)
+	}
+	return func() []domain.BoardSummary {
+		out := make([]domain.BoardSummary, len(reads))
+		for i, read := range reads {
+			top := read()
+			out[i] = domain.BoardSummary{Board: top.Board, Players: top.Players, Top: top.Entries, WrongType: top.WrongType}
+		}
+		return out
+	}
+}

@@ -1,0 +1,120 @@
+package boards
+
+import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// cursor is the last entry of a page: its exact score (as Redis wrote it) and member.
+type cursor struct {
+	Score  string `json:"s"`
+	Member string `json:"m"`
+}
+
+func (c cursor) encode() string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (cursor, error) {
+	var c cursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	// The score must be one Page wrote: a number printed as FormatFloat prints it. Anything
+	// else (NaN, hex floats, "1e400", spaces) was forged or damaged, and the page script
+	// would fail on it.
+	if err == nil {
+		var f float64
+		if f, err = strconv.ParseFloat(c.Score, 64); err == nil && (math.IsNaN(f) || strconv.FormatFloat(f, 'g', -1, 64) != c.Score) {
+			err = errors.New("not a score this API wrote")
+		}
+	}
+	if err != nil || domain.ValidateMember("player", c.Member) != nil {
+		return cursor{}, domain.Errorf(domain.EINVALID, "cursor must be a next_cursor this API returned")
+	}
+	return c, nil
+}
+
+func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.Period, after string, limit int) (domain.Page, error) {
+	if err := domain.ValidateKeyName("board", board); err != nil {
+		return domain.Page{}, err
+	}
+	if err := domain.ValidateRange("limit", limit, domain.MaxPageLimit); err != nil {
+		return domain.Page{}, err
+	}
+	var c cursor
+	if after != "" {
+		var err error
+		if c, err = decodeCursor(after); err != nil {
+			return domain.Page{}, err
+		}
+	}
+	set, err := l.boardSettings(ctx, board)
+	if err != nil {
+		return domain.Page{}, err
+	}
+	// One entry more than asked tells whether another page follows.
+	key := l.keys.PeriodBoard(board, period, l.clock.Now())
+	pipe := l.rdb.Pipeline()
+	res := pageScript.Run(ctx, pipe, []string{key}, c.Score, c.Member, limit+1)
+	total := pipe.ZCard(ctx, key)
+	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
+		return domain.Page{}, store.OpError("redisrepo.Leaderboards.Entries", err)
+	}
+	return entriesPage(set.TieBreak, res.Val(), total.Val(), limit)
+}
+
+func (l *Leaderboards) EntriesAt(ctx context.Context, board string, period domain.Period, rank int64, limit int) (domain.Page, error) {
+	if err := domain.ValidateName("board", board); err != nil {
+		return domain.Page{}, err
+	}
+	if err := domain.ValidateRange("limit", limit, domain.MaxPageLimit); err != nil {
+		return domain.Page{}, err
+	}
+	if rank < 1 || rank > domain.MaxRank {
+		return domain.Page{}, domain.Errorf(domain.EINVALID, "rank must be a whole number from 1 to %d (got %d)", int64(domain.MaxRank), rank)
+	}
+	set, err := l.boardSettings(ctx, board)
+	if err != nil {
+		return domain.Page{}, err
+	}
+	key := l.keys.PeriodBoard(board, period, l.clock.Now())
+	pipe := l.rdb.Pipeline()
+	res := pipe.ZRevRangeWithScores(ctx, key, rank-1, rank-1+int64(limit))
+	total := pipe.ZCard(ctx, key)
+	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
+		return domain.Page{}, store.OpError("redisrepo.Leaderboards.EntriesAt", err)
+	}
+	flat := make([]any, 0, 2*len(res.Val()))
+	for _, z := range res.Val() {
+		flat = append(flat, z.Member, strconv.FormatFloat(z.Score, 'g', -1, 64))
+	}
+	return entriesPage(set.TieBreak, []any{rank - 1, flat}, total.Val(), limit)
+}
+
+// entriesPage builds a page from a {first rank, {member, score, ...}} reply of limit+1
+// entries at most, on a board with encoding t: the extra one says another page follows.
+func entriesPage(t domain.TieBreak, res any, total int64, limit int) (domain.Page, error) {
+	entries, err := rankedEntries(t, res)
+	if err != nil {
+		return domain.Page{}, err
+	}
+	page := domain.Page{Entries: entries, Total: total}
+	if len(entries) > limit {
+		page.Entries = entries[:limit]
+		last := entries[limit-1]
+		next := cursor{Score: strconv.FormatFloat(last.Raw, 'g', -1, 64), Member: last.Player}.encode()
+		page.NextCursor = &next
+	}
+	return page, nil
+}

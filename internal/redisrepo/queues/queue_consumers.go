@@ -1,0 +1,125 @@
+package queues
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+)
+
+// Who is consuming a queue (issue 22). The lease script records each poll's consumer in the
+// queue's consumers set (luaConsumerSeen) and the lease's consumer and start in the holders
+// hash; ack and nack count the holder's acks and nacks per minute (luaConsumerCount). All in
+// the queue's slot, in the same atomic step as the lease, ack or nack. Memory is bounded: a
+// consumer not seen for domain.ConsumerTTL is dropped, at most domain.ConsumersKept are kept,
+// and the per-minute counts expire after queueThroughputTTL.
+
+// queueHoldersTTL keeps a queue's holders hash past its longest lease after its last lease.
+const queueHoldersTTL = domain.MaxLease + time.Hour
+
+// luaConsumerSeen defines consumerSeen(consumers, consumer, now, ttl, kept): records that
+// consumer ("" records nothing) polled at now, drops those not seen for ttl ms and those
+// beyond the kept latest, and keeps the set ttl ms after this poll.
+const luaConsumerSeen = `
+local function consumerSeen(ckey, consumer, now, ttl, kept)
+  if consumer == '' then return end
+  redis.call('ZADD', ckey, now, consumer)
+  redis.call('ZREMRANGEBYSCORE', ckey, '-inf', now - ttl)
+  local over = redis.call('ZCARD', ckey) - kept
+  if over > 0 then redis.call('ZPOPMIN', ckey, over) end
+  redis.call('PEXPIRE', ckey, ttl)
+end
+`
+
+// luaConsumerCount defines consumerCount(counts, what, consumer, ttl): one more ack ("a") or
+// nack ("n") of consumer ("" counts nothing) in the minute's hash, which expires ttl ms later.
+const luaConsumerCount = `
+local function consumerCount(skey, what, consumer, ttl)
+  if consumer == '' then return end
+  redis.call('HINCRBY', skey, what .. '|' .. consumer, 1)
+  redis.call('PEXPIRE', skey, ttl)
+end
+`
+
+// consumersScript reads a queue's consumers, read-only: those seen after the cutoff, latest
+// first, with their leases in flight (counted over the holders of the first in-flight jobs)
+// and their acks and nacks of the last and of this minute.
+//
+// KEYS[1]  {queue:<name>}:consumers   KEYS[2]  {queue:<name>}:processing
+// KEYS[3]  {queue:<name>}:holders     KEYS[4]  {queue:<name>}:cstats:<last minute>
+// KEYS[5]  {queue:<name>}:cstats:<this minute>
+// ARGV[1]  the cutoff, epoch ms (those seen at or before it are left out)
+// ARGV[2]  the most consumers     ARGV[3]  the most in-flight jobs to look at
+// Returns  {consumer, last poll ms, leases, acks, nacks (last minute), acks, nacks (this minute), ...}
+var consumersScript = store.NewScript(`
+local seen = redis.call('ZREVRANGEBYSCORE', KEYS[1], '+inf', '(' .. ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
+if #seen == 0 then return {} end
+local held = {}
+local ids = redis.call('ZRANGE', KEYS[2], 0, tonumber(ARGV[3]) - 1)
+for i = 1, #ids, 500 do
+  local chunk = {}
+  for j = i, math.min(i + 499, #ids) do chunk[#chunk + 1] = ids[j] end
+  for _, h in ipairs(redis.call('HMGET', KEYS[3], unpack(chunk))) do
+    local bar = h and string.find(h, '|', 1, true)
+    if bar then
+      local c = string.sub(h, bar + 1)
+      held[c] = (held[c] or 0) + 1
+    end
+  end
+end
+local out = {}
+for i = 1, #seen, 2 do
+  local c = seen[i]
+  out[#out + 1] = c
+  out[#out + 1] = tonumber(seen[i + 1])
+  out[#out + 1] = held[c] or 0
+  for _, k in ipairs({KEYS[4], KEYS[5]}) do
+    for _, what in ipairs({'a|', 'n|'}) do
+      out[#out + 1] = tonumber(redis.call('HGET', k, what .. c)) or 0
+    end
+  end
+end
+return out
+`)
+
+// planConsumers adds to pipe the read of a queue's consumers (one read-only script) and
+// returns the decoder: the latest poll first. The view changes only when a consumer polls,
+// acks or nacks, when a minute ends, or when one is forgotten.
+func planConsumers(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, queue string, now time.Time) func() []domain.Consumer {
+	cmd := consumersScript.Run(ctx, pipe, []string{keys.QueueConsumers(queue), keys.QueueProcessing(queue), keys.QueueHolders(queue),
+		keys.QueueConsumerCounts(queue, now.Add(-time.Minute)), keys.QueueConsumerCounts(queue, now)},
+		now.Add(-domain.ConsumerTTL).UnixMilli(), domain.ConsumersKept, domain.ConsumerLeaseScan)
+	return func() []domain.Consumer {
+		vals, _ := cmd.Val().([]any)
+		var out []domain.Consumer
+		for i := 0; i+7 <= len(vals); i += 7 {
+			id, _ := vals[i].(string)
+			name, addr := domain.ParseConsumerID(id)
+			out = append(out, domain.Consumer{Name: name, Address: addr, LastPollMs: toInt(vals[i+1]), Leases: toInt(vals[i+2]),
+				AcksLastMinute: toInt(vals[i+3]), NacksLastMinute: toInt(vals[i+4]), AcksThisMinute: toInt(vals[i+5]), NacksThisMinute: toInt(vals[i+6])})
+		}
+		return out
+	}
+}
+
+// Consumers reads a queue's consumers (domain.ConsumerService) in one round trip.
+func (q *Queues) Consumers(ctx context.Context, queue string) ([]domain.Consumer, error) {
+	if err := domain.ValidateName("queue", queue); err != nil {
+		return nil, err
+	}
+	pipe := q.Rdb.Pipeline()
+	read := planConsumers(ctx, pipe, q.keys, queue, q.now())
+	if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
+		return nil, store.OpError("redisrepo.Queues.Consumers", err)
+	}
+	return read(), nil
+}
+
+// consumerArgs are the lease script's consumer arguments: the consumer, the TTL of the
+// consumers set and of the holders hash (ms), and the consumers kept.
+func consumerArgs(consumer string) []any {
+	return []any{consumer, domain.ConsumerTTL.Milliseconds(), queueHoldersTTL.Milliseconds(), domain.ConsumersKept}
+}
