@@ -95,20 +95,6 @@ func seriesTotal(series []int64) int64 {
 	return sum
 }
 
-// relTime says when at is, seen from now: "in 12 s", "3 min ago", "now". For pages that are
-// not pushed live (a job's page); live fragments carry data-at-ms for app.js instead.
-func relTime(atMs, nowMs int64) string {
-	d := time.Duration(atMs-nowMs) * time.Millisecond
-	switch {
-	case d > -time.Second && d < time.Second:
-		return "now"
-	case d > 0:
-		return "in " + domain.FormatDuration(d)
-	default:
-		return domain.FormatDuration(-d) + " ago"
-	}
-}
-
 func utcTime(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05.000Z") }
 
 // clockTime is the UTC time of day of ms, what a moment shows until app.js makes it relative.

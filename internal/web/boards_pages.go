@@ -112,9 +112,9 @@ func (s *server) entriesPage(c echo.Context) error {
 	cursor := c.QueryParam("cursor")
 	var page domain.Page
 	if v := c.QueryParam("rank"); v != "" { // a jump to a rank, or a previous page
-		rank, err := rankInput.parse(v)
-		if err != nil {
-			return err
+		rank, perr := rankInput.parse(v)
+		if perr != nil {
+			return perr
 		}
 		page, err = s.Leaderboards.EntriesAt(c.Request().Context(), board, period, rank, entriesPerPage)
 		cursor = "rank"

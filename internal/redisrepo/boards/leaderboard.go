@@ -40,18 +40,18 @@ func NewLeaderboards(rdb redis.UniversalClient, keys store.Keys, found *store.Di
 	return &Leaderboards{rdb: rdb, keys: keys, clock: c.Local(), stamp: c.Script, Found: found, settings: store.NewTTLCache[domain.BoardSettings](SettingsTTL, c.Local()), bookkept: store.NewSeenSet()}
 }
 
+// AddPoints is a batch of one (AddPointsBatch): one way to add, checked and answered alike.
 func (l *Leaderboards) AddPoints(ctx context.Context, board, player string, points int64) (domain.Entry, error) {
-	return l.write(ctx, board, player, points, "add")
+	res, err := l.AddPointsBatch(ctx, board, []domain.ScoreAdd{{Player: player, Points: points}})
+	if err != nil {
+		return domain.Entry{}, err
+	}
+	return res[0].Value, res[0].Err
 }
 
+// SetScore sets a player's points on the all-time board (period boards count adds only): one
+// script, in one round trip with the bookkeeping (index of boards, unique players today).
 func (l *Leaderboards) SetScore(ctx context.Context, board, player string, points int64) (domain.Entry, error) {
-	return l.write(ctx, board, player, points, "set")
-}
-
-// Write adds or sets points on the all-time board and, for adds, on every period board the
-// settings keep: one script per board, all in one round trip, with the bookkeeping (index of
-// boards, unique players today).
-func (l *Leaderboards) write(ctx context.Context, board, player string, points int64, mode string) (domain.Entry, error) {
 	if err := domain.ValidateNewBoardName(board); err != nil { // a write creates the board
 		return domain.Entry{}, err
 	}
@@ -72,49 +72,28 @@ func (l *Leaderboards) write(ctx context.Context, board, player string, points i
 		stamp = strconv.FormatInt(l.stamp.Now().UnixMilli(), 10)
 	}
 	pipe := l.rdb.Pipeline()
-	run := func(key, expireAt string) *redis.Cmd {
-		return addScript.Run(ctx, pipe, []string{key}, player, points, max, string(set.TieBreak), expireAt, mode, stamp)
-	}
-	results := []*redis.Cmd{run(l.keys.Leaderboard(board), "")}
-	if mode == "add" {
-		for _, p := range set.Periods {
-			expireAt := p.End(now).Add(set.Retention()).UnixMilli()
-			results = append(results, run(l.keys.PeriodBoard(board, p, now), strconv.FormatInt(expireAt, 10)))
-		}
-	}
+	res := setScript.Run(ctx, pipe, []string{l.keys.Leaderboard(board)}, player, points, max, string(set.TieBreak), stamp)
 	if err := l.send(ctx, pipe, board, now, 1, player); err != nil {
-		return domain.Entry{}, store.OpWriteError("redisrepo.Leaderboards.write", err)
+		return domain.Entry{}, store.OpWriteError("redisrepo.Leaderboards.SetScore", err)
 	}
-	entries := make([]domain.Entry, len(results))
-	for i, res := range results {
-		vals, _ := res.Val().([]any)
-		if len(vals) == 2 && vals[0] == int64(-1) {
-			ms, _ := vals[1].(int64)
-			_, err := set.TieBreak.Encode(0, time.UnixMilli(ms))
-			if err == nil {
-				err = fmt.Errorf("redisrepo.Leaderboards.write: the script refused the time %d ms", ms)
-			}
-			return domain.Entry{}, err
+	vals, _ := res.Val().([]any)
+	if len(vals) == 2 && vals[0] == int64(-1) {
+		ms, _ := vals[1].(int64)
+		_, err := set.TieBreak.Encode(0, time.UnixMilli(ms))
+		if err == nil {
+			err = fmt.Errorf("redisrepo.Leaderboards.SetScore: the script refused the time %d ms", ms)
 		}
-		if len(vals) == 2 && vals[0] == int64(0) {
-			where := "the all-time board"
-			if i > 0 {
-				where = "the " + string(set.Periods[i-1]) + " board (the boards before it were written)"
-			}
-			return domain.Entry{}, domain.Errorf(domain.EINVALID, "%s has %v on %s; that change would leave %d to %d, the exact range of %s",
-				player, displayScore(set.TieBreak, vals[1]), where, -max, max, set.TieBreak.Describe())
-		}
-		if len(vals) != 3 {
-			return domain.Entry{}, fmt.Errorf("redisrepo.Leaderboards.write: unexpected reply %v", res.Val())
-		}
-		score, err := strconv.ParseFloat(fmt.Sprint(vals[1]), 64)
-		rank, ok := vals[2].(int64)
-		if err != nil || !ok {
-			return domain.Entry{}, fmt.Errorf("redisrepo.Leaderboards.write: unexpected reply %v", res.Val())
-		}
-		entries[i] = domain.NewEntry(set.TieBreak, rank+1, player, score)
+		return domain.Entry{}, err
 	}
-	return entries[0], nil
+	if len(vals) != 3 {
+		return domain.Entry{}, fmt.Errorf("redisrepo.Leaderboards.SetScore: unexpected reply %v", res.Val())
+	}
+	score, err := strconv.ParseFloat(fmt.Sprint(vals[1]), 64)
+	rank, ok := vals[2].(int64)
+	if err != nil || !ok {
+		return domain.Entry{}, fmt.Errorf("redisrepo.Leaderboards.SetScore: unexpected reply %v", res.Val())
+	}
+	return domain.NewEntry(set.TieBreak, rank+1, player, score), nil
 }
 
 // send runs a board write's pipeline of score scripts with the bookkeeping beside it. The

@@ -11,7 +11,7 @@ import (
 // service written from the articles stamps one clock.
 
 // luaAddOne defines addOne(key, player, n, max, enc, mode, stamp), one player's add (or set)
-// on one board as addScript and addBatchScript make it: unless the result would leave the
+// on one board as setScript and addBatchScript make it: unless the result would leave the
 // board's exact range, and on a tie-break board with the score re-encoded with the time of
 // this write (see domain.TieBreak and its Encode, which this mirrors expression for
 // expression), so the time is that of reaching the new total; ZINCRBY cannot do that, as the
@@ -77,30 +77,26 @@ local function expireAt(key, at)
 end
 `
 
-// addScript adds points to (or sets) a player's score on one board (addOne), and returns the
+// setScript sets a player's points on the all-time board (addOne's "set"), and returns the
 // new score with the player's rank, so the answer describes the state right after this write
-// even under concurrent writers.
+// even under concurrent writers. Adds go through addBatchScript, a batch of one or more.
 //
-// KEYS[1]  the board's ZSET (all-time or one period)
+// KEYS[1]  the all-time board's ZSET
 // ARGV[1]  player id
-// ARGV[2]  points: an integer to add, or the new points with ARGV[6] = "set"
+// ARGV[2]  the new points
 // ARGV[3]  the largest allowed |points| on this board
 // ARGV[4]  the board's encoding: a domain.TieBreak value
-// ARGV[5]  PEXPIREAT for the key in epoch ms (period boards), "" for none (set when it differs)
-// ARGV[6]  "add" or "set"
-// ARGV[7]  now, epoch ms; "" reads Redis TIME (only tie-break boards need it)
+// ARGV[5]  now, epoch ms; "" reads Redis TIME (only tie-break boards need it)
 // Returns  {1, new score (string), 0-based rank from the top}
 //
-//	{0, current score (string)} when the result would leave ±ARGV[3]; nothing is written.
 //	{-1, now ms} when now is outside the encoding's range of times; nothing is written.
-var addScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + `
-local r = addOne(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[6], ARGV[7])
+var setScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + `
+local r = addOne(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], 'set', ARGV[5])
 if r[1] ~= 1 then return r end
-expireAt(KEYS[1], ARGV[5])
 return {1, r[2], redis.call('ZREVRANK', KEYS[1], ARGV[1])}
 `)
 
-// addBatchScript is addScript's add for many players on one board in one call: each
+// addBatchScript adds points for one or more players on one board in one call: each
 // player's add is addOne (a refused one changes nothing and the others go on), so a batch
 // costs one script's overhead rather than one per player. Ranks are read once every add of
 // the call is made.
