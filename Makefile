@@ -6,7 +6,7 @@ DIST     := static/dist
 ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(DIST)/theme.js $(DIST)/favicon.svg
 # FUZZ lists the fuzz targets as <package>:<target>, one word each: go test fuzzes one target
 # of a package per run. `make fuzz` runs each for FUZZTIME; `make test` for a few seconds.
-FUZZ     := ./internal/redisrepo:FuzzKeysInjective ./internal/redisrepo:FuzzSourceLayout ./internal/web:FuzzDecodeJSON ./internal/web:FuzzEntriesCursor
+FUZZ     := ./internal/redisrepo/store:FuzzKeysInjective ./internal/redisrepo/store:FuzzSourceLayout ./internal/web:FuzzDecodeJSON ./internal/web:FuzzEntriesCursor
 FUZZTIME ?= 30s
 
 # DATES are the calendars test-dates runs the date-dependent packages on: a 28 February before
@@ -40,6 +40,7 @@ test-dates:
 fuzz:
 	@set -e; for f in $(FUZZ); do \
 		echo "fuzz $${f#*:} in $${f%%:*} for $(FUZZTIME)"; \
+		$(GO) test -list "^$${f#*:}\$$" $${f%%:*} | grep -qx "$${f#*:}" || { echo "no fuzz target $${f#*:} in $${f%%:*}"; exit 1; }; \
 		$(GO) test -run '^$$' -fuzz "^$${f#*:}\$$" -fuzztime $(FUZZTIME) $${f%%:*}; \
 	done
 

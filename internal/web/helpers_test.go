@@ -268,3 +268,35 @@ func regexpFind(t *testing.T, s, pattern string) string {
 	}
 	return m[1]
 }
+
+// renderCounter counts the fragments a watcher renders (so publishes), by topic.
+type renderCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (r *renderCounter) add(topic string) {
+	r.mu.Lock()
+	r.n[topic]++
+	r.mu.Unlock()
+}
+
+// take returns the counts since the last take, and counts from zero again.
+func (r *renderCounter) take() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.n
+	r.n = map[string]int{}
+	return out
+}
+
+// countingServer is a test server over rdb, its services on clock, whose watcher's renders
+// are counted: for tests of what a tick publishes (Tick is driven by hand).
+func countingServer(t *testing.T, rdb redis.UniversalClient, clock domain.Clock) (testWiring, *httptest.Server, *renderCounter) {
+	t.Helper()
+	published := &renderCounter{n: map[string]int{}}
+	w := newTestWiring(t, rdb, "", wiringOptions{clock: clock, rendered: published.add})
+	srv := httptest.NewServer(NewServer(w.deps))
+	t.Cleanup(func() { w.deps.Hub.Close(); srv.Close() })
+	return w, srv, published
+}

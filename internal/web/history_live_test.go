@@ -2,8 +2,6 @@ package web
 
 import (
 	"context"
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,15 +18,7 @@ func TestHistoryTopicPushedWhenABucketLands(t *testing.T) {
 	rdb := redistest.DB(t)
 	start := testNow.Add(time.Second)
 	clock := domain.NewManualClock(start)
-	var mu sync.Mutex
-	published := map[string]int{}
-	w := newTestWiring(t, rdb, "", wiringOptions{clock: clock, rendered: func(topic string) {
-		mu.Lock()
-		published[topic]++
-		mu.Unlock()
-	}})
-	srv := httptest.NewServer(NewServer(w.deps))
-	t.Cleanup(func() { w.deps.Hub.Close(); srv.Close() })
+	w, srv, published := countingServer(t, rdb, clock)
 	if _, err := w.svc.Queues.Enqueue(ctx, "jobs", domain.NewJob{ID: "a", Priority: 1, HasPriority: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -37,13 +27,9 @@ func TestHistoryTopicPushedWhenABucketLands(t *testing.T) {
 	waitTopics(t, w.deps.Hub, 1)
 	tick := func() int {
 		t.Helper()
-		mu.Lock()
-		published[topic] = 0
-		mu.Unlock()
+		published.take()
 		w.watcher.Tick(ctx)
-		mu.Lock()
-		defer mu.Unlock()
-		return published[topic]
+		return published.take()[topic]
 	}
 	record := func() {
 		t.Helper()

@@ -2,8 +2,6 @@ package web
 
 import (
 	"context"
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,15 +19,7 @@ func TestIdleQueuePageGetsNoFrame(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.DB(t)
 	clock := domain.NewManualClock(testNow)
-	var mu sync.Mutex
-	published := map[string]int{}
-	w := newTestWiring(t, rdb, "", wiringOptions{clock: clock, rendered: func(topic string) {
-		mu.Lock()
-		published[topic]++
-		mu.Unlock()
-	}})
-	srv := httptest.NewServer(NewServer(w.deps))
-	t.Cleanup(func() { w.deps.Hub.Close(); srv.Close() })
+	w, srv, published := countingServer(t, rdb, clock)
 	q := w.svc.Queues
 	for _, id := range []string{"a", "b", "c"} {
 		if _, err := q.Enqueue(ctx, "jobs", domain.NewJob{ID: id, Priority: 2, HasPriority: true}); err != nil {
@@ -52,22 +42,18 @@ func TestIdleQueuePageGetsNoFrame(t *testing.T) {
 	}
 	waitTopics(t, w.deps.Hub, len(topics))
 	w.watcher.Tick(ctx) // the first publish of each topic
-	mu.Lock()
+	first := published.take()
 	for _, topic := range topics {
-		if published[topic] != 1 {
-			t.Errorf("first tick published %q %d times, want 1", topic, published[topic])
+		if first[topic] != 1 {
+			t.Errorf("first tick published %q %d times, want 1", topic, first[topic])
 		}
 	}
-	clear(published)
-	mu.Unlock()
 
 	for range 20 { // 5 s of 250 ms ticks
 		clock.Advance(250 * time.Millisecond)
 		w.watcher.Tick(ctx)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if got := withoutStatus(published); len(got) != 0 {
+	if got := withoutStatus(published.take()); len(got) != 0 {
 		t.Errorf("idle queues were republished over 5 s of ticks: %v", got)
 	}
 }

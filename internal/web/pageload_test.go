@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gorilla/websocket"
@@ -30,15 +28,7 @@ func TestPageLoadsLeaveTheWatcherAlone(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.DB(t)
 	clock := domain.NewManualClock(testNow)
-	var mu sync.Mutex
-	published := map[string]int{}
-	w := newTestWiring(t, rdb, "", wiringOptions{clock: clock, rendered: func(topic string) {
-		mu.Lock()
-		published[topic]++
-		mu.Unlock()
-	}})
-	srv := httptest.NewServer(NewServer(w.deps))
-	t.Cleanup(func() { w.deps.Hub.Close(); srv.Close() })
+	w, srv, published := countingServer(t, rdb, clock)
 	svc := w.svc
 
 	// One of everything, the limiters with a client each; the lock never expires, so its
@@ -81,13 +71,9 @@ func TestPageLoadsLeaveTheWatcherAlone(t *testing.T) {
 
 	tick := func() map[string]int {
 		t.Helper()
-		mu.Lock()
-		clear(published)
-		mu.Unlock()
+		published.take()
 		w.watcher.Tick(ctx)
-		mu.Lock()
-		defer mu.Unlock()
-		return withoutStatus(published)
+		return withoutStatus(published.take())
 	}
 	// The first ticks learn what to read (limiter policies and clients) and publish it all.
 	warm := false
