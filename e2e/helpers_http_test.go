@@ -29,12 +29,20 @@ func postJSON(t *testing.T, url string, body any) (int, string) {
 // getStatus returns the status of a GET.
 func getStatus(t *testing.T, url string) int {
 	t.Helper()
+	status, _ := getBody(t, url)
+	return status
+}
+
+// getBody returns the status and body of a GET.
+func getBody(t *testing.T, url string) (int, string) {
+	t.Helper()
 	resp, err := httpClient.Get(url)
 	if err != nil {
 		t.Fatalf("GET %s: %v", url, err)
 	}
-	resp.Body.Close()
-	return resp.StatusCode
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(out)
 }
 
 // sharedRedisClient returns a client of the shared Redis, flushed for this test.

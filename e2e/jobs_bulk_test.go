@@ -69,3 +69,48 @@ func TestSearchSelectAndBulkRequeue(t *testing.T) {
 		t.Fatalf("%d dead after the requeue, want 3", n)
 	}
 }
+
+// Edit a dead job before its retry from its page: a new payload and priority, one post; the
+// job is waiting again at the new priority with the new payload, and its history says what
+// changed (sizes, never the payload). The page passes axe-core.
+func TestEditDeadJobAndRetry(t *testing.T) {
+	rdb := sharedRedisClient(t)
+	z := startZpulse(t, sharedRedis.Addr)
+	base := z.URL + "/api/v1/queues/fixes"
+	if status, body := postJSON(t, base+"/jobs", map[string]any{"id": "fix-1", "priority": 3, "payload": map[string]string{"to": "typo@exmaple.org"}}); status != http.StatusCreated {
+		t.Fatalf("enqueue: %d %s", status, body)
+	}
+	if status, body := postJSON(t, base+"/bulk", map[string]any{"action": "dead", "ids": []string{"fix-1"}}); status != http.StatusOK || !strings.Contains(body, `"done":1`) {
+		t.Fatalf("kill it: %d %s", status, body)
+	}
+	axe, err := os.ReadFile(filepath.Join("..", "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("axe-core is an npm devDependency (make assets installs it): %v", err)
+	}
+	ctx := newBrowser(t)
+	do(t, ctx, "open the dead job", chromedp.Navigate(z.URL+"/queues/fixes/jobs/fix-1"))
+	waitJS(t, ctx, "the retry form", `document.querySelector('[data-testid="retry-form"]') !== null`, 5*time.Second)
+	injectAxe(t, ctx, axe)
+	for _, v := range axeViolations(t, ctx) {
+		t.Errorf("dead job page: %s", v)
+	}
+	do(t, ctx, "edit", chromedp.SetValue(`[data-testid="retry-payload"]`, `{"to":"typo@example.org"}`),
+		chromedp.SetValue(`#f-retry-priority`, "1"))
+	clickAndLoad(t, ctx, "retry", `[data-testid="retry-submit"]`)
+	waitJS(t, ctx, "the edit in the history", `document.querySelector('[data-testid="job-edit"]') !== null`, 5*time.Second)
+	if got := text(t, ctx, `[data-testid="job-edit"]`); !strings.Contains(got, "priority 1 (was 3)") || strings.Contains(got, "example.org") {
+		t.Errorf("the history says %q, want the priority change and no payload", got)
+	}
+	bg := context.Background()
+	score, err := rdb.ZScore(bg, "queue:fixes", "fix-1").Result()
+	if err != nil || int64(score)/1e13 != 1 {
+		t.Fatalf("fix-1 waits with score %v (%v), want priority 1", score, err)
+	}
+	if n := rdb.ZCard(bg, "{queue:fixes}:dead").Val(); n != 0 {
+		t.Errorf("%d dead after the retry, want 0", n)
+	}
+	status, body := getBody(t, base+"/jobs/fix-1")
+	if status != http.StatusOK || !strings.Contains(body, `"typo@example.org"`) {
+		t.Errorf("the job after the retry: %d %s", status, body)
+	}
+}
