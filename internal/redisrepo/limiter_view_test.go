@@ -226,3 +226,25 @@ func TestForeignClientOfAnyNameShows(t *testing.T) {
 		t.Fatalf("clients = %+v, want the foreign client with 1 used", view.Clients)
 	}
 }
+
+// A page's read of a limiter (Limiters.View) is two round trips, and the first reads only the
+// head (the policy and the client list, 2 commands with the injected clock), not the whole
+// view a second time: a client's view costs the second round trip's 6 commands (time, policy,
+// clients, their count, two minutes of stats) plus the client's own reads.
+func TestLimiterPageReadsTheViewOnce(t *testing.T) {
+	l, rdb, _ := newTestLimiters(t)
+	ctx := context.Background()
+	mustAllow(t, l, "default", "c-1")
+	l.Flush(ctx)
+	hook := &countingHook{}
+	rdb.AddHook(hook)
+	view, err := l.View(ctx, "default")
+	if err != nil || len(view.Clients) != 1 {
+		t.Fatalf("view: %+v %v", view, err)
+	}
+	// Second round trip: policy, clients, count, two stats hashes, and the sliding log's three
+	// reads plus the events list for c-1 (no TIME: the clock is injected).
+	if want := 2 + 9; hook.pipelines != 2 || hook.commands != want {
+		t.Errorf("%d pipelines, %d commands; want 2 and %d (the head once, then the view)", hook.pipelines, hook.commands, want)
+	}
+}

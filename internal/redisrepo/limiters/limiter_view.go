@@ -93,21 +93,48 @@ type clientState struct {
 	events *redis.StringSliceCmd // zpulse's latest checks of the client
 }
 
-func (v *LimiterViews) plan(ctx context.Context, pipe redis.Pipeliner, name string, prev limiterPrev, seen bool) func() (domain.LimiterView, limiterPrev) {
-	var timeCmd *redis.TimeCmd
+// head is the reads every view starts with: the limiter clock (Redis TIME when the limiters
+// use it), the policy, and the clients seen within a span of the estimated now.
+type head struct {
+	est     int64
+	time    *redis.TimeCmd // nil with an injected clock
+	policy  *redis.MapStringStringCmd
+	clients *redis.StringSliceCmd
+	recent  *redis.ZRangeBy
+}
+
+func (v *LimiterViews) planHead(ctx context.Context, pipe redis.Pipeliner, name string, est, span int64) head {
+	h := head{est: est, recent: &redis.ZRangeBy{Min: strconv.FormatInt(est-span, 10), Max: "+inf", Count: domain.MaxViewClients}}
 	if v.clock == nil {
-		timeCmd = pipe.Time(ctx)
+		h.time = pipe.Time(ctx)
 	}
+	h.policy = pipe.HGetAll(ctx, v.keys.LimiterPolicy(name))
+	h.clients = pipe.ZRevRangeByScore(ctx, v.keys.LimiterClients(name), h.recent)
+	return h
+}
+
+// read decodes the head once its pipeline ran: what the next read of the view starts from,
+// and whether the policy exists (saved or built in).
+func (h head) read(name string) (limiterPrev, bool) {
+	now := h.est
+	if h.time != nil {
+		now = h.time.Val().UnixMilli()
+	}
+	policy, exists := builtins.decode(name, h.policy.Val())
+	if !exists {
+		policy = domain.LimitPolicy{Name: name}
+	}
+	return limiterPrev{policy: policy, clients: h.clients.Val(), nowMs: now, readAt: time.Now()}, exists
+}
+
+func (v *LimiterViews) plan(ctx context.Context, pipe redis.Pipeliner, name string, prev limiterPrev, seen bool) func() (domain.LimiterView, limiterPrev) {
 	est := v.estimateNow(prev, seen)
-	policyCmd := pipe.HGetAll(ctx, v.keys.LimiterPolicy(name))
 	span := int64(minKeepMs)
 	if seen {
 		span = 2 * max(prev.policy.QuotaWindowMs(), 1000)
 	}
-	clientsKey := v.keys.LimiterClients(name)
-	recent := &redis.ZRangeBy{Min: strconv.FormatInt(est-span, 10), Max: "+inf", Count: domain.MaxViewClients}
-	clientsCmd := pipe.ZRevRangeByScore(ctx, clientsKey, recent)
-	clientCount := pipe.ZCount(ctx, clientsKey, recent.Min, "+inf")
+	h := v.planHead(ctx, pipe, name, est, span)
+	clientCount := pipe.ZCount(ctx, v.keys.LimiterClients(name), h.recent.Min, "+inf")
 
 	var states []clientState
 	if seen {
@@ -136,15 +163,8 @@ func (v *LimiterViews) plan(ctx context.Context, pipe redis.Pipeliner, name stri
 	statsBefore := pipe.HGetAll(ctx, v.keys.LimiterStats(name, minute-1))
 
 	return func() (domain.LimiterView, limiterPrev) {
-		now := est
-		if timeCmd != nil {
-			now = timeCmd.Val().UnixMilli()
-		}
-		policy, exists := builtins.decode(name, policyCmd.Val())
-		if !exists {
-			policy = domain.LimitPolicy{Name: name}
-		}
-		next := limiterPrev{policy: policy, clients: clientsCmd.Val(), nowMs: now, readAt: time.Now()}
+		next, exists := h.read(name)
+		now, policy := next.nowMs, next.policy
 		view := domain.LimiterView{Policy: policy, StateKey: v.keys.LimiterStateDisplay(policy), Exists: exists}
 		if !exists {
 			return view, next
@@ -205,14 +225,14 @@ func (l *Limiters) Views(ctx context.Context) ([]domain.LimiterView, error) {
 	return slices.DeleteFunc(views, func(v domain.LimiterView) bool { return !v.Exists }), nil
 }
 
-// readViews reads limiters' views with the plan the live path uses, in two pipelines: the
-// first learns each policy and its clients, the second reads their state.
+// readViews reads limiters' views in two pipelines: the first reads each one's head (policy
+// and clients, no more), the second the view with the plan the live path uses.
 func (l *Limiters) readViews(ctx context.Context, names []string) ([]domain.LimiterView, error) {
 	v := NewLimiterViews(l.Keys, l.clock)
 	pipe := l.Rdb.Pipeline()
-	firsts := make([]func() (domain.LimiterView, limiterPrev), len(names))
+	heads := make([]head, len(names))
 	for i, name := range names {
-		firsts[i] = v.plan(ctx, pipe, name, limiterPrev{}, false)
+		heads[i] = v.planHead(ctx, pipe, name, v.estimateNow(limiterPrev{}, false), minKeepMs)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, err
@@ -220,7 +240,7 @@ func (l *Limiters) readViews(ctx context.Context, names []string) ([]domain.Limi
 	pipe = l.Rdb.Pipeline()
 	seconds := make([]func() (domain.LimiterView, limiterPrev), len(names))
 	for i, name := range names {
-		_, prev := firsts[i]()
+		prev, _ := heads[i].read(name)
 		seconds[i] = v.plan(ctx, pipe, name, prev, true)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
