@@ -35,6 +35,15 @@ var (
 // demoLease is how long a demo worker may take a job before the reaper returns it.
 const demoLease = 4 * time.Second
 
+// The demo's queues keep a steady state, so a demo left up for a day looks as it did after a
+// minute: past demoBacklog waiting emails its workers take more each round (one enqueue a
+// round against about 0.85 jobs done by a worker's poll grew the queue by some 700 jobs in
+// half an hour), and past demoDeadKept dead emails they clear the dead set.
+const (
+	demoBacklog  = 8
+	demoDeadKept = 20
+)
+
 var players = []string{"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "mallory", "niaj", "olivia", "peggy", "rupert", "sybil", "trent", "victor", "walter", "zed"}
 
 // clients of the demo limiters: the last one is greedy and spends most time over its limit.
@@ -171,7 +180,8 @@ func round(ctx context.Context, s Services, st *state) (bool, error) {
 
 // queueTraffic enqueues a job (mixed priorities; now and then a reminder due in a few
 // seconds) and has the workers take jobs with a lease: most finish at once, some are slow and
-// ack later, and some fail without an ack, so the reaper retries them and a few end dead.
+// ack later, and some fail without an ack, so the reaper retries them and a few end dead. The
+// workers hold the emails near demoBacklog and their dead jobs under demoDeadKept.
 func queueTraffic(ctx context.Context, queues domain.QueueService, acks map[pendingAck]time.Time, now time.Time) error {
 	for a, at := range acks {
 		if now.After(at) {
@@ -191,7 +201,20 @@ func queueTraffic(ctx context.Context, queues domain.QueueService, acks map[pend
 			return err
 		}
 	}
-	for _, q := range []string{"demo:emails", "demo:emails", "demo:reminders"} {
+	st, err := queues.Stats(ctx, "demo:emails")
+	if err != nil {
+		return err
+	}
+	if st.Dead > demoDeadKept {
+		if _, err := queues.DeleteDead(ctx, "demo:emails"); err != nil {
+			return err
+		}
+	}
+	polls := []string{"demo:emails", "demo:emails", "demo:reminders"}
+	if st.Due > demoBacklog {
+		polls = append(polls, "demo:emails", "demo:emails")
+	}
+	for _, q := range polls {
 		if rand.IntN(2) == 0 {
 			continue
 		}
