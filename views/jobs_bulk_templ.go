@@ -43,7 +43,7 @@ func JobSearchBox(queue string, state domain.JobState, text string) templ.Compon
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" class=\"card mb-4 flex flex-wrap items-end gap-2 px-4 py-3\" role=\"search\" data-testid=\"job-search\"><div class=\"min-w-0 flex-1\"><label for=\"job-search-q\" class=\"label\">Find jobs</label> <input id=\"job-search-q\" name=\"q\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" class=\"card mb-4 flex flex-wrap items-end gap-2 px-4 py-3\" role=\"search\" data-testid=\"job-search\"><div class=\"min-w-[12rem] flex-1\"><label for=\"job-search-q\" class=\"label\">Find jobs</label> <input id=\"job-search-q\" name=\"q\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
