@@ -1,6 +1,7 @@
 // zpulse's only hand-written script. htmx and its ws extension do the swaps and the
 // reconnects; this shows the connection state, each player's rank movement since the page
-// opened, moments relative to the browser's clock, and the parts of a form that apply.
+// opened, moments relative to the browser's clock, the parts of a form that apply, and has
+// parts that follow the live panels reload after them.
 (function () {
   // The badge's text without JavaScript says live updates need it; with it, the state.
   var connText = { connecting: 'Connecting…', open: 'Live', closed: 'Reconnecting…' };
@@ -107,4 +108,17 @@
   document.addEventListener('DOMContentLoaded', tick);
   document.addEventListener('htmx:wsAfterMessage', tick);
   setInterval(tick, 1000);
+
+  // Parts that follow the live panels without a topic of their own (the player lookup,
+  // data-follows-live) reload after live messages: at most once a second, and always once
+  // after the last message, so a change that lands right after a reload still shows.
+  var followed = 0, pending = null;
+  document.addEventListener('htmx:wsAfterMessage', function () {
+    if (pending || !document.querySelector('[data-follows-live]')) return;
+    pending = setTimeout(function () {
+      pending = null;
+      followed = Date.now();
+      document.querySelectorAll('[data-follows-live]').forEach(function (el) { htmx.trigger(el, 'live-refresh'); });
+    }, Math.max(0, followed + 1000 - Date.now()));
+  });
 })();
