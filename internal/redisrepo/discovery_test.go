@@ -83,7 +83,7 @@ func TestDiscoveryIsBounded(t *testing.T) {
 }
 
 type scanHook struct {
-	countingHook
+	redistest.CountingHook
 	calls     int
 	unbounded string
 }

@@ -3,6 +3,7 @@ package redisrepo
 import (
 	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
+	"github.com/zpulse/zpulse/internal/redistest"
 
 	"context"
 	"fmt"
@@ -142,11 +143,11 @@ func TestSnapshotsReadLimiterTopics(t *testing.T) {
 	if _, ok := snaps[topics[0]]; err != nil || ok {
 		t.Fatalf("first read: %v %v, want the limiter left out", snaps, err)
 	}
-	hook := &countingHook{}
+	hook := &redistest.CountingHook{}
 	rdb.AddHook(hook)
 	snaps, err = s.Read(ctx, topics)
-	if err != nil || hook.pipelines != 1 || hook.single != 0 {
-		t.Fatalf("second read: %v; %d pipelines, %d single calls", err, hook.pipelines, hook.single)
+	if err != nil || hook.Pipelines != 1 || hook.Single != 0 {
+		t.Fatalf("second read: %v; %d pipelines, %d single calls", err, hook.Pipelines, hook.Single)
 	}
 	view := snaps[topics[0]].(domain.LimiterView)
 	if len(view.Clients) != 1 || view.Clients[0].Used != 1 {
@@ -236,7 +237,7 @@ func TestLimiterPageReadsTheViewOnce(t *testing.T) {
 	ctx := context.Background()
 	mustAllow(t, l, "default", "c-1")
 	l.Flush(ctx)
-	hook := &countingHook{}
+	hook := &redistest.CountingHook{}
 	rdb.AddHook(hook)
 	view, err := l.View(ctx, "default")
 	if err != nil || len(view.Clients) != 1 {
@@ -244,7 +245,7 @@ func TestLimiterPageReadsTheViewOnce(t *testing.T) {
 	}
 	// Second round trip: policy, clients, count, two stats hashes, and the sliding log's three
 	// reads plus the events list for c-1 (no TIME: the clock is injected).
-	if want := 2 + 9; hook.pipelines != 2 || hook.commands != want {
-		t.Errorf("%d pipelines, %d commands; want 2 and %d (the head once, then the view)", hook.pipelines, hook.commands, want)
+	if want := 2 + 9; hook.Pipelines != 2 || hook.Commands != want {
+		t.Errorf("%d pipelines, %d commands; want 2 and %d (the head once, then the view)", hook.Pipelines, hook.Commands, want)
 	}
 }

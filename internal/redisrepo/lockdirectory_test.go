@@ -31,14 +31,14 @@ func TestSnapshotsReadLocksTopic(t *testing.T) {
 	if err := svc.Discovery.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	hook := &countingHook{}
+	hook := &redistest.CountingHook{}
 	rdb.AddHook(hook)
 	got, err = snaps.Read(ctx, topics)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hook.pipelines != 1 || hook.single != 0 {
-		t.Errorf("Read made %d pipelines and %d single calls, want 1 pipeline", hook.pipelines, hook.single)
+	if hook.Pipelines != 1 || hook.Single != 0 {
+		t.Errorf("Read made %d pipelines and %d single calls, want 1 pipeline", hook.Pipelines, hook.Single)
 	}
 	held := got[domain.TopicLocks].(domain.HeldLocks)
 	if len(held.Locks) != 2 || held.More != 0 {

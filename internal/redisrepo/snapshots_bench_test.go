@@ -72,15 +72,15 @@ func BenchmarkCommandsPerTick(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			hook := &countingHook{}
+			hook := &redistest.CountingHook{}
 			rdb.AddHook(hook)
 			var per int
 			for b.Loop() {
-				before := hook.commands
+				before := hook.Commands
 				if _, err := snaps.Read(ctx, []string{kind.topic}); err != nil {
 					b.Fatal(err)
 				}
-				per = hook.commands - before
+				per = hook.Commands - before
 			}
 			b.ReportMetric(float64(per), "cmds/tick")
 		})
@@ -124,14 +124,14 @@ func TestCommandsPerMadeUpTopic(t *testing.T) {
 			}
 		}
 		clock.Advance(time.Second) // a new second: charts are read again
-		hook := &countingHook{}
+		hook := &redistest.CountingHook{}
 		rdb.AddHook(hook)
 		if _, err := svc.Snapshots.Read(ctx, topics); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: %d commands for %d topics", kind.name, hook.commands, n)
-		if hook.commands > n*maxCommandsPerMadeUpTopic {
-			t.Errorf("%s: %d commands for %d topics, want at most %d each", kind.name, hook.commands, n, maxCommandsPerMadeUpTopic)
+		t.Logf("%s: %d commands for %d topics", kind.name, hook.Commands, n)
+		if hook.Commands > n*maxCommandsPerMadeUpTopic {
+			t.Errorf("%s: %d commands for %d topics, want at most %d each", kind.name, hook.Commands, n, maxCommandsPerMadeUpTopic)
 		}
 	}
 }

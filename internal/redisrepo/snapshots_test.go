@@ -44,14 +44,14 @@ func TestSnapshotsReadIsOneRoundTrip(t *testing.T) {
 	for i := range topics {
 		topics[i] = domain.BoardTopic(string(rune('a'+i%26)), domain.AllTime, domain.BoardTopNs[i%4])
 	}
-	hook := &countingHook{}
+	hook := &redistest.CountingHook{}
 	rdb.AddHook(hook)
 	topics = append(topics, domain.TopicBoards)
 	if _, err := openTest(t, rdb, clock).Snapshots.Read(ctx, topics); err != nil {
 		t.Fatal(err)
 	}
-	if hook.pipelines != 1 || hook.single != 0 {
-		t.Errorf("Read made %d pipelines and %d single calls, want 1 pipeline", hook.pipelines, hook.single)
+	if hook.Pipelines != 1 || hook.Single != 0 {
+		t.Errorf("Read made %d pipelines and %d single calls, want 1 pipeline", hook.Pipelines, hook.Single)
 	}
 }
 
@@ -97,14 +97,14 @@ func TestSnapshotsQueueTopicIsCheapAndStable(t *testing.T) {
 	if _, err := svc.Snapshots.Read(ctx, topics); err != nil { // loads the script
 		t.Fatal(err)
 	}
-	hook := &countingHook{}
+	hook := &redistest.CountingHook{}
 	rdb.AddHook(hook)
 	first, err := svc.Snapshots.Read(ctx, topics)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if perTopic := hook.commands / len(topics); perTopic > 10 || hook.pipelines != 1 {
-		t.Errorf("a queue topic cost %d commands in %d round trips, want at most 10 in one", perTopic, hook.pipelines)
+	if perTopic := hook.Commands / len(topics); perTopic > 10 || hook.Pipelines != 1 {
+		t.Errorf("a queue topic cost %d commands in %d round trips, want at most 10 in one", perTopic, hook.Pipelines)
 	}
 	jobs := first[domain.QueueTopic("jobs")].(domain.QueueView)
 	if jobs.Waiting != 29 || jobs.Processing != 1 || len(jobs.InFlight) != 1 || jobs.InFlight[0].Attempts != 1 || jobs.ByPriority[9] != 3 || jobs.OldestAtMs != clock.Now().UnixMilli() {

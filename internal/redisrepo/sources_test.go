@@ -89,7 +89,7 @@ func testAdoptedLimiterWritesOnlyItsLayout(t *testing.T, rdb redis.UniversalClie
 			}
 		}
 	}
-	if keys := keysOnEveryMaster(t, rdb, "ratelog:*"); len(keys) != 0 {
+	if keys := redistest.KeysOnEveryMaster(t, rdb, "ratelog:*"); len(keys) != 0 {
 		t.Errorf("refused clients wrote %v", keys)
 	}
 

@@ -73,11 +73,11 @@ func testWatchdogKeepsTheLockAcrossSeveralTTLs(t *testing.T, rdb redis.Universal
 	if !errors.Is(context.Cause(h.Context()), domain.ErrLockReleased) {
 		t.Errorf("cause after release = %v", context.Cause(h.Context()))
 	}
-	hook := &countingHook{}
+	hook := &redistest.CountingHook{}
 	rdb.AddHook(hook)
 	clock.Advance(time.Minute)
-	if renewed, _ := lk.Watchdog().RenewDue(ctx); renewed != 0 || hook.pipelines+hook.single != 0 || lk.Watchdog().Watched() != 0 {
-		t.Errorf("after release: renewed %d with %d round trips, watching %d; want nothing", renewed, hook.pipelines+hook.single, lk.Watchdog().Watched())
+	if renewed, _ := lk.Watchdog().RenewDue(ctx); renewed != 0 || hook.Pipelines+hook.Single != 0 || lk.Watchdog().Watched() != 0 {
+		t.Errorf("after release: renewed %d with %d round trips, watching %d; want nothing", renewed, hook.Pipelines+hook.Single, lk.Watchdog().Watched())
 	}
 }
 
@@ -123,7 +123,7 @@ func TestWatchdogBatchesRenewals(t *testing.T) {
 		held[i] = h
 		clock.Advance(10 * time.Second / n)
 	}
-	hook := &countingHook{}
+	hook := &redistest.CountingHook{}
 	rdb.AddHook(hook)
 	wd := lk.Watchdog()
 	end := clock.Now().Add(time.Minute)
@@ -136,10 +136,10 @@ func TestWatchdogBatchesRenewals(t *testing.T) {
 		}
 		renewals += renewed
 	}
-	t.Logf("%d renewals in %d pipelines over 60 s", renewals, hook.pipelines)
-	if renewals < n*5 || hook.pipelines > 14 || hook.single != 0 {
+	t.Logf("%d renewals in %d pipelines over 60 s", renewals, hook.Pipelines)
+	if renewals < n*5 || hook.Pipelines > 14 || hook.Single != 0 {
 		t.Errorf("%d renewals in %d pipelines and %d single calls; want at least %d renewals in at most 14 pipelines",
-			renewals, hook.pipelines, hook.single, n*5)
+			renewals, hook.Pipelines, hook.Single, n*5)
 	}
 	for i, h := range held {
 		if h.Context().Err() != nil {

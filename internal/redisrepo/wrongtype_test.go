@@ -72,7 +72,7 @@ func TestKeysOfAnotherTypeAtZpulsesNames(t *testing.T) {
 			t.Errorf("leaderboard:cfg = %v", got)
 		}
 		for _, pattern := range []string{"*rq*", "*cfg*"} {
-			if keys := keysOnEveryMaster(t, rdb, pattern); len(keys) != 1 {
+			if keys := redistest.KeysOnEveryMaster(t, rdb, pattern); len(keys) != 1 {
 				t.Errorf("keys %s = %v, want only the other service's", pattern, keys)
 			}
 		}

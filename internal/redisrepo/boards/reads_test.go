@@ -1,7 +1,6 @@
-package redisrepo
+package boards
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/boards"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 
 	"context"
@@ -24,6 +23,7 @@ func players(entries []domain.Entry) []string {
 }
 
 func TestAroundAPlayer(t *testing.T) {
+	t.Parallel()
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	for i := range 10 { // p0 has 0 points (last), p9 has 9 (first)
@@ -61,7 +61,7 @@ func TestAroundAPlayer(t *testing.T) {
 }
 
 // pageAll pages through a board and returns every player in order.
-func pageAll(t *testing.T, lb *boards.Leaderboards, board string, limit int, between func(page int)) []string {
+func pageAll(t *testing.T, lb *Leaderboards, board string, limit int, between func(page int)) []string {
 	t.Helper()
 	var all []string
 	cursor := ""
@@ -86,6 +86,7 @@ func pageAll(t *testing.T, lb *boards.Leaderboards, board string, limit int, bet
 
 // 100,000 members, a thousand per score: cursor paging returns each once, in ZREVRANGE order.
 func TestCursorPagingOverManyTies(t *testing.T) {
+	t.Parallel()
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	const members = 100_000
@@ -106,6 +107,7 @@ func TestCursorPagingOverManyTies(t *testing.T) {
 // Scores that change between pages do not make the members that did not change appear twice
 // or go missing, even when the cursor's own member moved or left.
 func TestCursorPagingWhileScoresChange(t *testing.T) {
+	t.Parallel()
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	for i := range 300 {
@@ -142,6 +144,7 @@ func TestCursorPagingWhileScoresChange(t *testing.T) {
 
 // An exact multiple of the page size ends with a page that says there is no next one.
 func TestCursorPagingEnd(t *testing.T) {
+	t.Parallel()
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	for i := range 4 {
@@ -158,6 +161,7 @@ func TestCursorPagingEnd(t *testing.T) {
 }
 
 func TestSetRemoveTrimReset(t *testing.T) {
+	t.Parallel()
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	lb.UpdateSettings(ctx, "b", domain.BoardSettings{TieBreak: domain.TieBreakNone, Periods: []domain.Period{domain.Daily}, RetentionDays: 5})
@@ -183,7 +187,7 @@ func TestSetRemoveTrimReset(t *testing.T) {
 	if err != nil || removed != 2 || fmt.Sprint(rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: "leaderboard:b", Start: 0, Stop: -1, Rev: true}).Val()) != "[p0 p4]" {
 		t.Errorf("trim: removed %d, %v; board %v", removed, err, rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: "leaderboard:b", Start: 0, Stop: -1, Rev: true}).Val())
 	}
-	for _, keep := range []int64{0, -1, boards.MaxTrimKeep + 1} {
+	for _, keep := range []int64{0, -1, MaxTrimKeep + 1} {
 		if _, err := lb.Trim(ctx, "b", keep); domain.ErrorCode(err) != domain.EINVALID {
 			t.Errorf("trim keep=%d: %v", keep, err)
 		}
@@ -201,6 +205,7 @@ func TestSetRemoveTrimReset(t *testing.T) {
 func sorted(s []string) []string { slices.Sort(s); return s }
 
 func TestUniquePlayersToday(t *testing.T) {
+	t.Parallel()
 	lb, _, clock := newBoards(t)
 	ctx := context.Background()
 	for i := range 50 {
@@ -219,6 +224,7 @@ func TestUniquePlayersToday(t *testing.T) {
 // Discovery lists zpulse's boards and leaderboard:* sorted sets of other services, whatever
 // their names hold (spaces, any script), but not other types or names with braces.
 func TestDiscoveryListsBoards(t *testing.T) {
+	t.Parallel()
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	lb.UpdateSettings(ctx, "own", domain.BoardSettings{TieBreak: domain.TieBreakNone, Periods: []domain.Period{domain.Daily}, RetentionDays: 1})

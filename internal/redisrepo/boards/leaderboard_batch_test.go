@@ -1,4 +1,4 @@
-package redisrepo
+package boards
 
 import (
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
@@ -12,6 +12,7 @@ import (
 // A batch add scores each player exactly as AddPoints does, on every encoding and on the
 // period boards; a refused item fails alone.
 func TestAddPointsBatchMatchesAddPoints(t *testing.T) {
+	t.Parallel()
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	for _, tb := range []domain.TieBreak{domain.TieBreakNone, domain.TieBreakFirstReached, domain.TieBreakFirstReachedE10, domain.TieBreakFirstReachedWide} {

@@ -1,7 +1,6 @@
-package redisrepo
+package boards
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/boards"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 
 	"context"
@@ -20,14 +19,14 @@ import (
 
 var timedEncodings = []domain.TieBreak{domain.TieBreakFirstReached, domain.TieBreakFirstReachedE10, domain.TieBreakFirstReachedWide}
 
-func tieBreakBoard(t *testing.T, lb *boards.Leaderboards, board string, enc domain.TieBreak) {
+func tieBreakBoard(t *testing.T, lb *Leaderboards, board string, enc domain.TieBreak) {
 	t.Helper()
 	if _, err := lb.UpdateSettings(context.Background(), board, domain.BoardSettings{TieBreak: enc, RetentionDays: 1}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func order(t *testing.T, lb *boards.Leaderboards, board string) string {
+func order(t *testing.T, lb *Leaderboards, board string) string {
 	t.Helper()
 	top, err := lb.Top(context.Background(), board, domain.AllTime, 100)
 	if err != nil {
@@ -43,7 +42,8 @@ func order(t *testing.T, lb *boards.Leaderboards, board string) string {
 // Who reaches a score first ranks higher, also when the score was reached by increments, in
 // every encoding that carries a time. On one server and on the Cluster.
 func TestTieBreakFirstToReachRanksHigher(t *testing.T) {
-	redistest.ForEachTopology(t, testTieBreakFirstToReachRanksHigher)
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, testTieBreakFirstToReachRanksHigher)
 }
 
 func testTieBreakFirstToReachRanksHigher(t *testing.T, rdb redis.UniversalClient) {
@@ -85,6 +85,7 @@ func testTieBreakFirstToReachRanksHigher(t *testing.T, rdb redis.UniversalClient
 // Each encoding writes exactly domain.TieBreak.Encode's score at the edges of its documented
 // points range, reads the true points back, and refuses points or times beyond the range.
 func TestTieBreakRangeEdges(t *testing.T) {
+	t.Parallel()
 	outside := map[domain.TieBreak]time.Time{
 		domain.TieBreakFirstReached:     time.UnixMilli(1e12 - 1),
 		domain.TieBreakFirstReachedE10:  time.Unix(domain.E10MaxTS+1, 0),
@@ -132,6 +133,7 @@ func TestTieBreakRangeEdges(t *testing.T) {
 // The documented time resolution, at 100, 10^4 and 10^6 points: writes two resolutions apart
 // always rank in time order, and the figures are the ones tiebreak.go states.
 func TestTieBreakResolutionAtMagnitudes(t *testing.T) {
+	t.Parallel()
 	documented := map[domain.TieBreak][3]time.Duration{
 		domain.TieBreakFirstReached:     {time.Millisecond, 18189894, 1164153218},
 		domain.TieBreakFirstReachedE10:  {time.Second, time.Second, time.Second},
@@ -175,6 +177,7 @@ func TestTieBreakResolutionAtMagnitudes(t *testing.T) {
 
 // Many goroutines adding to one player on a tie-break board: exact points, first-to-reach order.
 func TestTieBreakConcurrentAdds(t *testing.T) {
+	t.Parallel()
 	lb, _, clock := newBoards(t)
 	ctx := context.Background()
 	tieBreakBoard(t, lb, "tb", domain.TieBreakFirstReached)
@@ -202,8 +205,9 @@ func TestTieBreakConcurrentAdds(t *testing.T) {
 
 // Without an injected clock the article encoding stamps Redis TIME inside the script.
 func TestTieBreakStampsRedisTime(t *testing.T) {
-	rdb := redistest.Client(t)
-	lb := openTest(t, rdb, nil).Leaderboards
+	t.Parallel()
+	rdb := redistest.DB(t)
+	lb := openBoards(rdb, nil)
 	ctx := context.Background()
 	tieBreakBoard(t, lb, "tb", domain.TieBreakFirstReached)
 	before, err := rdb.Time(ctx).Result()
@@ -224,6 +228,7 @@ func TestTieBreakStampsRedisTime(t *testing.T) {
 // A board saved before the encodings had names ("tie_break" = "first_reached" in the settings
 // HASH) holds wide scores: it reads and keeps writing first_reached_wide until saved again.
 func TestTieBreakLegacySettingsReadAsWide(t *testing.T) {
+	t.Parallel()
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	rdb.HSet(ctx, store.DefaultKeys.BoardSettings("old"), "tie_break", "first_reached", "retention_days", "7")

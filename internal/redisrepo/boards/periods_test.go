@@ -1,8 +1,6 @@
-package redisrepo
+package boards
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/boards"
-
 	"context"
 	"fmt"
 	"testing"
@@ -18,7 +16,8 @@ import (
 // period key expires at its period's end plus the retention. The clock moves across a day,
 // an ISO week, a month and a year boundary (UTC). On one server and on the Cluster.
 func TestPeriodBoardsAndTheirTTLs(t *testing.T) {
-	redistest.ForEachTopology(t, testPeriodBoardsAndTheirTTLs)
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, testPeriodBoardsAndTheirTTLs)
 }
 
 func testPeriodBoardsAndTheirTTLs(t *testing.T, rdb redis.UniversalClient) {
@@ -29,7 +28,7 @@ func testPeriodBoardsAndTheirTTLs(t *testing.T, rdb redis.UniversalClient) {
 	}
 	day := 24 * time.Hour
 	// 2026's shape, in a year Redis has not reached (so no period key is born expired).
-	y := sameCalendarYear(2026)
+	y := redistest.SameCalendarYear(testNow, 2026)
 	on := func(month time.Month, d, hour, min, sec int) time.Time {
 		return time.Date(y, month, d, hour, min, sec, 0, time.UTC)
 	}
@@ -71,13 +70,14 @@ func testPeriodBoardsAndTheirTTLs(t *testing.T, rdb redis.UniversalClient) {
 	if got := rdb.ZScore(ctx, "leaderboard:g:"+ymd(y, "11"), "p").Val(); got != 20 {
 		t.Errorf("%d-11 holds %v, want 20", y, got)
 	}
-	keys := keysOnEveryMaster(t, rdb, "leaderboard:g:*")
+	keys := redistest.KeysOnEveryMaster(t, rdb, "leaderboard:g:*")
 	if len(keys) != 12 {
 		t.Errorf("period keys: %v", keys)
 	}
 }
 
 func TestPeriodSuffixAndEnd(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 29, 15, 4, 5, 0, time.FixedZone("UTC+10", 10*3600)) // 05:04:05Z
 	for p, want := range map[domain.Period]string{domain.Daily: "2026-11-29 2026-11-30", domain.Weekly: "2026-W48 2026-11-30", domain.Monthly: "2026-11 2026-12-01"} {
 		if got := fmt.Sprintf("%s %s", p.Suffix(at), p.End(at).Format("2006-01-02")); got != want {
@@ -87,6 +87,7 @@ func TestPeriodSuffixAndEnd(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
+	t.Parallel()
 	lb, rdb, clock := newBoards(t)
 	ctx := context.Background()
 	if s, err := lb.Settings(ctx, "b"); err != nil || s.TieBreak != domain.TieBreakNone || len(s.Periods) != 0 || s.RetentionDays != domain.DefaultRetentionDays {
@@ -108,12 +109,12 @@ func TestSettings(t *testing.T) {
 		}
 	}
 	// Another instance reads them from Redis: every instance agrees (within settingsTTL).
-	other := openTest(t, rdb, clock).Leaderboards
+	other := openBoards(rdb, clock)
 	if s, _ := other.Settings(ctx, "b"); s.TieBreak != domain.TieBreakFirstReached || fmt.Sprint(s.Periods) != "[daily monthly]" || s.RetentionDays != 30 {
 		t.Errorf("other instance reads %+v", s)
 	}
 	lb.UpdateSettings(ctx, "b", domain.DefaultBoardSettings())
-	clock.Advance(boards.SettingsTTL)
+	clock.Advance(SettingsTTL)
 	if s, _ := other.Settings(ctx, "b"); s.TieBreak != domain.TieBreakNone {
 		t.Errorf("other instance still has %+v after settingsTTL", s)
 	}

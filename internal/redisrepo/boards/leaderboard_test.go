@@ -1,10 +1,10 @@
-package redisrepo
+package boards
 
 import (
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
+	"github.com/zpulse/zpulse/internal/redistest"
 
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -17,6 +17,7 @@ import (
 
 // The articles' example: alice 120, bob 95, carol 150, bob +60.
 func TestAddPointsArticleExample(t *testing.T) {
+	t.Parallel()
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	for _, a := range []struct {
@@ -52,6 +53,7 @@ func TestAddPointsArticleExample(t *testing.T) {
 }
 
 func TestAddPointsReturnsScoreAndRank(t *testing.T) {
+	t.Parallel()
 	lb, _, _ := newBoards(t)
 	ctx := context.Background()
 	e, err := lb.AddPoints(ctx, "b", "alice", 10)
@@ -67,6 +69,7 @@ func TestAddPointsReturnsScoreAndRank(t *testing.T) {
 // Every score zpulse writes stays an exact integer: a result outside ±(2^53−1) is refused
 // and nothing is written.
 func TestAddPointsRefusesScoresOutsideTheExactRange(t *testing.T) {
+	t.Parallel()
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	if _, err := lb.AddPoints(ctx, "b", "max", domain.MaxSafeScore); err != nil {
@@ -92,6 +95,7 @@ func TestAddPointsRefusesScoresOutsideTheExactRange(t *testing.T) {
 }
 
 func TestInvalidInputWritesNothing(t *testing.T) {
+	t.Parallel()
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	for _, c := range []struct{ board, player string }{{"bad board", "a"}, {"", "a"}, {"b", ""}, {"b", strings.Repeat("x", 65)}, {"b", "a\x00"}} {
@@ -115,6 +119,7 @@ func TestInvalidInputWritesNothing(t *testing.T) {
 // A board written by another service with the articles' tie-break encoding shows its real
 // points (floor).
 func TestReadsBoardsWrittenByOthers(t *testing.T) {
+	t.Parallel()
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	// The article's addPointsWithTieBreak: points + 1 − ms/1e13.
@@ -128,6 +133,7 @@ func TestReadsBoardsWrittenByOthers(t *testing.T) {
 
 // ZINCRBY inside one script keeps concurrent adds exact.
 func TestConcurrentAddsAreExact(t *testing.T) {
+	t.Parallel()
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	const writers, adds = 50, 40
@@ -156,6 +162,7 @@ func TestConcurrentAddsAreExact(t *testing.T) {
 
 // After SCRIPT FLUSH (or a Redis restart) the script is loaded again.
 func TestAddPointsSurvivesScriptFlush(t *testing.T) {
+	// Serial: SCRIPT FLUSH empties the whole server's script cache, under every other test.
 	lb, rdb, _ := newBoards(t)
 	ctx := context.Background()
 	lb.AddPoints(ctx, "b", "a", 1)
@@ -165,56 +172,22 @@ func TestAddPointsSurvivesScriptFlush(t *testing.T) {
 	}
 }
 
-// An unreachable Redis is EUNAVAILABLE through the error that names the failing operation.
-func TestUnreachableRedisIsUnavailable(t *testing.T) {
-	rdb, err := Connect("redis://127.0.0.1:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rdb.Close()
-	svc := openTest(t, rdb, nil)
-	lb := svc.Leaderboards
-	ctx := context.Background()
-	calls := []struct {
-		op   string
-		call func() error
-	}{
-		{"redisrepo.Leaderboards.boardSettings", func() error { _, err := lb.AddPoints(ctx, "b", "a", 1); return err }},
-		{"redisrepo.Leaderboards.Top", func() error { _, err := lb.Top(ctx, "b", domain.AllTime, 10); return err }},
-		{"redisrepo.Snapshots.Read", func() error { _, err := svc.Snapshots.Read(ctx, nil); return err }},
-		{"redisrepo.Queues.Enqueue", func() error { _, err := svc.Queues.Enqueue(ctx, "q", domain.NewJob{ID: "j"}); return err }},
-		{"redisrepo.Discovery.refresh", func() error { _, err := svc.Queues.Summaries(ctx); return err }},
-	}
-	for _, c := range calls {
-		t.Run(c.op, func(t *testing.T) {
-			err := c.call()
-			if domain.ErrorCode(err) != domain.EUNAVAILABLE || !strings.HasPrefix(err.Error(), c.op+": ") {
-				t.Errorf("got %v, want EUNAVAILABLE named %s", err, c.op)
-			}
-		})
-	}
-	ctxDone, cancel := context.WithCancel(ctx)
-	cancel()
-	if _, err := lb.Top(ctxDone, "b", domain.AllTime, 10); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled context: got %v", err)
-	}
-}
-
 // An add sends its script, the PFADD and the history's HINCRBY; the index SADD and the
 // EXPIREs of the unique and history keys go with the first add of a board in a process and
 // then about once a minute (issue 16).
 func TestAddPointsBookkeepingOnlyWhenItChangesSomething(t *testing.T) {
+	t.Parallel()
 	lb, rdb, clock := newBoards(t)
 	ctx := context.Background()
-	hook := &countingHook{}
+	hook := &redistest.CountingHook{}
 	rdb.AddHook(hook)
 	add := func() int {
 		t.Helper()
-		before := hook.commands
+		before := hook.Commands
 		if _, err := lb.AddPoints(ctx, "lean", "alice", 1); err != nil {
 			t.Fatal(err)
 		}
-		return hook.commands - before
+		return hook.Commands - before
 	}
 	lb.AddPoints(ctx, "warm", "alice", 1) // loads the script
 	lb.Settings(ctx, "lean")              // the settings read is cached; leave it out of the count
