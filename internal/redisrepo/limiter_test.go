@@ -299,3 +299,33 @@ func testPolicies(t *testing.T, rdb redis.UniversalClient) {
 		t.Errorf("client with braces: %v", err)
 	}
 }
+
+func testDeleteLimiterPolicy(t *testing.T, rdb redis.UniversalClient) {
+	l := openTest(t, rdb, nil).Limiters
+	ctx := context.Background()
+	for _, name := range []string{domain.DefaultLimiter, domain.SignInAttempts.Name} {
+		if err := l.DeletePolicy(ctx, name); domain.ErrorCode(err) != domain.ECONFLICT {
+			t.Errorf("delete %s: %v; want ECONFLICT", name, err)
+		}
+	}
+	if _, err := l.SetPolicy(ctx, domain.LimitPolicy{Name: "api", Algorithm: domain.FixedWindow, Limit: 5, WindowMs: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Allow(ctx, "api", "ana"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.DeletePolicy(ctx, "api"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Allow(ctx, "api", "ana"); domain.ErrorCode(err) != domain.ENOTFOUND {
+		t.Errorf("allow after delete: %v", err)
+	}
+	if err := l.DeletePolicy(ctx, "api"); domain.ErrorCode(err) != domain.ENOTFOUND {
+		t.Errorf("delete again: %v", err)
+	}
+	if ps, _ := l.Policies(ctx); len(ps) != 1 || ps[0].Name != domain.DefaultLimiter {
+		t.Errorf("policies: %+v", ps)
+	}
+}
+
+func TestDeleteLimiterPolicy(t *testing.T) { redistest.ForEachTopology(t, testDeleteLimiterPolicy) }

@@ -80,7 +80,9 @@ func TestSingletonTakeover(t *testing.T) {
 	}
 
 	a := start("a")
-	enqueue(t, a.svc.Queues, "mail", "j", 1)
+	if _, err := a.svc.Queues.Enqueue(context.Background(), "mail", domain.NewJob{ID: "j", Priority: 1, HasPriority: true}); err != nil {
+		t.Fatal(err)
+	}
 	first := nextTerm("a's term")
 	b := start("b") // stands by: a holds the lock
 	if first.instance != "a" || a.svc.Singletons.TTL != locks.SingletonLease {

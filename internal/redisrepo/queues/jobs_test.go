@@ -1,4 +1,4 @@
-package redisrepo
+package queues
 
 import (
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
@@ -24,9 +24,9 @@ func seedDead(t testing.TB, rdb redis.UniversalClient, queue string, n int, pref
 	pipe := rdb.Pipeline()
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("%s%05d", prefix, i)
-		pipe.ZAdd(ctx, DefaultKeys.QueueDead(queue), redis.Z{Score: float64(testNow.UnixMilli() + int64(i/50)), Member: id})
-		pipe.HSet(ctx, DefaultKeys.QueueScores(queue), id, 3*domain.PriorityFactor+testNow.UnixMilli())
-		pipe.HSet(ctx, DefaultKeys.QueueAttempts(queue), id, 5)
+		pipe.ZAdd(ctx, store.DefaultKeys.QueueDead(queue), redis.Z{Score: float64(testNow.UnixMilli() + int64(i/50)), Member: id})
+		pipe.HSet(ctx, store.DefaultKeys.QueueScores(queue), id, 3*domain.PriorityFactor+testNow.UnixMilli())
+		pipe.HSet(ctx, store.DefaultKeys.QueueAttempts(queue), id, 5)
 		if i%1000 == 0 {
 			if _, err := pipe.Exec(ctx); err != nil {
 				t.Fatal(err)
@@ -42,6 +42,7 @@ func seedDead(t testing.TB, rdb redis.UniversalClient, queue string, n int, pref
 // time is seen exactly once, forward and backward, in the list's order (latest death first,
 // ties by id descending).
 func TestJobsPagingThroughDeadWhileItChanges(t *testing.T) {
+	t.Parallel()
 	q, rdb, _ := newTestQueues(t)
 	ctx := context.Background()
 	const n = 10_000
@@ -71,8 +72,8 @@ func TestJobsPagingThroughDeadWhileItChanges(t *testing.T) {
 		// jobs deleted behind it and ahead of it (those are not counted as stable).
 		gone := fmt.Sprintf("job-%05d", (pages*37)%n)
 		delete(stable, gone)
-		rdb.ZRem(ctx, DefaultKeys.QueueDead("mail"), gone)
-		rdb.ZAdd(ctx, DefaultKeys.QueueDead("mail"),
+		rdb.ZRem(ctx, store.DefaultKeys.QueueDead("mail"), gone)
+		rdb.ZAdd(ctx, store.DefaultKeys.QueueDead("mail"),
 			redis.Z{Score: float64(testNow.UnixMilli() + int64(pages%200)), Member: fmt.Sprintf("new-%d", pages)})
 		if page.Next == "" {
 			break
@@ -115,13 +116,14 @@ func TestJobsPagingThroughDeadWhileItChanges(t *testing.T) {
 			t.Fatalf("backward: job %s seen %d times; want once", id, back[id])
 		}
 	}
-	if page.Counts.Dead != rdb.ZCard(ctx, DefaultKeys.QueueDead("mail")).Val() {
+	if page.Counts.Dead != rdb.ZCard(ctx, store.DefaultKeys.QueueDead("mail")).Val() {
 		t.Fatalf("counts %+v", page.Counts)
 	}
 }
 
 // Waiting and scheduled split a delayed queue at now; a priority queue schedules nothing.
 func TestJobsByStateAndCounts(t *testing.T) {
+	t.Parallel()
 	q, _, clock := newTestQueues(t)
 	ctx := context.Background()
 	for i, d := range []time.Duration{0, 0, time.Minute, time.Hour} {
@@ -164,6 +166,7 @@ func TestJobsByStateAndCounts(t *testing.T) {
 // A cursor zpulse did not make, made for another state or queue, or edited by hand, is
 // EINVALID: cursors are signed.
 func TestJobsCursorValidation(t *testing.T) {
+	t.Parallel()
 	q, _, _ := newTestQueues(t)
 	ctx := context.Background()
 	for _, id := range []string{"a", "b", "c"} {
@@ -212,14 +215,17 @@ func b64enc(s string) string { return base64.RawURLEncoding.EncodeToString([]byt
 
 // Requeuing 10,000 dead jobs moves them all, in batches, each keeping its priority; a dead
 // job whose id waits again stays dead and is counted as skipped.
-func TestRequeueDeadInBulk(t *testing.T) { redistest.ForEachTopology(t, testRequeueDeadInBulk) }
+func TestRequeueDeadInBulk(t *testing.T) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, testRequeueDeadInBulk)
+}
 
 func testRequeueDeadInBulk(t *testing.T, rdb redis.UniversalClient) {
 	q, _ := newTestQueuesOn(t, rdb)
 	ctx := context.Background()
 	const n = 10_000
 	seedDead(t, rdb, "mail", n, "job-")
-	rdb.ZAdd(ctx, DefaultKeys.Queue("mail"), redis.Z{Score: 1, Member: "job-00042"}) // waits again
+	rdb.ZAdd(ctx, store.DefaultKeys.Queue("mail"), redis.Z{Score: 1, Member: "job-00042"}) // waits again
 	res, err := q.RequeueDead(ctx, "mail")
 	if err != nil {
 		t.Fatal(err)
@@ -227,13 +233,13 @@ func testRequeueDeadInBulk(t *testing.T, rdb redis.UniversalClient) {
 	if res.Moved != n-1 || res.Skipped != 1 || res.Batches != n/domain.DeadBatch+1 && res.Batches != n/domain.DeadBatch {
 		t.Fatalf("result %+v", res)
 	}
-	if got := rdb.ZCard(ctx, DefaultKeys.Queue("mail")).Val(); got != n {
+	if got := rdb.ZCard(ctx, store.DefaultKeys.Queue("mail")).Val(); got != n {
 		t.Fatalf("queue holds %d; want %d", got, n)
 	}
-	if got := rdb.ZRange(ctx, DefaultKeys.QueueDead("mail"), 0, -1).Val(); len(got) != 1 || got[0] != "job-00042" {
+	if got := rdb.ZRange(ctx, store.DefaultKeys.QueueDead("mail"), 0, -1).Val(); len(got) != 1 || got[0] != "job-00042" {
 		t.Fatalf("dead left: %v", got)
 	}
-	if rdb.HLen(ctx, DefaultKeys.QueueAttempts("mail")).Val() != 1 { // the skipped one's only
+	if rdb.HLen(ctx, store.DefaultKeys.QueueAttempts("mail")).Val() != 1 { // the skipped one's only
 		t.Fatalf("attempts kept for requeued jobs")
 	}
 	d, ok := poll(t, q, "mail", domain.PollOptions{})
@@ -246,18 +252,21 @@ func testRequeueDeadInBulk(t *testing.T, rdb redis.UniversalClient) {
 	}
 }
 
-func TestDeleteDeadInBulk(t *testing.T) { redistest.ForEachTopology(t, testDeleteDeadInBulk) }
+func TestDeleteDeadInBulk(t *testing.T) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, testDeleteDeadInBulk)
+}
 
 func testDeleteDeadInBulk(t *testing.T, rdb redis.UniversalClient) {
 	q, _ := newTestQueuesOn(t, rdb)
 	ctx := context.Background()
 	seedDead(t, rdb, "mail", 1234, "job-")
-	rdb.HSet(ctx, DefaultKeys.QueueJobs("mail"), "job-00001", `{"a":1}`)
+	rdb.HSet(ctx, store.DefaultKeys.QueueJobs("mail"), "job-00001", `{"a":1}`)
 	res, err := q.DeleteDead(ctx, "mail")
 	if err != nil || res.Moved != 1234 || res.Batches != 3 {
 		t.Fatalf("%+v %v", res, err)
 	}
-	for _, k := range []string{DefaultKeys.QueueDead("mail"), store.DefaultKeys.QueueJobs("mail"), store.DefaultKeys.QueueScores("mail"), store.DefaultKeys.QueueAttempts("mail")} {
+	for _, k := range []string{store.DefaultKeys.QueueDead("mail"), store.DefaultKeys.QueueJobs("mail"), store.DefaultKeys.QueueScores("mail"), store.DefaultKeys.QueueAttempts("mail")} {
 		if rdb.Exists(ctx, k).Val() != 0 {
 			t.Errorf("%s still exists", k)
 		}
@@ -269,7 +278,7 @@ func testDeleteDeadInBulk(t *testing.T, rdb redis.UniversalClient) {
 
 // A job's detail follows it: waiting with its payload, in flight with its lease, back with
 // the error of its failed attempt, dead after the last one; gone after a delete.
-func TestJobDetail(t *testing.T) { redistest.ForEachTopology(t, testJobDetail) }
+func TestJobDetail(t *testing.T) { t.Parallel(); redistest.ForEachTopologyParallel(t, testJobDetail) }
 
 func testJobDetail(t *testing.T, rdb redis.UniversalClient) {
 	q, clock := newTestQueuesOn(t, rdb)
@@ -321,7 +330,8 @@ func testJobDetail(t *testing.T, rdb redis.UniversalClient) {
 
 // While a queue is paused every kind of poll through zpulse takes nothing; the job stays.
 func TestPausedQueueTakesNothing(t *testing.T) {
-	redistest.ForEachTopology(t, testPausedQueueTakesNothing)
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, testPausedQueueTakesNothing)
 }
 
 func testPausedQueueTakesNothing(t *testing.T, rdb redis.UniversalClient) {
@@ -357,7 +367,7 @@ func testPausedQueueTakesNothing(t *testing.T, rdb redis.UniversalClient) {
 	if d, ok := poll(t, q, "mail", domain.PollOptions{}); !ok || d.ID != "a" {
 		t.Fatalf("resumed: %+v %v", d, ok)
 	}
-	if rdb.Exists(ctx, DefaultKeys.QueuePaused("mail")).Val() != 0 {
+	if rdb.Exists(ctx, store.DefaultKeys.QueuePaused("mail")).Val() != 0 {
 		t.Fatal("pause key left")
 	}
 }
@@ -366,9 +376,10 @@ func testPausedQueueTakesNothing(t *testing.T, rdb redis.UniversalClient) {
 // only when its wait is over (a consumer's loop does not spin), or when the queue is resumed
 // and it takes the job.
 func TestPausedDuringBlockingTake(t *testing.T) {
+	t.Parallel()
 	q, rdb, _ := newTestQueues(t)
 	ctx := context.Background()
-	rdb.Set(ctx, DefaultKeys.QueuePaused("mail"), "1", 0)
+	rdb.Set(ctx, store.DefaultKeys.QueuePaused("mail"), "1", 0)
 	// Paused before the wait: nothing is popped at all.
 	enqueue(t, q, "mail", "a", 1)
 	start := time.Now()
@@ -378,7 +389,7 @@ func TestPausedDuringBlockingTake(t *testing.T) {
 	if waited := time.Since(start); waited < 900*time.Millisecond {
 		t.Errorf("a take on a paused queue answered after %v, want its wait of 1s", waited)
 	}
-	if rdb.ZCard(ctx, DefaultKeys.Queue("mail")).Val() != 1 {
+	if rdb.ZCard(ctx, store.DefaultKeys.Queue("mail")).Val() != 1 {
 		t.Fatal("job left the queue")
 	}
 	// Resumed while a take waits: it takes the job then, long before its wait is over.
@@ -397,35 +408,5 @@ func TestPausedDuringBlockingTake(t *testing.T) {
 		}
 	case <-time.After(domain.MaxTakeWait / 2):
 		t.Fatal("a take waiting on a paused queue did not wake when it was resumed")
-	}
-}
-
-func TestDeleteLimiterPolicy(t *testing.T) { redistest.ForEachTopology(t, testDeleteLimiterPolicy) }
-
-func testDeleteLimiterPolicy(t *testing.T, rdb redis.UniversalClient) {
-	l := openTest(t, rdb, nil).Limiters
-	ctx := context.Background()
-	for _, name := range []string{domain.DefaultLimiter, domain.SignInAttempts.Name} {
-		if err := l.DeletePolicy(ctx, name); domain.ErrorCode(err) != domain.ECONFLICT {
-			t.Errorf("delete %s: %v; want ECONFLICT", name, err)
-		}
-	}
-	if _, err := l.SetPolicy(ctx, domain.LimitPolicy{Name: "api", Algorithm: domain.FixedWindow, Limit: 5, WindowMs: 1000}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := l.Allow(ctx, "api", "ana"); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.DeletePolicy(ctx, "api"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := l.Allow(ctx, "api", "ana"); domain.ErrorCode(err) != domain.ENOTFOUND {
-		t.Errorf("allow after delete: %v", err)
-	}
-	if err := l.DeletePolicy(ctx, "api"); domain.ErrorCode(err) != domain.ENOTFOUND {
-		t.Errorf("delete again: %v", err)
-	}
-	if ps, _ := l.Policies(ctx); len(ps) != 1 || ps[0].Name != domain.DefaultLimiter {
-		t.Errorf("policies: %+v", ps)
 	}
 }

@@ -1,4 +1,4 @@
-package redisrepo
+package queues
 
 import (
 	"context"
@@ -11,9 +11,10 @@ import (
 // Patches of different fields from two instances at once both apply: the merge happens in
 // Redis, not read in Go and written back whole.
 func TestPatchQueueSettingsMergesInRedis(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	q, rdb, clock := newTestQueues(t)
-	other := openTest(t, rdb, clock).Queues
+	other, _ := openQueues(t, rdb, clock, 4)
 	kind, attempts := domain.DelayedQueue, 9
 	var wg sync.WaitGroup
 	wg.Go(func() { q.PatchSettings(ctx, "jobs", domain.QueueSettingsPatch{Kind: &kind}) })

@@ -1,8 +1,6 @@
-package redisrepo
+package queues
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/queues"
-
 	"context"
 	"fmt"
 	"strings"
@@ -12,11 +10,12 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
 // enqueueWithPayload enqueues job id at priority 1 with payload.
-func enqueueWithPayload(t testing.TB, q *queues.Queues, queue, id, payload string) {
+func enqueueWithPayload(t testing.TB, q *Queues, queue, id, payload string) {
 	t.Helper()
 	job := prio(1)
 	job.ID, job.Payload = id, []byte(payload)
@@ -30,7 +29,7 @@ func enqueueWithPayload(t testing.TB, q *queues.Queues, queue, id, payload strin
 // a step stops at its limit-th match; ids-only matches no payload; a payload bound to an
 // earlier job of that id (re-added by another service) is not searched; a backward cursor
 // is refused.
-func TestSearchJobs(t *testing.T) { redistest.ForEachTopology(t, testSearchJobs) }
+func TestSearchJobs(t *testing.T) { t.Parallel(); redistest.ForEachTopologyParallel(t, testSearchJobs) }
 
 func testSearchJobs(t *testing.T, rdb redis.UniversalClient) {
 	q, _ := newTestQueuesOn(t, rdb)
@@ -47,7 +46,7 @@ func testSearchJobs(t *testing.T, rdb redis.UniversalClient) {
 	enqueueWithPayload(t, q, "mail", "ana-1", `{"to":"x"}`) // an id prefix match
 	want["ana-1"] = true
 	enqueueWithPayload(t, q, "mail", "zed", `{"to":"ana@example.org"}`)
-	rdb.ZAdd(ctx, DefaultKeys.Queue("mail"), redis.Z{Score: 5, Member: "zed"}) // re-added by another service: a new job
+	rdb.ZAdd(ctx, store.DefaultKeys.Queue("mail"), redis.Z{Score: 5, Member: "zed"}) // re-added by another service: a new job
 
 	opt := domain.JobSearchOptions{State: domain.JobWaiting, Text: "ana@example.org", Limit: domain.MaxJobPage}
 	seen, steps := map[string]int{}, 0
@@ -110,7 +109,7 @@ func testSearchJobs(t *testing.T, rdb redis.UniversalClient) {
 
 // deadJob enqueues id with payload on a queue whose jobs die at their first failure, and
 // kills it through a lease and a nack.
-func deadJob(t testing.TB, q *queues.Queues, queue, id, payload string) {
+func deadJob(t testing.TB, q *Queues, queue, id, payload string) {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := q.PatchSettings(ctx, queue, domain.QueueSettingsPatch{MaxAttempts: ptr(1)}); err != nil {
@@ -131,7 +130,7 @@ func ptr[T any](v T) *T { return &v }
 // A bulk call acts on each job in the state it has, in atomic batches, and says what failed
 // and why: requeue takes dead jobs only, dead takes waiting and in-flight jobs (whose lease
 // then ends), delete takes any; a match call acts on what a search finds.
-func TestBulkJobs(t *testing.T) { redistest.ForEachTopology(t, testBulkJobs) }
+func TestBulkJobs(t *testing.T) { t.Parallel(); redistest.ForEachTopologyParallel(t, testBulkJobs) }
 
 func testBulkJobs(t *testing.T, rdb redis.UniversalClient) {
 	q, _ := newTestQueuesOn(t, rdb)
@@ -176,7 +175,7 @@ func testBulkJobs(t *testing.T, rdb redis.UniversalClient) {
 	if err != nil || res.Done != 3 || res.Failed != 1 || res.Failures[0].Reason != domain.BulkNotFound {
 		t.Fatalf("delete: %+v %v", res, err)
 	}
-	if n := rdb.Exists(ctx, DefaultKeys.Queue("mail"), DefaultKeys.QueueDead("mail"), DefaultKeys.QueueJobs("mail")).Val(); n != 0 {
+	if n := rdb.Exists(ctx, store.DefaultKeys.Queue("mail"), store.DefaultKeys.QueueDead("mail"), store.DefaultKeys.QueueJobs("mail")).Val(); n != 0 {
 		t.Errorf("%d keys left after deleting every job", n)
 	}
 
@@ -201,6 +200,7 @@ func testBulkJobs(t *testing.T, rdb redis.UniversalClient) {
 // More ids than a batch go in several atomic batches; a match call stops after MaxBulkScan
 // jobs and says where to go on.
 func TestBulkJobsInBatches(t *testing.T) {
+	t.Parallel()
 	q, rdb, _ := newTestQueues(t)
 	ctx := context.Background()
 	seedDead(t, rdb, "mail", 12_000, "job-")
@@ -217,14 +217,17 @@ func TestBulkJobsInBatches(t *testing.T) {
 		t.Fatalf("match, first call: scanned %d done %d next %q %v", res.Scanned, res.Done, res.Next, err)
 	}
 	res, err = q.BulkJobs(ctx, "mail", domain.BulkRequest{Action: domain.BulkDelete, Match: &domain.JobSearchOptions{State: domain.JobDead, Text: "job-", Cursor: res.Next}})
-	if err != nil || res.Done != 1000 || res.Next != "" || rdb.ZCard(ctx, DefaultKeys.QueueDead("mail")).Val() != 0 {
+	if err != nil || res.Done != 1000 || res.Next != "" || rdb.ZCard(ctx, store.DefaultKeys.QueueDead("mail")).Val() != 0 {
 		t.Fatalf("match, going on: %+v %v", res, err)
 	}
 }
 
 // A dead job retried with a new payload and priority is delivered with them, and its history
 // keeps what changed; on a delayed queue a run-at schedules it. Only a dead job is retried.
-func TestRetryWithEdit(t *testing.T) { redistest.ForEachTopology(t, testRetryWithEdit) }
+func TestRetryWithEdit(t *testing.T) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, testRetryWithEdit)
+}
 
 func testRetryWithEdit(t *testing.T, rdb redis.UniversalClient) {
 	q, _ := newTestQueuesOn(t, rdb)
@@ -290,4 +293,13 @@ func testRetryWithEdit(t *testing.T, rdb redis.UniversalClient) {
 	rdb.RPush(ctx, "queue:rq", "their-job")
 	_, err = q.Retry(ctx, "rq", "their-job", domain.JobRetry{})
 	wantWrongType(t, "retry", err, "queue:rq", "list")
+}
+
+// wantWrongType fails unless err is domain.CodeWrongType naming key and its type.
+func wantWrongType(t *testing.T, what string, err error, key, typ string) {
+	t.Helper()
+	msg := domain.ErrorMessage(err)
+	if domain.ErrorCode(err) != domain.CodeWrongType || !strings.Contains(msg, `"`+key+`"`) || !strings.Contains(msg, "is a "+typ) {
+		t.Errorf("%s: err = %v, want wrong_type naming %q as a %s", what, err, key, typ)
+	}
 }

@@ -1,4 +1,4 @@
-package redisrepo
+package queues
 
 import (
 	"context"
@@ -34,6 +34,7 @@ func fillQueue(t *testing.T, rdb *redis.Client, queue string, n int) {
 
 // 8 concurrent consumers over 10,000 jobs with plain polls: every job is delivered exactly once.
 func TestConcurrentPollExactlyOnce(t *testing.T) {
+	t.Parallel()
 	q, _, _ := newTestQueues(t)
 	fillQueue(t, q.Rdb.(*redis.Client), "bulk", concurrentJobs)
 	got := make([][]string, concurrentConsumers)
@@ -77,6 +78,7 @@ func TestConcurrentPollExactlyOnce(t *testing.T) {
 // about one delivery in 20 (and is replaced): after the leases end and the reaper returns
 // what the dead ones held, every job is completed at least once, none is lost.
 func TestConcurrentLeasesLoseNothing(t *testing.T) {
+	t.Parallel()
 	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()
 	if _, err := q.UpdateSettings(ctx, "bulk", domain.QueueSettings{Kind: domain.PriorityQueue, MaxAttempts: 100}); err != nil {
@@ -155,16 +157,12 @@ func TestConcurrentLeasesLoseNothing(t *testing.T) {
 // A blocked take (BZPOPMIN) runs on connections of its own: while it waits, commands on the
 // main client, whose pool here has ONE connection, still complete; then an enqueue wakes it.
 func TestBlockingTakeDelaysNothing(t *testing.T) {
+	// Serial: it reads the server's count of blocked clients, which other tests' takes would add to.
 	_, base, _ := newTestQueues(t)
 	rdb := redis.NewClient(&redis.Options{Addr: base.Options().Addr, PoolSize: 1, MaxRetries: -1})
 	t.Cleanup(func() { rdb.Close() })
 	ctx := context.Background()
-	svc, err := Open(ctx, OpenOptions{Client: rdb, TakePool: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Close() })
-	q := svc.Queues
+	q, _ := openQueues(t, rdb, nil, 2)
 
 	type result struct {
 		d   domain.Delivery

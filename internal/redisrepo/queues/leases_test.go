@@ -1,4 +1,4 @@
-package redisrepo
+package queues
 
 import (
 	"context"
@@ -23,6 +23,7 @@ func wantCode(t *testing.T, what string, err error, code string) {
 // Consumer A's lease runs out, the job goes to B; A's late ack, extend and nack are refused
 // (ECONFLICT) and change nothing, and B's ack completes the job.
 func TestLateAckAfterRedeliveryConflicts(t *testing.T) {
+	t.Parallel()
 	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()
 	enqueue(t, q, "email-jobs", "invoice", 1)
@@ -78,6 +79,7 @@ func TestLateAckAfterRedeliveryConflicts(t *testing.T) {
 // A heartbeat keeps a lease alive past its first deadline: the reaper leaves the job alone
 // and the ack works.
 func TestExtendKeepsLeaseAlive(t *testing.T) {
+	t.Parallel()
 	q, _, clock := newTestQueues(t)
 	ctx := context.Background()
 	enqueue(t, q, "reports", "monthly", 1)
@@ -106,6 +108,7 @@ func TestExtendKeepsLeaseAlive(t *testing.T) {
 // keeps its error; at max attempts a nack sends it to the dead set; the reaper's expiry is
 // an attempt error too.
 func TestNackReschedulesAndCounts(t *testing.T) {
+	t.Parallel()
 	q, _, clock := newTestQueues(t)
 	ctx := context.Background()
 	if _, err := q.UpdateSettings(ctx, "reminders", domain.QueueSettings{Kind: domain.DelayedQueue, MaxAttempts: 3}); err != nil {
@@ -175,6 +178,7 @@ func TestNackReschedulesAndCounts(t *testing.T) {
 // An enqueue retried after its job completed is recognised and refused, whether the job was
 // acked or taken without a lease; after the retention the id is free again.
 func TestRetriedEnqueueAfterCompletion(t *testing.T) {
+	t.Parallel()
 	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()
 	enqueue(t, q, "email-jobs", "receipt-42", 1)
@@ -218,11 +222,12 @@ func TestRetriedEnqueueAfterCompletion(t *testing.T) {
 // The lease scripts run on miniredis too (the embedded Redis of `make run`), with lease times
 // from its TIME.
 func TestLeaseScriptsRunOnMiniredis(t *testing.T) {
+	t.Parallel()
 	m := miniredis.RunT(t)
 	m.SetTime(testNow)
 	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
 	defer rdb.Close()
-	q := openTest(t, rdb, nil).Queues
+	q, _ := openQueues(t, rdb, nil, 4)
 	ctx := context.Background()
 	enqueue(t, q, "email-jobs", "a", 1)
 	enqueue(t, q, "email-jobs", "b", 2)
@@ -261,6 +266,7 @@ func TestLeaseScriptsRunOnMiniredis(t *testing.T) {
 // The article's worker with a lease nacks a job whose handler failed, with the handler's
 // error, so it comes back at once instead of after its lease.
 func TestDrainDueNacksFailures(t *testing.T) {
+	t.Parallel()
 	q, _, _ := newTestQueues(t)
 	ctx := context.Background()
 	if _, err := q.Enqueue(ctx, "delayed", domain.NewJob{ID: "flaky"}); err != nil {

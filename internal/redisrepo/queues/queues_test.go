@@ -1,8 +1,6 @@
-package redisrepo
+package queues
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/queues"
-
 	"context"
 	"encoding/json"
 	"strings"
@@ -12,26 +10,13 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-// newTestQueues returns queues on the package's Redis (flushed) with a manual clock for scores
-// and leases, and a blocking client of their own.
-func newTestQueues(t testing.TB) (*queues.Queues, *redis.Client, *domain.ManualClock) {
-	rdb := redistest.Client(t)
-	q, clock := newTestQueuesOn(t, rdb)
-	return q, rdb, clock
-}
-
-// newTestQueuesOn is newTestQueues on a given client (a topology of ForEachTopology).
-func newTestQueuesOn(t testing.TB, rdb redis.UniversalClient) (*queues.Queues, *domain.ManualClock) {
-	clock := domain.NewManualClock(testNow)
-	return openTest(t, rdb, clock).Queues, clock
-}
-
 func prio(p int) domain.NewJob { return domain.NewJob{Priority: p, HasPriority: true} }
 
-func enqueue(t testing.TB, q *queues.Queues, queue, id string, p int) domain.Enqueued {
+func enqueue(t testing.TB, q *Queues, queue, id string, p int) domain.Enqueued {
 	t.Helper()
 	job := prio(p)
 	job.ID = id
@@ -42,7 +27,7 @@ func enqueue(t testing.TB, q *queues.Queues, queue, id string, p int) domain.Enq
 	return e
 }
 
-func poll(t testing.TB, q *queues.Queues, queue string, opt domain.PollOptions) (domain.Delivery, bool) {
+func poll(t testing.TB, q *Queues, queue string, opt domain.PollOptions) (domain.Delivery, bool) {
 	t.Helper()
 	d, ok, err := q.Poll(context.Background(), queue, opt)
 	if err != nil {
@@ -54,6 +39,7 @@ func poll(t testing.TB, q *queues.Queues, queue string, opt domain.PollOptions) 
 // The article's test: newsletter at 5, password-reset at 0; poll gives password-reset, then
 // newsletter, then nothing.
 func TestQueueArticleTest(t *testing.T) {
+	t.Parallel()
 	q, rdb, clock := newTestQueues(t)
 	enqueue(t, q, "email-jobs", "newsletter", 5)
 	clock.Advance(time.Millisecond)
@@ -75,6 +61,7 @@ func TestQueueArticleTest(t *testing.T) {
 }
 
 func TestEnqueueValidation(t *testing.T) {
+	t.Parallel()
 	q, rdb, _ := newTestQueues(t)
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -114,6 +101,7 @@ func TestEnqueueValidation(t *testing.T) {
 
 // An id that is already waiting is a conflict and does not move the waiting job.
 func TestEnqueueDuplicateDoesNotMove(t *testing.T) {
+	t.Parallel()
 	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()
 	first := enqueue(t, q, "email-jobs", "newsletter", 5)
@@ -138,6 +126,7 @@ func TestEnqueueDuplicateDoesNotMove(t *testing.T) {
 // enqueued, in order; the article's POP_DUE (its own text here) takes zpulse's delayed jobs;
 // and what the article's producers add shows in zpulse and is polled by it in order.
 func TestQueueCompatibilityWithArticle(t *testing.T) {
+	t.Parallel()
 	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()
 	enqueue(t, q, "email-jobs", "newsletter", 5)
@@ -211,6 +200,7 @@ func TestQueueCompatibilityWithArticle(t *testing.T) {
 // Delayed jobs are never delivered before they are due, by a poll, a leased poll or the
 // worker loop (injected clock).
 func TestDelayedNeverEarly(t *testing.T) {
+	t.Parallel()
 	q, _, clock := newTestQueues(t)
 	ctx := context.Background()
 	runAt := testNow.Add(30 * time.Second)
@@ -252,7 +242,8 @@ func TestDelayedNeverEarly(t *testing.T) {
 // a job not acked goes back to its place after its lease, then dies after max attempts and can
 // be requeued. On one server and on the Cluster.
 func TestLeaseAckReapDead(t *testing.T) {
-	redistest.ForEachTopology(t, testLeaseAckReapDead)
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, testLeaseAckReapDead)
 }
 
 func testLeaseAckReapDead(t *testing.T, rdb redis.UniversalClient) {
@@ -340,7 +331,8 @@ func testLeaseAckReapDead(t *testing.T, rdb redis.UniversalClient) {
 // than one the queue has seen) changes nothing, and a newer one reaps. On one server and on
 // the Cluster, with queues on every master.
 func TestReapRefusesAStaleFence(t *testing.T) {
-	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
 		q, clock := newTestQueuesOn(t, rdb)
 		ctx := context.Background()
 		qs := []string{"mail", "sms", "push", "fax", "pager", "telex"} // spread over the masters
@@ -369,6 +361,7 @@ func TestReapRefusesAStaleFence(t *testing.T) {
 // The kind of a queue is stored in Redis; "delayed" is delayed out of the box, and a kind
 // cannot change under jobs.
 func TestQueueSettings(t *testing.T) {
+	t.Parallel()
 	q, _, _ := newTestQueues(t)
 	ctx := context.Background()
 	if s, _ := q.Settings(ctx, "delayed"); s.Kind != domain.DelayedQueue {
@@ -384,7 +377,7 @@ func TestQueueSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another instance (a fresh Queues) sees it at once: enqueue reads the kind in its script.
-	other := openTest(t, q.Rdb, q.Clock).Queues
+	other, _ := openQueues(t, q.Rdb, q.Clock, 4)
 	if e, err := other.Enqueue(ctx, "reminders", domain.NewJob{ID: "r", Delay: time.Minute}); err != nil || e.Kind != domain.DelayedQueue {
 		t.Errorf("enqueue on the reconfigured queue = %+v, %v", e, err)
 	}
@@ -395,6 +388,7 @@ func TestQueueSettings(t *testing.T) {
 
 // Queues other services write (queue:*) are discovered; the index lists zpulse's own.
 func TestQueueDiscovery(t *testing.T) {
+	t.Parallel()
 	q, rdb, _ := newTestQueues(t)
 	ctx := context.Background()
 	rdb.ZAdd(ctx, "queue:java-jobs", redis.Z{Score: 1, Member: "a"})
@@ -411,6 +405,7 @@ func TestQueueDiscovery(t *testing.T) {
 // restart, a SCRIPT FLUSH, a Cluster node that never ran it): the answer used to be read
 // beside the script in the pipeline, and so before the resent script ran.
 func TestQueueSettingsAnswerWhatWasSavedAfterAScriptFlush(t *testing.T) {
+	// Serial: SCRIPT FLUSH empties the whole server's script cache, under every other test.
 	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
 		ctx := context.Background()
 		q, _ := newTestQueuesOn(t, rdb)
@@ -429,4 +424,22 @@ func TestQueueSettingsAnswerWhatWasSavedAfterAScriptFlush(t *testing.T) {
 			t.Errorf("UpdateSettings after SCRIPT FLUSH answered %+v, %v; want delayed, 2 attempts", s, err)
 		}
 	})
+}
+
+// A queue that does not exist yet is its empty view with the default settings, and the view
+// says where the payloads live, so the page never spells a key.
+func TestQueueViewOfANewQueue(t *testing.T) {
+	t.Parallel()
+	q, _, _ := newTestQueues(t)
+	v, err := q.View(context.Background(), "email-jobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Queue != "email-jobs" || v.Settings != domain.DefaultQueueSettings("email-jobs") || v.Waiting != 0 || v.OldestAtMs != -1 ||
+		len(v.Enqueued) != domain.ThroughputSeconds || len(v.Completed) != domain.ThroughputSeconds {
+		t.Errorf("view = %+v", v)
+	}
+	if v.Key != store.DefaultKeys.Queue("email-jobs") || v.PayloadKey != store.DefaultKeys.QueueJobs("email-jobs") {
+		t.Errorf("keys = %q, %q", v.Key, v.PayloadKey)
+	}
 }

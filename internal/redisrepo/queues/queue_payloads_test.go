@@ -1,4 +1,4 @@
-package redisrepo
+package queues
 
 import (
 	"context"
@@ -21,6 +21,7 @@ func withPayload(id string, p int, payload string) domain.NewJob {
 // producer) is a new job: no delivery path hands it the old payload, and the old payload is
 // an orphan, counted on the queue page, gone after the grace period.
 func TestForeignTakeAndReAddNeverGetsTheOldPayload(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"poll", "lease", "take"} {
 		t.Run(how, func(t *testing.T) {
 			q, rdb, clock := newTestQueues(t)
@@ -51,6 +52,7 @@ func TestForeignTakeAndReAddNeverGetsTheOldPayload(t *testing.T) {
 // The payload of a job zpulse enqueued still reaches it, through every path that keeps its
 // score: a plain poll, a lease, a reaped lease leased again, a requeue from the dead set.
 func TestBoundPayloadFollowsItsJob(t *testing.T) {
+	t.Parallel()
 	q, _, clock := newTestQueues(t)
 	ctx := context.Background()
 	two := 2
@@ -83,6 +85,7 @@ func TestBoundPayloadFollowsItsJob(t *testing.T) {
 // Orphans wait the grace period, counted on the queue's page, then the reaper removes them;
 // a payload whose job is still there is never touched.
 func TestOrphanedPayloadsRemovedAfterGrace(t *testing.T) {
+	t.Parallel()
 	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()
 	q.Enqueue(ctx, "mail", withPayload("gone", 2, `{"x":1}`))
@@ -114,6 +117,7 @@ func TestOrphanedPayloadsRemovedAfterGrace(t *testing.T) {
 
 // A delayed nack moves the job's score: its payload moves with it.
 func TestDelayedNackKeepsThePayload(t *testing.T) {
+	t.Parallel()
 	q, _, clock := newTestQueues(t)
 	ctx := context.Background()
 	if _, err := q.Enqueue(ctx, "delayed", domain.NewJob{ID: "r", Payload: json.RawMessage(`{"n":7}`)}); err != nil {
@@ -132,6 +136,7 @@ func TestDelayedNackKeepsThePayload(t *testing.T) {
 // Requeueing every dead job at once moves their scores: their payloads move with them, and a
 // job's page shows its payload, not one bound to an earlier enqueue.
 func TestRequeueAllDeadKeepsPayloads(t *testing.T) {
+	t.Parallel()
 	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()
 	one := 1
@@ -165,6 +170,7 @@ func TestRequeueAllDeadKeepsPayloads(t *testing.T) {
 // A delayed job taken by the article's POP_DUE and re-scheduled under the same id by another
 // service is a new job: a plain poll of the delayed queue hands it no old payload either.
 func TestDelayedPollOfReScheduledIDGetsNoOldPayload(t *testing.T) {
+	t.Parallel()
 	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()
 	if _, err := q.Enqueue(ctx, "delayed", domain.NewJob{ID: "r", Payload: json.RawMessage(`{"to":"old"}`)}); err != nil {

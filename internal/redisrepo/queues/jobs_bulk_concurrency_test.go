@@ -1,8 +1,6 @@
-package redisrepo
+package queues
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/queues"
-
 	"context"
 	"fmt"
 	"sync"
@@ -11,14 +9,15 @@ import (
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // whereIs counts, for every job of queue, the sets that hold it (waiting, in flight, dead).
-func whereIs(t *testing.T, q *queues.Queues, queue string) map[string]int {
+func whereIs(t *testing.T, q *Queues, queue string) map[string]int {
 	t.Helper()
 	ctx := context.Background()
 	in := map[string]int{}
-	for _, key := range []string{DefaultKeys.Queue(queue), DefaultKeys.QueueProcessing(queue), DefaultKeys.QueueDead(queue)} {
+	for _, key := range []string{store.DefaultKeys.Queue(queue), store.DefaultKeys.QueueProcessing(queue), store.DefaultKeys.QueueDead(queue)} {
 		ids, err := q.Rdb.ZRange(ctx, key, 0, -1).Result()
 		if err != nil {
 			t.Fatal(err)
@@ -34,6 +33,7 @@ func whereIs(t *testing.T, q *queues.Queues, queue string) map[string]int {
 // every job (each failure kills it: one attempt): no job is lost or doubled, every nack finds
 // its lease, and at the end each job is in exactly one set.
 func TestBulkRequeueRacingPolls(t *testing.T) {
+	t.Parallel()
 	q, rdb, _ := newTestQueues(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -112,6 +112,7 @@ func TestBulkRequeueRacingPolls(t *testing.T) {
 // Bulk moves to the dead set racing 8 consumers that lease and ack: every job ends acked
 // or dead, never both, never neither, and an ack fails only for a job the operator killed.
 func TestBulkKillRacingAcks(t *testing.T) {
+	t.Parallel()
 	q, rdb, _ := newTestQueues(t)
 	ctx := context.Background()
 	const n = 3000
@@ -161,7 +162,7 @@ func TestBulkKillRacingAcks(t *testing.T) {
 	})
 	wg.Wait()
 	in := whereIs(t, q, "race")
-	dead := rdb.ZCard(ctx, DefaultKeys.QueueDead("race")).Val()
+	dead := rdb.ZCard(ctx, store.DefaultKeys.QueueDead("race")).Val()
 	if len(in) != int(dead) || dead == 0 || len(acked) == 0 {
 		t.Fatalf("%d jobs left (%d dead), %d acked: the race did not happen, or jobs are left", len(in), dead, len(acked))
 	}

@@ -1,14 +1,9 @@
-package redisrepo
+package queues
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
-	"errors"
-	"io"
 	"net"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -22,11 +17,12 @@ import (
 // twice. A read whose reply is lost is just unavailable, and a write that never left is
 // unavailable too.
 func TestLostReplyIsUnknownOutcome(t *testing.T) {
-	direct := redistest.Client(t)
+	t.Parallel()
+	direct := redistest.DB(t)
 	proxy := redistest.NewProxy(t, redistest.Shared().Addr)
-	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr, MaxRetries: -1, PoolSize: 1})
+	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr, DB: direct.Options().DB, MaxRetries: -1, PoolSize: 1})
 	t.Cleanup(func() { rdb.Close() })
-	q := openTest(t, rdb, domain.NewManualClock(testNow)).Queues
+	q, _ := openQueues(t, rdb, domain.NewManualClock(testNow), 4)
 	ctx := context.Background()
 	enqueue(t, q, "email-jobs", "warm-up", 1) // the scripts are loaded, the connection made
 
@@ -57,7 +53,7 @@ func TestLostReplyIsUnknownOutcome(t *testing.T) {
 
 	down := redis.NewClient(&redis.Options{Addr: closedAddr(t), MaxRetries: -1, DialerRetries: 1})
 	t.Cleanup(func() { down.Close() })
-	qd := openTest(t, down, nil).Queues
+	qd, _ := openQueues(t, down, nil, 4)
 	_, err = qd.Enqueue(ctx, "email-jobs", domain.NewJob{ID: "never-sent", Priority: 1, HasPriority: true})
 	wantCode(t, "enqueue to a Redis that cannot be reached", err, domain.EUNAVAILABLE)
 }
@@ -72,50 +68,3 @@ func closedAddr(t *testing.T) string {
 	ln.Close()
 	return addr
 }
-
-// The classification behind wrap and wrapWrite, error by error.
-func TestClassify(t *testing.T) {
-	readTimeout := &net.OpError{Op: "read", Net: "tcp", Err: timeoutErr{}}
-	for _, c := range []struct {
-		name        string
-		err         error
-		read, write string
-	}{
-		{"dial refused", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, domain.EUNAVAILABLE, domain.EUNAVAILABLE},
-		{"pool timeout", redis.ErrPoolTimeout, domain.EUNAVAILABLE, domain.EUNAVAILABLE},
-		{"client closed", redis.ErrClosed, domain.EUNAVAILABLE, domain.EUNAVAILABLE},
-		{"loading", loadingErr("LOADING Redis is loading the dataset in memory"), domain.EUNAVAILABLE, domain.EUNAVAILABLE},
-		{"read timeout", readTimeout, domain.EUNAVAILABLE, domain.EUNKNOWN},
-		{"connection reset", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, domain.EUNAVAILABLE, domain.EUNKNOWN},
-		{"eof", io.EOF, domain.EUNAVAILABLE, domain.EUNKNOWN},
-		{"deadline", context.DeadlineExceeded, "", domain.EUNKNOWN},
-		{"script error", loadingErr("ERR user_script:1: boom"), domain.EINTERNAL, domain.EINTERNAL},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if got := domain.ErrorCode(store.Wrap(c.err)); c.read != "" && got != c.read {
-				t.Errorf("wrap = %s, want %s", got, c.read)
-			}
-			if got := domain.ErrorCode(store.WrapWrite(c.err)); got != c.write {
-				t.Errorf("wrapWrite = %s, want %s", got, c.write)
-			}
-		})
-	}
-	if err := store.Wrap(context.DeadlineExceeded); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("a read's deadline = %v, want it passed through", err)
-	}
-	if err := store.WrapWrite(context.Canceled); !errors.Is(err, context.Canceled) {
-		t.Errorf("a cancelled write = %v, want it passed through", err)
-	}
-}
-
-type timeoutErr struct{}
-
-func (timeoutErr) Error() string   { return "i/o timeout" }
-func (timeoutErr) Timeout() bool   { return true }
-func (timeoutErr) Temporary() bool { return true }
-
-// loadingErr is an error reply as go-redis returns it.
-type loadingErr string
-
-func (e loadingErr) Error() string { return string(e) }
-func (loadingErr) RedisError()     {}

@@ -1,4 +1,4 @@
-package redisrepo
+package queues
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 // late, while the same jobs are delivered again and acked by others. Every late ack is
 // refused, and every job is completed exactly once (one ack succeeds per job).
 func TestConcurrentLateAcksCompleteOnce(t *testing.T) {
+	t.Parallel()
 	const jobs, consumers = 2_000, 8
 	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()

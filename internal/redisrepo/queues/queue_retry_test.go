@@ -1,7 +1,6 @@
-package redisrepo
+package queues
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/queues"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 
 	"context"
@@ -19,7 +18,7 @@ import (
 )
 
 // nackLater leases the next job of queue and nacks it with delay; it returns the delivery.
-func nackLater(t *testing.T, q *queues.Queues, queue string, delay time.Duration) domain.Delivery {
+func nackLater(t *testing.T, q *Queues, queue string, delay time.Duration) domain.Delivery {
 	t.Helper()
 	d, ok := poll(t, q, queue, domain.PollOptions{Lease: 10 * time.Second})
 	if !ok {
@@ -37,7 +36,8 @@ func nackLater(t *testing.T, q *queues.Queues, queue string, delay time.Duration
 // as scheduled meanwhile, and then comes back at its priority in its place: ahead of a
 // lower priority job enqueued before it.
 func TestPriorityNackWithDelay(t *testing.T) {
-	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
 		q, clock := newTestQueuesOn(t, rdb)
 		ctx := context.Background()
 		job := prio(3)
@@ -116,10 +116,10 @@ func TestPriorityNackWithDelay(t *testing.T) {
 // The reaper brings due retries back for the article's consumers, which ZPOPMIN queue:<name>
 // directly and never call zpulse; at most 100 per script call, and as many calls as it takes.
 func TestPriorityRetryReaperPromotes(t *testing.T) {
-	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
 		clock := domain.NewManualClock(testNow)
-		svc := openTest(t, rdb, clock)
-		q := svc.Queues
+		q, found := openQueues(t, rdb, clock, 4)
 		ctx := context.Background()
 		e := enqueue(t, q, "direct", "a", 2)
 		nackLater(t, q, "direct", 10*time.Second)
@@ -139,15 +139,15 @@ func TestPriorityRetryReaperPromotes(t *testing.T) {
 		now := float64(clock.Now().UnixMilli())
 		for i := range 150 {
 			id := fmt.Sprintf("b%03d", i)
-			rdb.ZAdd(ctx, DefaultKeys.QueueRetry("bulk"), redis.Z{Score: now, Member: id})
-			rdb.HSet(ctx, DefaultKeys.QueueScores("bulk"), id, 4*domain.PriorityFactor+now)
+			rdb.ZAdd(ctx, store.DefaultKeys.QueueRetry("bulk"), redis.Z{Score: now, Member: id})
+			rdb.HSet(ctx, store.DefaultKeys.QueueScores("bulk"), id, 4*domain.PriorityFactor+now)
 		}
-		rdb.SAdd(ctx, DefaultKeys.QueueIndex(), "bulk")
-		vals, err := queues.PromoteScript.Run(ctx, rdb, q.PromoteKeys("bulk"), clock.Now().UnixMilli()).Int64Slice()
+		rdb.SAdd(ctx, store.DefaultKeys.QueueIndex(), "bulk")
+		vals, err := PromoteScript.Run(ctx, rdb, q.PromoteKeys("bulk"), clock.Now().UnixMilli()).Int64Slice()
 		if err != nil || len(vals) != 2 || vals[0] != 100 || vals[1] != 1 {
 			t.Fatalf("one promote call = %v, %v; want 100 moved, more to come", vals, err)
 		}
-		svc.Discovery.Add(store.KindQueue, "bulk") // as an enqueue through zpulse would
+		found.Add(store.KindQueue, "bulk") // as an enqueue through zpulse would
 		if r, _, err := q.Reap(ctx, 1); r != 50 || err != nil {
 			t.Fatalf("reap = %d, %v; want the other 50 back", r, err)
 		}
@@ -159,7 +159,8 @@ func TestPriorityRetryReaperPromotes(t *testing.T) {
 
 // Pollers racing a reaper at the due time get each retried job exactly once.
 func TestPriorityRetryRace(t *testing.T) {
-	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
 		q, clock := newTestQueuesOn(t, rdb)
 		ctx := context.Background()
 		const jobs = 30
@@ -220,6 +221,7 @@ func TestPriorityRetryRace(t *testing.T) {
 // A retrying job keeps its payload through the reaper's orphan sweep, and deleting it removes
 // it from the retry set with everything kept beside it.
 func TestPriorityRetryPayloadAndDelete(t *testing.T) {
+	t.Parallel()
 	q, rdb, clock := newTestQueues(t)
 	ctx := context.Background()
 	job := prio(0)
@@ -241,7 +243,7 @@ func TestPriorityRetryPayloadAndDelete(t *testing.T) {
 	if where, err := q.Delete(ctx, "pq", "p"); err != nil || where != domain.Retrying {
 		t.Fatalf("Delete = %v, %v; want scheduled", where, err)
 	}
-	for _, key := range []string{DefaultKeys.QueueRetry("pq"), DefaultKeys.QueueScores("pq"), DefaultKeys.QueueJobs("pq"), DefaultKeys.QueueAttempts("pq")} {
+	for _, key := range []string{store.DefaultKeys.QueueRetry("pq"), store.DefaultKeys.QueueScores("pq"), store.DefaultKeys.QueueJobs("pq"), store.DefaultKeys.QueueAttempts("pq")} {
 		if n := rdb.Exists(ctx, key).Val(); n != 0 {
 			t.Errorf("%s is left after the delete", key)
 		}
