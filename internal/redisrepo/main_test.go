@@ -2,6 +2,7 @@ package redisrepo
 
 import (
 	"github.com/zpulse/zpulse/internal/redisrepo/boards"
+	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
 
 	"context"
 	"testing"
@@ -41,4 +42,12 @@ func newBoards(t *testing.T) (*boards.Leaderboards, *redis.Client, *domain.Manua
 func newBoardsOn(t *testing.T, rdb redis.UniversalClient) (*boards.Leaderboards, *domain.ManualClock) {
 	clock := domain.NewManualClock(testNow)
 	return openTest(t, rdb, clock).Leaderboards, clock
+}
+
+// allow makes one check of client under policy, failing the test on an error.
+func allow(t *testing.T, l *limiters.Limiters, policy, client string) {
+	t.Helper()
+	if _, err := l.Allow(context.Background(), policy, client); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -129,3 +129,32 @@ func TestSnapshotsQueueTopicIsCheapAndStable(t *testing.T) {
 		t.Errorf("an idle queue's view changed in one second:\n%+v\n%+v", a, b)
 	}
 }
+
+// The live path reads a limiter in the same single round trip as every other topic.
+func TestSnapshotsReadLimiterTopics(t *testing.T) {
+	rdb, clock := redistest.Client(t), domain.NewManualClock(testNow)
+	l := openTest(t, rdb, clock).Limiters
+	ctx := context.Background()
+	allow(t, l, "default", "c-1")
+	l.Flush(ctx)
+	s := newSnapshots(rdb, store.DefaultKeys, store.NewDiscovery(rdb, store.DefaultKeys, nil), store.Clocks{Script: clock}, nil)
+	topics := []string{domain.LimiterTopic("default"), domain.BoardTopic("b", domain.AllTime, domain.BoardTopN)}
+	snaps, err := s.Read(ctx, topics)
+	if _, ok := snaps[topics[0]]; err != nil || ok {
+		t.Fatalf("first read: %v %v, want the limiter left out", snaps, err)
+	}
+	hook := &redistest.CountingHook{}
+	rdb.AddHook(hook)
+	snaps, err = s.Read(ctx, topics)
+	if err != nil || hook.Pipelines != 1 || hook.Single != 0 {
+		t.Fatalf("second read: %v; %d pipelines, %d single calls", err, hook.Pipelines, hook.Single)
+	}
+	view := snaps[topics[0]].(domain.LimiterView)
+	if len(view.Clients) != 1 || view.Clients[0].Used != 1 {
+		t.Errorf("live view = %+v", view)
+	}
+	again, _ := s.Read(ctx, topics)
+	if fmt.Sprint(again[topics[0]]) != fmt.Sprint(view) {
+		t.Errorf("unchanged state gave a different snapshot")
+	}
+}

@@ -1,4 +1,4 @@
-package redisrepo
+package limiters
 
 import (
 	"context"
@@ -15,8 +15,9 @@ import (
 // 16 goroutines × 1,000 checks against 100 a second, with the time from Redis TIME: no window
 // of any algorithm admits more than it promises, checked from the recorded admissions.
 func TestConcurrentChecksKeepTheirPromise(t *testing.T) {
-	rdb := redistest.Client(t)
-	l := openTest(t, rdb, nil).Limiters // Redis TIME
+	t.Parallel()
+	rdb := redistest.DB(t)
+	l, _ := openLimiters(rdb, nil) // Redis TIME
 	ctx := context.Background()
 	for _, p := range policies100("") {
 		if _, err := l.SetPolicy(ctx, p); err != nil {
@@ -131,6 +132,7 @@ func promiseViolation(p domain.LimitPolicy, at []int64) string {
 // start of the next, 200 requests in 20 ms against 100 a second. The sliding log admits none
 // of the second burst; the counter and the bucket admit what they promise.
 func TestBoundaryBurst(t *testing.T) {
+	t.Parallel()
 	l, _, clock := newTestLimiters(t)
 	ctx := context.Background()
 	secondBurst := map[domain.Algorithm]int{}

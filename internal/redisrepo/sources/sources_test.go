@@ -1,4 +1,4 @@
-package redisrepo
+package sources
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
@@ -40,13 +41,13 @@ func plantVictims(t *testing.T, rdb redis.UniversalClient) (check func()) {
 // thing's key is refused, so is a client that would leave its part of the layout, and a key
 // of another type at the client's own key is left as it is (wrong_type).
 func TestAdoptedLimiterWritesOnlyItsLayout(t *testing.T) {
-	redistest.ForEachTopology(t, testAdoptedLimiterWritesOnlyItsLayout)
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, testAdoptedLimiterWritesOnlyItsLayout)
 }
 
 func testAdoptedLimiterWritesOnlyItsLayout(t *testing.T, rdb redis.UniversalClient) {
 	ctx := context.Background()
-	svc, clock := newLimiterServicesOn(t, rdb)
-	src := svc.Sources
+	src, _, clock := newSourcesOn(rdb)
 	unchanged := plantVictims(t, rdb)
 	log := func(key string) domain.Source {
 		return domain.Source{Name: "x", Kind: domain.SourceLimiter, Key: key, Encoding: domain.SourceSlidingLog, Limit: 5, WindowMs: 1000}
@@ -70,7 +71,7 @@ func testAdoptedLimiterWritesOnlyItsLayout(t *testing.T, rdb redis.UniversalClie
 	}
 	// A source an older zpulse saved at {client} is neither shown nor tried.
 	old, _ := json.Marshal(log("{client}"))
-	rdb.HSet(ctx, DefaultKeys.Sources(), "old", old)
+	rdb.HSet(ctx, store.DefaultKeys.Sources(), "old", old)
 	if _, err := src.TrySource(ctx, "old", "leaderboard:victim"); domain.ErrorCode(err) != domain.ENOTFOUND {
 		t.Errorf("try of a saved {client} layout: %v, want not_found", err)
 	}
@@ -95,7 +96,7 @@ func testAdoptedLimiterWritesOnlyItsLayout(t *testing.T, rdb redis.UniversalClie
 
 	// Keys of another type at a client's own key: refused, named, unchanged.
 	rdb.HSet(ctx, "ratelog:h", "f", "v")
-	counter := DefaultKeys.SourceClient(api, "z", clock.Now())
+	counter := store.DefaultKeys.SourceClient(api, "z", clock.Now())
 	rdb.ZAdd(ctx, counter, redis.Z{Score: 1, Member: "m"})
 	for name, c := range map[string]struct{ client, key, held string }{
 		"rl":  {"h", "ratelog:h", "hash"},
@@ -119,58 +120,22 @@ func testAdoptedLimiterWritesOnlyItsLayout(t *testing.T, rdb redis.UniversalClie
 	unchanged()
 }
 
-// zpulse's own limiters refuse a key of another type at a client's state, whatever the
-// algorithm, and leave it as it is.
-func TestLimiterRefusesAKeyOfAnotherType(t *testing.T) {
-	redistest.ForEachTopology(t, testLimiterRefusesAKeyOfAnotherType)
-}
-
-func testLimiterRefusesAKeyOfAnotherType(t *testing.T, rdb redis.UniversalClient) {
-	ctx := context.Background()
-	svc, _ := newLimiterServicesOn(t, rdb)
-	l := svc.Limiters
-	for _, p := range policies100("t-") {
-		if _, err := l.SetPolicy(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	policies := append(policies100("t-"), domain.LimitPolicy{Name: domain.DefaultLimiter, Algorithm: domain.SlidingLog})
-	for _, p := range policies {
-		key := DefaultKeys.LimiterState(p, "c")
-		want := "zset"
-		if p.Algorithm == domain.SlidingLog {
-			rdb.Set(ctx, key, "someone's", 0)
-			want = "string"
-		} else {
-			rdb.ZAdd(ctx, key, redis.Z{Score: 1, Member: "m"})
-		}
-		for _, check := range []func(context.Context, string, string) (domain.LimitResult, error){l.Allow, l.Peek} {
-			_, err := check(ctx, p.Name, "c")
-			if domain.ErrorCode(err) != domain.CodeWrongType || !strings.Contains(domain.ErrorMessage(err), "holds a "+want) {
-				t.Errorf("%s on a %s: %v, want wrong_type", p.Name, want, err)
-			}
-		}
-		if typ := rdb.Type(ctx, key).Val(); typ != want || rdb.PTTL(ctx, key).Val() != -time.Nanosecond {
-			t.Errorf("%s: %s is now a %s with ttl %v", p.Name, key, typ, rdb.PTTL(ctx, key).Val())
-		}
-	}
-}
-
 // A key of another type under an adopted limiter's or lock's pattern (the service's keys,
 // whatever they are) is left out of the view, not a failure of the whole view: a sliding
 // log's hash is not a client, a Redisson lock (a hash) shows without a value.
 func TestAdoptedViewsSkipKeysOfAnotherType(t *testing.T) {
-	redistest.ForEachTopology(t, testAdoptedViewsSkipKeysOfAnotherType)
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, testAdoptedViewsSkipKeysOfAnotherType)
 }
 
 func testAdoptedViewsSkipKeysOfAnotherType(t *testing.T, rdb redis.UniversalClient) {
 	ctx := context.Background()
-	svc, clock := newLimiterServicesOn(t, rdb)
+	srcs, found, clock := newSourcesOn(rdb)
 	for _, src := range []domain.Source{
 		{Name: "rl", Kind: domain.SourceLimiter, Key: "ratelog:{client}", Encoding: domain.SourceSlidingLog, Limit: 5, WindowMs: 60000},
 		{Name: "locks", Kind: domain.SourceLock, Key: "mylock:"},
 	} {
-		if _, err := svc.Sources.SaveSource(ctx, src); err != nil {
+		if _, err := srcs.SaveSource(ctx, src); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -178,13 +143,13 @@ func testAdoptedViewsSkipKeysOfAnotherType(t *testing.T, rdb redis.UniversalClie
 	rdb.ZAdd(ctx, "ratelog:c-1", redis.Z{Score: float64(clock.Now().UnixMilli()), Member: "r1"})
 	rdb.HSet(ctx, "mylock:redisson", "owner:1", "1")
 	rdb.Set(ctx, "mylock:order", "their-token", time.Hour)
-	if err := svc.Discovery.Refresh(ctx); err != nil {
+	if err := found.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := svc.Sources.SourceView(ctx, "rl"); err != nil || v.Count != 1 || v.Clients[0].Client != "c-1" {
+	if v, err := srcs.SourceView(ctx, "rl"); err != nil || v.Count != 1 || v.Clients[0].Client != "c-1" {
 		t.Errorf("limiter view: %+v, %v; want c-1 alone", v, err)
 	}
-	v, err := svc.Sources.SourceView(ctx, "locks")
+	v, err := srcs.SourceView(ctx, "locks")
 	if err != nil || v.Count != 2 {
 		t.Fatalf("lock view: %+v, %v; want both locks", v, err)
 	}

@@ -1,8 +1,6 @@
-package redisrepo
+package limiters
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
-
 	"context"
 	"fmt"
 	"regexp"
@@ -13,30 +11,12 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
 // t0 is a window boundary for every window the tests use (a multiple of 10 s).
 var t0 = time.UnixMilli(1_800_000_000_000)
-
-func newTestLimiters(t *testing.T) (*limiters.Limiters, *redis.Client, *domain.ManualClock) {
-	svc, rdb, clock := newLimiterServices(t)
-	return svc.Limiters, rdb, clock
-}
-
-// newLimiterServices is newTestLimiters with every service of the same wiring (discovery, snapshots).
-func newLimiterServices(t *testing.T) (*Services, *redis.Client, *domain.ManualClock) {
-	rdb := redistest.Client(t)
-	svc, clock := newLimiterServicesOn(t, rdb)
-	return svc, rdb, clock
-}
-
-// newLimiterServicesOn is newLimiterServices on a given client (a topology of
-// redistest.ForEachTopology).
-func newLimiterServicesOn(t *testing.T, rdb redis.UniversalClient) (*Services, *domain.ManualClock) {
-	clock := domain.NewManualClock(t0)
-	return openTest(t, rdb, clock), clock
-}
 
 // policies100 are the four algorithms at 100 requests a second.
 func policies100(prefix string) []domain.LimitPolicy {
@@ -48,7 +28,7 @@ func policies100(prefix string) []domain.LimitPolicy {
 	}
 }
 
-func mustAllow(t *testing.T, l *limiters.Limiters, limiter, client string) domain.LimitResult {
+func mustAllow(t *testing.T, l *Limiters, limiter, client string) domain.LimitResult {
 	t.Helper()
 	res, err := l.Allow(context.Background(), limiter, client)
 	if err != nil {
@@ -60,11 +40,13 @@ func mustAllow(t *testing.T, l *limiters.Limiters, limiter, client string) domai
 // The article's test: limit 3 per 10 s (the policy "default" before anyone edits it).
 // c-42 gets true, true, true, false; c-99 true; once the window slid, c-42 is allowed again.
 // On one server and on the Cluster.
-func TestSlidingLogArticleTest(t *testing.T) { redistest.ForEachTopology(t, testSlidingLogArticleTest) }
+func TestSlidingLogArticleTest(t *testing.T) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, testSlidingLogArticleTest)
+}
 
 func testSlidingLogArticleTest(t *testing.T, rdb redis.UniversalClient) {
-	svc, clock := newLimiterServicesOn(t, rdb)
-	l := svc.Limiters
+	l, _, clock := newLimitersOn(rdb)
 	ctx := context.Background()
 	var got []bool
 	for range 4 {
@@ -112,11 +94,12 @@ func testSlidingLogArticleTest(t *testing.T, rdb redis.UniversalClient) {
 // The article's own script, run straight in Redis on rate:c-77, and zpulse's "default"
 // policy count the same requests, in both directions.
 func TestSlidingLogSharesTheArticlesKeys(t *testing.T) {
+	t.Parallel()
 	l, rdb, clock := newTestLimiters(t)
 	ctx := context.Background()
 	articleAcquire := func() int64 {
 		t.Helper()
-		n, err := articleSlidingLog.Run(ctx, rdb, []string{"rate:c-77"}, clock.Now().UnixMilli(), 10_000, 3, limiters.NewUUID()).Int64()
+		n, err := articleSlidingLog.Run(ctx, rdb, []string{"rate:c-77"}, clock.Now().UnixMilli(), 10_000, 3, NewUUID()).Int64()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,12 +134,12 @@ func TestSlidingLogSharesTheArticlesKeys(t *testing.T) {
 
 // Each algorithm's own rules, with a moved clock. On one server and on the Cluster.
 func TestAlgorithmsWithAMovedClock(t *testing.T) {
-	redistest.ForEachTopology(t, testAlgorithmsWithAMovedClock)
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, testAlgorithmsWithAMovedClock)
 }
 
 func testAlgorithmsWithAMovedClock(t *testing.T, rdb redis.UniversalClient) {
-	svc, clock := newLimiterServicesOn(t, rdb)
-	l := svc.Limiters
+	l, _, clock := newLimitersOn(rdb)
 	ctx := context.Background()
 	for _, p := range []domain.LimitPolicy{
 		{Name: "fixed", Algorithm: domain.FixedWindow, Limit: 2, WindowMs: 10_000},
@@ -224,6 +207,7 @@ func testAlgorithmsWithAMovedClock(t *testing.T, rdb redis.UniversalClient) {
 
 // Peek answers what Allow would without counting anything.
 func TestPeekWritesNothing(t *testing.T) {
+	t.Parallel()
 	l, rdb, _ := newTestLimiters(t)
 	ctx := context.Background()
 	for _, p := range policies100("") {
@@ -250,11 +234,10 @@ func TestPeekWritesNothing(t *testing.T) {
 	}
 }
 
-func TestPolicies(t *testing.T) { redistest.ForEachTopology(t, testPolicies) }
+func TestPolicies(t *testing.T) { t.Parallel(); redistest.ForEachTopologyParallel(t, testPolicies) }
 
 func testPolicies(t *testing.T, rdb redis.UniversalClient) {
-	svc, _ := newLimiterServicesOn(t, rdb)
-	l := svc.Limiters
+	l, _, _ := newLimitersOn(rdb)
 	ctx := context.Background()
 	if p, err := l.Policy(ctx, "default"); err != nil || p != domain.DefaultPolicy {
 		t.Errorf("default before any save = %+v, %v", p, err)
@@ -270,7 +253,7 @@ func testPolicies(t *testing.T, rdb redis.UniversalClient) {
 		t.Fatalf("SetPolicy = %+v, %v (unused fields must be cleared)", p, err)
 	}
 	// Another instance reads the same policy from Redis.
-	other := openTest(t, rdb, nil).Limiters
+	other, _ := openLimiters(rdb, nil)
 	if got, err := other.Policy(ctx, "api"); err != nil || got != p {
 		t.Errorf("other instance: %+v, %v", got, err)
 	}
@@ -301,7 +284,7 @@ func testPolicies(t *testing.T, rdb redis.UniversalClient) {
 }
 
 func testDeleteLimiterPolicy(t *testing.T, rdb redis.UniversalClient) {
-	l := openTest(t, rdb, nil).Limiters
+	l, _ := openLimiters(rdb, nil)
 	ctx := context.Background()
 	for _, name := range []string{domain.DefaultLimiter, domain.SignInAttempts.Name} {
 		if err := l.DeletePolicy(ctx, name); domain.ErrorCode(err) != domain.ECONFLICT {
@@ -328,4 +311,44 @@ func testDeleteLimiterPolicy(t *testing.T, rdb redis.UniversalClient) {
 	}
 }
 
-func TestDeleteLimiterPolicy(t *testing.T) { redistest.ForEachTopology(t, testDeleteLimiterPolicy) }
+func TestDeleteLimiterPolicy(t *testing.T) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, testDeleteLimiterPolicy)
+}
+
+// zpulse's own limiters refuse a key of another type at a client's state, whatever the
+// algorithm, and leave it as it is.
+func TestLimiterRefusesAKeyOfAnotherType(t *testing.T) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, testLimiterRefusesAKeyOfAnotherType)
+}
+
+func testLimiterRefusesAKeyOfAnotherType(t *testing.T, rdb redis.UniversalClient) {
+	ctx := context.Background()
+	l, _, _ := newLimitersOn(rdb)
+	for _, p := range policies100("t-") {
+		if _, err := l.SetPolicy(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	policies := append(policies100("t-"), domain.LimitPolicy{Name: domain.DefaultLimiter, Algorithm: domain.SlidingLog})
+	for _, p := range policies {
+		key := store.DefaultKeys.LimiterState(p, "c")
+		want := "zset"
+		if p.Algorithm == domain.SlidingLog {
+			rdb.Set(ctx, key, "someone's", 0)
+			want = "string"
+		} else {
+			rdb.ZAdd(ctx, key, redis.Z{Score: 1, Member: "m"})
+		}
+		for _, check := range []func(context.Context, string, string) (domain.LimitResult, error){l.Allow, l.Peek} {
+			_, err := check(ctx, p.Name, "c")
+			if domain.ErrorCode(err) != domain.CodeWrongType || !strings.Contains(domain.ErrorMessage(err), "holds a "+want) {
+				t.Errorf("%s on a %s: %v, want wrong_type", p.Name, want, err)
+			}
+		}
+		if typ := rdb.Type(ctx, key).Val(); typ != want || rdb.PTTL(ctx, key).Val() != -time.Nanosecond {
+			t.Errorf("%s: %s is now a %s with ttl %v", p.Name, key, typ, rdb.PTTL(ctx, key).Val())
+		}
+	}
+}

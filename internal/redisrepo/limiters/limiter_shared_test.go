@@ -1,8 +1,6 @@
-package redisrepo
+package limiters
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
-
 	"context"
 	"testing"
 	"time"
@@ -30,7 +28,7 @@ return 0
 // serviceAdmits runs the article's limiter (5 per minute) on rate:<client> at now.
 func serviceAdmits(t *testing.T, rdb *redis.Client, client string, now time.Time) bool {
 	t.Helper()
-	n, err := articleSlidingLog.Run(context.Background(), rdb, []string{"rate:" + client}, now.UnixMilli(), 60_000, 5, limiters.NewUUID()).Int64()
+	n, err := articleSlidingLog.Run(context.Background(), rdb, []string{"rate:" + client}, now.UnixMilli(), 60_000, 5, NewUUID()).Int64()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,6 +40,7 @@ func serviceAdmits(t *testing.T, rdb *redis.Client, client string, now time.Time
 // service still counts, so the service never admits more than its 5 a minute; unstated, the
 // policy records the longer writer for the page's warning.
 func TestSharedSlidingLogKeepsTheLongerWindow(t *testing.T) {
+	t.Parallel()
 	for _, stated := range []bool{true, false} {
 		name := map[bool]string{true: "stated", false: "seen"}[stated]
 		t.Run(name, func(t *testing.T) {
@@ -91,6 +90,7 @@ func TestSharedSlidingLogKeepsTheLongerWindow(t *testing.T) {
 
 // zpulse never shortens the key's expiry below a longer writer's.
 func TestSharedSlidingLogKeepsTheExpiry(t *testing.T) {
+	t.Parallel()
 	l, rdb, clock := newTestLimiters(t)
 	ctx := context.Background()
 	serviceAdmits(t, rdb, "c", clock.Now())

@@ -1,7 +1,6 @@
-package redisrepo
+package limiters
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 
 	"context"
@@ -22,9 +21,9 @@ import (
 // requests a second per client, spread over 10,000 clients, from parallel goroutines.
 // "vs_gcra" is our throughput over redis_rate's (1 = as fast). redis_rate is used here only.
 func BenchmarkAllow(b *testing.B) {
-	rdb := redistest.Client(b)
+	rdb := redistest.DB(b)
 	ctx := context.Background()
-	l := openTest(b, rdb, nil).Limiters
+	l, _ := openLimiters(rdb, nil)
 	const clients = 10_000
 	clientName := func(i int64) string { return "bench-" + strconv.FormatInt(i%clients, 10) }
 
@@ -79,7 +78,7 @@ func BenchmarkAllow(b *testing.B) {
 // under each algorithm at a limit of 100,000 requests an hour once it used all of them:
 // the sliding log keeps every request, the others a few numbers.
 func BenchmarkMemoryPerClient(b *testing.B) {
-	rdb := redistest.Client(b)
+	rdb := redistest.DB(b)
 	ctx := context.Background()
 	const perHour = 100_000
 	policies := []domain.LimitPolicy{
@@ -89,7 +88,7 @@ func BenchmarkMemoryPerClient(b *testing.B) {
 		{Name: "mem-bucket", Algorithm: domain.TokenBucket, RatePerS: perHour / 3600.0, Burst: perHour},
 	}
 	clock := domain.NewManualClock(time.UnixMilli(1_800_000_000_000))
-	l := openTest(b, rdb, clock).Limiters
+	l, _ := openLimiters(rdb, clock)
 	for _, p := range policies {
 		if _, err := l.SetPolicy(ctx, p); err != nil {
 			b.Fatal(err)
@@ -111,9 +110,9 @@ func BenchmarkMemoryPerClient(b *testing.B) {
 
 // fill sends n requests for client-1, spread over the first 90% of the window, running the
 // Script in pipelines of 1,000 (the scripts loaded first, so EVALSHA finds them).
-func fill(b *testing.B, l *limiters.Limiters, p domain.LimitPolicy, n int, clock *domain.ManualClock) {
+func fill(b *testing.B, l *Limiters, p domain.LimitPolicy, n int, clock *domain.ManualClock) {
 	ctx := context.Background()
-	for _, s := range []*store.Script{limiters.SlidingLogScript, limiters.FixedWindowScript, limiters.SlidingCounterScript, limiters.TokenBucketScript} {
+	for _, s := range []*store.Script{SlidingLogScript, FixedWindowScript, SlidingCounterScript, TokenBucketScript} {
 		if err := l.Rdb.ScriptLoad(ctx, s.Source()).Err(); err != nil {
 			b.Fatal(err)
 		}
@@ -127,13 +126,13 @@ func fill(b *testing.B, l *limiters.Limiters, p domain.LimitPolicy, n int, clock
 			key := []string{l.Keys.LimiterState(p, "client-1")}
 			switch p.Algorithm {
 			case domain.SlidingLog:
-				limiters.SlidingLogScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit, limiters.NewUUID())
+				SlidingLogScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit, NewUUID())
 			case domain.FixedWindow:
-				limiters.FixedWindowScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit)
+				FixedWindowScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit)
 			case domain.SlidingCounter:
-				limiters.SlidingCounterScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit)
+				SlidingCounterScript.Run(ctx, pipe, key, now, "1", p.WindowMs, p.Limit)
 			case domain.TokenBucket:
-				limiters.TokenBucketScript.Run(ctx, pipe, key, now, "1", fmt.Sprint(p.RatePerS/1000), p.Burst)
+				TokenBucketScript.Run(ctx, pipe, key, now, "1", fmt.Sprint(p.RatePerS/1000), p.Burst)
 			}
 		}
 		if _, err := pipe.Exec(ctx); err != nil {

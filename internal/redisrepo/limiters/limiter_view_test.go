@@ -1,12 +1,9 @@
-package redisrepo
+package limiters
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/internal/redistest"
 
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +16,7 @@ import (
 
 // The page's numbers, computed in Go from the state, agree with the scripts' Peek.
 func TestViewAgreesWithPeek(t *testing.T) {
+	t.Parallel()
 	l, rdb, clock := newTestLimiters(t)
 	ctx := context.Background()
 	policies := []domain.LimitPolicy{
@@ -57,7 +55,7 @@ func TestViewAgreesWithPeek(t *testing.T) {
 			u := view.Clients[0]
 			compared++
 			if u.Remaining != peek.Remaining || u.Used != u.Limit-u.Remaining && p.Algorithm != domain.SlidingCounter ||
-				u.RetryAfterMs != limiters.CeilSecond(peek.RetryAfterMs) || u.ResetMs != limiters.CeilSecond(peek.ResetMs) {
+				u.RetryAfterMs != CeilSecond(peek.RetryAfterMs) || u.ResetMs != CeilSecond(peek.ResetMs) {
 				t.Errorf("%s at +%v: view %+v, peek %+v", p.Name, clock.Now().Sub(t0), u, peek)
 			}
 		}
@@ -73,8 +71,8 @@ func TestViewAgreesWithPeek(t *testing.T) {
 // The view lists zpulse's clients and those other services wrote, with their timelines and
 // the per-second counts.
 func TestViewAndDiscovery(t *testing.T) {
-	svc, rdb, clock := newLimiterServices(t)
-	l := svc.Limiters
+	t.Parallel()
+	l, found, rdb, clock := newLimitersFound(t)
 	ctx := context.Background()
 	for range 5 {
 		mustAllow(t, l, "default", "c-42")
@@ -85,7 +83,7 @@ func TestViewAndDiscovery(t *testing.T) {
 	if err := l.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Discovery.Refresh(ctx); err != nil {
+	if err := found.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
 	view, err := l.View(ctx, "default")
@@ -131,43 +129,15 @@ func TestViewAndDiscovery(t *testing.T) {
 	}
 }
 
-// The live path reads a limiter in the same single round trip as every other topic.
-func TestSnapshotsReadLimiterTopics(t *testing.T) {
-	l, rdb, clock := newTestLimiters(t)
-	ctx := context.Background()
-	mustAllow(t, l, "default", "c-1")
-	l.Flush(ctx)
-	s := newSnapshots(rdb, store.DefaultKeys, store.NewDiscovery(rdb, store.DefaultKeys, nil), store.Clocks{Script: clock}, nil)
-	topics := []string{domain.LimiterTopic("default"), domain.BoardTopic("b", domain.AllTime, domain.BoardTopN)}
-	snaps, err := s.Read(ctx, topics)
-	if _, ok := snaps[topics[0]]; err != nil || ok {
-		t.Fatalf("first read: %v %v, want the limiter left out", snaps, err)
-	}
-	hook := &redistest.CountingHook{}
-	rdb.AddHook(hook)
-	snaps, err = s.Read(ctx, topics)
-	if err != nil || hook.Pipelines != 1 || hook.Single != 0 {
-		t.Fatalf("second read: %v; %d pipelines, %d single calls", err, hook.Pipelines, hook.Single)
-	}
-	view := snaps[topics[0]].(domain.LimiterView)
-	if len(view.Clients) != 1 || view.Clients[0].Used != 1 {
-		t.Errorf("live view = %+v", view)
-	}
-	again, _ := s.Read(ctx, topics)
-	if fmt.Sprint(again[topics[0]]) != fmt.Sprint(view) {
-		t.Errorf("unchanged state gave a different snapshot")
-	}
-}
-
 // Every script runs on miniredis too (the embedded Redis of `make run`), with the time from
 // its TIME, which zpulse keeps setting.
 func TestScriptsRunOnMiniredis(t *testing.T) {
+	t.Parallel()
 	m := miniredis.RunT(t)
 	m.SetTime(t0)
 	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
 	defer rdb.Close()
-	svc := openTest(t, rdb, nil)
-	l := svc.Limiters
+	l, found := openLimiters(rdb, nil)
 	ctx := context.Background()
 	for _, p := range append(policies100(""), domain.DefaultPolicy) {
 		if p.Name != "default" {
@@ -201,7 +171,7 @@ func TestScriptsRunOnMiniredis(t *testing.T) {
 	if err := l.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Discovery.Refresh(ctx); err != nil {
+	if err := found.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if v, err := l.View(ctx, "default"); err != nil || len(v.Clients) != 1 || v.Clients[0].Used != 1 {
@@ -212,14 +182,15 @@ func TestScriptsRunOnMiniredis(t *testing.T) {
 // Another service's sliding-log client shows whatever its bytes: longer than the names zpulse
 // creates, with spaces and non-ASCII (only braces are refused, as they would move keys).
 func TestForeignClientOfAnyNameShows(t *testing.T) {
-	svc, rdb, _ := newLimiterServices(t)
+	t.Parallel()
+	l, found, rdb, _ := newLimitersFound(t)
 	ctx := context.Background()
 	client := "玩家 " + strings.Repeat("x", 90)
 	rdb.ZAdd(ctx, "rate:"+client, redis.Z{Score: float64(t0.UnixMilli() - 1000), Member: "u1"})
-	if err := svc.Discovery.Refresh(ctx); err != nil {
+	if err := found.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	view, err := svc.Limiters.View(ctx, "default")
+	view, err := l.View(ctx, "default")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,6 +204,7 @@ func TestForeignClientOfAnyNameShows(t *testing.T) {
 // view a second time: a client's view costs the second round trip's 6 commands (time, policy,
 // clients, their count, two minutes of stats) plus the client's own reads.
 func TestLimiterPageReadsTheViewOnce(t *testing.T) {
+	t.Parallel()
 	l, rdb, _ := newTestLimiters(t)
 	ctx := context.Background()
 	mustAllow(t, l, "default", "c-1")
