@@ -195,7 +195,7 @@ func TestHistoryRecorderRunsInOneInstance(t *testing.T) {
 	done := make(chan struct{}, 2)
 	tried := make(chan struct{})
 	lock := store.DefaultKeys.SingletonLock(history.RecorderLoop)
-	afterAttempts(rdb, lock, 2, func() { close(tried) }) // both instances campaigned
+	redistest.AfterScriptCalls(rdb, store.DefaultKeys.Lock(lock), 2, func() { close(tried) }) // both instances campaigned
 	for _, name := range []string{"one", "two"} {
 		svc := openTest(t, rdb, nil)
 		go func() {
@@ -257,7 +257,7 @@ func TestSnapshotsReadARingOncePerSecond(t *testing.T) {
 	svc := openTest(t, rdb, clock)
 	ring := store.DefaultKeys.HistoryRing(domain.HistoryQueue, "mail", domain.HistoryHour)
 	var gets int
-	rdb.AddHook(hookAfter(func(cmd redis.Cmder) {
+	rdb.AddHook(redistest.HookAfter(func(cmd redis.Cmder) {
 		if cmd.Name() == "get" && len(cmd.Args()) == 2 && cmd.Args()[1] == ring {
 			gets++
 		}

@@ -51,3 +51,5 @@ func allow(t *testing.T, l *limiters.Limiters, policy, client string) {
 		t.Fatal(err)
 	}
 }
+
+var ctx = context.Background()

@@ -135,3 +135,30 @@ func TestCommandsPerMadeUpTopic(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSnapshotsReadLocks is the watcher's read of the locks topic with n held locks
+// (one pipeline: the index, a SCAN step when due, four reads per lock).
+func BenchmarkSnapshotsReadLocks(b *testing.B) {
+	for _, n := range []int{10, 200} {
+		b.Run(fmt.Sprintf("lk=%d", n), func(b *testing.B) {
+			rdb := redistest.Client(b)
+			svc := openTest(b, rdb, nil)
+			lk := svc.Locks
+			for i := range n {
+				lk.Acquire(ctx, fmt.Sprintf("lock:%d", i), domain.LockOptions{TTL: time.Hour})
+			}
+			snaps := svc.Snapshots
+			topics := []string{domain.TopicLocks}
+			for warm := false; !warm; { // until the first SCAN pass ended
+				got, _ := snaps.Read(ctx, topics)
+				_, warm = got[domain.TopicLocks]
+			}
+			for b.Loop() {
+				got, err := snaps.Read(ctx, topics)
+				if err != nil || len(got[domain.TopicLocks].(domain.HeldLocks).Locks) != n {
+					b.Fatalf("read %v, %v", got, err)
+				}
+			}
+		})
+	}
+}

@@ -1,13 +1,11 @@
-package redisrepo
+package locks
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/locks"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 
 	"context"
 	"errors"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,11 +17,6 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
-
-func newTestLocks(t *testing.T) (*locks.Locks, *redis.Client) {
-	rdb := redistest.Client(t)
-	return openTest(t, rdb, nil).Locks, rdb
-}
 
 // articleUnlock is the article's release script, as a service written from it runs it.
 var articleUnlock = redis.NewScript(`
@@ -39,10 +32,13 @@ var ctx = context.Background()
 // release with a wrong token changes nothing; the right token releases it. zpulse and code
 // written from the article exclude each other on the same key. On one server and on the
 // Cluster.
-func TestLockArticleScenario(t *testing.T) { redistest.ForEachTopology(t, testLockArticleScenario) }
+func TestLockArticleScenario(t *testing.T) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, testLockArticleScenario)
+}
 
 func testLockArticleScenario(t *testing.T, rdb redis.UniversalClient) {
-	lk := openTest(t, rdb, nil).Locks
+	lk, _ := openLocks(rdb, nil)
 	lease, err := lk.Acquire(ctx, "order:1001", domain.LockOptions{TTL: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +92,7 @@ func testLockArticleScenario(t *testing.T, rdb redis.UniversalClient) {
 
 // Extend works for the holder only; a wrong token changes neither the value nor the TTL.
 func TestExtendOnlyByTheHolder(t *testing.T) {
+	t.Parallel()
 	lk, rdb := newTestLocks(t)
 	lease, _ := lk.Acquire(ctx, "x", domain.LockOptions{TTL: 10 * time.Second})
 	if _, err := lk.Extend(ctx, "x", "wrong", time.Hour); domain.ErrorCode(err) != domain.ECONFLICT {
@@ -126,6 +123,7 @@ func TestExtendOnlyByTheHolder(t *testing.T) {
 // A holder that dies without releasing (no watchdog) loses the lock when its TTL ends,
 // counted by Redis's clock, and another owner takes it.
 func TestLockExpiresWithoutWatchdog(t *testing.T) {
+	t.Parallel()
 	lk, rdb := newTestLocks(t)
 	dead, _ := lk.Acquire(ctx, "x", domain.LockOptions{TTL: domain.MinLockTTL})
 	expire(t, rdb, "x")
@@ -151,42 +149,10 @@ func expire(t *testing.T, rdb redis.UniversalClient, name string) {
 	}
 }
 
-// afterAttempts calls f once, after the n-th script call on lock name's keys (an acquire
-// attempt, a release...), so a test acts while a waiter is between attempts, not after a sleep.
-func afterAttempts(rdb *redis.Client, name string, n int, f func()) {
-	var calls atomic.Int64
-	var once sync.Once
-	rdb.AddHook(hookAfter(func(cmd redis.Cmder) {
-		if (cmd.Name() == "evalsha" || cmd.Name() == "eval") && slices.Contains(cmd.Args(), any(store.DefaultKeys.Lock(name))) && calls.Add(1) >= int64(n) {
-			once.Do(f)
-		}
-	}))
-}
-
-// hookAfter calls f with every command, alone or pipelined, after Redis answered it.
-type hookAfter func(redis.Cmder)
-
-func (f hookAfter) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (f hookAfter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		err := next(ctx, cmd)
-		f(cmd)
-		return err
-	}
-}
-func (f hookAfter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		err := next(ctx, cmds)
-		for _, cmd := range cmds {
-			f(cmd)
-		}
-		return err
-	}
-}
-
 // Fencing tokens grow with every acquisition, across holders, and across a Redis that lost
-// its data (FLUSHALL stands for a restart without persistence).
+// its data (FLUSHDB of the test's database stands for a restart without persistence).
 func TestFencingTokensGrow(t *testing.T) {
+	t.Parallel()
 	lk, rdb := newTestLocks(t)
 	var last int64
 	for i := range 5 {
@@ -197,7 +163,7 @@ func TestFencingTokensGrow(t *testing.T) {
 		last = l.Fence
 		lk.Release(ctx, "f", l.Token)
 	}
-	if err := rdb.FlushAll(ctx).Err(); err != nil {
+	if err := rdb.FlushDB(ctx).Err(); err != nil { // the test's own database: Redis lost its data
 		t.Fatal(err)
 	}
 	l, err := lk.Acquire(ctx, "f", domain.LockOptions{TTL: time.Second})
@@ -219,6 +185,7 @@ func TestFencingTokensGrow(t *testing.T) {
 // Reentrancy: the same owner takes the lock again and must release it as often; anybody
 // else is refused throughout.
 func TestReentrantLock(t *testing.T) {
+	t.Parallel()
 	lk, rdb := newTestLocks(t)
 	opt := domain.LockOptions{TTL: 10 * time.Second, Owner: "worker-7"}
 	a, err := lk.Acquire(ctx, "r", opt)
@@ -260,10 +227,11 @@ func TestReentrantLock(t *testing.T) {
 // TryLock: a waiter gets the lock when the holder releases within its wait, gives up with
 // ECONFLICT when not, and stops at once when its context ends.
 func TestAcquireWaits(t *testing.T) {
+	t.Parallel()
 	lk, rdb := newTestLocks(t)
 	holder, _ := lk.Acquire(ctx, "w", domain.LockOptions{TTL: 10 * time.Second})
 	// The holder releases once the waiter has tried (the holder's acquire was call 1).
-	afterAttempts(rdb, "w", 2, func() { go lk.Release(ctx, "w", holder.Token) })
+	redistest.AfterScriptCalls(rdb, store.DefaultKeys.Lock("w"), 2, func() { go lk.Release(ctx, "w", holder.Token) })
 	got, err := lk.Acquire(ctx, "w", domain.LockOptions{TTL: time.Second, Wait: 5 * time.Second})
 	if err != nil || got.Fence <= holder.Fence {
 		t.Fatalf("waiter = %+v, %v; want the lock after the release", got, err)
@@ -277,7 +245,7 @@ func TestAcquireWaits(t *testing.T) {
 		t.Errorf("gave up after %v, before the wait of 30ms", time.Since(start))
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	afterAttempts(rdb, "w", 1, cancel) // the waiter's context ends after its first attempt
+	redistest.AfterScriptCalls(rdb, store.DefaultKeys.Lock("w"), 1, cancel) // the waiter's context ends after its first attempt
 	start = time.Now()
 	_, err = lk.Acquire(cctx, "w", domain.LockOptions{TTL: time.Second, Wait: 10 * time.Second})
 	if !errors.Is(err, context.Canceled) || time.Since(start) > 2*time.Second {
@@ -290,6 +258,7 @@ func TestAcquireWaits(t *testing.T) {
 // update, as in mennanov/limiters' lock test), fencing tokens are seen in increasing order,
 // and every waiter gets the lock each time it asks.
 func TestLockContention(t *testing.T) {
+	t.Parallel()
 	lk, _ := newTestLocks(t)
 	const workers, each = 100, 100
 	var (
@@ -337,9 +306,9 @@ func TestLockContention(t *testing.T) {
 }
 
 func TestForceRelease(t *testing.T) {
-	rdb := redistest.Client(t)
-	svc := openTest(t, rdb, nil)
-	lk := svc.Locks
+	t.Parallel()
+	rdb := redistest.DB(t)
+	lk, found := openLocks(rdb, nil)
 	l, _ := lk.Acquire(ctx, "stuck", domain.LockOptions{TTL: time.Hour, Owner: "w"})
 	lk.Acquire(ctx, "stuck", domain.LockOptions{TTL: time.Hour, Owner: "w"})
 	if err := lk.ForceRelease(ctx, "stuck", "someone-else"); domain.ErrorCode(err) != domain.ECONFLICT {
@@ -356,7 +325,7 @@ func TestForceRelease(t *testing.T) {
 	}
 	// Another library's lock (a Redisson hash) can be force-released, and is listed.
 	rdb.HSet(ctx, "lock:redisson", "uuid:1", 1)
-	svc.Discovery.Refresh(ctx) // as discovery's cadence would: List reads its snapshot
+	found.Refresh(ctx) // as discovery's cadence would: List reads its snapshot
 	held, err := lk.List(ctx)
 	if err != nil || len(held.Locks) != 1 || held.Locks[0].Type != "hash" || held.Locks[0].RemainingMs != -1 {
 		t.Errorf("List = %+v, %v; want the hash lock, without expiry", held, err)
@@ -367,6 +336,7 @@ func TestForceRelease(t *testing.T) {
 }
 
 func TestLockInvalidInputWritesNothing(t *testing.T) {
+	t.Parallel()
 	lk, rdb := newTestLocks(t)
 	bad := []struct {
 		name string

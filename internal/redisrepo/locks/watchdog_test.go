@@ -1,7 +1,6 @@
-package redisrepo
+package locks
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/locks"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 
 	"context"
@@ -25,10 +24,11 @@ var epoch = time.Date(2026, 7, 25, 12, 0, 0, 0, time.UTC)
 
 // newManualLocks returns locks whose watchdog schedules by a manual clock; tests call
 // RenewDue themselves instead of running the watchdog.
-func newManualLocks(t *testing.T) (*locks.Locks, *redis.Client, *domain.ManualClock) {
-	rdb := redistest.Client(t)
+func newManualLocks(t *testing.T) (*Locks, *redis.Client, *domain.ManualClock) {
+	rdb := redistest.DB(t)
 	clock := domain.NewManualClock(epoch)
-	return openTest(t, rdb, clock).Locks, rdb, clock
+	lk, _ := openLocks(rdb, clock)
+	return lk, rdb, clock
 }
 
 // With the watchdog, a holder keeps its lock across several TTLs of work: every TTL/3 the
@@ -36,12 +36,13 @@ func newManualLocks(t *testing.T) (*locks.Locks, *redis.Client, *domain.ManualCl
 // PTTL to 1 s before each renewal. At release the renewals stop. On one server and on the
 // Cluster.
 func TestWatchdogKeepsTheLockAcrossSeveralTTLs(t *testing.T) {
-	redistest.ForEachTopology(t, testWatchdogKeepsTheLockAcrossSeveralTTLs)
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, testWatchdogKeepsTheLockAcrossSeveralTTLs)
 }
 
 func testWatchdogKeepsTheLockAcrossSeveralTTLs(t *testing.T, rdb redis.UniversalClient) {
 	clock := domain.NewManualClock(epoch)
-	lk := openTest(t, rdb, clock).Locks
+	lk, _ := openLocks(rdb, clock)
 	h, err := lk.Hold(ctx, "job", domain.LockOptions{TTL: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +85,7 @@ func testWatchdogKeepsTheLockAcrossSeveralTTLs(t *testing.T, rdb redis.Universal
 // When the renewal finds the lock gone or taken by another token, the holder is told at
 // once (its context ends with ErrLockLost) and the other owner's lease is left alone.
 func TestWatchdogTellsTheHolderWhenTheLockIsLost(t *testing.T) {
+	t.Parallel()
 	lk, rdb, clock := newManualLocks(t)
 	h, _ := lk.Hold(ctx, "job", domain.LockOptions{TTL: 30 * time.Second})
 	rdb.Set(ctx, "lock:job", "somebody-else", 5*time.Second) // expired and taken meanwhile
@@ -112,9 +114,10 @@ func TestWatchdogTellsTheHolderWhenTheLockIsLost(t *testing.T) {
 // 30 s TTL, driven for 60 s the way Run drives them (sleep until the next is due, renew),
 // Take about two pipelines per TTL/3 instead of one round trip per lease.
 func TestWatchdogBatchesRenewals(t *testing.T) {
+	t.Parallel()
 	lk, rdb, clock := newManualLocks(t)
 	const n = 90
-	held := make([]*locks.Held, n)
+	held := make([]*Held, n)
 	for i := range held {
 		h, err := lk.Hold(ctx, fmt.Sprintf("job:%d", i), domain.LockOptions{TTL: 30 * time.Second})
 		if err != nil {
@@ -152,10 +155,11 @@ func TestWatchdogBatchesRenewals(t *testing.T) {
 // than a TTL of work), and once released it is no longer watched, so no renewal follows. The
 // test waits on the renewals themselves (a hook), not on a sleep.
 func TestWatchdogRunsOnRealTime(t *testing.T) {
+	t.Parallel()
 	lk, rdb := newTestLocks(t)
 	renewed := make(chan struct{}, 16)
-	rdb.AddHook(hookAfter(func(cmd redis.Cmder) {
-		if args := cmd.Args(); len(args) > 1 && (args[1] == any(locks.ExtendLockScript.Hash()) || args[1] == any(locks.ExtendLockScript.Source())) {
+	rdb.AddHook(redistest.HookAfter(func(cmd redis.Cmder) {
+		if args := cmd.Args(); len(args) > 1 && (args[1] == any(ExtendLockScript.Hash()) || args[1] == any(ExtendLockScript.Source())) {
 			select {
 			case renewed <- struct{}{}:
 			default:
@@ -196,88 +200,12 @@ func TestWatchdogRunsOnRealTime(t *testing.T) {
 	}
 }
 
-// A Redis restart while the watchdog runs. Defined behaviour (see Watchdog):
-//   - Redis comes back empty before the lease ran out: the next renewal finds the lock gone
-//     and the holder is told at once;
-//   - Redis stays down: the holder is told when the lease it last confirmed runs out,
-//     because from then on another owner may hold the lock.
-func TestWatchdogAcrossARedisRestart(t *testing.T) {
-	redis.SetLogger(quietLogger{}) // go-redis logs every refused dial
-	srv, err := redistest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	rdb, err := Connect("redis://" + srv.Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rdb.Close()
-	lk := openTest(t, rdb, nil).Locks
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { lk.Watchdog().Run(runCtx); close(done) }()
-	defer func() { stop(); <-done }()
-
-	const ttl = 300 * time.Millisecond
-	t.Run("back empty", func(t *testing.T) {
-		// A lease long enough for a restart on a busy machine (one of 300 ms ran out first
-		// there, which is the other case): Redis is back, empty, before it ends.
-		h, err := lk.Hold(ctx, "job", domain.LockOptions{TTL: 3 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv.Stop()
-		if err := srv.Restart(); err != nil {
-			t.Fatal(err)
-		}
-		cause := waitDone(t, h, 5*time.Second)
-		if !errors.Is(cause, domain.ErrLockLost) || !strings.Contains(cause.Error(), "Redis lost it") {
-			t.Errorf("cause = %v, want ErrLockLost saying the lock is gone", cause)
-		}
-	})
-	t.Run("stays down", func(t *testing.T) {
-		h, err := lk.Hold(ctx, "job", domain.LockOptions{TTL: ttl})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv.Stop()
-		stopped := time.Now()
-		cause := waitDone(t, h, 2*time.Second)
-		elapsed := time.Since(stopped)
-		t.Logf("told %v after Redis stopped (TTL %v)", elapsed.Round(time.Millisecond), ttl)
-		if !errors.Is(cause, domain.ErrLockLost) || !strings.Contains(cause.Error(), "lease ran out before it could be renewed") {
-			t.Errorf("cause = %v, want ErrLockLost saying the lease ran out", cause)
-		}
-		// It is told when the last confirmed lease runs out, at most a TTL less the drift
-		// allowance after the stop. The margin is for timers on a busy machine (go test runs
-		// packages side by side under -race); what it guards against is waiting for a dial
-		// timeout (2 s) or a renewal that never comes, far beyond it.
-		if elapsed > ttl+400*time.Millisecond {
-			t.Errorf("told %v after Redis stopped: later than a TTL (%v), when another owner may hold the lock", elapsed, ttl)
-		}
-		if err := srv.Restart(); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
-
-func waitDone(t *testing.T, h *locks.Held, within time.Duration) error {
-	t.Helper()
-	select {
-	case <-h.Context().Done():
-		return context.Cause(h.Context())
-	case <-time.After(within):
-		t.Fatalf("the holder was not told within %v", within)
-		return nil
-	}
-}
-
 // One loop runs in one instance at a time: two instances (two Locks on one Redis) run the
 // same singleton; when the leader stops, the other takes over; when an admin force-releases
 // the lock, the loop's context ends and it campaigns again.
 func TestSingletonRunsInOneInstance(t *testing.T) {
-	rdb := redistest.Client(t)
+	t.Parallel()
+	rdb := redistest.DB(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var running, maxRunning, terms atomic.Int64
 	started := make(chan struct{}, 8) // a term began
@@ -292,13 +220,13 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 		return nil
 	}
 	type instance struct {
-		lk   *locks.Locks
+		lk   *Locks
 		stop context.CancelFunc
 		done chan error
 	}
 	start := func() *instance {
-		lk := openTest(t, rdb, nil).Locks
-		s := locks.NewSingletons(lk, store.DefaultKeys, log)
+		lk, _ := openLocks(rdb, nil)
+		s := NewSingletons(lk, store.DefaultKeys, log)
 		s.TTL, s.Retry = 300*time.Millisecond, 30*time.Millisecond
 		ictx, stop := context.WithCancel(ctx)
 		in := &instance{lk: lk, stop: stop, done: make(chan error, 1)}
@@ -335,7 +263,8 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 	}
 
 	// A loop that returns on its own ends Run with its result.
-	s := locks.NewSingletons(openTest(t, rdb, nil).Locks, store.DefaultKeys, log)
+	once, _ := openLocks(rdb, nil)
+	s := NewSingletons(once, store.DefaultKeys, log)
 	boom := errors.New("boom")
 	if err := s.Run(ctx, "once", func(context.Context, int64) error { return boom }); err != boom {
 		t.Errorf("Run = %v, want the loop's error", err)
@@ -358,7 +287,3 @@ func waitTerm(t *testing.T, started <-chan struct{}, what string, cond func() bo
 		t.Fatalf("at %s the counts are wrong", what)
 	}
 }
-
-type quietLogger struct{}
-
-func (quietLogger) Printf(context.Context, string, ...any) {}

@@ -1,4 +1,4 @@
-package redisrepo
+package locks
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // BenchmarkLockAcquireRelease is one uncontended acquire plus its release (two scripts, with
 // the index updates: three round trips).
 func BenchmarkLockAcquireRelease(b *testing.B) {
-	lk := openTest(b, redistest.Client(b), nil).Locks
+	lk, _ := openLocks(redistest.DB(b), nil)
 	for b.Loop() {
 		l, err := lk.Acquire(ctx, "bench", domain.LockOptions{TTL: time.Second})
 		if err != nil {
@@ -27,7 +27,7 @@ func BenchmarkLockAcquireRelease(b *testing.B) {
 // BenchmarkLockContended is acquire + release of one lock by 8 goroutines per CPU at once:
 // ns/op is the time per hand-over under contention (waiters queue at the gate).
 func BenchmarkLockContended(b *testing.B) {
-	lk := openTest(b, redistest.Client(b), nil).Locks
+	lk, _ := openLocks(redistest.DB(b), nil)
 	b.SetParallelism(8)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -46,9 +46,9 @@ func BenchmarkLockContended(b *testing.B) {
 func BenchmarkWatchdogRenew(b *testing.B) {
 	for _, n := range []int{1, 100, 1000} {
 		b.Run(fmt.Sprintf("leases=%d", n), func(b *testing.B) {
-			rdb := redistest.Client(b)
+			rdb := redistest.DB(b)
 			clock := domain.NewManualClock(epoch)
-			lk := openTest(b, rdb, clock).Locks
+			lk, _ := openLocks(rdb, clock)
 			for i := range n {
 				if _, err := lk.Hold(ctx, fmt.Sprintf("job:%d", i), domain.LockOptions{TTL: 30 * time.Second}); err != nil {
 					b.Fatal(err)
@@ -58,33 +58,6 @@ func BenchmarkWatchdogRenew(b *testing.B) {
 				clock.Advance(10 * time.Second)
 				if renewed, _ := lk.Watchdog().RenewDue(ctx); renewed != n {
 					b.Fatalf("renewed %d of %d", renewed, n)
-				}
-			}
-		})
-	}
-}
-
-// BenchmarkSnapshotsReadLocks is the watcher's read of the locks topic with n held locks
-// (one pipeline: the index, a SCAN step when due, four reads per lock).
-func BenchmarkSnapshotsReadLocks(b *testing.B) {
-	for _, n := range []int{10, 200} {
-		b.Run(fmt.Sprintf("lk=%d", n), func(b *testing.B) {
-			rdb := redistest.Client(b)
-			svc := openTest(b, rdb, nil)
-			lk := svc.Locks
-			for i := range n {
-				lk.Acquire(ctx, fmt.Sprintf("lock:%d", i), domain.LockOptions{TTL: time.Hour})
-			}
-			snaps := svc.Snapshots
-			topics := []string{domain.TopicLocks}
-			for warm := false; !warm; { // until the first SCAN pass ended
-				got, _ := snaps.Read(ctx, topics)
-				_, warm = got[domain.TopicLocks]
-			}
-			for b.Loop() {
-				got, err := snaps.Read(ctx, topics)
-				if err != nil || len(got[domain.TopicLocks].(domain.HeldLocks).Locks) != n {
-					b.Fatalf("read %v, %v", got, err)
 				}
 			}
 		})
