@@ -1,6 +1,8 @@
 package redisrepo
 
 import (
+	"github.com/redis/go-redis/v9"
+
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 
 	"context"
@@ -156,5 +158,48 @@ func TestSnapshotsReadLimiterTopics(t *testing.T) {
 	again, _ := s.Read(ctx, topics)
 	if fmt.Sprint(again[topics[0]]) != fmt.Sprint(view) {
 		t.Errorf("unchanged state gave a different snapshot")
+	}
+}
+
+// The watcher's reader reads a chart's ring at most once per second of the clock, however
+// often it ticks, and forgets charts no longer asked for.
+func TestSnapshotsReadARingOncePerSecond(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.Client(t)
+	clock := domain.NewManualClock(testNow.Add(11 * time.Second))
+	svc := openTest(t, rdb, clock)
+	ring := store.DefaultKeys.HistoryRing(domain.HistoryQueue, "mail", domain.HistoryHour)
+	var gets int
+	rdb.AddHook(redistest.HookAfter(func(cmd redis.Cmder) {
+		if cmd.Name() == "get" && len(cmd.Args()) == 2 && cmd.Args()[1] == ring {
+			gets++
+		}
+	}))
+	topic := domain.HistoryTopic(domain.HistoryQueue, "mail", domain.HistoryHour)
+	read := func() domain.History {
+		t.Helper()
+		snaps, err := svc.Snapshots.Read(ctx, []string{topic})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _ := snaps[topic].(domain.History)
+		return h
+	}
+	first := read()
+	clock.Advance(900 * time.Millisecond)
+	if again := read(); gets != 1 || !reflect.DeepEqual(first, again) {
+		t.Errorf("two reads within a second: %d GETs of the ring, want 1 and the same snapshot", gets)
+	}
+	clock.Advance(100 * time.Millisecond)
+	read()
+	if gets != 2 {
+		t.Errorf("a read in the next second: %d GETs, want 2", gets)
+	}
+	if _, err := svc.Snapshots.Read(ctx, nil); err != nil { // nobody asks for the chart any more
+		t.Fatal(err)
+	}
+	read()
+	if gets != 3 {
+		t.Errorf("a chart asked for again after it was forgotten: %d GETs, want 3", gets)
 	}
 }

@@ -1,7 +1,6 @@
-package redisrepo
+package auth
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/auth"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 
 	"context"
@@ -15,8 +14,9 @@ import (
 // A session lives until it is ended, everywhere at once, or its token changes; its id is
 // never a key.
 func TestAuthSessions(t *testing.T) {
-	rdb := redistest.Client(t)
-	a := auth.NewAuth(rdb, store.DefaultKeys, store.Clocks{})
+	t.Parallel()
+	rdb := redistest.DB(t)
+	a := NewAuth(rdb, store.DefaultKeys, store.Clocks{})
 	ctx := context.Background()
 	one, err := a.CreateSession(ctx, time.Hour, "fp")
 	if err != nil {
@@ -31,7 +31,7 @@ func TestAuthSessions(t *testing.T) {
 			t.Errorf("Session(%q, %q) = %v %v, want %v", c.id, c.fp, got, err, c.want)
 		}
 	}
-	if ttl := rdb.PTTL(ctx, store.DefaultKeys.Session(auth.SessionHash(one))).Val(); ttl <= 0 || ttl > time.Hour {
+	if ttl := rdb.PTTL(ctx, store.DefaultKeys.Session(SessionHash(one))).Val(); ttl <= 0 || ttl > time.Hour {
 		t.Errorf("record PTTL %v", ttl)
 	}
 	if err := a.EndSession(ctx, one); err != nil {
@@ -58,9 +58,10 @@ func TestAuthSessions(t *testing.T) {
 // The attempt limit counts wrong attempts up to domain.SignInAttempts.Limit, then refuses
 // wrong and right alike; a right attempt counts nothing.
 func TestAuthAttempts(t *testing.T) {
-	rdb := redistest.Client(t)
+	t.Parallel()
+	rdb := redistest.DB(t)
 	clock := domain.NewManualClock(time.UnixMilli(1_800_000_000_000))
-	a := auth.NewAuth(rdb, store.DefaultKeys, store.Clocks{Script: clock})
+	a := NewAuth(rdb, store.DefaultKeys, store.Clocks{Script: clock})
 	ctx := context.Background()
 	for i := range domain.SignInAttempts.Limit {
 		if r, err := a.Attempt(ctx, "203.0.113.1", false); err != nil || !r.Allowed || r.Remaining != domain.SignInAttempts.Limit-i {

@@ -1,7 +1,6 @@
-package redisrepo
+package history
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/history"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 
 	"context"
@@ -25,7 +24,7 @@ func lastBucket(t *testing.T, h domain.History) domain.HistoryBucket {
 	return b
 }
 
-func readHistory(t *testing.T, svc *Services, kind domain.HistoryKind, name string, r domain.HistoryRange) domain.History {
+func readHistory(t *testing.T, svc *instance, kind domain.HistoryKind, name string, r domain.HistoryRange) domain.History {
 	t.Helper()
 	h, err := svc.History.Ring(context.Background(), kind, name, r)
 	if err != nil {
@@ -39,11 +38,12 @@ func readHistory(t *testing.T, svc *Services, kind domain.HistoryKind, name stri
 // closed (a restart): all show the same buckets, including a queue no zpulse ever wrote to.
 // On one Redis and on a Cluster, where every ring and script stays in its entity's slot.
 func TestHistorySurvivesRestartAndIsSharedByInstances(t *testing.T) {
-	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
 		ctx := context.Background()
 		clock := domain.NewManualClock(testNow.Add(time.Second)) // 12:00:01
-		first := openTest(t, rdb, clock)
-		second := openTest(t, rdb, clock)
+		first := openInstance(t, rdb, clock)
+		second := openInstance(t, rdb, clock)
 
 		for _, id := range []string{"a", "b", "c"} {
 			if _, err := first.Queues.Enqueue(ctx, "mail", domain.NewJob{ID: id, HasPriority: true, Priority: 1}); err != nil {
@@ -78,7 +78,7 @@ func TestHistorySurvivesRestartAndIsSharedByInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		clock.Set(testNow.Add(10*time.Second + history.HistoryDelay)) // the bucket 12:00:00-12:00:10 ended
+		clock.Set(testNow.Add(10*time.Second + HistoryDelay)) // the bucket 12:00:00-12:00:10 ended
 		if err := first.History.Record(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func TestHistorySurvivesRestartAndIsSharedByInstances(t *testing.T) {
 		if _, err := second.Queues.Enqueue(ctx, "mail", domain.NewJob{ID: "d", HasPriority: true, Priority: 1}); err != nil {
 			t.Fatal(err)
 		}
-		clock.Set(testNow.Add(20*time.Second + history.HistoryDelay))
+		clock.Set(testNow.Add(20*time.Second + HistoryDelay))
 		if err := second.History.Record(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,7 @@ func TestHistorySurvivesRestartAndIsSharedByInstances(t *testing.T) {
 
 		// A restart: the first instance goes, a new one comes over the same Redis.
 		first.Close()
-		restarted := openTest(t, rdb, clock)
+		restarted := openInstance(t, rdb, clock)
 		for _, kind := range []domain.HistoryKind{domain.HistoryQueue, domain.HistoryBoard, domain.HistoryLimiter} {
 			name := map[domain.HistoryKind]string{domain.HistoryQueue: "mail", domain.HistoryBoard: "game", domain.HistoryLimiter: domain.DefaultLimiter}[kind]
 			for _, r := range domain.HistoryRanges {
@@ -141,17 +141,18 @@ func TestHistorySurvivesRestartAndIsSharedByInstances(t *testing.T) {
 // TestHistoryTotalsCountEachBucketOnce: a bucket recorded twice (two recorders in a handover,
 // a restart) adds to the totals once, and the metrics read reports them.
 func TestHistoryTotalsCountEachBucketOnce(t *testing.T) {
-	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
 		ctx := context.Background()
 		clock := domain.NewManualClock(testNow.Add(time.Second))
-		a, b := openTest(t, rdb, clock), openTest(t, rdb, clock)
+		a, b := openInstance(t, rdb, clock), openInstance(t, rdb, clock)
 		for _, id := range []string{"a", "b"} {
 			if _, err := a.Queues.Enqueue(ctx, "mail", domain.NewJob{ID: id, HasPriority: true, Priority: 0}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		clock.Set(testNow.Add(10*time.Second + history.HistoryDelay))
-		for _, svc := range []*Services{a, b, a} {
+		clock.Set(testNow.Add(10*time.Second + HistoryDelay))
+		for _, svc := range []*instance{a, b, a} {
 			if err := svc.History.Record(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -172,9 +173,10 @@ func TestHistoryTotalsCountEachBucketOnce(t *testing.T) {
 // TestHistoryEmptyAndUnrecorded: an entity never recorded reads as a full range of
 // unrecorded buckets ending at the last bucket that ended; bad names are EINVALID.
 func TestHistoryEmptyAndUnrecorded(t *testing.T) {
-	rdb := redistest.Client(t)
+	t.Parallel()
+	rdb := redistest.DB(t)
 	clock := domain.NewManualClock(testNow.Add(25 * time.Second))
-	svc := openTest(t, rdb, clock)
+	svc := openInstance(t, rdb, clock)
 	h := readHistory(t, svc, domain.HistoryQueue, "nothing", domain.HistoryHour)
 	last := h.Buckets[len(h.Buckets)-1]
 	if last.Recorded || last.AtMs != testNow.Add(10*time.Second).UnixMilli() {
@@ -188,19 +190,20 @@ func TestHistoryEmptyAndUnrecorded(t *testing.T) {
 // TestHistoryRecorderRunsInOneInstance: two instances campaign for the recorder's singleton;
 // one records, the other stands by.
 func TestHistoryRecorderRunsInOneInstance(t *testing.T) {
-	rdb := redistest.Client(t)
+	t.Parallel()
+	rdb := redistest.DB(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	started := make(chan string, 2)
 	done := make(chan struct{}, 2)
 	tried := make(chan struct{})
-	lock := store.DefaultKeys.SingletonLock(history.RecorderLoop)
+	lock := store.DefaultKeys.SingletonLock(RecorderLoop)
 	redistest.AfterScriptCalls(rdb, store.DefaultKeys.Lock(lock), 2, func() { close(tried) }) // both instances campaigned
 	for _, name := range []string{"one", "two"} {
-		svc := openTest(t, rdb, nil)
+		svc := openInstance(t, rdb, nil)
 		go func() {
 			defer func() { done <- struct{}{} }()
-			_ = svc.Singletons.Run(ctx, history.RecorderLoop, func(ctx context.Context, _ int64) error {
+			_ = svc.Singletons.Run(ctx, RecorderLoop, func(ctx context.Context, _ int64) error {
 				started <- name
 				return svc.History.RunRecorder(ctx, nil)
 			})
@@ -223,10 +226,11 @@ func TestHistoryRecorderRunsInOneInstance(t *testing.T) {
 
 // A nack is a failure in the history as a lease that ended is (the reaper's count).
 func TestHistoryCountsNacksAsFailures(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	rdb := redistest.Client(t)
+	rdb := redistest.DB(t)
 	clock := domain.NewManualClock(testNow.Add(time.Second))
-	svc := openTest(t, rdb, clock)
+	svc := openInstance(t, rdb, clock)
 	if _, err := svc.Queues.Enqueue(ctx, "mail", domain.NewJob{ID: "a", HasPriority: true, Priority: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +241,7 @@ func TestHistoryCountsNacksAsFailures(t *testing.T) {
 	if _, err := svc.Queues.Nack(ctx, "mail", d.ID, d.Token, 0, "smtp timeout"); err != nil {
 		t.Fatal(err)
 	}
-	clock.Set(testNow.Add(10*time.Second + history.HistoryDelay))
+	clock.Set(testNow.Add(10*time.Second + HistoryDelay))
 	if err := svc.History.Record(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -245,48 +249,5 @@ func TestHistoryCountsNacksAsFailures(t *testing.T) {
 	// a nack is no lease-to-ack time
 	if b := lastBucket(t, readHistory(t, svc, domain.HistoryQueue, "mail", domain.HistoryHour)); !reflect.DeepEqual(b.Values, []int64{1, 0, 0, 0, 1, 0, 1, 0, 0, 0}) {
 		t.Errorf("after a nack: %v, want 1 waiting, 1 enqueued, 1 failed", b.Values)
-	}
-}
-
-// The watcher's reader reads a chart's ring at most once per second of the clock, however
-// often it ticks, and forgets charts no longer asked for.
-func TestSnapshotsReadARingOncePerSecond(t *testing.T) {
-	ctx := context.Background()
-	rdb := redistest.Client(t)
-	clock := domain.NewManualClock(testNow.Add(11 * time.Second))
-	svc := openTest(t, rdb, clock)
-	ring := store.DefaultKeys.HistoryRing(domain.HistoryQueue, "mail", domain.HistoryHour)
-	var gets int
-	rdb.AddHook(redistest.HookAfter(func(cmd redis.Cmder) {
-		if cmd.Name() == "get" && len(cmd.Args()) == 2 && cmd.Args()[1] == ring {
-			gets++
-		}
-	}))
-	topic := domain.HistoryTopic(domain.HistoryQueue, "mail", domain.HistoryHour)
-	read := func() domain.History {
-		t.Helper()
-		snaps, err := svc.Snapshots.Read(ctx, []string{topic})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, _ := snaps[topic].(domain.History)
-		return h
-	}
-	first := read()
-	clock.Advance(900 * time.Millisecond)
-	if again := read(); gets != 1 || !reflect.DeepEqual(first, again) {
-		t.Errorf("two reads within a second: %d GETs of the ring, want 1 and the same snapshot", gets)
-	}
-	clock.Advance(100 * time.Millisecond)
-	read()
-	if gets != 2 {
-		t.Errorf("a read in the next second: %d GETs, want 2", gets)
-	}
-	if _, err := svc.Snapshots.Read(ctx, nil); err != nil { // nobody asks for the chart any more
-		t.Fatal(err)
-	}
-	read()
-	if gets != 3 {
-		t.Errorf("a chart asked for again after it was forgotten: %d GETs, want 3", gets)
 	}
 }

@@ -1,4 +1,4 @@
-package redisrepo
+package store
 
 import (
 	"context"
@@ -9,16 +9,18 @@ import (
 
 // Failed commands are counted by command, alone or pipelined; a nil reply is an answer.
 func TestCommandErrorsCountFailures(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	svc := openTest(t, redistest.Client(t), nil)
-	rdb := svc.Client
+	rdb := redistest.DB(t)
+	counts := &CommandErrors{}
+	rdb.AddHook(counts) // as redisrepo.Open hooks it onto its client
 	rdb.HSet(ctx, "h", "f", "v")
 	_ = rdb.Incr(ctx, "h").Err() // WRONGTYPE
 	pipe := rdb.Pipeline()
 	pipe.Incr(ctx, "h")
 	pipe.Get(ctx, "missing") // nil: not an error
 	_, _ = pipe.Exec(ctx)
-	if got := svc.CommandErrors.Counts(); got["incr"] != 2 || len(got) != 1 {
+	if got := counts.Counts(); got["incr"] != 2 || len(got) != 1 {
 		t.Errorf("counts = %v, want incr 2 and nothing else", got)
 	}
 }

@@ -1,4 +1,4 @@
-package redisrepo
+package history
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
-	"github.com/zpulse/zpulse/internal/redisrepo/history"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
@@ -20,10 +19,11 @@ import (
 // duration and a job in flight shows when its attempt began; a consumer silent for
 // domain.ConsumerTTL is forgotten. On one Redis and on a Cluster (one slot per queue).
 func TestConsumersAndDurations(t *testing.T) {
-	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
 		ctx := context.Background()
 		clock := domain.NewManualClock(testNow.Add(time.Second)) // 12:00:01
-		svc := openTest(t, rdb, clock)
+		svc := openInstance(t, rdb, clock)
 		q := svc.Queues
 		for _, id := range []string{"a", "b", "c", "d"} {
 			if _, err := q.Enqueue(ctx, "mail", domain.NewJob{ID: id, HasPriority: true, Priority: 1}); err != nil {
@@ -100,7 +100,7 @@ func TestConsumersAndDurations(t *testing.T) {
 
 		// The bucket 12:00:00-12:00:10 holds one lease-to-ack time of 2.5 s: in the
 		// (1 s, 2.5 s] bucket, so p50 and p95 are read within it, and the max exactly.
-		clock.Set(testNow.Add(10*time.Second + history.HistoryDelay))
+		clock.Set(testNow.Add(10*time.Second + HistoryDelay))
 		if err := svc.History.Record(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -131,6 +131,7 @@ func TestConsumersAndDurations(t *testing.T) {
 
 // The quantiles are read from the buckets: exact to within the bucket, never above the max.
 func TestDurationQuantiles(t *testing.T) {
+	t.Parallel()
 	h := domain.DurationHistogram{Counts: make([]int64, len(domain.DurationBoundsMs)+1), MaxMs: 70}
 	h.Counts[domain.DurationBucket(8)] = 90  // (0, 10]
 	h.Counts[domain.DurationBucket(70)] = 10 // (50, 100]
