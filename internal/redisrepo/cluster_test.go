@@ -16,8 +16,9 @@ import (
 // CROSSSLOT), no read needs keys of several masters in one command, and the live reader's
 // one pipeline reads every topic.
 func TestEveryOperationOnTheCluster(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	rdb := redistest.ClusterClient(t)
+	rdb := redistest.ClusterTurn(t)
 	clock := domain.NewManualClock(testNow)
 	svc := openTest(t, rdb, clock)
 	must := func(what string, err error) {

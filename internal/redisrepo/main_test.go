@@ -33,7 +33,7 @@ func openTest(t testing.TB, rdb redis.UniversalClient, clock domain.Clock) *Serv
 }
 
 func newBoards(t *testing.T) (*boards.Leaderboards, *redis.Client, *domain.ManualClock) {
-	rdb := redistest.Client(t)
+	rdb := redistest.DB(t)
 	lb, clock := newBoardsOn(t, rdb)
 	return lb, rdb, clock
 }

@@ -17,9 +17,10 @@ import (
 // read returns. (Pages used to call Snapshots.Read with their own topics, which made the
 // watcher forget its limiters: the next read skipped the limiter topics, then resent them.)
 func TestPageReadsLeaveTheWatcherAlone(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clock := domain.NewManualClock(testNow)
-	svc := openTest(t, redistest.Client(t), clock)
+	svc := openTest(t, redistest.DB(t), clock)
 	if _, err := svc.Limiters.SetPolicy(ctx, domain.LimitPolicy{Name: "api", Algorithm: domain.FixedWindow, Limit: 5, WindowMs: 10_000}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +95,9 @@ func TestPageReadsLeaveTheWatcherAlone(t *testing.T) {
 
 // The page reads return what the watcher publishes, from the same plan code.
 func TestSummariesMatchTheWatcher(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	svc := openTest(t, redistest.Client(t), domain.NewManualClock(testNow))
+	svc := openTest(t, redistest.DB(t), domain.NewManualClock(testNow))
 	svc.Leaderboards.AddPoints(ctx, "game", "alice", 10)
 	svc.Leaderboards.AddPoints(ctx, "game", "bob", 20)
 	if _, err := svc.Queues.Enqueue(context.Background(), "jobs", domain.NewJob{ID: "j-1", Priority: 3, HasPriority: true}); err != nil {

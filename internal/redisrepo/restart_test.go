@@ -20,6 +20,7 @@ import (
 //   - Redis stays down: the holder is told when the lease it last confirmed runs out,
 //     because from then on another owner may hold the lock.
 func TestWatchdogAcrossARedisRestart(t *testing.T) {
+	// Serial: it sets go-redis's logger, which is the whole process's.
 	redis.SetLogger(quietLogger{}) // go-redis logs every refused dial
 	srv, err := redistest.Start()
 	if err != nil {

@@ -22,8 +22,9 @@ import (
 // before Redis lets the lock go. The new term's fence is higher, and the reap script refuses
 // the old one. The figure is logged; the README quotes the bound.
 func TestSingletonTakeover(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	redistest.Client(t) // flushes the shared server
+	db := redistest.DB(t).Options().DB // a database of its own, flushed; each instance dials it
 	addr := redistest.Shared().Addr
 	type term struct {
 		instance string
@@ -43,7 +44,7 @@ func TestSingletonTakeover(t *testing.T) {
 		done sync.WaitGroup
 	}
 	start := func(name string) *instance {
-		in := &instance{rdb: redis.NewClient(&redis.Options{Addr: addr})}
+		in := &instance{rdb: redis.NewClient(&redis.Options{Addr: addr, DB: db})}
 		t.Cleanup(func() { in.rdb.Close() })
 		in.svc = openTest(t, in.rdb, nil)
 		ictx, stop := context.WithCancel(ctx)

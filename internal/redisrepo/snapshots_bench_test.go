@@ -19,7 +19,7 @@ import (
 // every iteration; bench/report prints it beside the "10 or fewer" for a queue.
 func BenchmarkCommandsPerTick(b *testing.B) {
 	ctx := context.Background()
-	rdb := redistest.Client(b)
+	rdb := redistest.DB(b)
 	clock := domain.NewManualClock(testNow)
 	svc := openTest(b, rdb, clock)
 	for i := range 1000 {
@@ -96,8 +96,9 @@ const maxCommandsPerMadeUpTopic = 9
 // Topics naming things nobody has cost a bounded number of commands per tick each, whatever
 // their kind, so the commands one address can cause grow with its topics only.
 func TestCommandsPerMadeUpTopic(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	rdb := redistest.Client(t)
+	rdb := redistest.DB(t)
 	clock := domain.NewManualClock(testNow)
 	svc := openTest(t, rdb, clock)
 	const n = 40
@@ -141,7 +142,7 @@ func TestCommandsPerMadeUpTopic(t *testing.T) {
 func BenchmarkSnapshotsReadLocks(b *testing.B) {
 	for _, n := range []int{10, 200} {
 		b.Run(fmt.Sprintf("lk=%d", n), func(b *testing.B) {
-			rdb := redistest.Client(b)
+			rdb := redistest.DB(b)
 			svc := openTest(b, rdb, nil)
 			lk := svc.Locks
 			for i := range n {

@@ -28,7 +28,8 @@ func wantWrongType(t *testing.T, what string, err error, key, typ string) {
 // written beside them, single reads say wrong_type, and once the names are indexed anyway the
 // lists, the watcher, the history recorder and /metrics' read go on, marking those entries.
 func TestKeysOfAnotherTypeAtZpulsesNames(t *testing.T) {
-	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
 		ctx := context.Background()
 		clock := domain.NewManualClock(testNow)
 		svc := openTest(t, rdb, clock)
@@ -131,7 +132,8 @@ func TestKeysOfAnotherTypeAtZpulsesNames(t *testing.T) {
 // A board zpulse wrote to and another service then replaced with a LIST: the next add is
 // refused (its score script's guard), and the board's index entry is not refreshed by it.
 func TestBoardReplacedByAnotherType(t *testing.T) {
-	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
 		ctx := context.Background()
 		lb, _ := newBoardsOn(t, rdb)
 		if _, err := lb.AddPoints(ctx, "game", "p", 1); err != nil {

@@ -13,7 +13,8 @@ import (
 // The locks topic: zpulse's locks (index) and other services' locks (found by Discovery) in
 // the watcher's one pipeline, shown once discovery has run; gone locks leave the index.
 func TestSnapshotsReadLocksTopic(t *testing.T) {
-	svc := openTest(t, redistest.Client(t), nil)
+	t.Parallel()
+	svc := openTest(t, redistest.DB(t), nil)
 	lk, rdb, snaps := svc.Locks, svc.Client, svc.Snapshots
 	mine, _ := lk.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Minute, Owner: "w-1"})
 	lk.Acquire(ctx, "order:1001", domain.LockOptions{TTL: time.Minute, Owner: "w-1"})
