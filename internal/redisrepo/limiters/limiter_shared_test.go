@@ -7,28 +7,14 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/zpulse/zpulse/internal/compat"
 	"github.com/zpulse/zpulse/internal/domain"
 )
-
-// articleSlidingLog is the main article's SlidingWindowRateLimiter script, as written.
-var articleSlidingLog = redis.NewScript(`
-local key    = KEYS[1]
-local now    = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local limit  = tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', key, 0, now - window)
-if redis.call('ZCARD', key) < limit then
-    redis.call('ZADD', key, now, ARGV[4])
-    redis.call('PEXPIRE', key, window)
-    return 1
-end
-return 0
-`)
 
 // serviceAdmits runs the article's limiter (5 per minute) on rate:<client> at now.
 func serviceAdmits(t *testing.T, rdb *redis.Client, client string, now time.Time) bool {
 	t.Helper()
-	n, err := articleSlidingLog.Run(context.Background(), rdb, []string{"rate:" + client}, now.UnixMilli(), 60_000, 5, NewUUID()).Int64()
+	n, err := compat.SlidingWindow.Run(context.Background(), rdb, []string{"rate:" + client}, now.UnixMilli(), 60_000, 5, NewUUID()).Int64()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/zpulse/zpulse/internal/compat"
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/internal/redistest"
@@ -99,7 +100,7 @@ func TestSlidingLogSharesTheArticlesKeys(t *testing.T) {
 	ctx := context.Background()
 	articleAcquire := func() int64 {
 		t.Helper()
-		n, err := articleSlidingLog.Run(ctx, rdb, []string{"rate:c-77"}, clock.Now().UnixMilli(), 10_000, 3, NewUUID()).Int64()
+		n, err := compat.SlidingWindow.Run(ctx, rdb, []string{"rate:c-77"}, clock.Now().UnixMilli(), 10_000, 3, NewUUID()).Int64()
 		if err != nil {
 			t.Fatal(err)
 		}
