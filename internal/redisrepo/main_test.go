@@ -1,9 +1,6 @@
 package redisrepo
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/boards"
-	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
-
 	"context"
 	"testing"
 	"time"
@@ -11,6 +8,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/boards"
+	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 

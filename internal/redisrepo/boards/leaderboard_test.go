@@ -1,9 +1,6 @@
 package boards
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-	"github.com/zpulse/zpulse/internal/redistest"
-
 	"context"
 	"fmt"
 	"strings"
@@ -13,6 +10,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+	"github.com/zpulse/zpulse/internal/redistest"
 )
 
 // The articles' example: alice 120, bob 95, carol 150, bob +60.

@@ -1,8 +1,6 @@
 package limiters
 
 import (
-	"github.com/zpulse/zpulse/internal/redistest"
-
 	"context"
 	"strings"
 	"testing"
@@ -12,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
 )
 
 // The page's numbers, computed in Go from the state, agree with the scripts' Peek.
