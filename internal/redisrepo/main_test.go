@@ -31,13 +31,15 @@ func openTest(t testing.TB, rdb redis.UniversalClient, clock domain.Clock) *Serv
 	return svc
 }
 
+// newBoards opens every service through Open on a database of the test's own and returns the
+// boards, on a manual clock from testNow.
 func newBoards(t *testing.T) (*boards.Leaderboards, *redis.Client, *domain.ManualClock) {
 	rdb := redistest.DB(t)
 	lb, clock := newBoardsOn(t, rdb)
 	return lb, rdb, clock
 }
 
-// newBoardsOn is newBoards on a given client (a topology of redistest.ForEachTopology).
+// newBoardsOn is newBoards on a given client (a topology of redistest.ForEachTopologyParallel).
 func newBoardsOn(t *testing.T, rdb redis.UniversalClient) (*boards.Leaderboards, *domain.ManualClock) {
 	clock := domain.NewManualClock(testNow)
 	return openTest(t, rdb, clock).Leaderboards, clock
@@ -51,4 +53,5 @@ func allow(t *testing.T, l *limiters.Limiters, policy, client string) {
 	}
 }
 
+// ctx is the root's tests' context.
 var ctx = context.Background()
