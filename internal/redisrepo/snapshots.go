@@ -10,9 +10,6 @@ import (
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 
 	"context"
-	"slices"
-	"sync"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -29,22 +26,17 @@ type Snapshots struct {
 	limiters *limiters.LimiterViews
 	sources  *sources.Sources
 
-	mu           sync.Mutex
-	limiterNames []string                   // the saved policies at the last read of TopicLimiters
-	histories    map[string]historySnapshot // history topics read lately, by topic
-}
-
-// historySnapshot is a history topic's last read and the wall-clock second it was made in.
-type historySnapshot struct {
-	second int64
-	h      domain.History
+	overview *limiters.Overview
+	charts   *history.Charts
 }
 
 // newSnapshots returns the live watcher's reader of topics kept in rdb under keys. It keeps
 // state between reads (what it learnt of limiters and locks): only the watcher calls Read;
 // pages call the services' stateless reads.
 func newSnapshots(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks, adopted *sources.Sources) *Snapshots {
-	return &Snapshots{sources: adopted, rdb: rdb, keys: keys, clock: c.Local(), found: found, locks: locks.NewLockDirectory(found), limiters: limiters.NewLimiterViews(keys, c.Script)}
+	views := limiters.NewLimiterViews(keys, c.Script)
+	return &Snapshots{sources: adopted, rdb: rdb, keys: keys, clock: c.Local(), found: found, locks: locks.NewLockDirectory(found), limiters: views,
+		overview: limiters.NewOverview(views), charts: history.NewCharts(keys)}
 }
 
 // Read reads every topic it knows in one pipelined round trip and returns a snapshot per
@@ -60,6 +52,7 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 	pipe := s.rdb.Pipeline()
 	decoders := make(map[string]func() any, len(topics))
 	watchedLimiters := map[string]bool{}
+	charts := map[history.ChartID]bool{}
 	for _, topic := range topics {
 		if board, period, n, ok := domain.ParseBoardTopic(topic); ok {
 			read := boards.PlanTop(ctx, pipe, s.keys, board, period, n, now)
@@ -79,7 +72,10 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 			read := queues.PlanQueueView(ctx, pipe, s.keys, queue, now)
 			decoders[topic] = func() any { return read() }
 		} else if kind, name, r, ok := domain.ParseHistoryTopic(topic); ok {
-			decoders[topic] = s.planHistory(ctx, pipe, topic, kind, name, r, now)
+			id := history.ChartID{Kind: kind, Name: name, Range: r}
+			read := s.charts.Plan(ctx, pipe, id, now)
+			decoders[topic] = func() any { return read() }
+			charts[id] = true
 		} else if queue, id, ok := domain.ParseJobTopic(topic); ok {
 			read := queues.PlanJob(ctx, pipe, s.keys, queue, id, now)
 			decoders[topic] = func() any {
@@ -92,7 +88,13 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 			read := queues.PlanSummaries(ctx, pipe, s.keys, s.found.Names(store.KindQueue), now)
 			decoders[topic] = func() any { return read() }
 		} else if topic == domain.TopicLimiters {
-			decoders[topic] = s.planLimiters(ctx, pipe, watchedLimiters)
+			read := s.overview.Plan(ctx, pipe, watchedLimiters)
+			decoders[topic] = func() any {
+				if views, ok := read(); ok {
+					return views
+				}
+				return nil // the names are not known yet: nothing to publish this tick
+			}
 		} else if limiter, ok := domain.ParseLimiterTopic(topic); ok {
 			read := s.limiters.PlanLive(ctx, pipe, limiter)
 			decoders[topic] = func() any {
@@ -112,7 +114,7 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 		}
 	}
 	s.limiters.Forget(watchedLimiters)
-	s.forgetHistories(topics)
+	s.charts.Forget(charts)
 	if len(decoders) == 0 {
 		pipe.Ping(ctx)
 	}
@@ -128,85 +130,4 @@ func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, 
 		}
 	}
 	return snaps, nil
-}
-
-// planLimiters adds the view of every limiter, for the overview. The names are those the
-// index held at the previous read (read again on this pipeline), so a new policy shows one
-// tick after it was saved; the built-in policies (DefaultLimiter…) are always there.
-func (s *Snapshots) planLimiters(ctx context.Context, pipe redis.Pipeliner, watched map[string]bool) func() any {
-	s.mu.Lock()
-	names := s.limiterNames
-	s.mu.Unlock()
-	index := pipe.SMembers(ctx, s.keys.LimiterIndex())
-	reads := make([]func() (domain.LimiterView, bool), len(names))
-	for i, name := range names {
-		reads[i] = s.limiters.PlanLive(ctx, pipe, name)
-		watched[name] = true
-	}
-	return func() any {
-		next := index.Val()
-		next = append(next, limiters.BuiltinNames()...)
-		slices.Sort(next)
-		s.mu.Lock()
-		s.limiterNames = slices.Compact(next)
-		s.mu.Unlock()
-		if len(names) == 0 {
-			return nil // the names are not known yet: nothing to publish this tick
-		}
-		views := make([]domain.LimiterView, 0, len(reads))
-		complete := true
-		for _, read := range reads {
-			v, ok := read()
-			complete = complete && ok
-			if v.Exists {
-				views = append(views, v)
-			}
-		}
-		if !complete {
-			return nil // a limiter's first read only learns its policy: publish the next one
-		}
-		return views
-	}
-}
-
-// PlanHistory reads a chart's ring at most once per second of the clock: a ring is up to
-// 46 KB and changes once per 10 s bucket, while the watcher ticks every 250 ms or faster.
-// Within the second, the last read stands; a bucket that lands shows within a second.
-func (s *Snapshots) planHistory(ctx context.Context, pipe redis.Pipeliner, topic string, kind domain.HistoryKind, name string, r domain.HistoryRange, now time.Time) func() any {
-	second := now.Unix()
-	s.mu.Lock()
-	last, ok := s.histories[topic]
-	s.mu.Unlock()
-	if ok && last.second == second {
-		return func() any { return last.h }
-	}
-	read := history.PlanHistory(ctx, pipe, s.keys, kind, name, r, now)
-	return func() any {
-		h := read()
-		s.mu.Lock()
-		if s.histories == nil {
-			s.histories = map[string]historySnapshot{}
-		}
-		s.histories[topic] = historySnapshot{second: second, h: h}
-		s.mu.Unlock()
-		return h
-	}
-}
-
-// forgetHistories drops the reads of history topics no longer asked for.
-func (s *Snapshots) forgetHistories(topics []string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.histories) == 0 {
-		return
-	}
-	asked := make(map[string]bool, len(topics))
-	for _, t := range topics {
-		asked[t] = true
-	}
-	for t := range s.histories {
-		if !asked[t] {
-			delete(s.histories, t)
-		}
-	}
 }
