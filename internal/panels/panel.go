@@ -218,3 +218,12 @@ func renderHTML(ctx context.Context, comp templ.Component) ([]byte, error) {
 	}
 	return append([]byte(nil), buf.Bytes()...), nil
 }
+
+// ElementID is the id of the element topic's fragment replaces on its page; "" for a topic
+// no panel declares.
+func ElementID(topic string) string {
+	if in, ok := lookup(topic); ok {
+		return in.id()
+	}
+	return ""
+}

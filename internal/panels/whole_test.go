@@ -204,3 +204,37 @@ func TestWholenessCatchesAnUnwatchedKey(t *testing.T) {
 		t.Errorf("a watch without the board's settings passed")
 	}
 }
+
+// Every panel's fragment replaces the element its declaration names: its root carries ID.
+func TestEveryPanelRendersItsElementID(t *testing.T) {
+	t.Parallel()
+	svc := seed(t, redistest.DB(t))
+	render := panels.Renderer(panels.Env{Ctx: context.Background(), Keys: redisrepo.DefaultKeys.Display()})
+	ctx := context.Background()
+	for range 2 { // the first read of locks and limiters only learns what to read
+		if _, err := svc.Snapshots.Read(ctx, examples); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snaps, err := svc.Snapshots.Read(ctx, examples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps[domain.TopicStatus] = live.Status{Available: true}
+	for _, topic := range examples {
+		snap, ok := snaps[topic]
+		if !ok {
+			t.Errorf("%s: no snapshot", topic)
+			continue
+		}
+		html, err := render(topic, domain.Admin, snap)
+		if err != nil {
+			t.Fatalf("%s: %v", topic, err)
+		}
+		_, rest, _ := strings.Cut(string(html), `id="`)
+		id, _, _ := strings.Cut(rest, `"`)
+		if want := panels.ElementID(topic); id != want || want == "" {
+			t.Errorf("%s: the fragment's root id is %q, its declaration says %q", topic, id, want)
+		}
+	}
+}
