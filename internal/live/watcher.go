@@ -64,8 +64,10 @@ type Watcher struct {
 
 	pendingMu sync.Mutex
 	pending   map[string]bool // topics Changed routed, to poll at the next routed tick
-	index     *keyIndex       // of the subscribed topics as they were at indexOf
-	indexOf   chan struct{}   // the hub's changed channel when index was built
+
+	indexMu sync.Mutex
+	index   *keyIndex     // of the subscribed topics as they were at indexOf
+	indexOf chan struct{} // the hub's changed channel when index was built
 
 	// handled, when set (by tests), is called by Run after each wake-up it dealt with, so a
 	// test moving a manual clock knows when the loop waits again.
@@ -144,25 +146,30 @@ func (w *Watcher) Changed(keys []string) {
 		w.Nudge()
 		return
 	}
-	w.pendingMu.Lock()
 	ix := w.keyIndex()
-	n := len(w.pending)
+	matched := map[string]bool{}
 	for _, k := range keys {
-		ix.route(k, w.pending)
+		ix.route(k, matched)
 	}
-	added := len(w.pending) > n
+	if len(matched) == 0 {
+		return
+	}
+	w.pendingMu.Lock()
+	for t := range matched {
+		w.pending[t] = true
+	}
 	w.pendingMu.Unlock()
-	if added {
-		select {
-		case w.routed <- struct{}{}:
-		default:
-		}
+	select {
+	case w.routed <- struct{}{}:
+	default:
 	}
 }
 
 // keyIndex returns the index of the subscribed topics, built again when a connection came or
-// went since. Called with pendingMu held.
+// went since (asking the router, which may read a source's layout, outside pendingMu).
 func (w *Watcher) keyIndex() *keyIndex {
+	w.indexMu.Lock()
+	defer w.indexMu.Unlock()
 	w.hub.mu.Lock()
 	version := w.hub.changed
 	w.hub.mu.Unlock()
