@@ -18,7 +18,7 @@ type BoardParams struct {
 }
 
 // Board is a board's top entries (a domain.BoardTop), e.g. topic "board.all.10:game:2048".
-var Board = &Kind[BoardParams, domain.BoardTop]{
+var Board = declare(&Kind[BoardParams, domain.BoardTop]{
 	Topic: func(p BoardParams) string { return domain.BoardTopic(p.Board, p.Period, p.N) },
 	Parse: func(t string) (BoardParams, bool) {
 		b, period, n, ok := domain.ParseBoardTopic(t)
@@ -37,4 +37,4 @@ var Board = &Kind[BoardParams, domain.BoardTop]{
 		return views.BoardPanel(top, p.N, env.BigKey, true)
 	},
 	ID: func(p BoardParams) string { return views.BoardPanelID(p.Board, p.Period, p.N) },
-}
+})

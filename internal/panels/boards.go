@@ -12,7 +12,7 @@ import (
 
 // Boards is every board with its player count and top 3 (a []domain.BoardSummary), topic
 // "boards": the boards discovery knows, read with their settings.
-var Boards = &Kind[struct{}, []domain.BoardSummary]{
+var Boards = declare(&Kind[struct{}, []domain.BoardSummary]{
 	Topic: func(struct{}) string { return domain.TopicBoards },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicBoards },
 	Watch: func(r *Rooms, _ struct{}) live.Watch {
@@ -26,4 +26,4 @@ var Boards = &Kind[struct{}, []domain.BoardSummary]{
 		return views.BoardsPanel(s, env.Keys)
 	},
 	ID: func(struct{}) string { return "boards-list" },
-}
+})

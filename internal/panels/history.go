@@ -18,7 +18,7 @@ type ChartParams struct {
 
 // History is an entity's charts over one range (a domain.History), topic e.g.
 // "history.queue.1h:email-jobs": its ring, read at most once a second (history.Charts).
-var History = &Kind[ChartParams, domain.History]{
+var History = declare(&Kind[ChartParams, domain.History]{
 	Topic: func(c ChartParams) string { return domain.HistoryTopic(c.Kind, c.Name, c.Range) },
 	Parse: func(t string) (ChartParams, bool) {
 		kind, name, r, ok := domain.ParseHistoryTopic(t)
@@ -37,4 +37,4 @@ var History = &Kind[ChartParams, domain.History]{
 		return views.HistoryPanel(h)
 	},
 	ID: func(c ChartParams) string { return views.HistoryChartID(c.Kind, c.Name) },
-}
+})

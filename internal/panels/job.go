@@ -14,7 +14,7 @@ type JobParams struct{ Queue, ID string }
 
 // Job is a job's page (a domain.JobDetail; a job gone reads as one with no state), topic
 // e.g. "job.5.emailcGFzc3dvcmQtcmVzZXQ": its queue's key and the keys of the queue's tag.
-var Job = &Kind[JobParams, domain.JobDetail]{
+var Job = declare(&Kind[JobParams, domain.JobDetail]{
 	Topic: func(p JobParams) string { return domain.JobTopic(p.Queue, p.ID) },
 	Parse: func(t string) (JobParams, bool) {
 		q, id, ok := domain.ParseJobTopic(t)
@@ -36,4 +36,4 @@ var Job = &Kind[JobParams, domain.JobDetail]{
 		return views.JobPanel(aud.Job(j), "")
 	},
 	ID: func(p JobParams) string { return views.JobPanelID(p.Queue, p.ID) },
-}
+})

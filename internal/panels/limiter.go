@@ -11,7 +11,7 @@ import (
 // Limiter is a limiter's live view (a domain.LimiterView), topic e.g. "limiter:api": its
 // policy's own keys and its clients' state under any algorithm. Its first read only learns
 // the policy and the clients (limiters.LimiterViews).
-var Limiter = &Kind[string, domain.LimiterView]{
+var Limiter = declare(&Kind[string, domain.LimiterView]{
 	Topic: domain.LimiterTopic,
 	Parse: domain.ParseLimiterTopic,
 	Watch: func(r *Rooms, name string) live.Watch {
@@ -26,4 +26,4 @@ var Limiter = &Kind[string, domain.LimiterView]{
 		return views.LimiterPanel(aud.Limiter(v), true)
 	},
 	ID: views.LimiterPanelID,
-}
+})

@@ -11,7 +11,7 @@ import (
 // Limiters is every limiter's live view (a []domain.LimiterView), for the overview, topic
 // "limiters" (limiters.Overview): the index of policies, every policy's keys and every
 // client's state.
-var Limiters = &Kind[struct{}, []domain.LimiterView]{
+var Limiters = declare(&Kind[struct{}, []domain.LimiterView]{
 	Topic: func(struct{}) string { return domain.TopicLimiters },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicLimiters },
 	Watch: func(r *Rooms, _ struct{}) live.Watch {
@@ -24,4 +24,4 @@ var Limiters = &Kind[struct{}, []domain.LimiterView]{
 		return views.LimitersOverview(aud.Limiters(v))
 	},
 	ID: func(struct{}) string { return "limiters-overview" },
-}
+})

@@ -11,7 +11,7 @@ import (
 // Locks is the held locks of the /locks page (a domain.HeldLocks), topic "locks"
 // (locks.LockDirectory): the lock index, every lock's key and its meta and fence. Nothing is
 // published until discovery has run once.
-var Locks = &Kind[struct{}, domain.HeldLocks]{
+var Locks = declare(&Kind[struct{}, domain.HeldLocks]{
 	Topic: func(struct{}) string { return domain.TopicLocks },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicLocks },
 	Watch: func(r *Rooms, _ struct{}) live.Watch {
@@ -24,4 +24,4 @@ var Locks = &Kind[struct{}, domain.HeldLocks]{
 		return views.LocksPanel(aud.Locks(held), true, env.Keys)
 	},
 	ID: func(struct{}) string { return views.LocksPanelID },
-}
+})

@@ -11,7 +11,7 @@ import (
 
 // Queue is a queue's page (a domain.QueueView), topic e.g. "queue.email-jobs": its key and
 // every key of its tag (jobs, settings, throughput, consumers, …).
-var Queue = &Kind[string, domain.QueueView]{
+var Queue = declare(&Kind[string, domain.QueueView]{
 	Topic: domain.QueueTopic,
 	Parse: domain.ParseQueueTopic,
 	Watch: func(r *Rooms, q string) live.Watch {
@@ -25,4 +25,4 @@ var Queue = &Kind[string, domain.QueueView]{
 		return views.QueuePanel(aud.Queue(v), "", true)
 	},
 	ID: views.QueuePanelID,
-}
+})

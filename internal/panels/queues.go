@@ -12,7 +12,7 @@ import (
 
 // Queues is every queue with its depth (a []domain.QueueSummary), topic "queues": the queues
 // discovery knows.
-var Queues = &Kind[struct{}, []domain.QueueSummary]{
+var Queues = declare(&Kind[struct{}, []domain.QueueSummary]{
 	Topic: func(struct{}) string { return domain.TopicQueues },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicQueues },
 	Watch: func(r *Rooms, _ struct{}) live.Watch {
@@ -26,4 +26,4 @@ var Queues = &Kind[struct{}, []domain.QueueSummary]{
 		return views.QueuesPanel(s, env.Keys)
 	},
 	ID: func(struct{}) string { return "queues-list" },
-}
+})

@@ -15,7 +15,7 @@ import (
 
 // Source is an adopted source's live view (a domain.SourceView), topic e.g. "source.api":
 // the saved sources and every key its layout can name (the layout up to its first token).
-var Source = &Kind[string, domain.SourceView]{
+var Source = declare(&Kind[string, domain.SourceView]{
 	Topic: domain.SourceTopic,
 	Parse: domain.ParseSourceTopic,
 	Watch: func(r *Rooms, name string) live.Watch {
@@ -40,4 +40,4 @@ var Source = &Kind[string, domain.SourceView]{
 		return views.SourcePanel(aud.Source(v))
 	},
 	ID: func(name string) string { return "source-" + name },
-}
+})

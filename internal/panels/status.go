@@ -10,7 +10,7 @@ import (
 
 // Status is the Redis availability banner every page subscribes to: the watcher makes its
 // snapshot (a live.Status) from its own polls, so it has no read and watches no key.
-var Status = &Kind[struct{}, live.Status]{
+var Status = declare(&Kind[struct{}, live.Status]{
 	Topic: func(struct{}) string { return domain.TopicStatus },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicStatus },
 	Watch: func(*Rooms, struct{}) live.Watch { return live.Watch{} },
@@ -18,4 +18,4 @@ var Status = &Kind[struct{}, live.Status]{
 		return views.StatusBanner(views.Status{Available: s.Available, Detail: s.Detail})
 	},
 	ID: func(struct{}) string { return "redis-status" },
-}
+})

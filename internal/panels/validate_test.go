@@ -25,3 +25,30 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// A topic belongs to exactly one kind of panel, so the order the kinds are looked up in never
+// matters, and every kind is declared.
+func TestTopicsBelongToOneKind(t *testing.T) {
+	t.Parallel()
+	topics := []string{domain.TopicStatus, domain.TopicBoards, domain.TopicLocks, domain.TopicLimiters, domain.TopicQueues,
+		domain.BoardTopic("game:2048", domain.AllTime, 10), domain.BoardTopic("排行榜:2048", domain.Daily, 25),
+		domain.QueueTopic("email"), domain.QueueTopic("mail jobs"), domain.JobTopic("email", "job 1"), domain.JobTopic("mail jobs", "x"),
+		domain.LimiterTopic("api"), domain.SourceTopic("shop"), domain.HistoryTopic(domain.HistoryQueue, "email", domain.HistoryHour)}
+	kinds := map[panel]bool{}
+	for _, topic := range topics {
+		var of []panel
+		for _, k := range all {
+			if _, ok := k.match(topic); ok {
+				of = append(of, k)
+			}
+		}
+		if len(of) != 1 {
+			t.Errorf("%q parses as %d kinds of panel, want 1", topic, len(of))
+			continue
+		}
+		kinds[of[0]] = true
+	}
+	if len(kinds) != len(all) {
+		t.Errorf("the topics cover %d of the %d kinds", len(kinds), len(all))
+	}
+}
