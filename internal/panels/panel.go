@@ -11,6 +11,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -109,10 +111,28 @@ func declare[P, S any](k *Kind[P, S]) *Kind[P, S] {
 	return k
 }
 
+// parsed keeps the topics lookup parsed lately: the watcher looks each subscribed topic up
+// several times a tick (plan, compare, render), and parsing one costs about 750 ns. It is
+// emptied when it holds parsedMax topics.
+var (
+	parsed  sync.Map // topic -> instance
+	nParsed atomic.Int64
+)
+
+const parsedMax = 50_000
+
 // lookup finds the kind of topic.
 func lookup(topic string) (instance, bool) {
+	if in, ok := parsed.Load(topic); ok {
+		return in.(instance), true
+	}
 	for _, k := range all {
 		if in, ok := k.match(topic); ok {
+			if nParsed.Add(1) > parsedMax {
+				parsed.Clear()
+				nParsed.Store(0)
+			}
+			parsed.Store(topic, in)
 			return in, true
 		}
 	}
