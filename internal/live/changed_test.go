@@ -2,6 +2,7 @@ package live
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"testing"
@@ -46,8 +47,9 @@ func TestChangedPollsOnlyTheTopicsThatWatchTheKey(t *testing.T) {
 	src.set("board:a", 3)
 	waitHandled(clock.Advance(10 * time.Millisecond))
 	w.Changed([]string{"zpulse:board:{a}:settings"}) // by prefix, within the gap
+	waitHandled(1)
 	w.Changed([]string{"leaderboard:b"})
-	waitHandled(2)
+	waitHandled(1)
 	if n := polls(); n != 1 {
 		t.Fatalf("a change within the gap polled at once (%d polls)", n)
 	}
@@ -71,7 +73,8 @@ func BenchmarkRouteKeyAmong10kTopics(b *testing.B) {
 		table[topics[i]] = Watch{Keys: []string{"leaderboard:" + board},
 			Prefixes: []string{"leaderboard:" + board + ":", "zpulse:board:{" + board + "}:"}}
 	}
-	ix := newKeyIndex(table, topics)
+	ix := newKeyIndex(table)
+	ix.sync(topics)
 	keys := []string{"leaderboard:game-4242", "zpulse:board:{game-77}:settings", "queue:nobody", "leaderboard:game-9999:2026-12-01"}
 	into := map[string]bool{}
 	b.ResetTimer()
@@ -80,4 +83,48 @@ func BenchmarkRouteKeyAmong10kTopics(b *testing.B) {
 		clear(into)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/key")
+}
+
+// The index follows the subscribed topics: a topic gone routes nothing, one that comes routes
+// at once, and prefixes of a length no topic has any more cost nothing.
+func TestKeyIndexFollowsTheTopics(t *testing.T) {
+	t.Parallel()
+	table := watches{
+		"a": {Keys: []string{"k:a"}, Prefixes: []string{"p:a:"}},
+		"b": {Keys: []string{"k:b"}, Prefixes: []string{"p:bb:"}},
+	}
+	ix := newKeyIndex(table)
+	routed := func(key string) string {
+		into := map[string]bool{}
+		ix.route(key, into)
+		return fmt.Sprint(slices.Sorted(maps.Keys(into)))
+	}
+	ix.sync([]string{"a", "b"})
+	if routed("k:a") != "[a]" || routed("p:bb:x") != "[b]" || routed("p:a:1") != "[a]" || routed("k:c") != "[]" {
+		t.Fatalf("routes %s %s %s %s", routed("k:a"), routed("p:bb:x"), routed("p:a:1"), routed("k:c"))
+	}
+	ix.sync([]string{"a"})
+	if routed("k:b") != "[]" || routed("p:bb:x") != "[]" || fmt.Sprint(ix.sorted) != "[4]" {
+		t.Errorf("b is gone but routes %s, %s (lengths %v)", routed("k:b"), routed("p:bb:x"), ix.sorted)
+	}
+	ix.sync([]string{"b", "a"})
+	if routed("p:bb:x") != "[b]" || routed("k:a") != "[a]" {
+		t.Errorf("b is back but routes %s", routed("p:bb:x"))
+	}
+}
+
+// A viewer coming to or leaving one topic among 10,000 costs the index its difference.
+func BenchmarkSyncOneTopicAmong10k(b *testing.B) {
+	topics := make([]string, 10_001)
+	table := watches{}
+	for i := range topics {
+		topics[i] = "queue." + strconv.Itoa(i)
+		table[topics[i]] = Watch{Keys: []string{"queue:" + strconv.Itoa(i)}, Prefixes: []string{"{queue:" + strconv.Itoa(i) + "}:"}}
+	}
+	ix := newKeyIndex(table)
+	ix.sync(topics)
+	b.ResetTimer()
+	for i := range b.N {
+		ix.sync(topics[i%2:]) // topic 0 leaves, comes back
+	}
 }

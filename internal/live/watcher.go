@@ -66,7 +66,7 @@ type Watcher struct {
 	pending   map[string]bool // topics Changed routed, to poll at the next routed tick
 
 	indexMu sync.Mutex
-	index   *keyIndex     // of the subscribed topics as they were at indexOf
+	index   *keyIndex     // of the subscribed topics as they were at indexOf (nil before Changed)
 	indexOf chan struct{} // the hub's changed channel when index was built
 
 	// handled, when set (by tests), is called by Run after each wake-up it dealt with, so a
@@ -165,16 +165,21 @@ func (w *Watcher) Changed(keys []string) {
 	}
 }
 
-// keyIndex returns the index of the subscribed topics, built again when a connection came or
-// went since (asking the router, which may read a source's layout, outside pendingMu).
+// keyIndex returns the index of the subscribed topics, brought up to date when a connection
+// came or went since (asking the router, which may read a source's layout, outside
+// pendingMu).
 func (w *Watcher) keyIndex() *keyIndex {
 	w.indexMu.Lock()
 	defer w.indexMu.Unlock()
 	w.hub.mu.Lock()
 	version := w.hub.changed
 	w.hub.mu.Unlock()
-	if w.index == nil || w.indexOf != version {
-		w.index, w.indexOf = newKeyIndex(w.router, w.hub.Topics()), version
+	if w.index == nil {
+		w.index = newKeyIndex(w.router)
+	}
+	if w.indexOf != version {
+		w.index.sync(w.hub.Topics())
+		w.indexOf = version
 	}
 	return w.index
 }
