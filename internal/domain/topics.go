@@ -8,7 +8,9 @@ import (
 )
 
 // Live topics name what a live fragment shows. A page subscribes to topics; the watcher reads
-// each subscribed topic from Redis on every tick and pushes it when it changed.
+// each subscribed topic from Redis on every tick and pushes it when it changed. Each kind of
+// topic is one panel's, declared in internal/panels (its parameters, watched keys, read and
+// render), which formats and parses it with the functions here.
 const (
 	// TopicStatus carries Redis availability; every page subscribes to it.
 	TopicStatus = "status"
