@@ -17,6 +17,7 @@ import (
 	"github.com/zpulse/zpulse/internal/demo"
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/live"
+	"github.com/zpulse/zpulse/internal/panels"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redisrepo/history"
 	"github.com/zpulse/zpulse/internal/web"
@@ -77,7 +78,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	wg.Go(func() { svc.Run(ctx) }) // discovery, the lock watchdog, the limiters' history
 	hub := live.NewHub(metrics)
 	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.BasePath), hub, cfg.PollInterval, log, metrics,
-		live.WithMinGap(cfg.MinGap))
+		live.WithMinGap(cfg.MinGap), live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()))
 
 	if !static.Built() {
 		log.Warn("static assets are not built: pages render unstyled and without live updates; run `make generate`")
