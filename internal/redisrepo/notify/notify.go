@@ -99,6 +99,9 @@ func New(rdb redis.UniversalClient, opt Options) *Notifier {
 	if opt.RefreshEvery == 0 {
 		opt.RefreshEvery = DefaultRefreshEvery
 	}
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
+	}
 	n := &Notifier{rdb: rdb, opt: opt, subs: map[string]*sub{}, why: "starting"}
 	if c, ok := rdb.(*redis.Client); ok {
 		n.db = c.Options().DB
@@ -171,7 +174,7 @@ func (n *Notifier) refresh(ctx context.Context) {
 	patterns := n.patterns()
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.why = why
+	n.noteWhy(why)
 	for addr, s := range n.subs {
 		if masters[addr] == nil {
 			s.close()
@@ -196,8 +199,17 @@ func (n *Notifier) refresh(ctx context.Context) {
 
 func (n *Notifier) setWhy(why string) {
 	n.mu.Lock()
-	n.why = why
+	n.noteWhy(why)
 	n.mu.Unlock()
+}
+
+// noteWhy records why notifications cannot be used ("" when they can), and logs a change.
+// Called with n.mu held.
+func (n *Notifier) noteWhy(why string) {
+	if why != n.why && why != "" {
+		n.opt.Log.Warn("live updates poll without keyspace notifications", "why", why)
+	}
+	n.why = why
 }
 
 // masters are the nodes whose events to follow: every master of a Cluster, or the client.

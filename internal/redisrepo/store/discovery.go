@@ -470,7 +470,7 @@ var gone = map[string]bool{"del": true, "unlink": true, "expired": true, "evicte
 // (and an adopted source's new key) shows at once instead of at the next sweep. A board's,
 // queue's or sliding log's key counts on a sorted-set event (its sweep finds zsets only); a
 // lock's on any event that leaves the key there. Names already known cost nothing; a name
-// seen is kept as a sweep's find is (until a complete sweep misses it), so deletions are the
+// seen is kept as a sweep's find is (until a complete pass after it misses it), so deletions are the
 // sweep's. New sliding-log keys go to onRate (the limiters adopt their clients).
 func (d *Discovery) Saw(ctx context.Context, changes []Change) {
 	var rate []string
