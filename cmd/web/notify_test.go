@@ -86,9 +86,11 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 	return ds[min(len(ds)-1, int(q*float64(len(ds))))]
 }
 
-func readyz(t *testing.T, addr string) string {
+func readyz(t *testing.T, addr string) string { t.Helper(); return get(t, addr, "/readyz") }
+
+func get(t *testing.T, addr, path string) string {
 	t.Helper()
-	resp, err := http.Get("http://" + addr + "/readyz")
+	resp, err := http.Get("http://" + addr + path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,6 +115,9 @@ func TestForeignWriteReachesAViewerByNotification(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("%v\n%s", err, logs)
 	}
+	if m := get(t, addr, "/metrics"); !strings.Contains(m, "\nzpulse_live_notifications 1\n") {
+		t.Errorf("/metrics lacks zpulse_live_notifications 1")
+	}
 	v := viewBoard(t, addr, "climb")
 	took := climb(t, rdb, v, "climb", 40, 5*time.Second)
 	p50, p95 := quantile(took, 0.5), quantile(took, 0.95)
@@ -122,20 +127,26 @@ func TestForeignWriteReachesAViewerByNotification(t *testing.T) {
 	}
 }
 
-// With notifications off, or with the notification connection killed mid-run, every change
-// still shows within one poll, and /readyz says which mode live updates are in.
+// With notifications off, with the notification connection killed mid-run, or on a server
+// that refuses CONFIG (managed Redis) with --live-notifications on, every change still shows
+// within one poll, and /readyz says which mode live updates are in.
 func TestForeignWritesShowWithinAPollWithoutNotifications(t *testing.T) {
 	t.Parallel()
 	const poll = 300 * time.Millisecond
-	for _, mode := range []string{"off", "killed"} {
+	for _, mode := range []string{"off", "killed", "refused"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			srv := redistest.StartArgs(t)
+			var args []string
+			if mode == "refused" {
+				args = []string{"--rename-command", "CONFIG", ""}
+			}
+			srv := redistest.StartArgs(t, args...)
 			rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
 			defer rdb.Close()
-			flag := map[string]string{"off": "off", "killed": "on"}[mode]
+			flag := map[string]string{"off": "off", "killed": "on", "refused": "on"}[mode]
 			addr, _, _ := startRun(t, []string{"--redis-url", "redis://" + srv.Addr, "--demo=false", "--poll-interval", poll.String(), "--live-notifications", flag}, nil)
-			want := map[string]string{"off": "live: polling every 300 ms (--live-notifications off)", "killed": "live: notifications"}[mode]
+			want := map[string]string{"off": "live: polling every 300 ms (--live-notifications off)", "killed": "live: notifications",
+				"refused": "live: polling every 300 ms (the server refused CONFIG GET notify-keyspace-events"}[mode]
 			if err := redistest.Poll(10*time.Second, func() error {
 				if body := readyz(t, addr); !strings.Contains(body, want) {
 					return errorText(body)
@@ -159,3 +170,12 @@ func TestForeignWritesShowWithinAPollWithoutNotifications(t *testing.T) {
 type errorText string
 
 func (e errorText) Error() string { return string(e) }
+
+// Without REDIS_URL the embedded Redis sends no notifications, and zpulse says so.
+func TestEmbeddedRedisSaysItPolls(t *testing.T) {
+	t.Parallel()
+	addr, _, _ := startRun(t, []string{"--demo=false"}, nil)
+	if body := readyz(t, addr); !strings.Contains(body, "live: polling every 250 ms (the embedded Redis sends no keyspace notifications)") {
+		t.Errorf("readyz: %s", body)
+	}
+}
