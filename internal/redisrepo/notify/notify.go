@@ -207,7 +207,7 @@ func (n *Notifier) setWhy(why string) {
 // Called with n.mu held.
 func (n *Notifier) noteWhy(why string) {
 	if why != n.why && why != "" {
-		n.opt.Log.Warn("live updates poll without keyspace notifications", "why", why)
+		n.opt.Log.Info("live updates poll without keyspace notifications", "why", why)
 	}
 	n.why = why
 }
