@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -143,6 +144,29 @@ func TestForeignWritesReachTheCallback(t *testing.T) {
 		r := start(t, rdb, notify.On, 0)
 		r.waitOn(t)
 		foreignWrites(t, rdb, r, "1")
+		// Boards on every master of a Cluster (their names' slots spread over the three).
+		for i := range 12 {
+			key := store.DefaultKeys.Leaderboard("spread-" + strconv.Itoa(i))
+			began := time.Now()
+			if err := rdb.ZAdd(context.Background(), key, redis.Z{Score: 1, Member: "p"}).Err(); err != nil {
+				t.Fatal(err)
+			}
+			r.await(t, key, began, 2*time.Second)
+		}
+		if c, ok := rdb.(*redis.ClusterClient); ok {
+			masters := map[string]bool{}
+			for i := range 12 {
+				key := store.DefaultKeys.Leaderboard("spread-" + strconv.Itoa(i))
+				node, err := c.MasterForKey(context.Background(), key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				masters[node.Options().Addr] = true
+			}
+			if len(masters) < 3 {
+				t.Errorf("the boards fell on %d masters only", len(masters))
+			}
+		}
 	})
 }
 
