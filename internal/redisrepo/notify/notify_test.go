@@ -171,9 +171,6 @@ func TestForeignWritesReachTheCallback(t *testing.T) {
 }
 
 func TestFollowsASentinelFailover(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a failover takes seconds")
-	}
 	s := redistest.SharedSentinel(t)
 	rdb := redistest.SentinelClient(t)
 	r := start(t, rdb, notify.On, 200*time.Millisecond)
