@@ -194,13 +194,17 @@ func (w *Watcher) takePending() map[string]bool {
 }
 
 // Run ticks every interval and when nudged, until ctx ends, never two ticks closer than the
-// minimum gap: a request that comes sooner waits for the gap's end, and every other request
-// made meanwhile merges into that one tick. So a flood of writes costs each viewer at most one
-// frame per gap, and a periodic tick still publishes within a gap of its time.
+// minimum gap after a tick that published: a request that comes sooner waits for the gap's
+// end, and every other request made meanwhile merges into that one tick. So a flood of writes
+// costs each viewer at most one frame per gap, and a periodic tick still publishes within a
+// gap of its time. A tick that published nothing (a periodic poll of an idle page, a write
+// that left every panel as it was) holds the next one back by a tenth of the gap only, so the
+// first change after a quiet spell goes out at once, while reads stay bounded.
 func (w *Watcher) Run(ctx context.Context) {
 	periodic := w.clock.After(w.interval)
 	var gapOver <-chan time.Time // set while a tick waits for the gap to end
 	var last time.Time           // when the last tick started; zero before the first
+	gap := w.minGap              // how long after last the next tick may start
 	full := false                // the coming tick polls every topic, not only Changed's
 	for {
 		select {
@@ -217,14 +221,18 @@ func (w *Watcher) Run(ctx context.Context) {
 		}
 		if gapOver == nil { // else this request merges into the tick that waits
 			now := w.clock.Now()
-			if wait := w.minGap - now.Sub(last); !last.IsZero() && wait > 0 {
+			if wait := gap - now.Sub(last); !last.IsZero() && wait > 0 {
 				gapOver = w.clock.After(wait)
 			} else {
 				last = now
+				pushed := 0
 				if full {
-					w.Tick(ctx)
+					pushed = w.Tick(ctx)
 				} else if only := w.takePending(); len(only) > 0 {
-					w.tick(ctx, only)
+					pushed = w.tick(ctx, only)
+				}
+				if gap = w.minGap; pushed == 0 {
+					gap = w.minGap / 10
 				}
 				full = false
 			}
