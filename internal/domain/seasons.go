@@ -13,6 +13,7 @@ import (
 const (
 	MaxKeepSeasons = 1000 // KeepSeasons: 0 (every season) to this
 	SeasonWinners  = 3    // winners listed per season
+	MaxSeason      = 1 << 40
 )
 
 // Season is an ended season of a board.

@@ -76,6 +76,11 @@ func (s *server) boardPageWith(c echo.Context, status int, board string, forms m
 		return herr
 	}
 	d.History = hist
+	if top.Players > 0 {
+		if r, err := s.Leaderboards.CheckEncoding(ctx, board); err == nil {
+			d.Encoding = &r
+		}
+	}
 	ch := unavailable(s.chrome(c, board, append([]string{domain.BoardTopic(board, period, n)}, topics...)...), err)
 	return s.render(c, status, views.BoardPage(ch, d))
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // MaxSeason bounds a season number asked for.
-const MaxSeason = 1 << 40
+const MaxSeason = domain.MaxSeason
 
 // endSeasonTries is how often EndSeason reads again after a concurrent end.
 const endSeasonTries = 5
