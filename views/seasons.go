@@ -51,7 +51,11 @@ func seasonSpan(s domain.Season) string {
 	if s.Started == nil {
 		return "until " + seasonDate(s.Ended)
 	}
-	return seasonDate(*s.Started) + " – " + seasonDate(s.Ended)
+	from, to := s.Started.UTC(), s.Ended.UTC()
+	if from.Format("2006-01-02") == to.Format("2006-01-02") {
+		return from.Format("2 Jan 2006, 15:04") + " – " + to.Format("15:04 UTC")
+	}
+	return from.Format("2 Jan 2006") + " – " + seasonDate(s.Ended)
 }
 
 func rolloverLabel(p domain.Period) string {

@@ -18,7 +18,7 @@ import (
 // pages whose button posts, so no JavaScript is needed and each says what it will do first.
 
 // seasonsLive is how many of the current season's leaders the seasons page shows.
-const seasonsLive = 10
+const seasonsLive = 5
 
 func (s *server) seasonsPage(c echo.Context) error {
 	board := pathParam(c, "board")
