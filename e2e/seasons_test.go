@@ -59,6 +59,10 @@ func TestSeasonsPage(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	axe, err := os.ReadFile(filepath.Join("..", "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("axe-core is an npm devDependency (make assets installs it): %v", err)
+	}
 	ctx := newBrowser(t)
 	for _, l := range []struct {
 		width, height int64
@@ -81,6 +85,10 @@ func TestSeasonsPage(t *testing.T) {
 		waitJS(t, ctx, "three past seasons and the current leaders", `document.querySelectorAll('[data-season]').length === 3 && document.querySelector('[data-testid="current-season"] tr[data-player="moss"]') !== null`, 10*time.Second)
 		waitJS(t, ctx, "the "+l.scheme+" theme", `document.documentElement.classList.contains('dark') === `+strconv.FormatBool(l.scheme == "dark"), 2*time.Second)
 		waitJS(t, ctx, "colours settling", `!document.getAnimations().some(a => a instanceof CSSTransition)`, 2*time.Second)
+		injectAxe(t, ctx, axe)
+		for _, v := range axeViolations(t, ctx) {
+			t.Errorf("%s: %s", name, v)
+		}
 		if width := eval[int](t, ctx, `document.documentElement.scrollWidth`); width > int(l.width) {
 			t.Errorf("%s: the page is %dpx wide, it scrolls sideways", name, width)
 		}

@@ -234,7 +234,11 @@ func (l *Leaderboards) SeasonPlayer(ctx context.Context, board string, n int64, 
 	if err != nil {
 		return domain.Entry{}, err
 	}
-	return l.playerOf(ctx, s.Key, s.TieBreak, board, player)
+	e, err := l.playerOf(ctx, s.Key, s.TieBreak, board, player)
+	if domain.ErrorCode(err) == domain.ENOTFOUND {
+		return e, domain.Errorf(domain.ENOTFOUND, "player %q did not score in board %q's season %d", player, board, n)
+	}
+	return e, err
 }
 
 func (l *Leaderboards) RollSeasons(ctx context.Context) (int, error) {

@@ -3,6 +3,7 @@ package boards
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -151,7 +152,8 @@ func TestEndSeasonUnderWritersCountsEveryPointOnce(t *testing.T) {
 		ended := 0
 		for ended < 6 {
 			if added.Load() < int64(20*(ended+1)) {
-				continue // let the writers add some first
+				runtime.Gosched() // let the writers add some first
+				continue
 			}
 			if _, err := lb.EndSeason(ctx, board); err != nil {
 				t.Fatal(err)
