@@ -180,7 +180,7 @@ func (s *server) confirmFixEncoding(c echo.Context) (views.ConfirmData, error) {
 	}
 	return views.ConfirmData{Title: "Fix the board's encoding",
 		What: []string{
-			fmt.Sprintf("Of the top %d scores of board %s, %d do not fit its setting %s.", r.Checked, board, r.Misfits, r.TieBreak),
+			fmt.Sprintf("Of the top %d scores of board %s, %d %s not fit its setting %s.", r.Checked, board, r.Misfits, views.Plural(int64(r.Misfits), "does", "do"), r.TieBreak),
 			fmt.Sprintf("This saves %s as the board's encoding and rewrites every score that does not fit it (the all-time board and the current period boards) in it: the same points, the same time (a plain score takes the time of the fix).", to),
 			"It works in batches of 500 per script; a player written meanwhile keeps that write.",
 		},
