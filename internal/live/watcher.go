@@ -12,8 +12,17 @@ import (
 )
 
 // PollFunc reads the current snapshot of each topic it knows, in one round trip, and leaves
-// out topics it does not know. An error means the source (Redis) could not be read.
+// out topics it does not know. An error means the source (Redis) could not be read. Unless
+// Partial(ctx), topics are every subscribed topic, so the source may forget what it kept for
+// any other.
 type PollFunc func(ctx context.Context, topics []string) (map[string]any, error)
+
+// partialKey marks the context of a poll of some subscribed topics only (Changed's).
+type partialKey struct{}
+
+// Partial reports whether the poll of ctx asks for some of the subscribed topics only: the
+// source then keeps what it remembers for the others (a limiter's policy, a chart's last read).
+func Partial(ctx context.Context) bool { return ctx.Value(partialKey{}) != nil }
 
 // RenderFunc renders a topic's snapshot, as audience may see it, into the HTML fragment pushed
 // to that audience's subscribers. For domain.TopicStatus the snapshot is a Status.
@@ -273,6 +282,9 @@ func (w *Watcher) tick(ctx context.Context, only map[string]bool) int {
 	start := time.Now()
 	timeout := max(w.interval, time.Second)
 	pollCtx, cancel := context.WithTimeout(ctx, timeout)
+	if only != nil {
+		pollCtx = context.WithValue(pollCtx, partialKey{}, true)
+	}
 	snaps, err := w.poll(pollCtx, topics)
 	cancel()
 	if err != nil {
