@@ -228,14 +228,12 @@ func (w *Watcher) Run(ctx context.Context) {
 			now := w.clock.Now()
 			if wait := w.minGap - now.Sub(last); !last.IsZero() && wait > 0 {
 				gapOver = w.clock.After(wait)
-			} else {
+			} else if full {
+				last, full = now, false
+				w.Tick(ctx)
+			} else if only := w.takePending(); len(only) > 0 { // else a full tick took them
 				last = now
-				if full {
-					w.Tick(ctx)
-				} else if only := w.takePending(); len(only) > 0 {
-					w.tick(ctx, only)
-				}
-				full = false
+				w.tick(ctx, only)
 			}
 		}
 		if w.handled != nil {
