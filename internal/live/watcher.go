@@ -203,13 +203,17 @@ func (w *Watcher) takePending() map[string]bool {
 }
 
 // Run ticks every interval and when nudged, until ctx ends, never two ticks closer than the
-// minimum gap: a request that comes sooner waits for the gap's end, and every other request
-// made meanwhile merges into that one tick. So a flood of writes costs each viewer at most one
-// frame per gap, and a periodic tick still publishes within a gap of its time.
+// minimum gap after a tick that published: a request that comes sooner waits for the gap's
+// end, and every other request made meanwhile merges into that one tick. So a flood of writes
+// costs each viewer at most one frame per gap, and a periodic tick still publishes within a
+// gap of its time. A tick that published nothing (a periodic poll of an idle page, a write
+// that left every panel as it was) holds the next one back by a tenth of the gap only, so the
+// first change after a quiet spell goes out at once, while reads stay bounded.
 func (w *Watcher) Run(ctx context.Context) {
 	periodic := w.clock.After(w.interval)
 	var gapOver <-chan time.Time // set while a tick waits for the gap to end
 	var last time.Time           // when the last tick started; zero before the first
+	gap := w.minGap              // how long after last the next tick may start
 	full := false                // the coming tick polls every topic, not only Changed's
 	for {
 		select {
@@ -226,20 +230,29 @@ func (w *Watcher) Run(ctx context.Context) {
 		}
 		if gapOver == nil { // else this request merges into the tick that waits
 			now := w.clock.Now()
-			if wait := w.minGap - now.Sub(last); !last.IsZero() && wait > 0 {
+			if wait := gap - now.Sub(last); !last.IsZero() && wait > 0 {
 				gapOver = w.clock.After(wait)
 			} else if full {
 				last, full = now, false
-				w.Tick(ctx)
+				gap = w.gapAfter(w.Tick(ctx))
 			} else if only := w.takePending(); len(only) > 0 { // else a full tick took them
 				last = now
-				w.tick(ctx, only)
+				gap = w.gapAfter(w.tick(ctx, only))
 			}
 		}
 		if w.handled != nil {
 			w.handled()
 		}
 	}
+}
+
+// gapAfter is how long after a tick that published pushed fragments the next one may start: the
+// minimum gap, or a tenth of it after a tick that published nothing.
+func (w *Watcher) gapAfter(pushed int) time.Duration {
+	if pushed == 0 {
+		return w.minGap / 10
+	}
+	return w.minGap
 }
 
 // Tick polls once and publishes every changed topic to each audience that follows it. It

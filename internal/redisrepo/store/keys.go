@@ -300,6 +300,13 @@ func (k Keys) ParseSlidingLog(key string, logs map[string]domain.LimitPolicy) (p
 // DemoPaused is a STRING that exists while the demo traffic is paused.
 func (k Keys) DemoPaused() string { return k.OwnPrefix + "demo:paused" }
 
+// NotifyProbe is the STRING the keyspace-notification subscriber writes every 2 s (10 s PX)
+// to learn whether events still reach it: one per master of a Cluster, n chosen so that the
+// master owns its slot.
+func (k Keys) NotifyProbe(n int) string {
+	return k.OwnPrefix + "notify-probe:{" + strconv.Itoa(n) + "}"
+}
+
 // Queue is the ZSET of a queue, the article's key: member = job id, score = priority*1e13 +
 // enqueue ms (priority queue) or run-at ms (delayed queue).
 func (k Keys) Queue(name string) string { return k.QueuePrefix + name }
