@@ -12,8 +12,17 @@ import (
 )
 
 // PollFunc reads the current snapshot of each topic it knows, in one round trip, and leaves
-// out topics it does not know. An error means the source (Redis) could not be read.
+// out topics it does not know. An error means the source (Redis) could not be read. Unless
+// Partial(ctx), topics are every subscribed topic, so the source may forget what it kept for
+// any other.
 type PollFunc func(ctx context.Context, topics []string) (map[string]any, error)
+
+// partialKey marks the context of a poll of some subscribed topics only (Changed's).
+type partialKey struct{}
+
+// Partial reports whether the poll of ctx asks for some of the subscribed topics only: the
+// source then keeps what it remembers for the others (a limiter's policy, a chart's last read).
+func Partial(ctx context.Context) bool { return ctx.Value(partialKey{}) != nil }
 
 // RenderFunc renders a topic's snapshot, as audience may see it, into the HTML fragment pushed
 // to that audience's subscribers. For domain.TopicStatus the snapshot is a Status.
@@ -223,24 +232,27 @@ func (w *Watcher) Run(ctx context.Context) {
 			now := w.clock.Now()
 			if wait := gap - now.Sub(last); !last.IsZero() && wait > 0 {
 				gapOver = w.clock.After(wait)
-			} else {
+			} else if full {
+				last, full = now, false
+				gap = w.gapAfter(w.Tick(ctx))
+			} else if only := w.takePending(); len(only) > 0 { // else a full tick took them
 				last = now
-				pushed := 0
-				if full {
-					pushed = w.Tick(ctx)
-				} else if only := w.takePending(); len(only) > 0 {
-					pushed = w.tick(ctx, only)
-				}
-				if gap = w.minGap; pushed == 0 {
-					gap = w.minGap / 10
-				}
-				full = false
+				gap = w.gapAfter(w.tick(ctx, only))
 			}
 		}
 		if w.handled != nil {
 			w.handled()
 		}
 	}
+}
+
+// gapAfter is how long after a tick that published pushed fragments the next one may start: the
+// minimum gap, or a tenth of it after a tick that published nothing.
+func (w *Watcher) gapAfter(pushed int) time.Duration {
+	if pushed == 0 {
+		return w.minGap / 10
+	}
+	return w.minGap
 }
 
 // Tick polls once and publishes every changed topic to each audience that follows it. It
@@ -281,6 +293,9 @@ func (w *Watcher) tick(ctx context.Context, only map[string]bool) int {
 	start := time.Now()
 	timeout := max(w.interval, time.Second)
 	pollCtx, cancel := context.WithTimeout(ctx, timeout)
+	if only != nil {
+		pollCtx = context.WithValue(pollCtx, partialKey{}, true)
+	}
 	snaps, err := w.poll(pollCtx, topics)
 	cancel()
 	if err != nil {

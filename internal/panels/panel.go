@@ -193,7 +193,7 @@ type Read struct {
 
 // Plan adds the reads of topics to pipe and returns each read topic's decoder; a decoder's
 // false is nothing to publish. Topics no panel reads are left out. Then the rooms forget
-// what no topic read.
+// what no topic read, unless the read is live.Partial (some subscribed topics only).
 func (r *Rooms) Plan(ctx context.Context, pipe redis.Pipeliner, now time.Time, topics []string) map[string]func() (any, bool) {
 	rd := &Read{Ctx: ctx, Pipe: pipe, Now: now, Rooms: r, limiters: map[string]bool{}, charts: map[history.ChartID]bool{}}
 	out := make(map[string]func() (any, bool), len(topics))
@@ -206,8 +206,10 @@ func (r *Rooms) Plan(ctx context.Context, pipe redis.Pipeliner, now time.Time, t
 			out[t] = read
 		}
 	}
-	r.Limiters.Forget(rd.limiters)
-	r.Charts.Forget(rd.charts)
+	if !live.Partial(ctx) {
+		r.Limiters.Forget(rd.limiters)
+		r.Charts.Forget(rd.charts)
+	}
 	return out
 }
 
