@@ -351,7 +351,7 @@ func (s Source) ParseClientKey(key string) (client string, windowStart int64, ok
 type SourceClient struct {
 	Client string `json:"client"`
 	Key    string `json:"key"`
-	Count  int64  `json:"count"` // requests counted in the current window
+	Count  int64  `json:"count"` // requests counted in the current window; a token bucket: whole tokens left
 }
 
 // SourceHeld is one lock under an adopted prefix.
@@ -393,4 +393,14 @@ type SourceService interface {
 	// is left as it is. Returns EINVALID (not a limiter, bad client), CodeWrongType,
 	// ENOTFOUND, EUNAVAILABLE.
 	TrySource(ctx context.Context, name, client string) (LimitResult, error)
+	// SourceEntries pages an adopted board's current key as LeaderboardService.Entries pages a
+	// board (1 ≤ limit ≤ MaxPageLimit, after a NextCursor or ""). Returns EINVALID (not a
+	// board, a bad limit or cursor), ENOTFOUND, CodeWrongType, EUNAVAILABLE.
+	SourceEntries(ctx context.Context, name, after string, limit int) (Page, error)
+	// SourcePlayer is a player's rank and score on an adopted board's current key.
+	// Returns EINVALID, ENOTFOUND (no such source or player), CodeWrongType, EUNAVAILABLE.
+	SourcePlayer(ctx context.Context, name, player string) (Entry, error)
+	// SourceAround is the n (1 ≤ n ≤ MaxAround) players above and below one on an adopted
+	// board. Returns as SourcePlayer.
+	SourceAround(ctx context.Context, name, player string, n int) ([]Entry, error)
 }

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -154,4 +155,26 @@ func (e E10Scores) Points(score float64) int64 {
 		p++ // ceiling, not truncation, for positive parts
 	}
 	return p
+}
+
+// UnitMs is how many ms one unit of a token bucket's time field is: 1 or 1000.
+func (s Source) UnitMs() int64 {
+	if s.TimeUnit == SourceSeconds {
+		return 1000
+	}
+	return 1
+}
+
+// BucketTokens is how many tokens an adopted bucket holds at now, from its fields as the
+// service wrote them (tokens, the last refill's time in TimeUnit): refilled lazily up to the
+// capacity, and full when a field is missing or unreadable.
+func (s Source) BucketTokens(tokens, last string, now time.Time) float64 {
+	n, err1 := strconv.ParseFloat(tokens, 64)
+	at, err2 := strconv.ParseFloat(last, 64)
+	capacity := float64(s.Limit)
+	if err1 != nil || err2 != nil || math.IsNaN(n) || math.IsNaN(at) {
+		return capacity
+	}
+	elapsedMs := float64(now.UnixMilli()/s.UnitMs())*float64(s.UnitMs()) - at*float64(s.UnitMs())
+	return math.Max(0, math.Min(capacity, n+math.Max(elapsedMs, 0)*s.RatePerS/1000))
 }

@@ -104,7 +104,7 @@ func (l *Leaderboards) EntriesAt(ctx context.Context, board string, period domai
 
 // entriesPage builds a page from a {first rank, {member, score, ...}} reply of limit+1
 // entries at most, on a board with encoding t: the extra one says another page follows.
-func entriesPage(t domain.TieBreak, res any, total int64, limit int) (domain.Page, error) {
+func entriesPage(t domain.Scores, res any, total int64, limit int) (domain.Page, error) {
 	entries, err := rankedEntries(t, res)
 	if err != nil {
 		return domain.Page{}, err
