@@ -9,8 +9,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
-	"github.com/zpulse/zpulse/internal/redistest"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
+	"github.com/zpulse/zpulse/internal/redistest"
 )
 
 // newTestSources is the room's service on its own database, with a manual clock at testNow.
