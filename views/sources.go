@@ -1,6 +1,11 @@
 package views
 
-import "github.com/zpulse/zpulse/internal/domain"
+import (
+	"net/url"
+	"strconv"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
 
 // sourceEncoding is one choice of the adopt form's encoding: its value, its name and a line
 // saying what the service's keys hold.
@@ -27,6 +32,7 @@ func sourceEncodings(k domain.SourceKind) []sourceEncoding {
 		return []sourceEncoding{
 			{domain.SourceFixedWindow, "Fixed window", "a counter per client and window, the key with {client} and {window_start}"},
 			{domain.SourceSlidingLog, "Sliding log", "a sorted set per client, one member per request, the key with {client}"},
+			{domain.SourceTokenBucket, "Token bucket", "a hash per client with the tokens and the last refill, in the fields you name below, the key with {client}"},
 		}
 	}
 	return nil
@@ -60,4 +66,37 @@ func sourceKind(f Form) string {
 		return k
 	}
 	return string(domain.SourceKinds[0])
+}
+
+func sourceURL(name string) string { return "/sources/" + url.PathEscape(name) }
+
+// sourceEntriesURL is an adopted board's "Browse all" page after a cursor ("" for the first).
+func sourceEntriesURL(name, cursor string) string {
+	if cursor == "" {
+		return sourceURL(name) + "/entries"
+	}
+	return sourceURL(name) + "/entries?" + url.Values{"cursor": {cursor}}.Encode()
+}
+
+// sourceEncodingText is a source's encoding with the options the service chose.
+func sourceEncodingText(s domain.Source) string {
+	out := s.Encoding
+	if s.Zone != "" {
+		out += " · " + s.Zone
+	}
+	if s.MaxTS != 0 {
+		out += " · max_ts " + strconv.FormatInt(s.MaxTS, 10)
+	}
+	if s.Encoding == domain.SourceTokenBucket {
+		out += " · " + s.TokensField + ", " + s.TimeField + " (" + s.TimeUnit + ") · " + strconv.FormatFloat(s.RatePerS, 'f', -1, 64) + "/s"
+	}
+	return out
+}
+
+// clientCountUnit says what an adopted limiter's client count is.
+func clientCountUnit(s domain.Source) string {
+	if s.Encoding == domain.SourceTokenBucket {
+		return " tokens"
+	}
+	return ""
 }

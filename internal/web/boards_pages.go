@@ -85,8 +85,13 @@ const lookupAround = 3
 
 // lookupPlayer finds a player's place and neighbours; an absent player is "not ranked", not an error.
 func (s *server) lookupPlayer(ctx context.Context, board string, period domain.Period, player string) *views.Lookup {
-	l := &views.Lookup{Player: player}
 	around, err := s.Leaderboards.Around(ctx, board, period, player, lookupAround)
+	return lookupOf(player, around, err)
+}
+
+// lookupOf is the lookup of a player from the read of the players around them.
+func lookupOf(player string, around []domain.Entry, err error) *views.Lookup {
+	l := &views.Lookup{Player: player}
 	switch domain.ErrorCode(err) {
 	case "":
 		l.Around = around
