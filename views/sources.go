@@ -100,3 +100,24 @@ func clientCountUnit(s domain.Source) string {
 	}
 	return ""
 }
+
+// adoptedKey is the key a listed source was read at (a dated board's today), else its layout.
+func adoptedKey(v domain.SourceView) string {
+	if v.Key != "" {
+		return v.Key
+	}
+	return v.Source.Key
+}
+
+// adoptedCountUnit says what a listed source's count counts.
+func adoptedCountUnit(v domain.SourceView) string {
+	switch v.Source.Kind {
+	case domain.SourceBoard:
+		return Plural(v.Count, "player", "players")
+	case domain.SourceQueue:
+		return "waiting"
+	case domain.SourceLimiter:
+		return Plural(v.Count, "client", "clients")
+	}
+	return Plural(v.Count, "lock", "locks")
+}

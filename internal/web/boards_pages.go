@@ -18,7 +18,7 @@ func (s *server) boardsPage(c echo.Context) error {
 		return err
 	}
 	boards, err := s.Leaderboards.Summaries(c.Request().Context())
-	return s.render(c, http.StatusOK, views.BoardsPage(unavailable(s.chrome(c, "Leaderboards", domain.TopicBoards), err), boards))
+	return s.render(c, http.StatusOK, views.BoardsPage(unavailable(s.chrome(c, "Leaderboards", domain.TopicBoards), err), boards, s.adoptedViews(c, domain.SourceBoard)))
 }
 
 // boardPeriodAndSize is the period and size a board page shows, from its query.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -68,4 +69,25 @@ func (s *server) sourceEntriesPage(c echo.Context) error {
 		return err
 	}
 	return s.render(c, http.StatusOK, views.SourceEntriesPage(unavailable(s.chrome(c, name), err), v, page, cursor))
+}
+
+// adoptedViews reads the adopted sources of the given kinds (every kind without one) for the
+// lists and the overview, which show them beside zpulse's own as another service's. One read
+// per source; a source that cannot be read now is left out of the list (its page says why).
+func (s *server) adoptedViews(c echo.Context, kinds ...domain.SourceKind) []domain.SourceView {
+	ctx := c.Request().Context()
+	all, err := s.Sources.Sources(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []domain.SourceView
+	for _, src := range all {
+		if len(kinds) > 0 && !slices.Contains(kinds, src.Kind) {
+			continue
+		}
+		if v, err := s.Sources.SourceView(ctx, src.Name); err == nil {
+			out = append(out, s.audience(c).Source(v))
+		}
+	}
+	return out
 }

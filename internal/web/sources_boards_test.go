@@ -171,3 +171,18 @@ func TestAdoptZhLayouts(t *testing.T) {
 		t.Errorf("a bad zone in the form: %d", status)
 	}
 }
+
+// Adopted sources appear in the lists of their kind and in the overview, marked as another
+// service's; a kind's list shows none of the other kinds.
+func TestAdoptedInListsAndOverview(t *testing.T) {
+	t.Parallel()
+	s := newFakeServer(t, "", adoptedBoardFakes(), nil)
+	for path, want := range map[string]bool{"/boards": true, "/": true, "/queues": false, "/limiters": false} {
+		status, b := s.get(t, path)
+		list := between(b, `data-testid="adopted-list"`, "</section>")
+		if status != http.StatusOK || (list != "") != want || (want && (!strings.Contains(list, `href="/sources/daily"`) ||
+			!strings.Contains(list, "Written by another service") || !strings.Contains(list, "{game}:rank:20261201") || !strings.Contains(list, "3 players"))) {
+			t.Errorf("%s: %d, adopted list %q (want one: %v)", path, status, list, want)
+		}
+	}
+}
