@@ -3,6 +3,7 @@ package views
 import (
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/zpulse/zpulse/internal/domain"
 )
@@ -120,4 +121,22 @@ func adoptedCountUnit(v domain.SourceView) string {
 		return Plural(v.Count, "client", "clients")
 	}
 	return Plural(v.Count, "lock", "locks")
+}
+
+// suggestedName is the name a suggested layout is adopted under: its fixed part, as a name.
+func suggestedName(layout string) string {
+	fixed, _, _ := strings.Cut(layout, "{yyyymmdd}")
+	name := strings.Trim(strings.Map(func(r rune) rune {
+		if r < 128 && (r == ':' || r == '.' || r == '_' || r == '-' || ('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')) {
+			return r
+		}
+		return '-'
+	}, fixed), ":._-")
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	if name == "" {
+		return "dated"
+	}
+	return name
 }

@@ -374,6 +374,14 @@ type SourceView struct {
 	Locks   []SourceHeld   `json:"locks,omitempty"`
 }
 
+// SourceSuggestion is a layout discovery found keys of that no source declares: "found
+// game:rank:20261201 and 40 keys like it".
+type SourceSuggestion struct {
+	Key     string `json:"key"`     // the layout, e.g. game:rank:{yyyymmdd}
+	Example string `json:"example"` // the newest key found, e.g. game:rank:20261201
+	Keys    int    `json:"keys"`    // how many keys of the layout were found
+}
+
 // SourceShown bounds the entries, jobs, clients and locks a source view shows.
 const SourceShown = 20
 
@@ -403,4 +411,7 @@ type SourceService interface {
 	// SourceAround is the n (1 ≤ n ≤ MaxAround) players above and below one on an adopted
 	// board. Returns as SourcePlayer.
 	SourceAround(ctx context.Context, name, player string, n int) ([]Entry, error)
+	// SourceSuggestions are the dated layouts discovery's last sweeps found sorted sets of and
+	// no source declares (read from its snapshot: no SCAN of its own). Returns EUNAVAILABLE.
+	SourceSuggestions(ctx context.Context) ([]SourceSuggestion, error)
 }

@@ -186,3 +186,26 @@ func TestAdoptedInListsAndOverview(t *testing.T) {
 		}
 	}
 }
+
+// /sources offers the dated layouts discovery found, each adopted in one click.
+func TestSourceSuggestionsAdoptInOneClick(t *testing.T) {
+	t.Parallel()
+	f := &fakes{}
+	f.Sources.SourceSuggestionsFn = func(context.Context) ([]domain.SourceSuggestion, error) {
+		return []domain.SourceSuggestion{{Key: "game:rank:{yyyymmdd}", Example: "game:rank:20261201", Keys: 41}}, nil
+	}
+	var saved domain.Source
+	f.Sources.SaveSourceFn = func(_ context.Context, src domain.Source) (domain.Source, error) { saved = src; return src, nil }
+	s := newFakeServer(t, "", f, nil)
+	_, b := s.get(t, "/sources")
+	sg := between(b, `data-testid="suggestions"`, "</section>")
+	for _, want := range []string{"game:rank:20261201", "40 keys like it", `name="key" value="game:rank:{yyyymmdd}"`, `name="name" value="game:rank"`, `value="first_reached_e10" selected`} {
+		if !strings.Contains(sg, want) {
+			t.Errorf("suggestion without %s: %s", want, sg)
+		}
+	}
+	status, _, h := s.postForm(t, "/sources", "/sources", url.Values{"name": {"game:rank"}, "kind": {"board"}, "key": {"game:rank:{yyyymmdd}"}, "encoding": {"first_reached_e10"}})
+	if status != http.StatusSeeOther || h.Get("Location") != "/sources/game:rank" || saved.Key != "game:rank:{yyyymmdd}" || saved.Encoding != "first_reached_e10" {
+		t.Errorf("one click: %d %v, saved %+v", status, h, saved)
+	}
+}

@@ -20,7 +20,8 @@ func (s *server) sourcesPageWith(c echo.Context, status int, f views.Form) error
 		return err
 	}
 	ch := unavailable(s.chrome(c, "Adopted sources"), err)
-	return s.render(c, status, views.SourcesPage(ch, all, f))
+	found, _ := s.Sources.SourceSuggestions(c.Request().Context()) // none while Redis is away
+	return s.render(c, status, views.SourcesPage(ch, all, f, found))
 }
 
 // sourceFormFields are the fields of the form on /sources that show their errors (kind is

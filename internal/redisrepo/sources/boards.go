@@ -5,6 +5,7 @@ import (
 
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/zpulse/zpulse/internal/domain"
 )
@@ -46,4 +47,18 @@ func (s *Sources) SourceAround(ctx context.Context, name, player string, n int) 
 		return nil, err
 	}
 	return boards.AroundOfKey(ctx, s.rdb, key, src.Scores(), fmt.Sprintf("source %q (%s)", name, key), player, n)
+}
+
+func (s *Sources) SourceSuggestions(ctx context.Context) ([]domain.SourceSuggestion, error) {
+	if err := s.found.Warm(ctx); err != nil {
+		return nil, err
+	}
+	all, err := s.Sources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := s.found.DatedLayouts()
+	return slices.DeleteFunc(out, func(sg domain.SourceSuggestion) bool {
+		return slices.ContainsFunc(all, func(src domain.Source) bool { return src.Key == sg.Key })
+	}), nil
 }
