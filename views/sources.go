@@ -140,3 +140,19 @@ func suggestedName(layout string) string {
 	}
 	return name
 }
+
+// sourcePanelTitle heads a source's live panel: a board's top, or what the others show.
+func sourcePanelTitle(v domain.SourceView) string {
+	switch v.Source.Kind {
+	case domain.SourceBoard:
+		if v.Key != v.Source.Key {
+			return "Today · top " + strconv.Itoa(domain.SourceShown)
+		}
+		return "Top " + strconv.Itoa(domain.SourceShown)
+	case domain.SourceQueue:
+		return "Next jobs"
+	case domain.SourceLimiter:
+		return "Clients"
+	}
+	return "Locks held"
+}
