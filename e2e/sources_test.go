@@ -27,7 +27,7 @@ func TestAdoptedBoardShowsLive(t *testing.T) {
 	b := newBrowser(t)
 	do(t, b, "open the sources page", chromedp.Navigate(z.URL+"/sources"))
 	eval[bool](t, b, `(()=>{ // adopt the daily board through the form
-		const f = document.querySelector('form[action="/sources"]');
+		const f = document.querySelector('section[aria-label="Adopt a source"] form');
 		f.querySelector('[name=name]').value = 'daily';
 		f.querySelector('[name=kind]').value = 'board';
 		f.querySelector('[name=key]').value = 'game:rank:{yyyymmdd}';
@@ -40,7 +40,7 @@ func TestAdoptedBoardShowsLive(t *testing.T) {
 		t.Fatalf("adopting led to %s, want /sources/daily", p)
 	}
 	waitLive(t, b)
-	rows := `[...document.querySelectorAll('[data-testid="source-entries"] li')].map(li => [...li.children].map(c => c.textContent.replace(/\s+/g, ' ').trim()).join(' ')).join(' | ')`
+	rows := `[...document.querySelectorAll('[data-testid="source-entries"] tr[data-player]')].map(tr => tr.dataset.rank + '. ' + tr.dataset.player + ' ' + tr.cells[2].textContent.trim()).join(' | ')`
 	if got := eval[string](t, b, rows); got != "1. user:1001 50 | 2. user:1002 50" {
 		t.Errorf("adopted board shows %q, want true points, first to 50 first", got)
 	}

@@ -13,6 +13,8 @@ type OverviewData struct {
 	Limiters []domain.LimiterView
 	Locks    domain.HeldLocks
 	Demo     *DemoState // nil when the demo does not run
+	// Adopted are the sources other services write, of every kind (Sources: /sources).
+	Adopted []domain.SourceView
 }
 
 // DemoState is the demo traffic's switch as the overview shows it.

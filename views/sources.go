@@ -1,6 +1,12 @@
 package views
 
-import "github.com/zpulse/zpulse/internal/domain"
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
 
 // sourceEncoding is one choice of the adopt form's encoding: its value, its name and a line
 // saying what the service's keys hold.
@@ -27,6 +33,7 @@ func sourceEncodings(k domain.SourceKind) []sourceEncoding {
 		return []sourceEncoding{
 			{domain.SourceFixedWindow, "Fixed window", "a counter per client and window, the key with {client} and {window_start}"},
 			{domain.SourceSlidingLog, "Sliding log", "a sorted set per client, one member per request, the key with {client}"},
+			{domain.SourceTokenBucket, "Token bucket", "a hash per client with the tokens and the last refill, in the fields you name below, the key with {client}"},
 		}
 	}
 	return nil
@@ -60,4 +67,92 @@ func sourceKind(f Form) string {
 		return k
 	}
 	return string(domain.SourceKinds[0])
+}
+
+func sourceURL(name string) string { return "/sources/" + url.PathEscape(name) }
+
+// sourceEntriesURL is an adopted board's "Browse all" page after a cursor ("" for the first).
+func sourceEntriesURL(name, cursor string) string {
+	if cursor == "" {
+		return sourceURL(name) + "/entries"
+	}
+	return sourceURL(name) + "/entries?" + url.Values{"cursor": {cursor}}.Encode()
+}
+
+// sourceEncodingText is a source's encoding with the options the service chose.
+func sourceEncodingText(s domain.Source) string {
+	out := s.Encoding
+	if s.Zone != "" {
+		out += " · " + s.Zone
+	}
+	if s.MaxTS != 0 {
+		out += " · max_ts " + strconv.FormatInt(s.MaxTS, 10)
+	}
+	if s.Encoding == domain.SourceTokenBucket {
+		out += " · " + s.TokensField + ", " + s.TimeField + " (" + s.TimeUnit + ") · " + strconv.FormatFloat(s.RatePerS, 'f', -1, 64) + "/s"
+	}
+	return out
+}
+
+// clientCountUnit says what an adopted limiter's client count is.
+func clientCountUnit(s domain.Source) string {
+	if s.Encoding == domain.SourceTokenBucket {
+		return " tokens"
+	}
+	return ""
+}
+
+// adoptedKey is the key a listed source was read at (a dated board's today), else its layout.
+func adoptedKey(v domain.SourceView) string {
+	if v.Key != "" {
+		return v.Key
+	}
+	return v.Source.Key
+}
+
+// adoptedCountUnit says what a listed source's count counts.
+func adoptedCountUnit(v domain.SourceView) string {
+	switch v.Source.Kind {
+	case domain.SourceBoard:
+		return Plural(v.Count, "player", "players")
+	case domain.SourceQueue:
+		return "waiting"
+	case domain.SourceLimiter:
+		return Plural(v.Count, "client", "clients")
+	}
+	return Plural(v.Count, "lock", "locks")
+}
+
+// suggestedName is the name a suggested layout is adopted under: its fixed part, as a name.
+func suggestedName(layout string) string {
+	fixed, _, _ := strings.Cut(layout, "{yyyymmdd}")
+	name := strings.Trim(strings.Map(func(r rune) rune {
+		if r < 128 && (r == ':' || r == '.' || r == '_' || r == '-' || ('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')) {
+			return r
+		}
+		return '-'
+	}, fixed), ":._-")
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	if name == "" {
+		return "dated"
+	}
+	return name
+}
+
+// sourcePanelTitle heads a source's live panel: a board's top, or what the others show.
+func sourcePanelTitle(v domain.SourceView) string {
+	switch v.Source.Kind {
+	case domain.SourceBoard:
+		if v.Key != v.Source.Key {
+			return "Today · top " + strconv.Itoa(domain.SourceShown)
+		}
+		return "Top " + strconv.Itoa(domain.SourceShown)
+	case domain.SourceQueue:
+		return "Next jobs"
+	case domain.SourceLimiter:
+		return "Clients"
+	}
+	return "Locks held"
 }

@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strconv"
@@ -13,7 +14,11 @@ import (
 // game:rank:<yyyymmdd>, with the tie-break score points × 10^10 + (max_ts − ts).
 type DailyRank struct {
 	RDB    redis.UniversalClient
-	Prefix string // "game:rank:"
+	Prefix string // "game:rank:", or hash-tagged as the article advises for a Cluster: "{game}:rank:"
+	// Zone is the time zone the service dates its days in (nil: UTC); MaxTS its max_ts (0:
+	// MaxTS): the article fixes neither.
+	Zone  *time.Location
+	MaxTS int64
 }
 
 // MaxTS is the max_ts of the article's encoding as zpulse reads it: the largest ten-digit
@@ -21,12 +26,36 @@ type DailyRank struct {
 const MaxTS = 9_999_999_999
 
 // Key is the day's key: game:rank:20260725.
-func (d DailyRank) Key(day time.Time) string { return d.Prefix + day.UTC().Format("20060102") }
+func (d DailyRank) Key(day time.Time) string {
+	zone := d.Zone
+	if zone == nil {
+		zone = time.UTC
+	}
+	return d.Prefix + day.In(zone).Format("20060102")
+}
 
 // SetTieBreak is the article's "score = 真实分数 * 10^10 + (最大时间戳 - 当前时间戳)" with ZADD.
 func (d DailyRank) SetTieBreak(ctx context.Context, day time.Time, member string, points int64, at time.Time) error {
-	score := float64(points*10_000_000_000 + (MaxTS - at.Unix()))
+	maxTS := int64(MaxTS)
+	if d.MaxTS != 0 {
+		maxTS = d.MaxTS
+	}
+	score := float64(points*10_000_000_000 + (maxTS - at.Unix()))
 	return d.RDB.ZAdd(ctx, d.Key(day), redis.Z{Score: score, Member: member}).Err()
+}
+
+// MyRank is the article's "我的排名与分数(一次 pipeline 减少 RTT)": ZREVRANK and ZSCORE in one
+// pipeline, the rank shown 1-based (-1 when absent).
+func (d DailyRank) MyRank(ctx context.Context, day time.Time, member string) (int64, float64, error) {
+	pipe := d.RDB.Pipeline()
+	rank := pipe.ZRevRank(ctx, d.Key(day), member)
+	score := pipe.ZScore(ctx, d.Key(day), member)
+	if _, err := pipe.Exec(ctx); errors.Is(err, redis.Nil) {
+		return -1, 0, nil
+	} else if err != nil {
+		return 0, 0, err
+	}
+	return rank.Val() + 1, score.Val(), nil
 }
 
 // E10Points reads an encoded score back: the high digits, in integer arithmetic.
@@ -70,29 +99,38 @@ func (f FixedWindow) Allow(ctx context.Context, client string, now time.Time) (b
 // article leaves the hash's field names open; a service sharing zpulse's bucket uses zpulse's
 // (tokens, ts in ms).
 var tokenBucketLua = redis.NewScript(`
-local s = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+local s = redis.call('HMGET', KEYS[1], ARGV[4], ARGV[5])
 local now, rate, capacity = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local tokens, last = tonumber(s[1]) or capacity, tonumber(s[2]) or now
 tokens = math.min(capacity, tokens + math.max(now - last, 0) * rate)
 if tokens >= 1 then
-  redis.call('HSET', KEYS[1], 'tokens', tokens - 1, 'ts', now)
+  redis.call('HSET', KEYS[1], ARGV[4], tokens - 1, ARGV[5], now)
   return 1
 end
-redis.call('HSET', KEYS[1], 'tokens', tokens, 'ts', now)
+redis.call('HSET', KEYS[1], ARGV[4], tokens, ARGV[5], now)
 return 0
 `)
 
-// TokenBucket is the article's token bucket on a key of the caller's choice.
+// TokenBucket is the article's token bucket on a key of the caller's choice, its hash holding
+// "当前令牌数" and "上次填充时间" in fields the service names (zpulse's own: tokens, ts in ms).
 type TokenBucket struct {
 	RDB       redis.UniversalClient
 	Key       string
 	RatePerMs float64
 	Capacity  int64
+	// TokensField and TimeField name the fields ("" : tokens, ts); Seconds keeps the time in
+	// whole seconds rather than ms.
+	TokensField, TimeField string
+	Seconds                bool
 }
 
 // Allow takes a token at now.
 func (b TokenBucket) Allow(ctx context.Context, now time.Time) (bool, error) {
-	n, err := tokenBucketLua.Run(ctx, b.RDB, []string{b.Key}, now.UnixMilli(), b.RatePerMs, b.Capacity).Int64()
+	tokens, ts, at, rate := cmp.Or(b.TokensField, "tokens"), cmp.Or(b.TimeField, "ts"), now.UnixMilli(), b.RatePerMs
+	if b.Seconds {
+		at, rate = now.Unix(), rate*1000
+	}
+	n, err := tokenBucketLua.Run(ctx, b.RDB, []string{b.Key}, at, rate, b.Capacity, tokens, ts).Int64()
 	return n == 1, err
 }
 

@@ -26,9 +26,13 @@ type Entry struct {
 	Raw    float64 `json:"-"`
 }
 
+// Scores reads a board's true points from its Redis scores: a TieBreak, or an adopted board's
+// encoding with its own parameters (Source.Scores).
+type Scores interface{ Points(score float64) int64 }
+
 // NewEntry makes the entry of a player at a 1-based rank with a raw Redis score written in
 // the board's encoding t.
-func NewEntry(t TieBreak, rank int64, player string, raw float64) Entry {
+func NewEntry(t Scores, rank int64, player string, raw float64) Entry {
 	return Entry{Rank: rank, Player: player, Score: t.Points(raw), Raw: raw}
 }
 

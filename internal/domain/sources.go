@@ -41,17 +41,22 @@ const (
 	// SourceSlidingLog is the main article's sliding log: a ZSET per client at the template
 	// with {client}, score = request ms, member a random UUID.
 	SourceSlidingLog = "sliding_log"
+	// SourceTokenBucket is the second article's token bucket: a HASH per client at the
+	// template with {client}, holding the tokens and the last refill's time in the fields
+	// the service names (TokensField, TimeField), the time in TimeUnit; refilled lazily by
+	// RatePerS up to Limit (the capacity).
+	SourceTokenBucket = "token_bucket"
 )
 
 // Period tokens a board template may hold (one at most): the key of the current period.
 var sourcePeriodTokens = map[string]func(time.Time) string{
-	"{yyyymmdd}":   func(t time.Time) string { return t.UTC().Format("20060102") },
-	"{yyyy-mm-dd}": func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+	"{yyyymmdd}":   func(t time.Time) string { return t.Format("20060102") },
+	"{yyyy-mm-dd}": func(t time.Time) string { return t.Format("2006-01-02") },
 	"{yyyy-Www}": func(t time.Time) string {
-		y, w := t.UTC().ISOWeek()
+		y, w := t.ISOWeek()
 		return strconv.Itoa(y) + "-W" + twoDigits(w)
 	},
-	"{yyyy-mm}": func(t time.Time) string { return t.UTC().Format("2006-01") },
+	"{yyyy-mm}": func(t time.Time) string { return t.Format("2006-01") },
 }
 
 func twoDigits(n int) string {
@@ -72,8 +77,19 @@ type Source struct {
 	// Encoding: board, a TieBreak; queue, "priority" or "run_at"; limiter, "fixed_window" or
 	// "sliding_log"; lock, "".
 	Encoding string `json:"encoding,omitempty"`
-	Limit    int64  `json:"limit,omitempty"`     // limiter: requests per window
-	WindowMs int64  `json:"window_ms,omitempty"` // limiter: the service's window
+	Limit    int64  `json:"limit,omitempty"`     // limiter: requests per window; a bucket's capacity
+	WindowMs int64  `json:"window_ms,omitempty"` // limiter: the service's window (not a bucket's)
+	// Zone (a board with a period token) is the IANA time zone the service dates its keys
+	// in ("Asia/Shanghai"); "" is UTC.
+	Zone string `json:"zone,omitempty"`
+	// MaxTS (a first_reached_e10 board) is the service's max_ts; 0 is E10MaxTS.
+	MaxTS int64 `json:"max_ts,omitempty"`
+	// A token bucket's hash fields (the tokens, the last refill's time), the time's unit
+	// ("ms" or "s") and its refill rate in tokens per second.
+	TokensField string  `json:"tokens_field,omitempty"`
+	TimeField   string  `json:"time_field,omitempty"`
+	TimeUnit    string  `json:"time_unit,omitempty"`
+	RatePerS    float64 `json:"rate_per_s,omitempty"`
 }
 
 // keyChars are the characters a declared layout may hold besides its tokens: no glob
@@ -106,8 +122,8 @@ func (s *Source) Validate(families []KeyFamily) error {
 	for _, tok := range sourceTokens {
 		rest = strings.Replace(rest, tok, "x", 1)
 	}
-	if !keyChars.MatchString(rest) {
-		return FieldErrorf("key", EINVALID, "key must be a key or template of A-Z a-z 0-9 and punctuation, with no glob characters (* ? [ ]) or braces other than its tokens (got %q)", clip(s.Key))
+	if !keyChars.MatchString(withoutHashTag(rest)) {
+		return FieldErrorf("key", EINVALID, "key must be a key or template of A-Z a-z 0-9 and punctuation, with no glob characters (* ? [ ]) and no braces but its tokens and one Cluster hash tag ({game}:rank:{yyyymmdd}, limit:api:{{client}}:{window_start}) (got %q)", clip(s.Key))
 	}
 	if err := s.validateKind(); err != nil {
 		return err
@@ -129,7 +145,11 @@ func (s *Source) validateKind() error {
 		if !TieBreak(s.Encoding).Valid() {
 			return FieldErrorf("encoding", EINVALID, `a board's encoding must be "none", "first_reached", "first_reached_e10" or "first_reached_wide" (got %q)`, clip(s.Encoding))
 		}
+		if err := s.validateBoardOptions(tokens > 0); err != nil {
+			return err
+		}
 		s.Limit, s.WindowMs = 0, 0
+		s.clearBucket()
 	case SourceQueue:
 		if tokens+clients+windows > 0 {
 			return FieldErrorf("key", EINVALID, "a queue's key is one sorted-set key, without tokens (got %q)", clip(s.Key))
@@ -138,7 +158,14 @@ func (s *Source) validateKind() error {
 			return FieldErrorf("encoding", EINVALID, `a queue's encoding must be "priority" (priority*1e13+ms) or "run_at" (run-at ms) (got %q)`, clip(s.Encoding))
 		}
 		s.Limit, s.WindowMs = 0, 0
+		s.clearBoard()
+		s.clearBucket()
 	case SourceLimiter:
+		s.clearBoard()
+		if s.Encoding == SourceTokenBucket {
+			return s.validateBucket(clients, windows+tokens)
+		}
+		s.clearBucket()
 		switch s.Encoding {
 		case SourceFixedWindow:
 			if clients != 1 || windows != 1 || tokens > 0 {
@@ -152,7 +179,7 @@ func (s *Source) validateKind() error {
 				return FieldErrorf("key", EINVALID, "a sliding log's key holds {client} once, e.g. ratelog:{client} (got %q)", clip(s.Key))
 			}
 		default:
-			return FieldErrorf("encoding", EINVALID, `a limiter's encoding must be "fixed_window" or "sliding_log" (got %q)`, clip(s.Encoding))
+			return FieldErrorf("encoding", EINVALID, `a limiter's encoding must be "fixed_window", "sliding_log" or "token_bucket" (got %q)`, clip(s.Encoding))
 		}
 		if s.Limit < 1 || s.Limit > MaxLimit {
 			return FieldErrorf("limit", EINVALID, "limit must be a whole number of requests from 1 to %d (got %d)", MaxLimit, s.Limit)
@@ -165,6 +192,8 @@ func (s *Source) validateKind() error {
 			return FieldErrorf("key", EINVALID, "a lock source's key is a prefix, without tokens (got %q)", clip(s.Key))
 		}
 		s.Encoding, s.Limit, s.WindowMs = "", 0, 0
+		s.clearBoard()
+		s.clearBucket()
 	default:
 		return FieldErrorf("kind", EINVALID, `kind must be "board", "queue", "limiter" or "lock" (got %q)`, clip(string(s.Kind)))
 	}
@@ -179,7 +208,7 @@ func (s *Source) validateKind() error {
 // family whose prefix begins with its fixed part (l{client} reaches lock:).
 func (s *Source) validateReach(families []KeyFamily) error {
 	fixed, open := s.Key, s.Kind == SourceLock
-	if i := strings.IndexByte(s.Key, '{'); i >= 0 {
+	if i := firstToken(s.Key); i >= 0 {
 		fixed, open = s.Key[:i], true
 	}
 	if fixed == "" {
@@ -220,7 +249,7 @@ func (s Source) TieBreak() TieBreak { return TieBreak(s.Encoding) }
 func (s Source) BoardKey(now time.Time) string {
 	for tok, f := range sourcePeriodTokens {
 		if strings.Contains(s.Key, tok) {
-			return strings.Replace(s.Key, tok, f(now), 1)
+			return strings.Replace(s.Key, tok, f(now.In(s.Location())), 1)
 		}
 	}
 	return s.Key
@@ -322,7 +351,7 @@ func (s Source) ParseClientKey(key string) (client string, windowStart int64, ok
 type SourceClient struct {
 	Client string `json:"client"`
 	Key    string `json:"key"`
-	Count  int64  `json:"count"` // requests counted in the current window
+	Count  int64  `json:"count"` // requests counted in the current window; a token bucket: whole tokens left
 }
 
 // SourceHeld is one lock under an adopted prefix.
@@ -345,6 +374,14 @@ type SourceView struct {
 	Locks   []SourceHeld   `json:"locks,omitempty"`
 }
 
+// SourceSuggestion is a layout discovery found keys of that no source declares: "found
+// game:rank:20261201 and 40 keys like it".
+type SourceSuggestion struct {
+	Key     string `json:"key"`     // the layout, e.g. game:rank:{yyyymmdd}
+	Example string `json:"example"` // the newest key found, e.g. game:rank:20261201
+	Keys    int    `json:"keys"`    // how many keys of the layout were found
+}
+
 // SourceShown bounds the entries, jobs, clients and locks a source view shows.
 const SourceShown = 20
 
@@ -364,4 +401,17 @@ type SourceService interface {
 	// is left as it is. Returns EINVALID (not a limiter, bad client), CodeWrongType,
 	// ENOTFOUND, EUNAVAILABLE.
 	TrySource(ctx context.Context, name, client string) (LimitResult, error)
+	// SourceEntries pages an adopted board's current key as LeaderboardService.Entries pages a
+	// board (1 ≤ limit ≤ MaxPageLimit, after a NextCursor or ""). Returns EINVALID (not a
+	// board, a bad limit or cursor), ENOTFOUND, CodeWrongType, EUNAVAILABLE.
+	SourceEntries(ctx context.Context, name, after string, limit int) (Page, error)
+	// SourcePlayer is a player's rank and score on an adopted board's current key.
+	// Returns EINVALID, ENOTFOUND (no such source or player), CodeWrongType, EUNAVAILABLE.
+	SourcePlayer(ctx context.Context, name, player string) (Entry, error)
+	// SourceAround is the n (1 ≤ n ≤ MaxAround) players above and below one on an adopted
+	// board. Returns as SourcePlayer.
+	SourceAround(ctx context.Context, name, player string, n int) ([]Entry, error)
+	// SourceSuggestions are the dated layouts discovery's last sweeps found sorted sets of and
+	// no source declares (read from its snapshot: no SCAN of its own). Returns EUNAVAILABLE.
+	SourceSuggestions(ctx context.Context) ([]SourceSuggestion, error)
 }

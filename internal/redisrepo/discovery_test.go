@@ -74,8 +74,8 @@ func TestDiscoveryIsBounded(t *testing.T) {
 		if err := svc.Discovery.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if hook.calls > int(store.KindCount)*store.ScanCalls {
-			t.Fatalf("one refresh made %d SCAN calls, want at most %d", hook.calls, int(store.KindCount)*store.ScanCalls)
+		if hook.calls > store.SweepsPerRefresh*store.ScanCalls {
+			t.Fatalf("one refresh made %d SCAN calls, want at most %d", hook.calls, store.SweepsPerRefresh*store.ScanCalls)
 		}
 	}
 	if hook.unbounded != "" {

@@ -74,6 +74,32 @@ var badInputs = []badInput{
 	{"POST", "/api/v1/sources/api/check", `{"client":"x:1784977500"}`, nil},
 	{"POST", "/api/v1/sources/rl/check", `{"client":"a{b}"}`, nil},
 	{"POST", "/api/v1/sources/rl/check", `{"client":"h"}`, nil},
+	// the zh article's layouts: hash tags, zones, max_ts, token buckets; an adopted board's reads
+	{"PUT", "/api/v1/sources/s", `{"kind":"board","key":"{a}{b}:{yyyymmdd}","encoding":"none"}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"board","key":"{queue:q}:jobs","encoding":"none"}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"limiter","key":"{{client}}:x","encoding":"sliding_log","limit":5,"window_ms":1000}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"board","key":"game:rank:{yyyymmdd}","encoding":"none","zone":"Mars/Base"}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"board","key":"game:rank:all","encoding":"none","zone":"Asia/Shanghai"}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"board","key":"game:rank:{yyyymmdd}","encoding":"first_reached_e10","max_ts":0}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"board","key":"game:rank:{yyyymmdd}","encoding":"first_reached_e10","max_ts":1.5}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"board","key":"game:rank:{yyyymmdd}","encoding":"first_reached_e10","max_ts":"9999999999"}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"board","key":"game:rank:{yyyymmdd}","encoding":"none","max_ts":9999999999}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"limiter","key":"tb:{client}","encoding":"token_bucket","limit":5,"rate_per_s":1,"tokens_field":"","time_field":"ts"}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"limiter","key":"tb:{client}","encoding":"token_bucket","limit":5,"rate_per_s":1,"tokens_field":"t","time_field":"t"}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"limiter","key":"tb:{client}","encoding":"token_bucket","limit":5,"rate_per_s":1,"tokens_field":"t","time_field":"ts","time_unit":"us"}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"limiter","key":"tb:{client}","encoding":"token_bucket","limit":5,"rate_per_s":0,"tokens_field":"t","time_field":"ts"}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"limiter","key":"tb:{client}","encoding":"token_bucket","limit":5,"tokens_field":"t","time_field":"ts"}`, nil},
+	{"PUT", "/api/v1/sources/s", `{"kind":"limiter","key":"tb:{client}","encoding":"token_bucket","limit":0,"rate_per_s":1,"tokens_field":"t","time_field":"ts"}`, nil},
+	{"POST", "/api/v1/sources/tb/check", `{"client":"a:b"}`, nil},
+	{"POST", "/api/v1/sources/tb/check", `{"client":"s"}`, nil},
+	{"GET", "/api/v1/sources/brd/entries?limit=0", "", nil},
+	{"GET", "/api/v1/sources/brd/entries?limit=1e2", "", nil},
+	{"GET", "/api/v1/sources/brd/entries?cursor=garbage", "", nil},
+	{"GET", "/api/v1/sources/brd/entries?cursor=" + forgedCursor("NaN", "p"), "", nil},
+	{"GET", "/api/v1/sources/rl/entries", "", nil},
+	{"GET", "/api/v1/sources/bad%20name/players/p", "", nil},
+	{"GET", "/api/v1/sources/brd/players/p/around?n=x", "", nil},
+	{"GET", "/api/v1/sources/brd/players/p/around?n=101", "", nil},
 	{"POST", "/api/v1/queues/q%20r/jobs", `{}`, nil},
 	{"POST", "/api/v1/queues/q/jobs", `{"run_at":"yesterday"}`, nil},
 	// bodies
@@ -163,12 +189,15 @@ func TestBadInputsPerEndpoint(t *testing.T) {
 	for name, body := range map[string]string{
 		"api": `{"kind":"limiter","key":"limit:api:{client}:{window_start}","encoding":"fixed_window","limit":5,"window_ms":60000}`,
 		"rl":  `{"kind":"limiter","key":"ratelog:{client}","encoding":"sliding_log","limit":5,"window_ms":1000}`,
+		"tb":  `{"kind":"limiter","key":"bucket:{client}","encoding":"token_bucket","limit":5,"rate_per_s":1,"tokens_field":"tokens","time_field":"ts"}`,
+		"brd": `{"kind":"board","key":"leaderboard:b","encoding":"none"}`,
 	} {
 		if status, b, _ := s.do(t, http.MethodPut, "/api/v1/sources/"+name, "application/json", body, "Authorization", "Bearer s3cret"); status != http.StatusOK {
 			t.Fatalf("adopt %s: %d %s", name, status, b)
 		}
 	}
 	s.rdb.HSet(ctx, "ratelog:h", "f", "v")
+	s.rdb.Set(ctx, "bucket:s", "a string", 0)
 	// The job cursors' secret is made by the first list or search that needs it (SETNX, once):
 	// made here, so that no case below counts it as a key it wrote.
 	if status, b, _ := s.do(t, http.MethodGet, "/api/v1/queues/q/jobs?state=waiting", "", ""); status != http.StatusOK {

@@ -19,7 +19,7 @@ func (s *server) boardsPage(c echo.Context) error {
 		return err
 	}
 	boards, err := s.Leaderboards.Summaries(c.Request().Context())
-	return s.render(c, http.StatusOK, views.BoardsPage(unavailable(s.chrome(c, "Leaderboards", domain.TopicBoards), err), boards))
+	return s.render(c, http.StatusOK, views.BoardsPage(unavailable(s.chrome(c, "Leaderboards", domain.TopicBoards), err), boards, s.adoptedViews(c, domain.SourceBoard)))
 }
 
 // boardPeriodAndSize is the period and size a board page shows, from its query.
@@ -91,8 +91,13 @@ const lookupAround = 3
 
 // lookupPlayer finds a player's place and neighbours; an absent player is "not ranked", not an error.
 func (s *server) lookupPlayer(ctx context.Context, board string, period domain.Period, player string) *views.Lookup {
-	l := &views.Lookup{Player: player}
 	around, err := s.Leaderboards.Around(ctx, board, period, player, lookupAround)
+	return lookupOf(player, around, err)
+}
+
+// lookupOf is the lookup of a player from the read of the players around them.
+func lookupOf(player string, around []domain.Entry, err error) *views.Lookup {
+	l := &views.Lookup{Player: player}
 	switch domain.ErrorCode(err) {
 	case "":
 		l.Around = around

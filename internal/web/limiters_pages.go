@@ -20,7 +20,7 @@ func (s *server) limitersPage(c echo.Context) error {
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err
 	}
-	return s.render(c, http.StatusOK, views.LimitersPage(unavailable(s.chrome(c, "Rate limiters"), err), ps))
+	return s.render(c, http.StatusOK, views.LimitersPage(unavailable(s.chrome(c, "Rate limiters"), err), ps, s.adoptedViews(c, domain.SourceLimiter)))
 }
 
 func (s *server) limiterPage(c echo.Context) error {

@@ -34,6 +34,7 @@ func (s *server) overviewPage(c echo.Context) error {
 	}
 	aud := s.audience(c)
 	d.Limiters, d.Locks = aud.Limiters(d.Limiters), aud.Locks(d.Locks)
+	d.Adopted = s.adoptedViews(c)
 	ch := unavailable(s.chrome(c, "Overview", domain.TopicBoards, domain.TopicQueues, domain.TopicLimiters, domain.TopicLocks), err)
 	return s.render(c, http.StatusOK, views.OverviewPage(ch, d))
 }

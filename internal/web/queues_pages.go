@@ -17,7 +17,7 @@ func (s *server) queuesPage(c echo.Context) error {
 		return err
 	}
 	queues, err := s.Queues.Summaries(c.Request().Context())
-	return s.render(c, http.StatusOK, views.QueuesPage(unavailable(s.chrome(c, "Queues", domain.TopicQueues), err), queues))
+	return s.render(c, http.StatusOK, views.QueuesPage(unavailable(s.chrome(c, "Queues", domain.TopicQueues), err), queues, s.adoptedViews(c, domain.SourceQueue)))
 }
 
 func (s *server) queuePage(c echo.Context) error {

@@ -75,6 +75,7 @@ func (s *server) routes(e *echo.Echo) {
 	get(pages, "/sources/:source", s.sourcePage)
 	pages.POST("/sources/:source/delete", s.deleteSourceForm, change...)
 	pages.POST("/sources/:source/try", s.trySourceForm, change...)
+	get(pages, "/sources/:source/entries", s.sourceEntriesPage)
 	get(pages, "/login", s.loginPage)
 	pages.POST("/login", s.login)
 	pages.POST("/logout", s.logout)
@@ -146,6 +147,9 @@ func (s *server) routes(e *echo.Echo) {
 	api.PUT("/sources/:source", s.apiPutSource, write...)
 	api.DELETE("/sources/:source", s.apiDeleteSource, write...)
 	api.POST("/sources/:source/check", s.apiTrySource, write...)
+	get(api, "/sources/:source/entries", s.apiSourceEntries)
+	get(api, "/sources/:source/players/:player", s.apiSourcePlayer)
+	get(api, "/sources/:source/players/:player/around", s.apiSourceAround)
 	api.Any("/*", func(c echo.Context) error { return echo.ErrNotFound })
 	get(api, "/openapi.json", serveOpenAPI)
 

@@ -11,11 +11,17 @@ import (
 
 // sourceRequest is the body of PUT /api/v1/sources/:source.
 type sourceRequest struct {
-	Kind     *string         `json:"kind"`
-	Key      *string         `json:"key"`
-	Encoding string          `json:"encoding"`
-	Limit    json.RawMessage `json:"limit"`
-	WindowMs json.RawMessage `json:"window_ms"`
+	Kind        *string         `json:"kind"`
+	Key         *string         `json:"key"`
+	Encoding    string          `json:"encoding"`
+	Limit       json.RawMessage `json:"limit"`
+	WindowMs    json.RawMessage `json:"window_ms"`
+	Zone        string          `json:"zone"`
+	MaxTS       json.RawMessage `json:"max_ts"`
+	TokensField string          `json:"tokens_field"`
+	TimeField   string          `json:"time_field"`
+	TimeUnit    string          `json:"time_unit"`
+	RatePerS    json.RawMessage `json:"rate_per_s"`
 }
 
 func (s *server) apiSources(c echo.Context) error {
@@ -38,17 +44,11 @@ func (s *server) apiPutSource(c echo.Context) error {
 	if req.Kind == nil || req.Key == nil {
 		return domain.Errorf(domain.EINVALID, `kind and key are required: kind "board", "queue", "limiter" or "lock", key the layout (e.g. game:rank:{yyyymmdd})`)
 	}
-	src := domain.Source{Name: name, Kind: domain.SourceKind(*req.Kind), Key: *req.Key, Encoding: req.Encoding}
-	if src.Kind == domain.SourceLimiter {
-		var err error
-		if src.Limit, err = limitInput.json(req.Limit); err != nil {
-			return err
-		}
-		window, err := windowInput.millis(req.WindowMs)
-		if err != nil {
-			return err
-		}
-		src.WindowMs = window.Milliseconds()
+	src := domain.Source{Name: name, Kind: domain.SourceKind(*req.Kind), Key: *req.Key}
+	in := sourceInputs{encoding: req.Encoding, zone: req.Zone, tokensField: req.TokensField, timeField: req.TimeField, timeUnit: req.TimeUnit,
+		limit: string(req.Limit), window: string(req.WindowMs), maxTS: string(req.MaxTS), ratePerS: string(req.RatePerS), windowMs: true}
+	if errs := in.fill(&src); len(errs) > 0 {
+		return errs[0]
 	}
 	saved, err := s.Sources.SaveSource(c.Request().Context(), src)
 	if err != nil {

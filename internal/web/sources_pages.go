@@ -21,12 +21,13 @@ func (s *server) sourcesPageWith(c echo.Context, status int, f views.Form) error
 		return err
 	}
 	ch := unavailable(s.chrome(c, "Adopted sources"), err)
-	return s.render(c, status, views.SourcesPage(ch, all, f))
+	found, _ := s.Sources.SourceSuggestions(c.Request().Context()) // none while Redis is away
+	return s.render(c, status, views.SourcesPage(ch, all, f, found))
 }
 
 // sourceFormFields are the fields of the form on /sources that show their errors (kind is
 // a select).
-var sourceFormFields = []string{"name", "key", "encoding", "limit", "window"}
+var sourceFormFields = []string{"name", "key", "encoding", "limit", "window", "zone", "max_ts", "tokens_field", "time_field", "time_unit", "rate_per_s"}
 
 // saveSourceForm adopts a source from the form on /sources.
 func (s *server) saveSourceForm(c echo.Context) error {
@@ -34,14 +35,12 @@ func (s *server) saveSourceForm(c echo.Context) error {
 	for _, k := range append([]string{"kind"}, sourceFormFields...) {
 		f.Values[k] = strings.TrimSpace(c.FormValue(k))
 	}
-	src := domain.Source{Name: f.Values["name"], Kind: domain.SourceKind(f.Values["kind"]), Key: f.Values["key"], Encoding: f.Values["encoding"]}
-	if src.Kind == domain.SourceLimiter {
-		n, err := limitInput.parse(f.Values["limit"])
+	src := domain.Source{Name: f.Values["name"], Kind: domain.SourceKind(f.Values["kind"]), Key: f.Values["key"]}
+	v := f.Values
+	in := sourceInputs{encoding: v["encoding"], zone: v["zone"], tokensField: v["tokens_field"], timeField: v["time_field"], timeUnit: v["time_unit"],
+		limit: v["limit"], window: v["window"], maxTS: v["max_ts"], ratePerS: v["rate_per_s"]}
+	for _, err := range in.fill(&src) {
 		noteError(f.Errors, err)
-		src.Limit = n
-		window, err := windowInput.text(f.Values["window"])
-		noteError(f.Errors, err)
-		src.WindowMs = window.Milliseconds()
 	}
 	if len(f.Errors) > 0 {
 		return s.sourcesPageWith(c, http.StatusBadRequest, f)
@@ -74,7 +73,7 @@ func (s *server) sourcePageWith(c echo.Context, status int, try views.TryForm) e
 	if err != nil {
 		return err
 	}
-	return s.render(c, status, views.SourcePage(s.chrome(c, "Source "+name, panels.Source.Topic(name)), s.audience(c).Source(v), try))
+	return s.render(c, status, views.SourcePage(s.chrome(c, "Source "+name, panels.Source.Topic(name)), s.audience(c).Source(v), try, s.sourceLookup(c, v)))
 }
 
 // trySourceForm counts requests against an adopted limiter's own keys.

@@ -8,16 +8,24 @@ import (
 
 // Sources is a fake domain.SourceService: each method calls its Fn field.
 type Sources struct {
-	SourcesFn           func(context.Context) ([]domain.Source, error)
-	SourcesInvoked      bool
-	SaveSourceFn        func(context.Context, domain.Source) (domain.Source, error)
-	SaveSourceInvoked   bool
-	DeleteSourceFn      func(context.Context, string) error
-	DeleteSourceInvoked bool
-	SourceViewFn        func(context.Context, string) (domain.SourceView, error)
-	SourceViewInvoked   bool
-	TrySourceFn         func(context.Context, string, string) (domain.LimitResult, error)
-	TrySourceInvoked    bool
+	SourcesFn                func(context.Context) ([]domain.Source, error)
+	SourcesInvoked           bool
+	SaveSourceFn             func(context.Context, domain.Source) (domain.Source, error)
+	SaveSourceInvoked        bool
+	DeleteSourceFn           func(context.Context, string) error
+	DeleteSourceInvoked      bool
+	SourceViewFn             func(context.Context, string) (domain.SourceView, error)
+	SourceViewInvoked        bool
+	TrySourceFn              func(context.Context, string, string) (domain.LimitResult, error)
+	TrySourceInvoked         bool
+	SourceEntriesFn          func(context.Context, string, string, int) (domain.Page, error)
+	SourceEntriesInvoked     bool
+	SourcePlayerFn           func(context.Context, string, string) (domain.Entry, error)
+	SourcePlayerInvoked      bool
+	SourceAroundFn           func(context.Context, string, string, int) ([]domain.Entry, error)
+	SourceAroundInvoked      bool
+	SourceSuggestionsFn      func(context.Context) ([]domain.SourceSuggestion, error)
+	SourceSuggestionsInvoked bool
 }
 
 var _ domain.SourceService = (*Sources)(nil)
@@ -60,4 +68,36 @@ func (s *Sources) TrySource(ctx context.Context, a1 string, a2 string) (r0 domai
 		return
 	}
 	return s.TrySourceFn(ctx, a1, a2)
+}
+
+func (s *Sources) SourceEntries(ctx context.Context, a1 string, a2 string, a3 int) (r0 domain.Page, err error) {
+	s.SourceEntriesInvoked = true
+	if s.SourceEntriesFn == nil {
+		return
+	}
+	return s.SourceEntriesFn(ctx, a1, a2, a3)
+}
+
+func (s *Sources) SourcePlayer(ctx context.Context, a1 string, a2 string) (r0 domain.Entry, err error) {
+	s.SourcePlayerInvoked = true
+	if s.SourcePlayerFn == nil {
+		return
+	}
+	return s.SourcePlayerFn(ctx, a1, a2)
+}
+
+func (s *Sources) SourceAround(ctx context.Context, a1 string, a2 string, a3 int) (r0 []domain.Entry, err error) {
+	s.SourceAroundInvoked = true
+	if s.SourceAroundFn == nil {
+		return
+	}
+	return s.SourceAroundFn(ctx, a1, a2, a3)
+}
+
+func (s *Sources) SourceSuggestions(ctx context.Context) (r0 []domain.SourceSuggestion, err error) {
+	s.SourceSuggestionsInvoked = true
+	if s.SourceSuggestionsFn == nil {
+		return
+	}
+	return s.SourceSuggestionsFn(ctx)
 }

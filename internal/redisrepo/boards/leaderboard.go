@@ -4,7 +4,6 @@ import (
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -288,27 +287,7 @@ func (l *Leaderboards) Player(ctx context.Context, board string, period domain.P
 	if err != nil {
 		return domain.Entry{}, err
 	}
-	return l.playerOf(ctx, l.keys.PeriodBoard(board, period, l.clock.Now()), set.TieBreak, board, player)
-}
-
-// playerOf is a player's entry in the sorted set at key (a board, a period's or a season's,
-// encoded in t).
-func (l *Leaderboards) playerOf(ctx context.Context, key string, t domain.TieBreak, board, player string) (domain.Entry, error) {
-	var score *redis.FloatCmd
-	var rank *redis.IntCmd
-	// MULTI/EXEC: the score and the rank describe the same moment, in one round trip.
-	_, err := l.rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
-		score = pipe.ZScore(ctx, key, player)
-		rank = pipe.ZRevRank(ctx, key, player)
-		return nil
-	})
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return domain.Entry{}, store.OpError("redisrepo.Leaderboards.playerOf", err)
-	}
-	if errors.Is(score.Err(), redis.Nil) || errors.Is(rank.Err(), redis.Nil) {
-		return domain.Entry{}, domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
-	}
-	return domain.NewEntry(t, rank.Val()+1, player, score.Val()), nil
+	return PlayerOfKey(ctx, l.rdb, l.keys.PeriodBoard(board, period, l.clock.Now()), set.TieBreak, fmt.Sprintf("board %q", board), player)
 }
 
 func (l *Leaderboards) Around(ctx context.Context, board string, period domain.Period, player string, n int) ([]domain.Entry, error) {
@@ -322,19 +301,12 @@ func (l *Leaderboards) Around(ctx context.Context, board string, period domain.P
 	if err != nil {
 		return nil, err
 	}
-	res, err := aroundScript.Run(ctx, l.rdb, []string{l.keys.PeriodBoard(board, period, l.clock.Now())}, player, n).Result()
-	if errors.Is(err, redis.Nil) {
-		return nil, domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
-	}
-	if err != nil {
-		return nil, store.OpError("redisrepo.Leaderboards.Around", err)
-	}
-	return rankedEntries(set.TieBreak, res)
+	return AroundOfKey(ctx, l.rdb, l.keys.PeriodBoard(board, period, l.clock.Now()), set.TieBreak, fmt.Sprintf("board %q", board), player, n)
 }
 
 // rankedEntries decodes a script's {first rank, {member, score, ...}} reply on a board with
 // encoding t.
-func rankedEntries(t domain.TieBreak, res any) ([]domain.Entry, error) {
+func rankedEntries(t domain.Scores, res any) ([]domain.Entry, error) {
 	vals, ok := res.([]any)
 	if !ok || len(vals) != 2 {
 		return nil, fmt.Errorf("redisrepo.rankedEntries: unexpected reply %v", res)

@@ -61,27 +61,7 @@ func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.
 	if err != nil {
 		return domain.Page{}, err
 	}
-	return l.pageOf(ctx, l.keys.PeriodBoard(board, period, l.clock.Now()), set.TieBreak, after, limit)
-}
-
-// pageOf is the page of the sorted set at key (a board, a period's or a season's, encoded
-// in t) after a cursor.
-func (l *Leaderboards) pageOf(ctx context.Context, key string, t domain.TieBreak, after string, limit int) (domain.Page, error) {
-	var c cursor
-	if after != "" {
-		var err error
-		if c, err = decodeCursor(after); err != nil {
-			return domain.Page{}, err
-		}
-	}
-	// One entry more than asked tells whether another page follows.
-	pipe := l.rdb.Pipeline()
-	res := pageScript.Run(ctx, pipe, []string{key}, c.Score, c.Member, limit+1)
-	total := pipe.ZCard(ctx, key)
-	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
-		return domain.Page{}, store.OpError("redisrepo.Leaderboards.pageOf", err)
-	}
-	return entriesPage(t, res.Val(), total.Val(), limit)
+	return PageOfKey(ctx, l.rdb, l.keys.PeriodBoard(board, period, l.clock.Now()), set.TieBreak, after, limit)
 }
 
 func (l *Leaderboards) EntriesAt(ctx context.Context, board string, period domain.Period, rank int64, limit int) (domain.Page, error) {
@@ -114,7 +94,7 @@ func (l *Leaderboards) EntriesAt(ctx context.Context, board string, period domai
 
 // entriesPage builds a page from a {first rank, {member, score, ...}} reply of limit+1
 // entries at most, on a board with encoding t: the extra one says another page follows.
-func entriesPage(t domain.TieBreak, res any, total int64, limit int) (domain.Page, error) {
+func entriesPage(t domain.Scores, res any, total int64, limit int) (domain.Page, error) {
 	entries, err := rankedEntries(t, res)
 	if err != nil {
 		return domain.Page{}, err

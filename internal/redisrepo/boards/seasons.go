@@ -223,7 +223,7 @@ func (l *Leaderboards) SeasonEntries(ctx context.Context, board string, n int64,
 	if err != nil {
 		return domain.Page{}, err
 	}
-	return l.pageOf(ctx, s.Key, s.TieBreak, after, limit)
+	return PageOfKey(ctx, l.rdb, s.Key, s.TieBreak, after, limit)
 }
 
 func (l *Leaderboards) SeasonPlayer(ctx context.Context, board string, n int64, player string) (domain.Entry, error) {
@@ -234,7 +234,7 @@ func (l *Leaderboards) SeasonPlayer(ctx context.Context, board string, n int64, 
 	if err != nil {
 		return domain.Entry{}, err
 	}
-	e, err := l.playerOf(ctx, s.Key, s.TieBreak, board, player)
+	e, err := PlayerOfKey(ctx, l.rdb, s.Key, s.TieBreak, fmt.Sprintf("board %q's season %d", board, n), player)
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
 		return e, domain.Errorf(domain.ENOTFOUND, "player %q did not score in board %q's season %d", player, board, n)
 	}

@@ -132,7 +132,7 @@ func PlanSourceView(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, 
 			v.Count = card.Val()
 			for i, z := range rng.Val() {
 				m, _ := z.Member.(string)
-				v.Entries = append(v.Entries, domain.NewEntry(src.TieBreak(), int64(i+1), m, z.Score))
+				v.Entries = append(v.Entries, domain.NewEntry(src.Scores(), int64(i+1), m, z.Score))
 			}
 			return v
 		}
@@ -149,6 +149,7 @@ func PlanSourceView(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, 
 			client, key string
 			n           *redis.IntCmd
 			s           *redis.StringCmd
+			h           *redis.SliceCmd
 		}
 		var reads []read
 		for _, key := range found.AdoptedKeys(src.ScanPattern()) {
@@ -162,6 +163,8 @@ func PlanSourceView(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, 
 					continue // a past window's counter, expiring
 				}
 				r.s = pipe.Get(ctx, key)
+			} else if src.Encoding == domain.SourceTokenBucket {
+				r.h = pipe.HMGet(ctx, key, src.TokensField, src.TimeField)
 			} else {
 				r.n = pipe.ZCount(ctx, key, fmt.Sprintf("(%d", now.UnixMilli()-src.WindowMs), "+inf")
 			}
@@ -170,16 +173,26 @@ func PlanSourceView(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, 
 		return func() domain.SourceView {
 			for _, r := range reads {
 				c := domain.SourceClient{Client: r.client, Key: r.key}
-				if r.s != nil {
+				switch {
+				case r.s != nil:
 					c.Count, _ = strconv.ParseInt(r.s.Val(), 10, 64)
-				} else {
+				case r.h != nil:
+					if r.h.Err() != nil {
+						continue // another type under the pattern: not a bucket
+					}
+					f := r.h.Val()
+					c.Count = int64(src.BucketTokens(fmt.Sprint(f[0]), fmt.Sprint(f[1]), now) + 1e-9)
+				default:
 					c.Count = r.n.Val()
 				}
-				if c.Count > 0 {
+				if c.Count > 0 || r.h != nil {
 					v.Clients = append(v.Clients, c)
 				}
 			}
-			slices.SortFunc(v.Clients, func(a, b domain.SourceClient) int { // busiest first
+			slices.SortFunc(v.Clients, func(a, b domain.SourceClient) int { // busiest first (a bucket: emptiest)
+				if r := cmp.Compare(b.Count, a.Count); r != 0 && src.Encoding == domain.SourceTokenBucket {
+					return -r
+				}
 				return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Client, b.Client))
 			})
 			v.Count = int64(len(v.Clients))
@@ -244,6 +257,9 @@ func (s *Sources) TrySource(ctx context.Context, name, client string) (domain.Li
 		return domain.LimitResult{}, err
 	}
 	key := s.keys.SourceClient(src, client, now)
+	if src.Encoding == domain.SourceTokenBucket {
+		return s.tryBucket(ctx, src, key)
+	}
 	policy := domain.LimitPolicy{Name: name, Algorithm: domain.SlidingLog, Limit: src.Limit, WindowMs: src.WindowMs}
 	if src.Encoding == domain.SourceFixedWindow {
 		policy.Algorithm = domain.FixedWindow

@@ -49,6 +49,7 @@ type sweep struct {
 	found   map[string]struct{} // Names found by the last complete pass and the one under way
 	own     map[string]struct{} // Names in the index at the last refresh, or written since
 	added   map[string]struct{} // Names written while a refresh reads the index: kept by it
+	limit   int                 // the most keys a pass keeps (0: no bound)
 }
 
 // Discovery is zpulse's one way of finding keys by pattern: boards, queues, locks and limiter
@@ -63,6 +64,7 @@ type Discovery struct {
 	mu         sync.Mutex // guards the sweeps
 	sweeps     [KindCount]*sweep
 	adopted    map[string]*sweep  // SCAN pattern of an adopted source -> its sweep (keys only)
+	dated      *sweep             // sorted sets with a yyyymmdd date in their key: layouts to suggest
 	sources    string             // the HASH of adopted sources (Keys.Sources)
 	watched    []string           // key patterns of every adopted source, for notifications
 	families   []domain.KeyFamily // Keys.Families, that a saved source is checked against
@@ -80,7 +82,8 @@ func NewDiscovery(rdb redis.UniversalClient, keys Keys, onRate func(ctx context.
 	d.sweeps[KindQueue] = &sweep{name: "queue", prefix: keys.QueuePrefix, typ: "zset", index: keys.QueueIndex()}
 	d.sweeps[KindLock] = &sweep{name: "lock", prefix: keys.LockPrefix, index: keys.LockIndex()}
 	d.sweeps[rateKeys] = &sweep{prefix: keys.RatePrefix, typ: "zset"}
-	for _, s := range d.sweeps {
+	d.dated = &sweep{pattern: datedPattern, typ: "zset", limit: MaxDatedKeys}
+	for _, s := range append(d.sweeps[:], d.dated) {
 		s.cursors, s.done, s.seen, s.found, s.own = map[string]uint64{}, map[string]bool{}, map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
 	}
 	return d
@@ -184,7 +187,7 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 			delete(d.adopted, p)
 		}
 	}
-	var sweeps []*sweep
+	sweeps := []*sweep{d.dated}
 	for p := range patterns {
 		s := d.adopted[p]
 		if s == nil {
@@ -372,6 +375,9 @@ func (d *Discovery) stepSweep(ctx context.Context, s *sweep, addr string, node r
 	defer d.mu.Unlock()
 	s.cursors[addr], s.done[addr] = cursor, cursor == 0
 	for _, key := range keys {
+		if s.limit > 0 && len(s.seen) >= s.limit {
+			break
+		}
 		if s.name == "" {
 			s.seen[key] = struct{}{}
 		} else if name := strings.TrimPrefix(key, s.prefix); domain.ValidateKeyName(s.name, name) == nil {

@@ -174,12 +174,15 @@ func (k Keys) Sources() string { return k.OwnPrefix + "sources" }
 
 // Families are the key prefixes zpulse writes under, each with the kind of adopted source
 // that may still name keys there (domain.Source.Validate): zpulse's own keys, the braced
-// keys beside its queues and locks, and the articles' keys of its boards, queues, locks and
+// keys beside its queues and locks (only those: a service's own hash tag, {game}:rank:…, is
+// adoptable), and the articles' keys of its boards, queues, locks and
 // limiters. rate: is adopted by no source: its sliding logs are the default policy's.
 func (k Keys) Families() []domain.KeyFamily {
 	return []domain.KeyFamily{
 		{Prefix: k.OwnPrefix, Holds: "zpulse's own keys (" + k.OwnPrefix + "…)"},
-		{Prefix: "{", Holds: "zpulse's keys beside its queues and locks ({" + k.Queue("<name>") + "}:…, {" + k.Lock("<name>") + "}:…)"},
+		{Prefix: "{" + k.QueuePrefix, Holds: "zpulse's keys beside its queues ({" + k.Queue("<name>") + "}:…)"},
+		{Prefix: "{" + k.LockPrefix, Holds: "zpulse's keys beside its locks ({" + k.Lock("<name>") + "}:…)"},
+		{Prefix: "{" + k.LeaderboardPrefix, Holds: "zpulse's keys beside its boards, their seasons ({" + k.Leaderboard("<name>") + "}:season:<n>)"},
 		{Prefix: k.LeaderboardPrefix, Holds: "a board's key (" + k.Leaderboard("<name>") + ")", Kind: domain.SourceBoard},
 		{Prefix: k.QueuePrefix, Holds: "a queue's key (" + k.Queue("<name>") + ")", Kind: domain.SourceQueue},
 		{Prefix: k.LockPrefix, Holds: "a lock's key (" + k.Lock("<name>") + ")", Kind: domain.SourceLock},

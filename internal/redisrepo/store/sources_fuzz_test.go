@@ -48,13 +48,25 @@ func FuzzSourceLayout(f *testing.F) {
 		{domain.SourceQueue, "jobs:mail", "", "queue", "jobs:mail", ""},
 		{domain.SourceLock, "lock:order:", "", "lock", "order:1001", ""},
 		{domain.SourceLock, "le", "", "board", "x", ""},
+		// Hash-tagged layouts (the second article's advice for a Cluster) beside zpulse's own
+		// braced keys.
+		{domain.SourceBoard, "{game}:rank:{yyyymmdd}", "", "board", "x", ""},
+		{domain.SourceLimiter, "limit:api:{{client}}:{window_start}", "user1001", "queue", "q", ""},
+		{domain.SourceLimiter, "{{client}}:bucket", "queue:q", "queue", "q", ""},
+		{domain.SourceBoard, "{queue:q}:jobs", "", "queue", "q", ""},
+		{domain.SourceLock, "{lock:", "", "lock", "x", ""},
+		{domain.SourceLimiter, "{q{client}}", "ueue:q", "queue", "q", ""},
+		// A limiter's try must not write a season of a zpulse board.
+		{domain.SourceLimiter, "{leaderboard:g}:season:{client}", "1", "season", "g", ""},
+		{domain.SourceLimiter, "{leaderboard:g}:{client}", "seasons", "seasons", "g", ""},
 	} {
 		f.Add(kindOf(s.kind), s.key, uint8(len(s.key)), s.client, day, s.other, s.a, s.b)
 	}
 	f.Fuzz(func(t *testing.T, kind uint8, key string, enc uint8, client string, at int64, other, a, b string) {
-		src := domain.Source{Name: "s", Kind: domain.SourceKinds[int(kind)%len(domain.SourceKinds)], Key: key, Limit: 5, WindowMs: 60000}
+		src := domain.Source{Name: "s", Kind: domain.SourceKinds[int(kind)%len(domain.SourceKinds)], Key: key, Limit: 5, WindowMs: 60000,
+			TokensField: "tokens", TimeField: "ts", RatePerS: 1}
 		src.Encoding = map[domain.SourceKind]string{domain.SourceBoard: "none", domain.SourceQueue: domain.SourcePriority,
-			domain.SourceLimiter: [2]string{domain.SourceFixedWindow, domain.SourceSlidingLog}[enc%2]}[src.Kind]
+			domain.SourceLimiter: [3]string{domain.SourceFixedWindow, domain.SourceSlidingLog, domain.SourceTokenBucket}[enc%3]}[src.Kind]
 		if src.Validate(DefaultKeys.Families()) != nil {
 			return
 		}

@@ -1,0 +1,93 @@
+package web
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/views"
+)
+
+// An adopted board is paged, ranked and searched as a zpulse board is: the API's entries,
+// player and around reads, the page's "Browse all" and "Find a player".
+
+func (s *server) apiSourceEntries(c echo.Context) error {
+	limit, err := entriesInput.query(c, 100)
+	if err != nil {
+		return err
+	}
+	page, err := s.Sources.SourceEntries(c.Request().Context(), pathParam(c, "source"), c.QueryParam("cursor"), limit)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, page)
+}
+
+func (s *server) apiSourcePlayer(c echo.Context) error {
+	entry, err := s.Sources.SourcePlayer(c.Request().Context(), pathParam(c, "source"), pathParam(c, "player"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, entry)
+}
+
+func (s *server) apiSourceAround(c echo.Context) error {
+	n, err := aroundNInput.query(c, 5)
+	if err != nil {
+		return err
+	}
+	entries, err := s.Sources.SourceAround(c.Request().Context(), pathParam(c, "source"), pathParam(c, "player"), n)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"entries": entries})
+}
+
+// sourceLookup is the "Find a player" answer of an adopted board's page (nil without a
+// ?player=, or for another kind).
+func (s *server) sourceLookup(c echo.Context, v domain.SourceView) *views.Lookup {
+	player := strings.TrimSpace(c.QueryParam("player"))
+	if player == "" || v.Source.Kind != domain.SourceBoard {
+		return nil
+	}
+	around, err := s.Sources.SourceAround(c.Request().Context(), v.Source.Name, player, lookupAround)
+	return lookupOf(player, around, err)
+}
+
+// sourceEntriesPage browses an adopted board in rank order, a page at a time.
+func (s *server) sourceEntriesPage(c echo.Context) error {
+	name, cursor := pathParam(c, "source"), c.QueryParam("cursor")
+	v, err := s.Sources.SourceView(c.Request().Context(), name)
+	if err != nil {
+		return err
+	}
+	page, err := s.Sources.SourceEntries(c.Request().Context(), name, cursor, entriesPerPage)
+	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
+		return err
+	}
+	return s.render(c, http.StatusOK, views.SourceEntriesPage(unavailable(s.chrome(c, name), err), v, page, cursor))
+}
+
+// adoptedViews reads the adopted sources of the given kinds (every kind without one) for the
+// lists and the overview, which show them beside zpulse's own as another service's. One read
+// per source; a source that cannot be read now is left out of the list (its page says why).
+func (s *server) adoptedViews(c echo.Context, kinds ...domain.SourceKind) []domain.SourceView {
+	ctx := c.Request().Context()
+	all, err := s.Sources.Sources(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []domain.SourceView
+	for _, src := range all {
+		if len(kinds) > 0 && !slices.Contains(kinds, src.Kind) {
+			continue
+		}
+		if v, err := s.Sources.SourceView(ctx, src.Name); err == nil {
+			out = append(out, s.audience(c).Source(v))
+		}
+	}
+	return out
+}
