@@ -151,6 +151,9 @@ func main() {
 		fanout(wsload, zURL, redisAddr, 10000)
 	}
 
+	fmt.Fprintln(os.Stderr, "foreign write → frame, notifications on and off…")
+	foreignWrites(zpulse, *foreignN)
+
 	if !*skipGo {
 		fmt.Fprintln(os.Stderr, "Go benchmarks (each on a private Redis of its own, reference in the same run)…")
 		goBenchmarks()
