@@ -20,6 +20,8 @@ type BoardPageData struct {
 	Lookup   *Lookup
 	Forms    map[string]Form // by form id (see BoardFormIDs)
 	History  *domain.History // nil: not shown
+	// Encoding is the check of the board's scores against its encoding (nil: not checked).
+	Encoding *domain.EncodingReport
 }
 
 // Lookup is the outcome of a player lookup: the player's entry (nil: not ranked) and the
@@ -169,4 +171,29 @@ func exportURL(board string, period domain.Period) string {
 		return boardURL(board) + "/export.csv"
 	}
 	return boardURL(board) + "/export.csv?" + url.Values{"period": {string(period)}}.Encode()
+}
+
+// countsOn says which boards an add counts on.
+func countsOn(s domain.BoardSettings) string {
+	names := []string{"all time"}
+	for _, p := range s.Periods {
+		names = append(names, strings.ToLower(p.Label()))
+	}
+	return "Counts on: " + strings.Join(names, ", ") + ". Period boards count adds from when they were turned on; a score set or a removal changes the all-time board."
+}
+
+// misfitFits says which encodings a misfit score fits.
+func misfitFits(m *domain.EncodingMisfit) string {
+	if len(m.Fits) == 0 {
+		return ", which fits no encoding"
+	}
+	names := make([]string, len(m.Fits))
+	for i, t := range m.Fits {
+		names[i] = string(t)
+	}
+	return ", which reads as " + strings.Join(names, " or ")
+}
+
+func encodingFixURL(board string, to domain.TieBreak) string {
+	return boardURL(board) + "/encoding/fix?" + url.Values{"tie_break": {string(to)}}.Encode()
 }

@@ -110,9 +110,9 @@ func singletonHolder(ctx context.Context, rdb *redis.Client, loop string) (holde
 	return holder{pid: pid, fence: f}, nil
 }
 
-// Three instances on one Redis with the demo on: the demo traffic and the queue reaper each
-// run in exactly one of them. SIGKILL of the instance running both hands each to another
-// instance within the documented bound (locks.SingletonTakeover, README's 4.2 s), one
+// Three instances on one Redis with the demo on: the demo traffic, the queue reaper, the
+// history recorder and the season rollover each run in exactly one of them. SIGKILL of the
+// instance running them hands each to another instance within the documented bound (locks.SingletonTakeover, README's 4.2 s), one
 // holder at a time: the lock's fencing token only grows, and each term an instance begins has
 // a token above every earlier term's.
 func TestThreeInstancesSingletonHandover(t *testing.T) {
@@ -125,7 +125,7 @@ func TestThreeInstancesSingletonHandover(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	t.Cleanup(func() { rdb.Close() })
 	url := "redis://" + srv.Addr
-	loops := []string{"demo-traffic", "queue-reaper", history.RecorderLoop}
+	loops := []string{"demo-traffic", "queue-reaper", history.RecorderLoop, "season-rollover"}
 
 	// The first instance takes every loop; the others stand by.
 	first := startInstance(t, url)

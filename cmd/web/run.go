@@ -36,6 +36,10 @@ const queueTakePool = 64
 // reapEvery is how often the reaper returns jobs whose lease ended (MinLease is 1 s).
 const reapEvery = time.Second
 
+// seasonRolloverEvery is how often the season-rollover singleton looks for boards whose
+// scheduled season ended: a scheduled season ends within this time after its boundary.
+const seasonRolloverEvery = 15 * time.Second
+
 // run is the whole program: it serves until ctx ends, then shuts down gracefully.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	cfg, err := parseConfig(args, getenv, stdout)
@@ -123,6 +127,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	wg.Go(func() {
 		_ = singletons.Run(ctx, history.RecorderLoop, func(ctx context.Context, _ int64) error {
 			return svc.History.RunRecorder(ctx, watcher.Nudge)
+		})
+	})
+	// One instance ends the seasons of boards with a schedule (season_every) at each boundary.
+	wg.Go(func() {
+		_ = singletons.Run(ctx, "season-rollover", func(ctx context.Context, _ int64) error {
+			return leaderboards.RunSeasonRollover(ctx, seasonRolloverEvery, func(ended int) {
+				log.Info("ended scheduled seasons", "boards", ended)
+				watcher.Nudge()
+			}, func(err error) { log.Warn("cannot roll seasons over; trying again", "err", err) })
 		})
 	})
 	wg.Go(func() {

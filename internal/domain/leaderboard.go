@@ -62,6 +62,13 @@ type BoardSettings struct {
 	TieBreak      TieBreak `json:"tie_break"`
 	Periods       []Period `json:"periods"`
 	RetentionDays int      `json:"retention_days"`
+	// KeepSeasons keeps the last N ended seasons (0: every one); see SeasonOps.
+	KeepSeasons int `json:"keep_seasons"`
+	// SeasonEvery ends the season at every start of a day, ISO week or month in SeasonZone
+	// (AllTime: only when asked).
+	SeasonEvery Period `json:"season_every"`
+	// SeasonZone is the IANA time zone of SeasonEvery's boundaries ("" is UTC).
+	SeasonZone string `json:"season_zone"`
 }
 
 // Retention bounds, in days, for how long a period board is kept after its period ends.
@@ -95,7 +102,7 @@ func (s *BoardSettings) Validate() error {
 	if s.RetentionDays < MinRetentionDays || s.RetentionDays > MaxRetentionDays {
 		return FieldErrorf("retention_days", EINVALID, "retention_days must be a whole number from %d to %d (got %d)", MinRetentionDays, MaxRetentionDays, s.RetentionDays)
 	}
-	return nil
+	return s.validateSeasons()
 }
 
 // BoardSettingsPatch is a partial change of a board's settings: nil fields keep their saved
@@ -104,6 +111,9 @@ type BoardSettingsPatch struct {
 	TieBreak      *TieBreak
 	Periods       *[]Period
 	RetentionDays *int
+	KeepSeasons   *int
+	SeasonEvery   *Period
+	SeasonZone    *string
 }
 
 // Apply returns s changed by the patch's fields.
@@ -116,6 +126,15 @@ func (p BoardSettingsPatch) Apply(s BoardSettings) BoardSettings {
 	}
 	if p.RetentionDays != nil {
 		s.RetentionDays = *p.RetentionDays
+	}
+	if p.KeepSeasons != nil {
+		s.KeepSeasons = *p.KeepSeasons
+	}
+	if p.SeasonEvery != nil {
+		s.SeasonEvery = *p.SeasonEvery
+	}
+	if p.SeasonZone != nil {
+		s.SeasonZone = *p.SeasonZone
 	}
 	return s
 }
@@ -159,9 +178,17 @@ type LeaderboardService interface {
 	// returning how many were removed. Returns EINVALID, EUNAVAILABLE.
 	Trim(ctx context.Context, board string, keep int64) (int64, error)
 
-	// Reset deletes the board, its period boards and its unique-player counts; settings stay.
-	// Returns the number of keys deleted. Returns EINVALID, EUNAVAILABLE.
+	// Reset deletes the board, its period boards and its unique-player counts; settings and
+	// ended seasons stay. Returns the number of keys deleted. Returns EINVALID, EUNAVAILABLE.
 	Reset(ctx context.Context, board string) (int64, error)
+
+	// ResetPeriod deletes only the current board of one period (daily, weekly or monthly):
+	// the all-time board and the other periods stay. Returns the number of keys deleted (0
+	// or 1). Returns EINVALID (also for AllTime), EUNAVAILABLE.
+	ResetPeriod(ctx context.Context, board string, period Period) (int64, error)
+
+	SeasonOps
+	EncodingOps
 
 	// Top returns the first n entries (1 ≤ n ≤ MaxTopN) of a period's board.
 	// Returns EINVALID, EUNAVAILABLE.

@@ -124,6 +124,25 @@ var badInputs = []badInput{
 	{"GET", "/api/v1/boards/b/entries?cursor=" + forgedCursor("0x1p-2", "p"), "", nil},
 	{"GET", "/api/v1/boards/b/entries?cursor=" + forgedCursor("1e400", "p"), "", nil},
 	{"GET", "/api/v1/boards/b/entries?cursor=" + forgedCursor("1", ""), "", nil},
+	// seasons, one-period resets, the encoding fix
+	{"GET", "/api/v1/boards/b/seasons/0/top", "", nil},
+	{"GET", "/api/v1/boards/b/seasons/x/entries", "", nil},
+	{"GET", "/api/v1/boards/b/seasons/1.5/players/p", "", nil},
+	{"GET", "/api/v1/boards/b/seasons/1/top", "", nil},
+	{"GET", "/api/v1/boards/b/seasons/1/entries?limit=0", "", nil},
+	{"GET", "/api/v1/boards/b/seasons/1/entries?cursor=garbage", "", nil},
+	{"GET", "/api/v1/boards/b/seasons/+1/export.csv", "", nil},
+	{"POST", "/api/v1/boards/b%20c/seasons", "", nil},
+	{"POST", "/api/v1/boards/b:2026-11-30/seasons", "", nil},
+	{"PUT", "/api/v1/boards/b", `{"keep_seasons":-1}`, nil},
+	{"PUT", "/api/v1/boards/b", `{"keep_seasons":1001}`, nil},
+	{"PUT", "/api/v1/boards/b", `{"season_every":"hourly"}`, nil},
+	{"PUT", "/api/v1/boards/b", `{"season_zone":"Mars/Olympus"}`, nil},
+	{"PUT", "/api/v1/boards/b", `{"season_zone":"Local"}`, nil},
+	{"DELETE", "/api/v1/boards/b?period=hourly", "", nil},
+	{"POST", "/api/v1/boards/b/encoding", `{}`, nil},
+	{"POST", "/api/v1/boards/b/encoding", `{"tie_break":"random"}`, nil},
+	{"POST", "/api/v1/boards/b/encoding", `{"tie_break":"none","x":1}`, nil},
 }
 
 // forgedCursor is an entries cursor with a score and member of the caller's choosing.

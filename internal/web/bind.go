@@ -35,6 +35,8 @@ var (
 	limitInput       = whole{field: "limit", unit: "requests per window", min: 1, max: domain.MaxLimit}
 	burstInput       = whole{field: "burst", unit: "tokens the bucket holds", min: 1, max: domain.MaxBurst}
 	tryInput         = whole{field: "n", unit: "requests", min: 1, max: maxTry}
+	seasonInput      = whole{field: "season", min: 1, max: domain.MaxSeason}
+	keepSeasonsInput = whole{field: "keep_seasons", unit: "seasons (0 keeps every one)", min: 0, max: domain.MaxKeepSeasons}
 )
 
 // Durations: whole milliseconds in JSON (the field's name with _ms), Go's notation in forms

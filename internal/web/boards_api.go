@@ -98,7 +98,16 @@ func (s *server) apiTrim(c echo.Context) error {
 }
 
 func (s *server) apiReset(c echo.Context) error {
-	n, err := s.Leaderboards.Reset(c.Request().Context(), pathParam(c, "board"))
+	period, err := domain.ParsePeriod(c.QueryParam("period"))
+	if err != nil {
+		return err
+	}
+	var n int64
+	if period != domain.AllTime { // that period's current board only
+		n, err = s.Leaderboards.ResetPeriod(c.Request().Context(), pathParam(c, "board"), period)
+	} else {
+		n, err = s.Leaderboards.Reset(c.Request().Context(), pathParam(c, "board"))
+	}
 	if err != nil {
 		return err
 	}
@@ -120,11 +129,21 @@ func (s *server) apiPutSettings(c echo.Context) error {
 		TieBreak      *domain.TieBreak `json:"tie_break"`
 		Periods       *[]domain.Period `json:"periods"`
 		RetentionDays json.RawMessage  `json:"retention_days"`
+		KeepSeasons   json.RawMessage  `json:"keep_seasons"`
+		SeasonEvery   *domain.Period   `json:"season_every"`
+		SeasonZone    *string          `json:"season_zone"`
 	}
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	patch := domain.BoardSettingsPatch{TieBreak: req.TieBreak, Periods: req.Periods}
+	patch := domain.BoardSettingsPatch{TieBreak: req.TieBreak, Periods: req.Periods, SeasonEvery: req.SeasonEvery, SeasonZone: req.SeasonZone}
+	if len(req.KeepSeasons) > 0 {
+		keep, err := keepSeasonsInput.json(req.KeepSeasons)
+		if err != nil {
+			return err
+		}
+		patch.KeepSeasons = new(int(keep))
+	}
 	if len(req.RetentionDays) > 0 {
 		days, err := retentionInput.json(req.RetentionDays)
 		if err != nil {

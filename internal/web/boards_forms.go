@@ -60,6 +60,21 @@ func (s *server) addPointsAction(ctx context.Context, board string, f views.Form
 	if !noteError(f.Errors, err) || !okPlayer {
 		return "", "", nil
 	}
+	if v := f.Value("periods"); v != "" { // start the board's period boards with this add
+		set, err := s.Leaderboards.Settings(ctx, board)
+		if err != nil {
+			return "", "", err
+		}
+		if len(set.Periods) == 0 {
+			periods := []domain.Period{}
+			for _, p := range strings.Split(v, ",") {
+				periods = append(periods, domain.Period(p))
+			}
+			if _, err := s.Leaderboards.PatchSettings(ctx, board, domain.BoardSettingsPatch{Periods: &periods}); err != nil {
+				return "", "periods", err
+			}
+		}
+	}
 	e, err := s.Leaderboards.AddPoints(ctx, board, player, points)
 	return fmt.Sprintf("%s now has %s points, rank %s.", e.Player, views.FormatCount(e.Score), views.FormatCount(e.Rank)), "points", err
 }

@@ -77,6 +77,11 @@ func (s *server) boardPageWith(c echo.Context, status int, board string, forms m
 		return herr
 	}
 	d.History = hist
+	if top.Players > 0 {
+		if r, err := s.Leaderboards.CheckEncoding(ctx, board); err == nil {
+			d.Encoding = &r
+		}
+	}
 	ch := unavailable(s.chrome(c, board, append([]string{panels.Board.Topic(panels.BoardParams{Board: board, Period: period, N: n})}, topics...)...), err)
 	return s.render(c, status, views.BoardPage(ch, d))
 }

@@ -117,14 +117,9 @@ func (s *server) boardExport(c echo.Context) error {
 		if w == nil {
 			w = csvWriter(c, file, header...)
 		}
-		for _, e := range page.Entries {
-			_ = w.Write([]string{strconv.FormatInt(e.Rank, 10), csvCell(e.Player), strconv.FormatInt(e.Score, 10)})
-		}
-		w.Flush()
-		if page.NextCursor == nil || w.Error() != nil {
+		if cursor = writeEntries(w, page); cursor == "" {
 			return nil
 		}
-		cursor = *page.NextCursor
 	}
 }
 

@@ -40,6 +40,7 @@ type Leaderboards struct {
 	BoardsInvoked         bool
 	SummariesFn           func(context.Context) ([]domain.BoardSummary, error)
 	SummariesInvoked      bool
+	SeasonFakes           // seasons, one-period resets and the encoding check (seasons.go)
 }
 
 var _ domain.LeaderboardService = (*Leaderboards)(nil)

@@ -288,22 +288,27 @@ func (l *Leaderboards) Player(ctx context.Context, board string, period domain.P
 	if err != nil {
 		return domain.Entry{}, err
 	}
-	key := l.keys.PeriodBoard(board, period, l.clock.Now())
+	return l.playerOf(ctx, l.keys.PeriodBoard(board, period, l.clock.Now()), set.TieBreak, board, player)
+}
+
+// playerOf is a player's entry in the sorted set at key (a board, a period's or a season's,
+// encoded in t).
+func (l *Leaderboards) playerOf(ctx context.Context, key string, t domain.TieBreak, board, player string) (domain.Entry, error) {
 	var score *redis.FloatCmd
 	var rank *redis.IntCmd
 	// MULTI/EXEC: the score and the rank describe the same moment, in one round trip.
-	_, err = l.rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+	_, err := l.rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
 		score = pipe.ZScore(ctx, key, player)
 		rank = pipe.ZRevRank(ctx, key, player)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return domain.Entry{}, store.OpError("redisrepo.Leaderboards.Player", err)
+		return domain.Entry{}, store.OpError("redisrepo.Leaderboards.playerOf", err)
 	}
 	if errors.Is(score.Err(), redis.Nil) || errors.Is(rank.Err(), redis.Nil) {
 		return domain.Entry{}, domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
 	}
-	return domain.NewEntry(set.TieBreak, rank.Val()+1, player, score.Val()), nil
+	return domain.NewEntry(t, rank.Val()+1, player, score.Val()), nil
 }
 
 func (l *Leaderboards) Around(ctx context.Context, board string, period domain.Period, player string, n int) ([]domain.Entry, error) {

@@ -52,10 +52,8 @@ func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.
 	if err := domain.ValidateRange("limit", limit, domain.MaxPageLimit); err != nil {
 		return domain.Page{}, err
 	}
-	var c cursor
 	if after != "" {
-		var err error
-		if c, err = decodeCursor(after); err != nil {
+		if _, err := decodeCursor(after); err != nil {
 			return domain.Page{}, err
 		}
 	}
@@ -63,15 +61,27 @@ func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.
 	if err != nil {
 		return domain.Page{}, err
 	}
+	return l.pageOf(ctx, l.keys.PeriodBoard(board, period, l.clock.Now()), set.TieBreak, after, limit)
+}
+
+// pageOf is the page of the sorted set at key (a board, a period's or a season's, encoded
+// in t) after a cursor.
+func (l *Leaderboards) pageOf(ctx context.Context, key string, t domain.TieBreak, after string, limit int) (domain.Page, error) {
+	var c cursor
+	if after != "" {
+		var err error
+		if c, err = decodeCursor(after); err != nil {
+			return domain.Page{}, err
+		}
+	}
 	// One entry more than asked tells whether another page follows.
-	key := l.keys.PeriodBoard(board, period, l.clock.Now())
 	pipe := l.rdb.Pipeline()
 	res := pageScript.Run(ctx, pipe, []string{key}, c.Score, c.Member, limit+1)
 	total := pipe.ZCard(ctx, key)
 	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
-		return domain.Page{}, store.OpError("redisrepo.Leaderboards.Entries", err)
+		return domain.Page{}, store.OpError("redisrepo.Leaderboards.pageOf", err)
 	}
-	return entriesPage(set.TieBreak, res.Val(), total.Val(), limit)
+	return entriesPage(t, res.Val(), total.Val(), limit)
 }
 
 func (l *Leaderboards) EntriesAt(ctx context.Context, board string, period domain.Period, rank int64, limit int) (domain.Page, error) {

@@ -186,3 +186,23 @@ return {start, redis.call('ZREVRANGE', key, start, start + limit - 1, 'WITHSCORE
 var deleteSortedSetScript = store.NewScript(store.LuaSortedSetGuard + `
 return redis.call('DEL', KEYS[1])
 `)
+
+// rewriteScoresScript rewrites members' scores (an encoding fix) only where each still has
+// the score the caller read: a member written meanwhile keeps that write.
+//
+// KEYS[1]  the board's ZSET
+// ARGV     member, the score read, the new score, member, …
+// Returns  {rewritten, changed meanwhile (left as they are)}
+var rewriteScoresScript = store.NewScript(store.LuaSortedSetGuard + `
+local rewritten, changed = 0, 0
+for i = 1, #ARGV, 3 do
+  local cur = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if cur and tonumber(cur) == tonumber(ARGV[i + 1]) then
+    redis.call('ZADD', KEYS[1], 'XX', ARGV[i + 2], ARGV[i])
+    rewritten = rewritten + 1
+  else
+    changed = changed + 1
+  end
+end
+return {rewritten, changed}
+`)

@@ -93,6 +93,7 @@ func (l *Leaderboards) PatchSettings(ctx context.Context, board string, p domain
 	if p.RetentionDays != nil {
 		fields = append(fields, "retention_days", valid.RetentionDays)
 	}
+	fields = append(fields, seasonFields(p, valid)...)
 	key := l.keys.BoardSettings(board)
 	pipe := l.rdb.TxPipeline()
 	if len(fields) > 0 {
@@ -107,6 +108,12 @@ func (l *Leaderboards) PatchSettings(ctx context.Context, board string, p domain
 	}
 	s := decodeSettings(saved.Val())
 	l.settings.Put(board, s)
+	if s.SeasonEvery != domain.AllTime {
+		// A schedule counts from now for a board whose season start was never recorded.
+		if err := l.rdb.HSetNX(ctx, l.keys.Seasons(board), "started", l.clock.Now().UnixMilli()).Err(); err != nil {
+			return s, store.OpWriteError("redisrepo.Leaderboards.PatchSettings", err)
+		}
+	}
 	return s, nil
 }
 
@@ -138,8 +145,12 @@ func decodeSettings(h map[string]string) domain.BoardSettings {
 	if d, err := strconv.Atoi(h["retention_days"]); err == nil {
 		s.RetentionDays = d
 	}
+	decodeSeasonFields(h, &s)
 	if s.Validate() != nil {
 		s.RetentionDays = domain.DefaultRetentionDays
+		if s.Validate() != nil {
+			s.KeepSeasons, s.SeasonEvery, s.SeasonZone = 0, domain.AllTime, ""
+		}
 		_ = s.Validate()
 	}
 	return s

@@ -89,6 +89,26 @@ func (k Keys) BoardKeys(board string, now time.Time) []string {
 	return keys
 }
 
+// A board's seasons live beside its all-time board in that key's Cluster slot: the braces
+// hold the board's whole key, as {queue:x}:… does for a queue, so {leaderboard:x}:season:3
+// hashes like leaderboard:x and ending a season RENAMEs one into the other in one script.
+// A name holds no braces, so the board's name ends exactly at the "}", and the leading "{"
+// keeps these keys out of SCAN MATCH leaderboard:* (a season is never found as a board) and
+// apart from every other key (zpulse's own start with OwnPrefix, the articles' with their
+// prefixes, the other braced ones with {queue: or {lock:).
+func (k Keys) seasonTag(board string) string { return "{" + k.Leaderboard(board) + "}" }
+
+// SeasonBoard is the ZSET of a board's ended season n (1, 2, …): the all-time board as it
+// stood when the season ended.
+func (k Keys) SeasonBoard(board string, n int64) string {
+	return k.seasonTag(board) + ":season:" + strconv.FormatInt(n, 10)
+}
+
+// Seasons is the HASH of a board's seasons: "current" -> the current season's number,
+// "started" -> when it began (epoch ms), "dropped" -> seasons retention deleted, and per
+// ended season n "<n>:started", "<n>:ended" (epoch ms), "<n>:ties" (its encoding).
+func (k Keys) Seasons(board string) string { return k.seasonTag(board) + ":seasons" }
+
 // BoardIndex is the SET of board names zpulse has written to.
 func (k Keys) BoardIndex() string { return k.OwnPrefix + "index:boards" }
 

@@ -34,6 +34,13 @@ var keyKinds = []struct {
 	{"board adds", func(k Keys, a, _ string, t time.Time) (string, string, bool) {
 		return k.BoardAdds(a, t), a + "\x00" + fmt.Sprint(t.Unix()/60), domain.ValidateNewBoardName(a) == nil
 	}},
+	{"season", func(k Keys, a, b string, _ time.Time) (string, string, bool) {
+		n := int64(len(b)) + 1
+		return k.SeasonBoard(a, n), a + "\x00" + fmt.Sprint(n), domain.ValidateNewBoardName(a) == nil
+	}},
+	{"seasons", func(k Keys, a, _ string, _ time.Time) (string, string, bool) {
+		return k.Seasons(a), a, domain.ValidateNewBoardName(a) == nil
+	}},
 	{"queue history", history(domain.HistoryQueue)},
 	{"limiter history", history(domain.HistoryLimiter)},
 	{"board history", history(domain.HistoryBoard)},
@@ -162,6 +169,11 @@ func FuzzKeysInjective(f *testing.F) {
 		{"board settings", "x", "", "board settings", "x:settings", ""},
 		{"unique players", "x:unique:2026-11-29", "", "unique players", "x", ""},
 		{"lock", "zpulse:queue-reaper", "", "singleton", "queue-reaper", ""},
+		{"season", "x", "", "board", "{leaderboard:x}:season:1", ""},
+		{"season", "x", "", "season", "x}:season:1", ""},
+		{"seasons", "x", "", "season", "x", "1"},
+		{"season", "leaderboard:x", "", "queue processing", "x", ""},
+		{"season", "x", "", "lock meta", "x", ""},
 		{"lock meta", "x", "", "queue", "x", ""},
 		{"queue processing", "x}:jobs", "", "queue jobs", "x", ""},
 		{"limiter events", "p", "c:events:d", "limiter events", "p:c", "d"},
@@ -218,6 +230,7 @@ func checkSlots(t *testing.T, name, client string, at time.Time) {
 			k.QueueAttempts(name), k.QueueScores(name), k.QueueSettings(name), k.QueuePaused(name), k.QueueThroughput(name, at),
 			k.HistoryRing(domain.HistoryQueue, name, domain.HistoryHour), k.HistoryRing(domain.HistoryQueue, name, domain.HistoryDay))
 		same("lock "+name, k.Lock(name), k.LockMeta(name), k.LockFence(name))
+		same("seasons "+name, k.Leaderboard(name), k.Seasons(name), k.SeasonBoard(name, 1), k.SeasonBoard(name, int64(len(client))+2))
 		same("board "+name, k.BoardSettings(name), k.BoardUnique(name, at), k.BoardAdds(name, at),
 			k.HistoryRing(domain.HistoryBoard, name, domain.HistoryHour), k.HistoryRing(domain.HistoryBoard, name, domain.HistoryDay))
 		same("limiter "+name, k.LimiterPolicy(name), k.LimiterClients(name), k.LimiterStats(name, at.Unix()/60),

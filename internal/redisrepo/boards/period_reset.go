@@ -1,0 +1,23 @@
+package boards
+
+import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
+	"context"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// ResetPeriod deletes one period's current board through deleteSortedSetScript (a key of
+// another type stays, refused); the all-time board, the other periods and the period's
+// earlier boards stay.
+func (l *Leaderboards) ResetPeriod(ctx context.Context, board string, period domain.Period) (int64, error) {
+	if err := domain.ValidateName("board", board); err != nil {
+		return 0, err
+	}
+	if period == domain.AllTime {
+		return 0, domain.FieldErrorf("period", domain.EINVALID, "period must be daily, weekly or monthly to reset one period; without it the whole board is reset")
+	}
+	n, err := deleteSortedSetScript.Run(ctx, l.rdb, []string{l.keys.PeriodBoard(board, period, l.clock.Now())}).Int64()
+	return n, store.OpWriteError("redisrepo.Leaderboards.ResetPeriod", err)
+}

@@ -1,0 +1,323 @@
+package boards
+
+import (
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
+
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// MaxSeason bounds a season number asked for.
+const MaxSeason = domain.MaxSeason
+
+// endSeasonTries is how often EndSeason reads again after a concurrent end.
+const endSeasonTries = 5
+
+var _ domain.SeasonOps = (*Leaderboards)(nil)
+
+func (l *Leaderboards) EndSeason(ctx context.Context, board string) (domain.Season, error) {
+	if err := domain.ValidateNewBoardName(board); err != nil { // an end creates a season
+		return domain.Season{}, err
+	}
+	set, err := l.boardSettings(ctx, board)
+	if err != nil {
+		return domain.Season{}, err
+	}
+	for range endSeasonTries {
+		s, ended, err := l.endSeason(ctx, board, set, time.Time{})
+		if err != nil || ended {
+			return s, err
+		}
+	}
+	return domain.Season{}, domain.Errorf(domain.ECONFLICT, "board %q's season was ended by someone else %d times while this end was tried; try again", board, endSeasonTries)
+}
+
+// endSeason runs endSeasonScript once for the season read now; due is the boundary of a
+// scheduled end (zero: end now). ended is false when the season changed meanwhile or a
+// scheduled end was not due.
+func (l *Leaderboards) endSeason(ctx context.Context, board string, set domain.BoardSettings, due time.Time) (domain.Season, bool, error) {
+	h, err := l.rdb.HGetAll(ctx, l.keys.Seasons(board)).Result()
+	if err != nil {
+		return domain.Season{}, false, store.OpError("redisrepo.Leaderboards.endSeason", err)
+	}
+	cur := currentSeason(h)
+	keys := []string{l.keys.Leaderboard(board), l.keys.Seasons(board), l.keys.SeasonBoard(board, cur)}
+	args := []any{cur, l.stampArg(), string(set.TieBreak), ""}
+	if !due.IsZero() {
+		args[3] = due.UnixMilli()
+	}
+	if set.KeepSeasons > 0 {
+		for _, n := range endedSeasons(h) {
+			if n <= cur-int64(set.KeepSeasons) {
+				keys = append(keys, l.keys.SeasonBoard(board, n))
+				args = append(args, n)
+			}
+		}
+	}
+	res, err := endSeasonScript.Run(ctx, l.rdb, keys, args...).Slice()
+	if err != nil {
+		return domain.Season{}, false, store.OpWriteError("redisrepo.Leaderboards.endSeason", err)
+	}
+	code, _ := res[0].(int64)
+	switch {
+	case code == 0 || code == 2:
+		return domain.Season{}, false, nil
+	case code == -2:
+		return domain.Season{}, false, fmt.Errorf("redisrepo.Leaderboards.endSeason: %s already exists; the seasons hash %s lost its count", keys[2], keys[1])
+	case len(res) != 5:
+		return domain.Season{}, false, fmt.Errorf("redisrepo.Leaderboards.endSeason: unexpected reply %v", res)
+	}
+	s := domain.Season{Number: cur, TieBreak: set.TieBreak, Key: keys[2], Winners: []domain.Entry{}}
+	s.Started = msTime(fmt.Sprint(res[2]))
+	if t := msTime(fmt.Sprint(res[3])); t != nil {
+		s.Ended = *t
+	}
+	s.Players, _ = res[4].(int64)
+	return s, true, nil
+}
+
+func (l *Leaderboards) stampArg() string {
+	if l.stamp == nil {
+		return ""
+	}
+	return strconv.FormatInt(l.stamp.Now().UnixMilli(), 10)
+}
+
+// currentSeason is the current season's number in a seasons hash (1 before any ended).
+func currentSeason(h map[string]string) int64 {
+	if n, err := strconv.ParseInt(h["current"], 10, 64); err == nil && n > 0 {
+		return n
+	}
+	return 1
+}
+
+// endedSeasons are the numbers of the ended seasons a seasons hash keeps, newest first.
+func endedSeasons(h map[string]string) []int64 {
+	var out []int64
+	for f := range h {
+		if n, ok := strings.CutSuffix(f, ":ended"); ok {
+			if v, err := strconv.ParseInt(n, 10, 64); err == nil {
+				out = append(out, v)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b int64) int { return int(b - a) })
+	return out
+}
+
+// msTime reads epoch ms; nil for "" or anything else.
+func msTime(s string) *time.Time {
+	ms, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return nil
+	}
+	t := time.UnixMilli(ms).UTC()
+	return &t
+}
+
+// seasonOf is ended season n as a seasons hash describes it.
+func (l *Leaderboards) seasonOf(h map[string]string, board string, n int64) (domain.Season, bool) {
+	p := strconv.FormatInt(n, 10) + ":"
+	ended := msTime(h[p+"ended"])
+	if ended == nil {
+		return domain.Season{}, false
+	}
+	s := domain.Season{Number: n, Started: msTime(h[p+"started"]), Ended: *ended, TieBreak: domain.TieBreak(h[p+"ties"]),
+		Key: l.keys.SeasonBoard(board, n), Winners: []domain.Entry{}}
+	if !s.TieBreak.Valid() {
+		s.TieBreak = domain.TieBreakNone
+	}
+	s.Players, _ = strconv.ParseInt(h[p+"players"], 10, 64)
+	return s, true
+}
+
+func (l *Leaderboards) Seasons(ctx context.Context, board string) (domain.SeasonList, error) {
+	if err := domain.ValidateKeyName("board", board); err != nil {
+		return domain.SeasonList{}, err
+	}
+	h, err := l.rdb.HGetAll(ctx, l.keys.Seasons(board)).Result()
+	if err != nil {
+		return domain.SeasonList{}, store.OpError("redisrepo.Leaderboards.Seasons", err)
+	}
+	list := domain.SeasonList{Board: board, Current: currentSeason(h), CurrentStarted: msTime(h["started"]), Seasons: []domain.Season{}}
+	list.Dropped, _ = strconv.ParseInt(h["dropped"], 10, 64)
+	pipe := l.rdb.Pipeline()
+	var winners []*redis.ZSliceCmd
+	for _, n := range endedSeasons(h) {
+		if s, ok := l.seasonOf(h, board, n); ok {
+			list.Seasons = append(list.Seasons, s)
+			winners = append(winners, pipe.ZRevRangeWithScores(ctx, s.Key, 0, domain.SeasonWinners-1))
+		}
+	}
+	if len(winners) > 0 {
+		if err := store.Exec(ctx, l.rdb, pipe); err != nil {
+			return domain.SeasonList{}, store.OpError("redisrepo.Leaderboards.Seasons", err)
+		}
+	}
+	for i, w := range winners {
+		for j, z := range w.Val() {
+			list.Seasons[i].Winners = append(list.Seasons[i].Winners, domain.NewEntry(list.Seasons[i].TieBreak, int64(j+1), z.Member.(string), z.Score))
+		}
+	}
+	return list, nil
+}
+
+// season reads ended season n of a board. Returns EINVALID, ENOTFOUND, EUNAVAILABLE.
+func (l *Leaderboards) season(ctx context.Context, board string, n int64) (domain.Season, error) {
+	if err := domain.ValidateKeyName("board", board); err != nil {
+		return domain.Season{}, err
+	}
+	if n < 1 || n > MaxSeason {
+		return domain.Season{}, domain.FieldErrorf("season", domain.EINVALID, "season must be a whole number from 1 to %d (got %d)", int64(MaxSeason), n)
+	}
+	p := strconv.FormatInt(n, 10) + ":"
+	vals, err := l.rdb.HMGet(ctx, l.keys.Seasons(board), p+"started", p+"ended", p+"ties", p+"players").Result()
+	if err != nil {
+		return domain.Season{}, store.OpError("redisrepo.Leaderboards.season", err)
+	}
+	h := map[string]string{}
+	for i, f := range []string{"started", "ended", "ties", "players"} {
+		if v, ok := vals[i].(string); ok {
+			h[p+f] = v
+		}
+	}
+	s, ok := l.seasonOf(h, board, n)
+	if !ok {
+		return domain.Season{}, domain.Errorf(domain.ENOTFOUND, "board %q has no ended season %d (ended seasons are numbered from 1; retention may have deleted it)", board, n)
+	}
+	return s, nil
+}
+
+func (l *Leaderboards) SeasonTop(ctx context.Context, board string, n int64, limit int) (domain.Season, []domain.Entry, error) {
+	if err := domain.ValidateRange("n", limit, domain.MaxTopN); err != nil {
+		return domain.Season{}, nil, err
+	}
+	s, err := l.season(ctx, board, n)
+	if err != nil {
+		return domain.Season{}, nil, err
+	}
+	zs, err := l.rdb.ZRevRangeWithScores(ctx, s.Key, 0, int64(limit-1)).Result()
+	if err != nil {
+		return domain.Season{}, nil, store.OpError("redisrepo.Leaderboards.SeasonTop", err)
+	}
+	entries := make([]domain.Entry, 0, len(zs))
+	for i, z := range zs {
+		entries = append(entries, domain.NewEntry(s.TieBreak, int64(i+1), z.Member.(string), z.Score))
+	}
+	return s, entries, nil
+}
+
+func (l *Leaderboards) SeasonEntries(ctx context.Context, board string, n int64, after string, limit int) (domain.Page, error) {
+	if err := domain.ValidateRange("limit", limit, domain.MaxPageLimit); err != nil {
+		return domain.Page{}, err
+	}
+	s, err := l.season(ctx, board, n)
+	if err != nil {
+		return domain.Page{}, err
+	}
+	return l.pageOf(ctx, s.Key, s.TieBreak, after, limit)
+}
+
+func (l *Leaderboards) SeasonPlayer(ctx context.Context, board string, n int64, player string) (domain.Entry, error) {
+	if err := domain.ValidateMember("player", player); err != nil {
+		return domain.Entry{}, err
+	}
+	s, err := l.season(ctx, board, n)
+	if err != nil {
+		return domain.Entry{}, err
+	}
+	e, err := l.playerOf(ctx, s.Key, s.TieBreak, board, player)
+	if domain.ErrorCode(err) == domain.ENOTFOUND {
+		return e, domain.Errorf(domain.ENOTFOUND, "player %q did not score in board %q's season %d", player, board, n)
+	}
+	return e, err
+}
+
+func (l *Leaderboards) RollSeasons(ctx context.Context) (int, error) {
+	names, err := l.Found.NamesWarm(ctx, store.KindBoard)
+	if err != nil || len(names) == 0 {
+		return 0, err
+	}
+	pipe := l.rdb.Pipeline()
+	reads := make([]*redis.MapStringStringCmd, len(names))
+	for i, b := range names {
+		reads[i] = pipe.HGetAll(ctx, l.keys.BoardSettings(b))
+	}
+	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
+		return 0, store.OpError("redisrepo.Leaderboards.RollSeasons", err)
+	}
+	ended := 0
+	now := l.clock.Now()
+	for i, b := range names {
+		set := decodeSettings(reads[i].Val())
+		if set.SeasonEvery == domain.AllTime || domain.ValidateNewBoardName(b) != nil {
+			continue
+		}
+		loc, err := domain.SeasonLocation(set.SeasonZone)
+		if err != nil {
+			continue
+		}
+		_, ok, err := l.endSeason(ctx, b, set, domain.SeasonBoundary(set.SeasonEvery, loc, now))
+		if err != nil {
+			return ended, err
+		}
+		if ok {
+			ended++
+		}
+	}
+	return ended, nil
+}
+
+// RunSeasonRollover calls RollSeasons every interval until ctx ends (one instance: run it
+// under Singletons), calling onEnd after a round that ended seasons.
+func (l *Leaderboards) RunSeasonRollover(ctx context.Context, every time.Duration, onEnd func(ended int), onErr func(error)) error {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		switch n, err := l.RollSeasons(ctx); {
+		case err != nil && ctx.Err() == nil:
+			onErr(err)
+		case n > 0:
+			onEnd(n)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// seasonFields are the settings hash fields a patch of the season settings writes.
+func seasonFields(p domain.BoardSettingsPatch, valid domain.BoardSettings) []any {
+	var fields []any
+	if p.KeepSeasons != nil {
+		fields = append(fields, "keep_seasons", valid.KeepSeasons)
+	}
+	if p.SeasonEvery != nil {
+		fields = append(fields, "season_every", string(valid.SeasonEvery))
+	}
+	if p.SeasonZone != nil {
+		fields = append(fields, "season_zone", valid.SeasonZone)
+	}
+	return fields
+}
+
+// decodeSeasonFields reads the season settings of a settings hash into s.
+func decodeSeasonFields(h map[string]string, s *domain.BoardSettings) {
+	if n, err := strconv.Atoi(h["keep_seasons"]); err == nil {
+		s.KeepSeasons = n
+	}
+	if p, err := domain.ParsePeriod(h["season_every"]); err == nil {
+		s.SeasonEvery = p
+	}
+	s.SeasonZone = h["season_zone"]
+}
