@@ -45,7 +45,7 @@ type Subscription struct {
 
 // Fragment is one topic's HTML as published for one audience: its root element carries the id
 // of the element it replaces on the page, so fragments of several topics can travel in one
-// websocket message. Elements inside it with an id and hx-swap-oob are parts of their own
+// websocket message. Elements inside it with an id and data-part are parts of their own
 // (parts.go): when only they changed, only they are sent.
 type Fragment struct {
 	Subscription

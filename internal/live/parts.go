@@ -8,9 +8,11 @@ import (
 
 // A fragment's parts are what the hub compares, so that a change sends only the elements it
 // touched. The fragment's top-level elements are parts (each carries the id of the element it
-// replaces on the page, which is how htmx's ws extension swaps it), and so is every element
-// inside them that carries both an id and hx-swap-oob: htmx swaps such an element by its id
-// when it arrives at the top level of a message. Parts nest: a part's skeleton is its markup
+// replaces on the page: htmx's ws extension swaps every top-level element of a message out of
+// band, by its id), and so is every element inside them that carries both an id and the
+// attribute data-part: sent alone, at the top level of a message, it replaces the element of
+// its id. (The marker is not hx-swap-oob itself, which htmx would also act on inside pages
+// that forms and the player lookup fetch.) Parts nest: a part's skeleton is its markup
 // with each of its own parts cut out, so a change inside a row is sent as the row, and a row
 // added or removed (the table's skeleton changed) as the smallest part that holds the table.
 // It works on the rendered bytes only: it knows no panel and no template.
@@ -66,7 +68,7 @@ func parseParts(fragment []byte) *part {
 				switch string(k) {
 				case "id":
 					id = string(v)
-				case "hx-swap-oob":
+				case "data-part":
 					oob = true
 				}
 			}

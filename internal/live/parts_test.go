@@ -8,10 +8,10 @@ import (
 // panel is a fragment shaped like a live panel: a head and a table whose rows are parts.
 func panel(head string, rows ...string) []byte {
 	var b strings.Builder
-	b.WriteString(`<section id="p" class="card"><div id="p-head" hx-swap-oob="true"><span>` + head + `</span><br><input value="x"></div>`)
-	b.WriteString(`<table id="p-t" hx-swap-oob="true"><tbody>`)
+	b.WriteString(`<section id="p" class="card"><div id="p-head" data-part><span>` + head + `</span><br><input value="x"></div>`)
+	b.WriteString(`<table id="p-t" data-part><tbody>`)
 	for i, r := range rows {
-		b.WriteString(`<tr id="p-r` + string(rune('1'+i)) + `" hx-swap-oob="true"><td>` + r + `</td></tr>`)
+		b.WriteString(`<tr id="p-r` + string(rune('1'+i)) + `" data-part><td>` + r + `</td></tr>`)
 	}
 	b.WriteString(`</tbody></table></section>`)
 	return []byte(b.String())
@@ -41,9 +41,9 @@ func TestChangedPartsAreTheSmallestThatHoldEachChange(t *testing.T) {
 	}{
 		{"nothing changed", panel("3 players", "alice", "bob", "carol"), false, nil},
 		{"one row", panel("3 players", "alice", "dave", "carol"), false,
-			[]string{`<tr id="p-r2" hx-swap-oob="true"><td>dave</td></tr>`}},
+			[]string{`<tr id="p-r2" data-part><td>dave</td></tr>`}},
 		{"rows and the head: rows first, in a message of their own", panel("4 players", "alice", "bob", "dave"), false,
-			[]string{`<tr id="p-r3" hx-swap-oob="true"><td>dave</td></tr>`, `<div id="p-head" hx-swap-oob="true"><span>4 players</span><br><input value="x"></div>`}},
+			[]string{`<tr id="p-r3" data-part><td>dave</td></tr>`, `<div id="p-head" data-part><span>4 players</span><br><input value="x"></div>`}},
 		{"a row more: the table", panel("3 players", "alice", "bob", "carol", "dave"), false,
 			[]string{string(parseParts(panel("", "alice", "bob", "carol", "dave")).children[0].children[1].html)}},
 		{"a top-level element's own markup: that element", []byte(strings.Replace(string(base), `class="card"`, `class="card x"`, 1)), false,
@@ -67,9 +67,9 @@ func TestChangedPartsNeverMissAChange(t *testing.T) {
 	for _, pair := range [][2]string{
 		{`plain text`, `plain texts`},
 		{`<div id="a"><p>x</p></span></div>`, `<div id="a"><p>y</p></span></div>`},
-		{`<div id="a"><p hx-swap-oob="true">x</p></div>`, `<div id="a"><p hx-swap-oob="true">y</p></div>`},
-		{`<div id="a"><p id="b" hx-swap-oob="true">x</div>`, `<div id="a"><p id="b" hx-swap-oob="true">y</div>`},
-		{`<div id="a"><svg><rect id="r" hx-swap-oob="true" width="1"/></svg></div>`, `<div id="a"><svg><rect id="r" hx-swap-oob="true" width="2"/></svg></div>`},
+		{`<div id="a"><p data-part>x</p></div>`, `<div id="a"><p data-part>y</p></div>`},
+		{`<div id="a"><p id="b" data-part>x</div>`, `<div id="a"><p id="b" data-part>y</div>`},
+		{`<div id="a"><svg><rect id="r" data-part width="1"/></svg></div>`, `<div id="a"><svg><rect id="r" data-part width="2"/></svg></div>`},
 	} {
 		msgs, whole := changed(t, []byte(pair[0]), []byte(pair[1]))
 		if !whole && len(msgs) == 0 {
@@ -97,7 +97,7 @@ func TestHubSendsOnlyChangedParts(t *testing.T) {
 	}
 	hub.Publish("b", panel("2 players", "alice", "bob")) // equal: nothing
 	hub.Publish("b", panel("2 players", "alice", "carol"))
-	if got, want := read(t, first), `<tr id="p-r2" hx-swap-oob="true"><td>carol</td></tr>`; got != want {
+	if got, want := read(t, first), `<tr id="p-r2" data-part><td>carol</td></tr>`; got != want {
 		t.Errorf("after one row changed: got %q, want %q", got, want)
 	}
 	later := dial(t, srv, "b")
