@@ -47,7 +47,12 @@ func main() {
 	apiRate := flag.Int("api-writes", 0, "writes per second made through zpulse's API meanwhile (each nudges the watcher), to see how a flood of writes reaches viewers")
 	apiClients := flag.Int("api-clients", 50, "concurrent API clients for -api-writes")
 	hold := flag.Duration("hold", time.Second, "how long to hold the viewers idle before measuring (e.g. to read the server's memory)")
+	mode := flag.String("mode", "fanout", "fanout: N viewers of one board; pages: bytes per change and idle frames of each page (pages.go)")
 	flag.Parse()
+	if *mode == "pages" {
+		pagesMode(*base, *redisAddr)
+		return
+	}
 
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: *redisAddr})
