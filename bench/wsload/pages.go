@@ -99,7 +99,6 @@ type page struct {
 	name           string
 	path           string
 	deflate, plain *viewer
-	whole          [2]snapshot // the first frames (the whole fragments), deflated and plain
 }
 
 var wsConnect = regexp.MustCompile(`ws-connect="([^"]+)"`)
@@ -147,8 +146,9 @@ func pagesMode(base, redisAddr string) {
 	if err := rdb.ZAdd(ctx, keys.Queue("wire"), jobs...).Err(); err != nil {
 		log.Fatalf("wsload: ZADD: %v", err)
 	}
+	// The limiter is checked only when its change is measured: its page draws the last
+	// minute of checks on the server, so a check would move it for a minute.
 	api("PUT", "/limiters/wire", `{"algorithm":"token_bucket","rate_per_s":10,"burst":20}`)
-	api("POST", "/limiters/wire/check", `{"client":"client-0"}`)
 	api("POST", "/locks/wire-held/acquire", `{"ttl_ms":600000,"owner":"wsload"}`)
 
 	pages := []*page{
@@ -175,9 +175,6 @@ func pagesMode(base, redisAddr string) {
 		}
 	}
 	time.Sleep(*settle) // the first frames: each topic's whole fragment
-	for _, p := range pages {
-		p.whole = [2]snapshot{p.deflate.snap(), p.plain.snap()}
-	}
 
 	before := make([]snapshot, len(pages))
 	for i, p := range pages {
@@ -194,24 +191,37 @@ func pagesMode(base, redisAddr string) {
 	for _, p := range pages {
 		byName[p.name] = p
 	}
-	change := func(kind string, p *page, do func()) {
+	// whole is what a change of topic would cost if its panel were sent whole: a new viewer of
+	// topic alone gets the panel's whole fragment first (minus the handshake's bytes).
+	whole := func(topic string, deflate bool) int64 {
+		ws := strings.Replace(origin, "http", "ws", 1) + "/ws?" + url.Values{"topic": {topic}}.Encode()
+		v, err := openViewer(ws, origin, deflate)
+		if err != nil {
+			log.Fatalf("wsload: %s: %v", ws, err)
+		}
+		handshake := v.wire.Load()
+		time.Sleep(*settle)
+		v.conn.Close()
+		return v.wire.Load() - handshake
+	}
+	change := func(kind string, p *page, topic string, do func()) {
 		d0, p0 := p.deflate.snap(), p.plain.snap()
 		do()
 		time.Sleep(*settle)
 		d, pl := p.deflate.snap().minus(d0), p.plain.snap().minus(p0)
 		out(map[string]any{"figure": "change", "panel": kind, "page": p.name,
-			"wire_deflate": d.wire, "wire_plain": pl.wire, "frames": d.frames,
-			"whole_deflate": p.whole[0].wire, "whole_plain": p.whole[1].wire, "whole_frames": p.whole[0].frames})
+			"wire_deflate": d.wire, "wire_plain": pl.wire, "frames": d.frames, "html": pl.html,
+			"whole_deflate": whole(topic, true), "whole_plain": whole(topic, false)})
 	}
 	// One player climbs into the top ten (to 4th), as another service's ZADD would.
-	change("board top ten", byName["board"], func() {
+	change("board top ten", byName["board"], domain.BoardTopic("wire", domain.AllTime, domain.BoardTopN), func() {
 		if err := rdb.ZAdd(ctx, keys.Leaderboard("wire"), redis.Z{Score: 17500, Member: "climber"}).Err(); err != nil {
 			log.Fatalf("wsload: ZADD: %v", err)
 		}
 	})
-	change("queue", byName["queue"], func() { api("POST", "/queues/wire/jobs", `{"id":"one-more","priority":2}`) })
-	change("limiter", byName["limiter"], func() { api("POST", "/limiters/wire/check", `{"client":"client-1"}`) })
-	change("locks", byName["locks"], func() { api("POST", "/locks/wire-new/acquire", `{"ttl_ms":600000,"owner":"wsload"}`) })
+	change("queue", byName["queue"], domain.QueueTopic("wire"), func() { api("POST", "/queues/wire/jobs", `{"id":"one-more","priority":2}`) })
+	change("limiter", byName["limiter"], domain.LimiterTopic("wire"), func() { api("POST", "/limiters/wire/check", `{"client":"client-1"}`) })
+	change("locks", byName["locks"], domain.TopicLocks, func() { api("POST", "/locks/wire-new/acquire", `{"ttl_ms":600000,"owner":"wsload"}`) })
 	for _, p := range pages {
 		p.deflate.conn.Close()
 		p.plain.conn.Close()
