@@ -2,6 +2,7 @@ package live
 
 import (
 	"bytes"
+	"regexp"
 
 	"golang.org/x/net/html"
 )
@@ -157,10 +158,10 @@ func changedParts(prev, next *part) (parts []*part, whole bool) {
 	return parts, false
 }
 
-// partMessages joins changed parts into the messages that carry them: table rows in one,
-// everything else in another. The browser parses a message as a fragment of a body, where a
-// <tr> is taken only before any other element, and an element after a <tr> that holds a
-// table is torn apart; two messages keep both intact.
+// partMessages joins changed parts into the messages that carry them, rows first. The
+// browser parses a message as a fragment of a body, where a <tr> is taken only before any
+// other element, and an element after a <tr> that holds table markup is torn apart: rows and
+// such elements go in two messages, else all in one.
 func partMessages(parts []*part) [][]byte {
 	var rows, other []byte
 	for _, p := range parts {
@@ -170,11 +171,17 @@ func partMessages(parts []*part) [][]byte {
 			other = append(other, p.html...)
 		}
 	}
-	var out [][]byte
-	for _, m := range [][]byte{rows, other} {
-		if len(m) > 0 {
-			out = append(out, m)
-		}
+	switch {
+	case len(rows) == 0:
+		return [][]byte{other}
+	case len(other) == 0:
+		return [][]byte{rows}
+	case tableMarkup.Match(other):
+		return [][]byte{rows, other}
+	default:
+		return [][]byte{append(rows, other...)}
 	}
-	return out
 }
+
+// tableMarkup finds a start tag of a table's parts.
+var tableMarkup = regexp.MustCompile(`(?i)<(table|caption|colgroup|col|thead|tbody|tfoot|tr|td|th)[\s/>]`)
