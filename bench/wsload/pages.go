@@ -151,6 +151,8 @@ func pagesMode(base, redisAddr string) {
 	api("PUT", "/limiters/wire", `{"algorithm":"token_bucket","rate_per_s":10,"burst":20}`)
 	api("POST", "/locks/wire-held/acquire", `{"ttl_ms":600000,"owner":"wsload"}`)
 
+	// Discovery's sweep (every 5 s) finds the new names: the lists they join change once.
+	time.Sleep(6 * time.Second)
 	pages := []*page{
 		{name: "overview", path: "/"}, {name: "board", path: "/boards/wire"}, {name: "queue", path: "/queues/wire"},
 		{name: "limiter", path: "/limiters/wire"}, {name: "locks", path: "/locks"}, {name: "job", path: "/queues/wire/jobs/job-0"},
