@@ -22,6 +22,13 @@ var hold19k = flag.Bool("hold19k", false, "also hold 19,000 idle viewers for a m
 // wireGoals are issue 20's goals for one change, in bytes on the wire; "" for none stated.
 var wireGoals = map[string]string{"board top ten": "≤ 1,500 B", "queue": "≤ 2,000 B"}
 
+// idleBefore is what each page got idle before issue 20 (docs/performance.md).
+var idleBefore = map[string]string{
+	"overview": "about 240 before issue 20 (the locks' countdowns, every tick)", "locks": "about 240 before issue 20 (every countdown, every tick)",
+	"queue": "66 before issue 20 for 3 min after a job came (a 17 KB frame a second: the sparkline), then 6",
+	"board": "6 before issue 20 (the history chart)", "limiter": "6 before issue 20 (the history chart)", "job": "0 before issue 20",
+}
+
 // wire runs bench/wsload -mode pages and adds its lines.
 func wire(wsload, zURL, redisAddr string) {
 	connectionMemory()
@@ -40,7 +47,7 @@ func wire(wsload, zURL, redisAddr string) {
 		switch str("figure") {
 		case "idle":
 			add("idle frames per minute, "+str("page")+" page", strconv.FormatFloat(num("frames_per_min"), 'f', 1, 64),
-				"a queue page: one 17 KB frame a second before issue 20", "", "0")
+				idleBefore[str("page")], "", "0")
 		case "change":
 			target := wireGoals[str("panel")]
 			if target == "" {
