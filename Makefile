@@ -12,7 +12,7 @@ FUZZTIME ?= 30s
 # DATES are the calendars test-dates runs the date-dependent packages on: a 28 February before
 # no leap day, a leap day, New Year's Eve; each half a minute before midnight, UTC.
 DATES    := 2027-02-28 2028-02-29 2030-12-31
-DATED    := ./internal/redisrepo ./internal/compat ./internal/web ./internal/demo
+DATED    := ./internal/redisrepo/... ./internal/compat ./internal/web ./internal/demo
 
 .PHONY: run test test-dates fuzz build generate dev bench bench-all assets templ check-generated check-assets clean
 

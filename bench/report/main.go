@@ -153,6 +153,9 @@ func main() {
 	hold(wsload, zURL, redisAddr)
 	wire(wsload, zURL, redisAddr)
 
+	fmt.Fprintln(os.Stderr, "foreign write → frame, notifications on and off…")
+	foreignWrites(zpulse, *foreignN)
+
 	if !*skipGo {
 		fmt.Fprintln(os.Stderr, "Go benchmarks (each on a private Redis of its own, reference in the same run)…")
 		goBenchmarks()

@@ -16,6 +16,7 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/internal/redisrepo/notify"
 	"github.com/zpulse/zpulse/internal/web"
 )
 
@@ -26,6 +27,7 @@ type config struct {
 	RedisURL       string
 	PollInterval   time.Duration
 	MinGap         time.Duration // shortest time between two watcher ticks, however often nudged
+	Notifications  string        // --live-notifications: notify.Auto, On or Off
 	AdminToken     string
 	Demo           optionalBool  // unset: on with the embedded Redis, off otherwise
 	DemoEvery      time.Duration // how often the demo makes a round of traffic
@@ -63,7 +65,7 @@ var errExit = errors.New("nothing to serve")
 // the flag's own typed parser, so a duration or number is checked the same way wherever it
 // comes from. --help prints the flags to out and answers errExit.
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (config, error) {
-	cfg := config{LogFormat: "text", AccessLog: web.AccessLogAll}
+	cfg := config{LogFormat: "text", AccessLog: web.AccessLogAll, Notifications: string(notify.Auto)}
 	fs := flag.NewFlagSet("zpulse", flag.ContinueOnError)
 	fs.SetOutput(out)
 	envOf := map[string]string{} // flag name → its environment variable
@@ -77,6 +79,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	envOf["poll-interval"] = "ZPULSE_POLL_INTERVAL"
 	fs.DurationVar(&cfg.MinGap, "live-min-gap", live.DefaultMinGap, "shortest time between two live updates of a topic, however many writes nudge the watcher, a duration from 0 to the poll interval (ZPULSE_LIVE_MIN_GAP)")
 	envOf["live-min-gap"] = "ZPULSE_LIVE_MIN_GAP"
+	fs.Var(choice{&cfg.Notifications, notify.Modes}, "live-notifications", "wake live pages on Redis keyspace notifications (notify-keyspace-events with "+notify.Classes+"): auto (when the server has them on), on (add the missing classes with CONFIG SET) or off; polling goes on in every mode (ZPULSE_LIVE_NOTIFICATIONS)")
+	envOf["live-notifications"] = "ZPULSE_LIVE_NOTIFICATIONS"
 	str(&cfg.AdminToken, "admin-token", "ZPULSE_ADMIN_TOKEN", "", "when set, every change needs it: Bearer token in the API, sign-in in the browser")
 	fs.TextVar(&cfg.ShowAnon, "show-to-anonymous", domain.Secrets(0), "`secrets` readers who are not admins see while an admin token is set: payloads, client-ids or both, comma-separated; none: only admins see them (lock holders' tokens are never shown to them) (ZPULSE_SHOW_TO_ANONYMOUS)")
 	envOf["show-to-anonymous"] = "ZPULSE_SHOW_TO_ANONYMOUS"

@@ -95,3 +95,19 @@ func TestShowToAnonymousFlag(t *testing.T) {
 		}
 	}
 }
+
+// --live-notifications takes auto (the default), on or off, from the flag or the environment.
+func TestLiveNotificationsFlag(t *testing.T) {
+	for args, want := range map[string]string{"": "auto", "--live-notifications=on": "on", "--live-notifications=off": "off"} {
+		cfg, err := parseConfig(strings.Fields(args), env(nil), io.Discard)
+		if err != nil || cfg.Notifications != want {
+			t.Errorf("%q: %q %v", args, cfg.Notifications, err)
+		}
+	}
+	if cfg, err := parseConfig(nil, env(map[string]string{"ZPULSE_LIVE_NOTIFICATIONS": "off"}), io.Discard); err != nil || cfg.Notifications != "off" {
+		t.Errorf("environment: %q %v", cfg.Notifications, err)
+	}
+	if _, err := parseConfig([]string{"--live-notifications", "yes"}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "auto, on, off") {
+		t.Errorf("a bad mode: %v", err)
+	}
+}

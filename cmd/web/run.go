@@ -17,8 +17,10 @@ import (
 	"github.com/zpulse/zpulse/internal/demo"
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/live"
+	"github.com/zpulse/zpulse/internal/panels"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redisrepo/history"
+	"github.com/zpulse/zpulse/internal/redisrepo/notify"
 	"github.com/zpulse/zpulse/internal/web"
 	"github.com/zpulse/zpulse/static"
 )
@@ -77,7 +79,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	wg.Go(func() { svc.Run(ctx) }) // discovery, the lock watchdog, the limiters' history
 	hub := live.NewHub(metrics)
 	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.BasePath), hub, cfg.PollInterval, log, metrics,
-		live.WithMinGap(cfg.MinGap))
+		live.WithMinGap(cfg.MinGap), live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()))
 
 	if !static.Built() {
 		log.Warn("static assets are not built: pages render unstyled and without live updates; run `make generate`")
@@ -100,6 +102,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		})
 	}
 	wg.Go(func() { watcher.Run(ctx) })
+	// Another service's write wakes the watcher at once; polling stays the floor. Until the
+	// watcher wakes only the topics of the keys changed, a change wakes them all (coalesced
+	// by --live-min-gap to one tick per gap).
+	notifier := notify.New(svc.Client, notify.Options{
+		Mode: notify.Mode(cfg.Notifications), Keys: redisrepo.DefaultKeys, Discovery: svc.Discovery, Embedded: svc.Embedded, Log: log,
+		OnChange: watcher.Changed, OnResubscribed: watcher.Nudge,
+	})
+	wg.Go(func() { notifier.Run(ctx) })
+	liveMode := func() string { return describeLiveMode(notifier.State(), cfg.PollInterval) }
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "zpulse_live_notifications", Help: "1 while live pages wake on Redis keyspace notifications, 0 while they only poll (--live-notifications)",
+	}, func() float64 {
+		if notifier.State().On {
+			return 1
+		}
+		return 0
+	}))
 	// One instance records the history every instance's charts read.
 	wg.Go(func() {
 		_ = singletons.Run(ctx, history.RecorderLoop, func(ctx context.Context, _ int64) error {
@@ -120,7 +139,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		AdminToken: cfg.AdminToken, ShowToAnonymous: cfg.ShowAnon, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
 		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
 		Auth: svc.Auth, TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies, OpenAccess: cfg.OpenAccess, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
-		Sources: svc.Sources,
+		Sources: svc.Sources, LiveMode: liveMode,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -162,6 +181,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// describeLiveMode is the live mode as the footer and /readyz say it.
+func describeLiveMode(s notify.State, poll time.Duration) string {
+	if s.On {
+		return "live: notifications"
+	}
+	return "live: polling every " + domain.FormatDuration(poll) + " (" + s.Why + ")"
 }
 
 // newLogger writes log lines to out as text or JSON, from the configured level on.

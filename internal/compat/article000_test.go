@@ -122,21 +122,6 @@ func (q DelayedJobQueue) PollDue(ctx context.Context, now time.Time) (string, bo
 	return id, err == nil, err
 }
 
-// slidingWindow is the main article's SlidingWindowRateLimiter script (section 5), as written.
-var slidingWindow = redis.NewScript(`
-local key    = KEYS[1]
-local now    = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local limit  = tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', key, 0, now - window)
-if redis.call('ZCARD', key) < limit then
-    redis.call('ZADD', key, now, ARGV[4])
-    redis.call('PEXPIRE', key, window)
-    return 1
-end
-return 0
-`)
-
 // SlidingWindowRateLimiter is section 5, on rate:<customerId>.
 type SlidingWindowRateLimiter struct {
 	RDB redis.UniversalClient
@@ -146,6 +131,6 @@ type SlidingWindowRateLimiter struct {
 
 // TryAcquire is tryAcquire(customerId, limit, window).
 func (l SlidingWindowRateLimiter) TryAcquire(ctx context.Context, customerID string, limit int, window time.Duration) (bool, error) {
-	n, err := slidingWindow.Run(ctx, l.RDB, []string{"rate:" + customerID}, l.Now(), window.Milliseconds(), limit, l.ID()).Int64()
+	n, err := SlidingWindow.Run(ctx, l.RDB, []string{"rate:" + customerID}, l.Now(), window.Milliseconds(), limit, l.ID()).Int64()
 	return n == 1, err
 }

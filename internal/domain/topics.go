@@ -8,7 +8,9 @@ import (
 )
 
 // Live topics name what a live fragment shows. A page subscribes to topics; the watcher reads
-// each subscribed topic from Redis on every tick and pushes it when it changed.
+// each subscribed topic from Redis on every tick and pushes it when it changed. Each kind of
+// topic is one panel's, declared in internal/panels (its parameters, watched keys, read and
+// render), which formats and parses it with the functions here.
 const (
 	// TopicStatus carries Redis availability; every page subscribes to it.
 	TopicStatus = "status"
@@ -187,34 +189,4 @@ func ParseJobTopic(topic string) (queue, id string, ok bool) {
 		return "", "", false
 	}
 	return queue, string(raw), true
-}
-
-// ValidateTopic checks that topic is one the watcher reads: a fixed topic (status, boards,
-// locks, limiters, queues) or a board, queue, job, limiter, source or history topic whose
-// name is a valid name. A topic naming a board or queue nobody has is valid: it reads as
-// empty. Returns EINVALID naming the topic.
-func ValidateTopic(topic string) error {
-	switch topic {
-	case TopicStatus, TopicBoards, TopicLocks, TopicLimiters, TopicQueues:
-		return nil
-	}
-	if _, _, _, ok := ParseBoardTopic(topic); ok {
-		return nil
-	}
-	if _, ok := ParseQueueTopic(topic); ok {
-		return nil
-	}
-	if _, _, ok := ParseJobTopic(topic); ok {
-		return nil
-	}
-	if _, ok := ParseLimiterTopic(topic); ok {
-		return nil
-	}
-	if _, ok := ParseSourceTopic(topic); ok {
-		return nil
-	}
-	if _, _, _, ok := ParseHistoryTopic(topic); ok {
-		return nil
-	}
-	return Errorf(EINVALID, "unknown live topic %q: a topic is status, boards, locks, limiters, queues or a board's, queue's, job's, limiter's, source's or chart's topic as pages ask for it", clip(topic))
 }

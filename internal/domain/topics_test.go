@@ -55,21 +55,3 @@ func TestFormatCount(t *testing.T) {
 		}
 	}
 }
-
-// Every topic a page asks for is valid, and nothing else is: made-up kinds, names no page
-// could carry, overlong names.
-func TestValidateTopic(t *testing.T) {
-	for _, ok := range []string{TopicStatus, TopicBoards, TopicLocks, TopicLimiters, TopicQueues,
-		BoardTopic("排行榜:2048", Daily, 25), QueueTopic("mail jobs"), JobTopic("email", "job 1"),
-		LimiterTopic("api"), SourceTopic("shop"), HistoryTopic(HistoryQueue, "email", HistoryHour)} {
-		if err := ValidateTopic(ok); err != nil {
-			t.Errorf("ValidateTopic(%q): %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"nonsense.x.1", "board:made-up:all:10", "queue." + strings.Repeat("a", 600), "", "status2", "limiter:"} {
-		err := ValidateTopic(bad)
-		if ErrorCode(err) != EINVALID || !strings.Contains(err.Error(), clip(bad)) {
-			t.Errorf("ValidateTopic(%q) = %v, want EINVALID naming the topic", bad, err)
-		}
-	}
-}

@@ -172,3 +172,35 @@ func TestNudgeWaitsForTheGapOnlyWhenNeeded(t *testing.T) {
 		t.Errorf("the periodic tick did not publish the change (%d renders)", r.count("t"))
 	}
 }
+
+// A tick that published nothing (an idle periodic poll) holds the next one back by a tenth of
+// the gap only: a change right after it goes out at once, not at the gap's end, which is what
+// keeps another service's write within a few milliseconds of the screen under keyspace
+// notifications.
+func TestAnIdleTickHoldsBackATenthOfTheGap(t *testing.T) {
+	w, src, r, _, subscribe := newWatcher(t)
+	w.interval = 250 * time.Millisecond
+	subscribe("t")
+	clock, waitHandled := runManual(t, w)
+	src.set("t", 1)
+	w.Nudge()
+	waitHandled(1)
+	waitHandled(clock.Advance(250 * time.Millisecond)) // the periodic tick: nothing changed
+	if r.count("t") != 1 {
+		t.Fatalf("rendered %d times, want 1 (the idle tick publishes nothing)", r.count("t"))
+	}
+	src.set("t", 2)
+	waitHandled(clock.Advance(DefaultMinGap / 10))
+	w.Nudge()
+	waitHandled(1)
+	if r.count("t") != 2 {
+		t.Fatalf("a change %v after an idle tick waited for the %v gap (%d renders)", DefaultMinGap/10, DefaultMinGap, r.count("t"))
+	}
+	src.set("t", 3)
+	waitHandled(clock.Advance(DefaultMinGap / 10))
+	w.Nudge()
+	waitHandled(1)
+	if r.count("t") != 2 {
+		t.Fatal("a change right after a tick that published did not wait for the gap")
+	}
+}

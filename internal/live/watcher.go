@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"sync"
 	"time"
 
@@ -19,6 +18,22 @@ type PollFunc func(ctx context.Context, topics []string) (map[string]any, error)
 // RenderFunc renders a topic's snapshot, as audience may see it, into the HTML fragment pushed
 // to that audience's subscribers. For domain.TopicStatus the snapshot is a Status.
 type RenderFunc func(topic string, audience domain.Audience, snapshot any) ([]byte, error)
+
+// SameFunc reports whether two snapshots of topic show the same state (internal/panels
+// compares each panel's snapshots as its own type): the watcher publishes a topic only when
+// its snapshot is not the same as the last one published.
+type SameFunc func(topic string, a, b any) bool
+
+// sameComparable is the comparison of a watcher given no SameFunc: ==, and a snapshot of a
+// type == cannot compare always counts as changed.
+func sameComparable(_ string, a, b any) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
+}
 
 // Status says whether the source answered the last poll.
 type Status struct {
@@ -43,6 +58,16 @@ type Watcher struct {
 	log      *slog.Logger
 	metrics  *Metrics
 	nudge    chan struct{}
+	same     SameFunc
+	router   Router        // nil: Changed nudges a full tick
+	routed   chan struct{} // Changed found topics to poll: they wait in pending
+
+	pendingMu sync.Mutex
+	pending   map[string]bool // topics Changed routed, to poll at the next routed tick
+
+	indexMu sync.Mutex
+	index   *keyIndex     // of the subscribed topics as they were at indexOf (nil before Changed)
+	indexOf chan struct{} // the hub's changed channel when index was built
 
 	// handled, when set (by tests), is called by Run after each wake-up it dealt with, so a
 	// test moving a manual clock knows when the loop waits again.
@@ -73,6 +98,12 @@ type Option func(*Watcher)
 // Each topic is then published at most once per gap.
 func WithMinGap(d time.Duration) Option { return func(w *Watcher) { w.minGap = d } }
 
+// WithSame makes the watcher compare snapshots with same instead of ==.
+func WithSame(same SameFunc) Option { return func(w *Watcher) { w.same = same } }
+
+// WithRouter makes Changed poll only the topics that watch a changed key, as r says.
+func WithRouter(r Router) Option { return func(w *Watcher) { w.router = r } }
+
 // WithClock makes Run schedule ticks by c instead of the machine's clock.
 func WithClock(c Clock) Option { return func(w *Watcher) { w.clock = c } }
 
@@ -80,7 +111,7 @@ func WithClock(c Clock) Option { return func(w *Watcher) { w.clock = c } }
 func NewWatcher(poll PollFunc, render RenderFunc, hub *Hub, interval time.Duration, log *slog.Logger, metrics *Metrics, opts ...Option) *Watcher {
 	w := &Watcher{
 		poll: poll, render: render, hub: hub, interval: interval, minGap: DefaultMinGap, clock: systemClock{},
-		log: log, metrics: metrics, nudge: make(chan struct{}, 1), last: map[Subscription]any{}, status: Status{Available: true},
+		log: log, metrics: metrics, nudge: make(chan struct{}, 1), routed: make(chan struct{}, 1), same: sameComparable, pending: map[string]bool{}, last: map[Subscription]any{}, status: Status{Available: true},
 	}
 	for _, o := range opts {
 		o(w)
@@ -105,31 +136,105 @@ func (w *Watcher) Nudge() {
 	}
 }
 
+// Changed says that keys changed in the source (a keyspace notification): the subscribed
+// topics that watch any of them (WithRouter) are polled at once, alone, under the same
+// minimum gap as every tick: the first change after a quiet gap goes out at once, a burst
+// merges into one tick per gap. A key no subscribed topic watches polls nothing. It never
+// blocks on the poll. Without a router it nudges a full tick.
+func (w *Watcher) Changed(keys []string) {
+	if w.router == nil {
+		w.Nudge()
+		return
+	}
+	ix := w.keyIndex()
+	matched := map[string]bool{}
+	for _, k := range keys {
+		ix.route(k, matched)
+	}
+	if len(matched) == 0 {
+		return
+	}
+	w.pendingMu.Lock()
+	for t := range matched {
+		w.pending[t] = true
+	}
+	w.pendingMu.Unlock()
+	select {
+	case w.routed <- struct{}{}:
+	default:
+	}
+}
+
+// keyIndex returns the index of the subscribed topics, brought up to date when a connection
+// came or went since (asking the router, which may read a source's layout, outside
+// pendingMu).
+func (w *Watcher) keyIndex() *keyIndex {
+	w.indexMu.Lock()
+	defer w.indexMu.Unlock()
+	w.hub.mu.Lock()
+	version := w.hub.changed
+	w.hub.mu.Unlock()
+	if w.index == nil {
+		w.index = newKeyIndex(w.router)
+	}
+	if w.indexOf != version {
+		w.index.sync(w.hub.Topics())
+		w.indexOf = version
+	}
+	return w.index
+}
+
+// takePending returns the topics Changed routed since the last tick and forgets them.
+func (w *Watcher) takePending() map[string]bool {
+	w.pendingMu.Lock()
+	defer w.pendingMu.Unlock()
+	p := w.pending
+	w.pending = map[string]bool{}
+	return p
+}
+
 // Run ticks every interval and when nudged, until ctx ends, never two ticks closer than the
-// minimum gap: a request that comes sooner waits for the gap's end, and every other request
-// made meanwhile merges into that one tick. So a flood of writes costs each viewer at most one
-// frame per gap, and a periodic tick still publishes within a gap of its time.
+// minimum gap after a tick that published: a request that comes sooner waits for the gap's
+// end, and every other request made meanwhile merges into that one tick. So a flood of writes
+// costs each viewer at most one frame per gap, and a periodic tick still publishes within a
+// gap of its time. A tick that published nothing (a periodic poll of an idle page, a write
+// that left every panel as it was) holds the next one back by a tenth of the gap only, so the
+// first change after a quiet spell goes out at once, while reads stay bounded.
 func (w *Watcher) Run(ctx context.Context) {
 	periodic := w.clock.After(w.interval)
 	var gapOver <-chan time.Time // set while a tick waits for the gap to end
 	var last time.Time           // when the last tick started; zero before the first
+	gap := w.minGap              // how long after last the next tick may start
+	full := false                // the coming tick polls every topic, not only Changed's
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-periodic:
 			periodic = w.clock.After(w.interval)
+			full = true
 		case <-w.nudge:
+			full = true
+		case <-w.routed:
 		case <-gapOver:
 			gapOver = nil
 		}
 		if gapOver == nil { // else this request merges into the tick that waits
 			now := w.clock.Now()
-			if wait := w.minGap - now.Sub(last); !last.IsZero() && wait > 0 {
+			if wait := gap - now.Sub(last); !last.IsZero() && wait > 0 {
 				gapOver = w.clock.After(wait)
 			} else {
 				last = now
-				w.Tick(ctx)
+				pushed := 0
+				if full {
+					pushed = w.Tick(ctx)
+				} else if only := w.takePending(); len(only) > 0 {
+					pushed = w.tick(ctx, only)
+				}
+				if gap = w.minGap; pushed == 0 {
+					gap = w.minGap / 10
+				}
+				full = false
 			}
 		}
 		if w.handled != nil {
@@ -141,22 +246,37 @@ func (w *Watcher) Run(ctx context.Context) {
 // Tick polls once and publishes every changed topic to each audience that follows it. It
 // returns the number of fragments published.
 func (w *Watcher) Tick(ctx context.Context) int {
+	w.takePending() // a full tick polls them too
+	return w.tick(ctx, nil)
+}
+
+// tick polls the subscribed topics in only (every one when only is nil) and publishes those
+// that changed; a failed poll publishes the status to every page.
+func (w *Watcher) tick(ctx context.Context, only map[string]bool) int {
 	w.tickMu.Lock()
 	defer w.tickMu.Unlock()
-	subs := w.hub.Subscriptions()
-	if len(subs) == 0 {
+	all := w.hub.Subscriptions()
+	if len(all) == 0 {
 		clear(w.last)
 		return 0
 	}
-	followed := make(map[Subscription]bool, len(subs))
+	followed := make(map[Subscription]bool, len(all))
 	polled := map[string]bool{}
 	var topics []string
-	for _, sub := range subs {
+	subs := all[:0:0]
+	for _, sub := range all {
 		followed[sub] = true
+		if only != nil && !only[sub.Topic] {
+			continue
+		}
+		subs = append(subs, sub)
 		if !polled[sub.Topic] {
 			polled[sub.Topic] = true
 			topics = append(topics, sub.Topic)
 		}
+	}
+	if only != nil && len(topics) == 0 {
+		return 0 // Changed's topics lost their last subscriber meanwhile
 	}
 	start := time.Now()
 	timeout := max(w.interval, time.Second)
@@ -170,7 +290,7 @@ func (w *Watcher) Tick(ctx context.Context) int {
 				detail = fmt.Sprintf("Redis did not answer within %v", timeout)
 			}
 			if s := (Status{Available: false, Detail: detail}); w.setStatus(s, err) {
-				w.publish(w.appendStatus(nil, subs, s))
+				w.publish(w.appendStatus(nil, all, s))
 			}
 		}
 		w.metrics.ticked(time.Since(start).Seconds(), true, 0)
@@ -178,9 +298,12 @@ func (w *Watcher) Tick(ctx context.Context) int {
 	}
 	var batch []Fragment
 	if w.setStatus(Status{Available: true}, nil) {
-		batch = w.appendStatus(batch, subs, Status{Available: true})
+		batch = w.appendStatus(batch, all, Status{Available: true})
 	}
 	for sub := range w.last {
+		if only != nil && followed[sub] && !polled[sub.Topic] {
+			continue // not polled this tick
+		}
 		if _, ok := snaps[sub.Topic]; !ok || !followed[sub] {
 			delete(w.last, sub) // nobody watches it any more: start afresh when somebody does
 		}
@@ -190,7 +313,7 @@ func (w *Watcher) Tick(ctx context.Context) int {
 		if !ok {
 			continue
 		}
-		if prev, ok := w.last[sub]; ok && reflect.DeepEqual(prev, snap) {
+		if prev, ok := w.last[sub]; ok && w.same(sub.Topic, prev, snap) {
 			continue
 		}
 		batch = w.appendRendered(batch, sub, snap)

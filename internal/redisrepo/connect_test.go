@@ -11,6 +11,7 @@ import (
 // Every documented REDIS_URL form reads into the client it names, with the dashboard's
 // connection behaviour whatever the URL says.
 func TestConnectParseURL(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, url    string
 		addrs        []string
@@ -65,6 +66,7 @@ func TestConnectParseURL(t *testing.T) {
 
 // Connect builds the client each form names.
 func TestConnectClientKind(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		url  string
 		want string
@@ -96,6 +98,7 @@ func TestConnectClientKind(t *testing.T) {
 
 // Bad URLs fail at start with an error that says what is wrong, never a client that half works.
 func TestConnectBadURL(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, url, want string }{
 		{"empty", "  ", "empty"},
 		{"other scheme", "mysql://x", `scheme "mysql"`},

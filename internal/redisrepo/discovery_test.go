@@ -1,8 +1,6 @@
 package redisrepo
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"fmt"
 	"slices"
@@ -13,14 +11,16 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
 // One refresh finds every kind other services wrote; a key that is gone leaves the cache when
 // the next sweep ends, while names of zpulse's indexes stay.
 func TestDiscoveryFindsEveryKind(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	rdb := redistest.Client(t)
+	rdb := redistest.DB(t)
 	svc := openTest(t, rdb, domain.NewManualClock(testNow))
 	svc.Leaderboards.AddPoints(ctx, "own", "a", 1)
 	rdb.ZAdd(ctx, "leaderboard:theirs", redis.Z{Score: 1, Member: "x"})
@@ -51,8 +51,9 @@ func TestDiscoveryFindsEveryKind(t *testing.T) {
 // keyspace larger than one refresh covers (the needle may lie beyond the first refresh's
 // reach); the sweep goes on where it stopped.
 func TestDiscoveryIsBounded(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	rdb := redistest.Client(t)
+	rdb := redistest.DB(t)
 	svc := openTest(t, rdb, nil)
 	pipe := rdb.Pipeline()
 	for i := range 3 * store.ScanCount * store.ScanCalls / 2 {
@@ -83,7 +84,7 @@ func TestDiscoveryIsBounded(t *testing.T) {
 }
 
 type scanHook struct {
-	countingHook
+	redistest.CountingHook
 	calls     int
 	unbounded string
 }
@@ -104,8 +105,9 @@ func (h *scanHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 // masters appear in one call: one lock list, one discovery refresh (its SCAN goes to every
 // master, not to whichever node a keyless command reaches).
 func TestDiscoveryReachesEveryMaster(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	rdb := redistest.ClusterClient(t)
+	rdb := redistest.ClusterTurn(t)
 	svc := openTest(t, rdb, nil)
 	now := rdb.Time(ctx).Val().UnixMilli() // the servers' clock, which the window is read by
 	var wantLocks, wantClients []string

@@ -13,6 +13,7 @@ import (
 // expires keys and answers TIME from the clock it is given. Real time is the behaviour under
 // test here; the wait is a ticker with a deadline, ended by the key's expiry.
 func TestOpenEmbeddedKeepsTime(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	svc, err := Open(ctx, OpenOptions{})
 	if err != nil {
@@ -41,7 +42,8 @@ func TestOpenEmbeddedKeepsTime(t *testing.T) {
 
 // Pages get the keys' display names from the repository, in the articles' layout.
 func TestOpenNamesKeysForPeople(t *testing.T) {
-	svc := openTest(t, redistest.Client(t), nil)
+	t.Parallel()
+	svc := openTest(t, redistest.DB(t), nil)
 	want := domain.KeyDisplay{Boards: "leaderboard:*", Queues: "queue:*", Lock: "lock:<name>", LockExample: "lock:order:1001", RateDefault: "rate:<client>", InternalLocks: "zpulse:"}
 	if svc.Keys != want {
 		t.Errorf("keys = %+v, want %+v", svc.Keys, want)

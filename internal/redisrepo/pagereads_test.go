@@ -1,8 +1,6 @@
 package redisrepo
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"maps"
 	"reflect"
@@ -19,21 +17,24 @@ import (
 // read returns. (Pages used to call Snapshots.Read with their own topics, which made the
 // watcher forget its limiters: the next read skipped the limiter topics, then resent them.)
 func TestPageReadsLeaveTheWatcherAlone(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	clock := domain.NewManualClock(t0)
-	svc := openTest(t, redistest.Client(t), clock)
+	clock := domain.NewManualClock(testNow)
+	svc := openTest(t, redistest.DB(t), clock)
 	if _, err := svc.Limiters.SetPolicy(ctx, domain.LimitPolicy{Name: "api", Algorithm: domain.FixedWindow, Limit: 5, WindowMs: 10_000}); err != nil {
 		t.Fatal(err)
 	}
-	mustAllow(t, svc.Limiters, "api", "c-1")
-	mustAllow(t, svc.Limiters, "default", "c-2")
+	allow(t, svc.Limiters, "api", "c-1")
+	allow(t, svc.Limiters, "default", "c-2")
 	if err := svc.Limiters.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Leaderboards.AddPoints(ctx, "game", "alice", 10); err != nil {
 		t.Fatal(err)
 	}
-	enqueue(t, svc.Queues, "jobs", "j-1", 3)
+	if _, err := svc.Queues.Enqueue(context.Background(), "jobs", domain.NewJob{ID: "j-1", Priority: 3, HasPriority: true}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := svc.Locks.Acquire(ctx, "order:1", domain.LockOptions{TTL: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,11 +95,14 @@ func TestPageReadsLeaveTheWatcherAlone(t *testing.T) {
 
 // The page reads return what the watcher publishes, from the same plan code.
 func TestSummariesMatchTheWatcher(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	svc := openTest(t, redistest.Client(t), domain.NewManualClock(testNow))
+	svc := openTest(t, redistest.DB(t), domain.NewManualClock(testNow))
 	svc.Leaderboards.AddPoints(ctx, "game", "alice", 10)
 	svc.Leaderboards.AddPoints(ctx, "game", "bob", 20)
-	enqueue(t, svc.Queues, "jobs", "j-1", 3)
+	if _, err := svc.Queues.Enqueue(context.Background(), "jobs", domain.NewJob{ID: "j-1", Priority: 3, HasPriority: true}); err != nil {
+		t.Fatal(err)
+	}
 	bs, err := svc.Leaderboards.Summaries(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -116,22 +120,5 @@ func TestSummariesMatchTheWatcher(t *testing.T) {
 	}
 	if !reflect.DeepEqual(snaps[domain.TopicQueues], qs) || len(qs) != 1 || qs[0].Waiting != 1 {
 		t.Errorf("qs: page %+v, watcher %+v", qs, snaps[domain.TopicQueues])
-	}
-}
-
-// A queue that does not exist yet is its empty view with the default settings, and the view
-// says where the payloads live, so the page never spells a key.
-func TestQueueViewOfANewQueue(t *testing.T) {
-	q, _, _ := newTestQueues(t)
-	v, err := q.View(context.Background(), "email-jobs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.Queue != "email-jobs" || v.Settings != domain.DefaultQueueSettings("email-jobs") || v.Waiting != 0 || v.OldestAtMs != -1 ||
-		len(v.Enqueued) != domain.ThroughputSeconds || len(v.Completed) != domain.ThroughputSeconds {
-		t.Errorf("view = %+v", v)
-	}
-	if v.Key != store.DefaultKeys.Queue("email-jobs") || v.PayloadKey != store.DefaultKeys.QueueJobs("email-jobs") {
-		t.Errorf("keys = %q, %q", v.Key, v.PayloadKey)
 	}
 }

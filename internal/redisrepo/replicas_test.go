@@ -19,6 +19,7 @@ import (
 // back. Through a SENTINEL FAILOVER, every enqueue that returned without error is on the new
 // master: the confirmed writes are the ones a failover keeps.
 func TestWaitReplicasBehindSentinel(t *testing.T) {
+	// Serial: the package's one Sentinel setup (its master, its failovers) is shared by the Sentinel tests.
 	ctx := context.Background()
 	rdb := redistest.SentinelClient(t)
 	s := redistest.SharedSentinel(t)
@@ -138,8 +139,9 @@ func TestWaitReplicasBehindSentinel(t *testing.T) {
 // On a Cluster the write and its WAIT go to the master of the key, whichever it is: the test
 // Cluster has no replicas, so an enqueue is on its master and reported unconfirmed.
 func TestWaitReplicasOnTheCluster(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	rdb := redistest.ClusterClient(t)
+	rdb := redistest.ClusterTurn(t)
 	svc, err := Open(ctx, OpenOptions{Client: rdb, WaitReplicas: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // store.Script.Run is the only runner: no file outside store calls EVALSHA or EVAL itself
 // or makes a go-redis script. The list below is every script, and every script built is in it.
 func TestEveryScriptIsDeclaredAndDocumented(t *testing.T) {
+	t.Parallel()
 	fset := token.NewFileSet()
 	var declared []string
 	other := regexp.MustCompile(`redis\.NewScript\(|\.EvalSha\(|\.Eval\(|\.EvalRO\(`)
@@ -85,6 +86,7 @@ func exprString(e ast.Expr) string {
 // Every error operation string ("redisrepo.Queues.Enqueue") names the function it sits in, as
 // asynq's `const op = "rdb.Enqueue"` does: a message then says where it failed.
 func TestErrorOpsNameTheirFunction(t *testing.T) {
+	t.Parallel()
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {

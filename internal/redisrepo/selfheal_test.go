@@ -29,6 +29,7 @@ func flushAll(ctx context.Context, rdb redis.UniversalClient) error {
 // and a singleton loop whose lock vanished runs again, with a higher fence. On one server and
 // on the Cluster.
 func TestFlushAllUnderARunningZpulse(t *testing.T) {
+	// Serial: FLUSHALL empties the whole server (every database), under every other test.
 	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
 		ctx := context.Background()
 		svc, err := Open(ctx, OpenOptions{Client: rdb})

@@ -1,8 +1,6 @@
 package redisrepo
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/locks"
-
 	"context"
 	"fmt"
 	"sync"
@@ -13,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/locks"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
@@ -22,8 +21,9 @@ import (
 // before Redis lets the lock go. The new term's fence is higher, and the reap script refuses
 // the old one. The figure is logged; the README quotes the bound.
 func TestSingletonTakeover(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	redistest.Client(t) // flushes the shared server
+	db := redistest.DB(t).Options().DB // a database of its own, flushed; each instance dials it
 	addr := redistest.Shared().Addr
 	type term struct {
 		instance string
@@ -43,7 +43,7 @@ func TestSingletonTakeover(t *testing.T) {
 		done sync.WaitGroup
 	}
 	start := func(name string) *instance {
-		in := &instance{rdb: redis.NewClient(&redis.Options{Addr: addr})}
+		in := &instance{rdb: redis.NewClient(&redis.Options{Addr: addr, DB: db})}
 		t.Cleanup(func() { in.rdb.Close() })
 		in.svc = openTest(t, in.rdb, nil)
 		ictx, stop := context.WithCancel(ctx)
@@ -80,7 +80,9 @@ func TestSingletonTakeover(t *testing.T) {
 	}
 
 	a := start("a")
-	enqueue(t, a.svc.Queues, "mail", "j", 1)
+	if _, err := a.svc.Queues.Enqueue(context.Background(), "mail", domain.NewJob{ID: "j", Priority: 1, HasPriority: true}); err != nil {
+		t.Fatal(err)
+	}
 	first := nextTerm("a's term")
 	b := start("b") // stands by: a holds the lock
 	if first.instance != "a" || a.svc.Singletons.TTL != locks.SingletonLease {

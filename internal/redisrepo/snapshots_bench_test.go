@@ -1,14 +1,13 @@
 package redisrepo
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
@@ -19,7 +18,7 @@ import (
 // every iteration; bench/report prints it beside the "10 or fewer" for a queue.
 func BenchmarkCommandsPerTick(b *testing.B) {
 	ctx := context.Background()
-	rdb := redistest.Client(b)
+	rdb := redistest.DB(b)
 	clock := domain.NewManualClock(testNow)
 	svc := openTest(b, rdb, clock)
 	for i := range 1000 {
@@ -72,15 +71,15 @@ func BenchmarkCommandsPerTick(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			hook := &countingHook{}
+			hook := &redistest.CountingHook{}
 			rdb.AddHook(hook)
 			var per int
 			for b.Loop() {
-				before := hook.commands
+				before := hook.Commands
 				if _, err := snaps.Read(ctx, []string{kind.topic}); err != nil {
 					b.Fatal(err)
 				}
-				per = hook.commands - before
+				per = hook.Commands - before
 			}
 			b.ReportMetric(float64(per), "cmds/tick")
 		})
@@ -96,8 +95,9 @@ const maxCommandsPerMadeUpTopic = 9
 // Topics naming things nobody has cost a bounded number of commands per tick each, whatever
 // their kind, so the commands one address can cause grow with its topics only.
 func TestCommandsPerMadeUpTopic(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	rdb := redistest.Client(t)
+	rdb := redistest.DB(t)
 	clock := domain.NewManualClock(testNow)
 	svc := openTest(t, rdb, clock)
 	const n = 40
@@ -124,14 +124,41 @@ func TestCommandsPerMadeUpTopic(t *testing.T) {
 			}
 		}
 		clock.Advance(time.Second) // a new second: charts are read again
-		hook := &countingHook{}
+		hook := &redistest.CountingHook{}
 		rdb.AddHook(hook)
 		if _, err := svc.Snapshots.Read(ctx, topics); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: %d commands for %d topics", kind.name, hook.commands, n)
-		if hook.commands > n*maxCommandsPerMadeUpTopic {
-			t.Errorf("%s: %d commands for %d topics, want at most %d each", kind.name, hook.commands, n, maxCommandsPerMadeUpTopic)
+		t.Logf("%s: %d commands for %d topics", kind.name, hook.Commands, n)
+		if hook.Commands > n*maxCommandsPerMadeUpTopic {
+			t.Errorf("%s: %d commands for %d topics, want at most %d each", kind.name, hook.Commands, n, maxCommandsPerMadeUpTopic)
 		}
+	}
+}
+
+// BenchmarkSnapshotsReadLocks is the watcher's read of the locks topic with n held locks
+// (one pipeline: the index, a SCAN step when due, four reads per lock).
+func BenchmarkSnapshotsReadLocks(b *testing.B) {
+	for _, n := range []int{10, 200} {
+		b.Run(fmt.Sprintf("lk=%d", n), func(b *testing.B) {
+			rdb := redistest.DB(b)
+			svc := openTest(b, rdb, nil)
+			lk := svc.Locks
+			for i := range n {
+				lk.Acquire(ctx, fmt.Sprintf("lock:%d", i), domain.LockOptions{TTL: time.Hour})
+			}
+			snaps := svc.Snapshots
+			topics := []string{domain.TopicLocks}
+			for warm := false; !warm; { // until the first SCAN pass ended
+				got, _ := snaps.Read(ctx, topics)
+				_, warm = got[domain.TopicLocks]
+			}
+			for b.Loop() {
+				got, err := snaps.Read(ctx, topics)
+				if err != nil || len(got[domain.TopicLocks].(domain.HeldLocks).Locks) != n {
+					b.Fatalf("read %v, %v", got, err)
+				}
+			}
+		})
 	}
 }

@@ -1,19 +1,21 @@
 package redisrepo
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"fmt"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
 func TestSnapshotsReadBoardTopics(t *testing.T) {
+	t.Parallel()
 	lb, rdb, clock := newBoards(t)
 	ctx := context.Background()
 	for i := range 15 {
@@ -38,25 +40,31 @@ func TestSnapshotsReadBoardTopics(t *testing.T) {
 
 // One pipelined round trip per read, whatever the number of topics.
 func TestSnapshotsReadIsOneRoundTrip(t *testing.T) {
+	t.Parallel()
 	_, rdb, clock := newBoards(t)
 	ctx := context.Background()
 	topics := make([]string, 50)
 	for i := range topics {
 		topics[i] = domain.BoardTopic(string(rune('a'+i%26)), domain.AllTime, domain.BoardTopNs[i%4])
 	}
-	hook := &countingHook{}
-	rdb.AddHook(hook)
 	topics = append(topics, domain.TopicBoards)
-	if _, err := openTest(t, rdb, clock).Snapshots.Read(ctx, topics); err != nil {
+	snaps := openTest(t, rdb, clock).Snapshots
+	if _, err := snaps.Read(ctx, topics); err != nil { // loads the scripts, which a test before it may not have
 		t.Fatal(err)
 	}
-	if hook.pipelines != 1 || hook.single != 0 {
-		t.Errorf("Read made %d pipelines and %d single calls, want 1 pipeline", hook.pipelines, hook.single)
+	hook := &redistest.CountingHook{}
+	rdb.AddHook(hook)
+	if _, err := snaps.Read(ctx, topics); err != nil {
+		t.Fatal(err)
+	}
+	if hook.Pipelines != 1 || hook.Single != 0 {
+		t.Errorf("Read made %d pipelines and %d single calls, want 1 pipeline", hook.Pipelines, hook.Single)
 	}
 }
 
 // A key of another type where a board should be spoils that board's panel only.
 func TestSnapshotsSurviveAKeyOfAnotherType(t *testing.T) {
+	t.Parallel()
 	lb, rdb, clock := newBoards(t)
 	ctx := context.Background()
 	rdb.Set(ctx, "leaderboard:oops", "not a sorted set", 0)
@@ -78,8 +86,9 @@ func TestSnapshotsSurviveAKeyOfAnotherType(t *testing.T) {
 // an HGETALL per minute of throughput, however full the queue. And the view of an idle queue
 // does not change from one second to the next: it holds absolute times only.
 func TestSnapshotsQueueTopicIsCheapAndStable(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	rdb := redistest.Client(t)
+	rdb := redistest.DB(t)
 	clock := domain.NewManualClock(testNow.Add(30 * time.Second))
 	svc := openTest(t, rdb, clock)
 	for i := range 30 {
@@ -97,14 +106,14 @@ func TestSnapshotsQueueTopicIsCheapAndStable(t *testing.T) {
 	if _, err := svc.Snapshots.Read(ctx, topics); err != nil { // loads the script
 		t.Fatal(err)
 	}
-	hook := &countingHook{}
+	hook := &redistest.CountingHook{}
 	rdb.AddHook(hook)
 	first, err := svc.Snapshots.Read(ctx, topics)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if perTopic := hook.commands / len(topics); perTopic > 10 || hook.pipelines != 1 {
-		t.Errorf("a queue topic cost %d commands in %d round trips, want at most 10 in one", perTopic, hook.pipelines)
+	if perTopic := hook.Commands / len(topics); perTopic > 10 || hook.Pipelines != 1 {
+		t.Errorf("a queue topic cost %d commands in %d round trips, want at most 10 in one", perTopic, hook.Pipelines)
 	}
 	jobs := first[domain.QueueTopic("jobs")].(domain.QueueView)
 	if jobs.Waiting != 29 || jobs.Processing != 1 || len(jobs.InFlight) != 1 || jobs.InFlight[0].Attempts != 1 || jobs.ByPriority[9] != 3 || jobs.OldestAtMs != clock.Now().UnixMilli() {
@@ -127,5 +136,79 @@ func TestSnapshotsQueueTopicIsCheapAndStable(t *testing.T) {
 	}
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("an idle queue's view changed in one second:\n%+v\n%+v", a, b)
+	}
+}
+
+// The live path reads a limiter in the same single round trip as every other topic.
+func TestSnapshotsReadLimiterTopics(t *testing.T) {
+	t.Parallel()
+	rdb, clock := redistest.DB(t), domain.NewManualClock(testNow)
+	l := openTest(t, rdb, clock).Limiters
+	ctx := context.Background()
+	allow(t, l, "default", "c-1")
+	l.Flush(ctx)
+	s := newSnapshots(rdb, store.DefaultKeys, store.NewDiscovery(rdb, store.DefaultKeys, nil), store.Clocks{Script: clock}, nil)
+	topics := []string{domain.LimiterTopic("default"), domain.BoardTopic("b", domain.AllTime, domain.BoardTopN)}
+	snaps, err := s.Read(ctx, topics)
+	if _, ok := snaps[topics[0]]; err != nil || ok {
+		t.Fatalf("first read: %v %v, want the limiter left out", snaps, err)
+	}
+	hook := &redistest.CountingHook{}
+	rdb.AddHook(hook)
+	snaps, err = s.Read(ctx, topics)
+	if err != nil || hook.Pipelines != 1 || hook.Single != 0 {
+		t.Fatalf("second read: %v; %d pipelines, %d single calls", err, hook.Pipelines, hook.Single)
+	}
+	view := snaps[topics[0]].(domain.LimiterView)
+	if len(view.Clients) != 1 || view.Clients[0].Used != 1 {
+		t.Errorf("live view = %+v", view)
+	}
+	again, _ := s.Read(ctx, topics)
+	if fmt.Sprint(again[topics[0]]) != fmt.Sprint(view) {
+		t.Errorf("unchanged state gave a different snapshot")
+	}
+}
+
+// The watcher's reader reads a chart's ring at most once per second of the clock, however
+// often it ticks, and forgets charts no longer asked for.
+func TestSnapshotsReadARingOncePerSecond(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rdb := redistest.DB(t)
+	clock := domain.NewManualClock(testNow.Add(11 * time.Second))
+	svc := openTest(t, rdb, clock)
+	ring := store.DefaultKeys.HistoryRing(domain.HistoryQueue, "mail", domain.HistoryHour)
+	var gets int
+	rdb.AddHook(redistest.HookAfter(func(cmd redis.Cmder) {
+		if cmd.Name() == "get" && len(cmd.Args()) == 2 && cmd.Args()[1] == ring {
+			gets++
+		}
+	}))
+	topic := domain.HistoryTopic(domain.HistoryQueue, "mail", domain.HistoryHour)
+	read := func() domain.History {
+		t.Helper()
+		snaps, err := svc.Snapshots.Read(ctx, []string{topic})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _ := snaps[topic].(domain.History)
+		return h
+	}
+	first := read()
+	clock.Advance(900 * time.Millisecond)
+	if again := read(); gets != 1 || !reflect.DeepEqual(first, again) {
+		t.Errorf("two reads within a second: %d GETs of the ring, want 1 and the same snapshot", gets)
+	}
+	clock.Advance(100 * time.Millisecond)
+	read()
+	if gets != 2 {
+		t.Errorf("a read in the next second: %d GETs, want 2", gets)
+	}
+	if _, err := svc.Snapshots.Read(ctx, nil); err != nil { // nobody asks for the chart any more
+		t.Fatal(err)
+	}
+	read()
+	if gets != 3 {
+		t.Errorf("a chart asked for again after it was forgotten: %d GETs, want 3", gets)
 	}
 }

@@ -16,8 +16,9 @@ import (
 // A client from Connect with the cluster's addresses reaches keys on every master, in both
 // documented forms (one URL with a host list, and bare host:port pairs).
 func TestClusterConnectReachesEveryMaster(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	redistest.ClusterClient(t) // flushes every master
+	redistest.ClusterTurn(t) // flushes every master
 	c := redistest.SharedCluster(t)
 	for _, url := range []string{c.URL(), strings.Join(c.Addrs(), ",")} {
 		t.Run(url, func(t *testing.T) {
@@ -56,6 +57,7 @@ func TestClusterConnectReachesEveryMaster(t *testing.T) {
 
 // Every Sentinel URL form reaches the master, including one whose first sentinel is down.
 func TestSentinelConnectForms(t *testing.T) {
+	// Serial: the package's one Sentinel setup (its master, its failovers) is shared by the Sentinel tests.
 	ctx := context.Background()
 	redistest.SentinelClient(t) // flushes the master
 	s := redistest.SharedSentinel(t)
@@ -96,6 +98,7 @@ func TestSentinelConnectForms(t *testing.T) {
 // acknowledged writes survived. The figures (how long writes were lost or refused, when they
 // landed on the new master again) are logged: the README quotes them.
 func TestSentinelConnectFailover(t *testing.T) {
+	// Serial: the package's one Sentinel setup (its master, its failovers) is shared by the Sentinel tests.
 	ctx := context.Background()
 	redistest.SentinelClient(t)
 	s := redistest.SharedSentinel(t)

@@ -1,8 +1,6 @@
 package redisrepo
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"strings"
 	"testing"
@@ -11,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
@@ -28,7 +27,8 @@ func wantWrongType(t *testing.T, what string, err error, key, typ string) {
 // written beside them, single reads say wrong_type, and once the names are indexed anyway the
 // lists, the watcher, the history recorder and /metrics' read go on, marking those entries.
 func TestKeysOfAnotherTypeAtZpulsesNames(t *testing.T) {
-	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
 		ctx := context.Background()
 		clock := domain.NewManualClock(testNow)
 		svc := openTest(t, rdb, clock)
@@ -72,7 +72,7 @@ func TestKeysOfAnotherTypeAtZpulsesNames(t *testing.T) {
 			t.Errorf("leaderboard:cfg = %v", got)
 		}
 		for _, pattern := range []string{"*rq*", "*cfg*"} {
-			if keys := keysOnEveryMaster(t, rdb, pattern); len(keys) != 1 {
+			if keys := redistest.KeysOnEveryMaster(t, rdb, pattern); len(keys) != 1 {
 				t.Errorf("keys %s = %v, want only the other service's", pattern, keys)
 			}
 		}
@@ -131,7 +131,8 @@ func TestKeysOfAnotherTypeAtZpulsesNames(t *testing.T) {
 // A board zpulse wrote to and another service then replaced with a LIST: the next add is
 // refused (its score script's guard), and the board's index entry is not refreshed by it.
 func TestBoardReplacedByAnotherType(t *testing.T) {
-	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
 		ctx := context.Background()
 		lb, _ := newBoardsOn(t, rdb)
 		if _, err := lb.AddPoints(ctx, "game", "p", 1); err != nil {

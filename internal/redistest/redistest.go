@@ -12,6 +12,8 @@
 // and a Sentinel setup (SentinelClient, SharedSentinel) start on first use, once per package,
 // and Main stops them at the end: a package that never asks for them pays nothing.
 // ForEachTopology runs a suite on the single server and on the cluster.
+// ForEachTopologyParallel does so for tests that call t.Parallel: a database of its own (DB)
+// on the single server, the cluster in turns (ClusterTurn), since a Cluster has database 0 only.
 package redistest
 
 import (

@@ -18,6 +18,7 @@ import (
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/live"
+	"github.com/zpulse/zpulse/internal/panels"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
@@ -34,7 +35,7 @@ func BenchmarkWatcherTick(b *testing.B) {
 		hub := live.NewHub(nil)
 		srv := httptest.NewServer(http.HandlerFunc(hub.ServeWS))
 		w := live.NewWatcher(openRepo(b, rdb).Snapshots.Read, TopicRenderer(0, redisrepo.DefaultKeys.Display(), ""), hub, time.Second,
-			slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+			slog.New(slog.NewTextHandler(io.Discard, nil)), nil, live.WithSame(panels.Same))
 		var received atomic.Int64
 		boards := make([]string, topics)
 		for i := range boards {

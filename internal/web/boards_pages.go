@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/panels"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -76,7 +77,7 @@ func (s *server) boardPageWith(c echo.Context, status int, board string, forms m
 		return herr
 	}
 	d.History = hist
-	ch := unavailable(s.chrome(c, board, append([]string{domain.BoardTopic(board, period, n)}, topics...)...), err)
+	ch := unavailable(s.chrome(c, board, append([]string{panels.Board.Topic(panels.BoardParams{Board: board, Period: period, N: n})}, topics...)...), err)
 	return s.render(c, status, views.BoardPage(ch, d))
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/live"
+	"github.com/zpulse/zpulse/internal/panels"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redisrepo/queues"
 	"github.com/zpulse/zpulse/internal/redistest"
@@ -118,7 +119,8 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 			return next(topic, aud, snap)
 		}
 	}
-	watcher := live.NewWatcher(svc.Snapshots.Read, render, hub, 50*time.Millisecond, log, metrics)
+	watcher := live.NewWatcher(svc.Snapshots.Read, render, hub, 50*time.Millisecond, log, metrics,
+		live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()))
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { svc.Run(ctx); close(done) }()

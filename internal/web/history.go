@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/panels"
 )
 
 // pageHistory reads an entity's recorded history for its page over the ?range= asked (1h
@@ -25,5 +26,5 @@ func (s *server) pageHistory(c echo.Context, kind domain.HistoryKind, name strin
 		}
 		return nil, nil, err
 	}
-	return &h, []string{domain.HistoryTopic(kind, name, r)}, nil
+	return &h, []string{panels.History.Topic(panels.ChartParams{Kind: kind, Name: name, Range: r})}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/panels"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -173,7 +174,7 @@ func (s *server) retryJobForm(c echo.Context) error {
 			return err
 		}
 	}
-	return s.render(c, status, views.JobPage(s.chrome(c, id, domain.JobTopic(queue, id)), j, f))
+	return s.render(c, status, views.JobPage(s.chrome(c, id, panels.Job.Topic(panels.JobParams{Queue: queue, ID: id})), j, f))
 }
 
 // sameJSON says whether two payload texts are the same JSON (spacing aside), or both empty.

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/panels"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -24,7 +25,7 @@ func (s *server) jobPage(c echo.Context) error {
 		return err
 	}
 	j = s.audience(c).Job(j)
-	return s.render(c, http.StatusOK, views.JobPage(s.chrome(c, id, domain.JobTopic(queue, id)), j, views.RetryFormValues(j)))
+	return s.render(c, http.StatusOK, views.JobPage(s.chrome(c, id, panels.Job.Topic(panels.JobParams{Queue: queue, ID: id})), j, views.RetryFormValues(j)))
 }
 
 // jobsPage lists a queue's jobs in one state, or searches them (?q=); ?id=ID (the "open a

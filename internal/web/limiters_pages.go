@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/panels"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -48,6 +49,6 @@ func (s *server) limiterPageWith(c echo.Context, status int, name string, policy
 	if herr != nil {
 		return herr
 	}
-	ch := unavailable(s.chrome(c, "Limiter "+name, append([]string{domain.LimiterTopic(name)}, topics...)...), err)
+	ch := unavailable(s.chrome(c, "Limiter "+name, append([]string{panels.Limiter.Topic(name)}, topics...)...), err)
 	return s.render(c, status, views.LimiterPage(ch, s.audience(c).Limiter(view), *policyForm, try, hist))
 }

@@ -25,5 +25,9 @@ func (s *server) readyz(c echo.Context) error {
 		body.Error.Code, body.Error.Message = domain.EUNAVAILABLE, "Redis does not answer: "+err.Error()
 		return c.JSON(statusOf(domain.EUNAVAILABLE), body)
 	}
-	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+	body := map[string]string{"status": "ready"}
+	if mode := s.liveMode(); mode != "" {
+		body["live"] = mode
+	}
+	return c.JSON(http.StatusOK, body)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/panels"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -39,7 +40,7 @@ func (s *server) queuePage(c echo.Context) error {
 // queuePageWith renders a queue's page with the given forms' states.
 func (s *server) queuePageWith(c echo.Context, status int, queue string, forms map[string]views.Form) error {
 	ctx := c.Request().Context()
-	topic := domain.QueueTopic(queue)
+	topic := panels.Queue.Topic(queue)
 	v, err := s.queueView(ctx, queue)
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err

@@ -49,7 +49,16 @@ func (s *server) chrome(c echo.Context, title string, topics ...string) views.Ch
 		Status:     views.Status{Available: st.Available, Detail: st.Detail},
 		Path:       c.Request().URL.RequestURI(),
 		Keys:       s.Keys,
+		LiveMode:   s.liveMode(),
 	}
+}
+
+// liveMode is Deps.LiveMode's answer, or "".
+func (s *server) liveMode() string {
+	if s.LiveMode == nil {
+		return ""
+	}
+	return s.LiveMode()
 }
 
 // unavailable marks a page's frame with the banner when its own read found Redis down,

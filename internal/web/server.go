@@ -63,6 +63,9 @@ type Deps struct {
 	// AccessLog says which requests are logged: AccessLogAll (also ""), AccessLogErrors
 	// (status 400 and above) or AccessLogOff. Static files and probes log at DEBUG.
 	AccessLog string
+	// LiveMode says how live pages learn of changes ("live: notifications", "live: polling
+	// every 250 ms (why)"), for the footer and /readyz; nil says nothing.
+	LiveMode func() string
 }
 
 // Watcher is what the HTTP layer asks of the live watcher (*live.Watcher): what it knows of

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/panels"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -73,7 +74,7 @@ func (s *server) sourcePageWith(c echo.Context, status int, try views.TryForm) e
 	if err != nil {
 		return err
 	}
-	return s.render(c, status, views.SourcePage(s.chrome(c, "Source "+name, domain.SourceTopic(name)), s.audience(c).Source(v), try))
+	return s.render(c, status, views.SourcePage(s.chrome(c, "Source "+name, panels.Source.Topic(name)), s.audience(c).Source(v), try))
 }
 
 // trySourceForm counts requests against an adopted limiter's own keys.

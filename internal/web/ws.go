@@ -9,8 +9,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/panels"
 )
 
 // WSLimits bound what websocket viewers may hold, so anonymous clients cannot make the
@@ -77,11 +76,11 @@ type wsRefusal struct {
 
 // admit counts a connection of addr to topics, or says which limit refuses it. release
 // uncounts it; call it once the connection has ended. Every topic must be valid
-// (domain.ValidateTopic): one the watcher cannot read is refused before it takes a place.
+// (panels.Validate): one the watcher cannot read is refused before it takes a place.
 func (a *wsAdmission) admit(addr string, topics []string) (release func(), refused *wsRefusal) {
 	distinct := map[string]struct{}{}
 	for _, t := range topics {
-		if err := domain.ValidateTopic(t); err != nil {
+		if err := panels.Validate(t); err != nil {
 			return nil, &wsRefusal{http.StatusBadRequest, err.Error()}
 		}
 		distinct[t] = struct{}{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -63,6 +64,7 @@ type Discovery struct {
 	sweeps     [KindCount]*sweep
 	adopted    map[string]*sweep  // SCAN pattern of an adopted source -> its sweep (keys only)
 	sources    string             // the HASH of adopted sources (Keys.Sources)
+	watched    []string           // key patterns of every adopted source, for notifications
 	families   []domain.KeyFamily // Keys.Families, that a saved source is checked against
 	refreshed  bool
 	running    bool                                     // Run runs: Warm waits for its first refresh
@@ -164,12 +166,19 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 		return OpError("redisrepo.Discovery.refreshAdopted", err)
 	}
 	patterns := map[string]bool{}
+	watched := map[string]bool{}
 	for _, v := range h {
-		if src, ok := DecodeSource(v, d.families); ok && src.ScanPattern() != "" {
+		src, ok := DecodeSource(v, d.families)
+		if !ok {
+			continue
+		}
+		if src.ScanPattern() != "" {
 			patterns[src.ScanPattern()] = true
 		}
+		watched[sourcePattern(src)] = true
 	}
 	d.mu.Lock()
+	d.watched = slices.Sorted(maps.Keys(watched))
 	for p := range d.adopted {
 		if !patterns[p] {
 			delete(d.adopted, p)
@@ -430,4 +439,102 @@ func DecodeSource(v string, families []domain.KeyFamily) (domain.Source, bool) {
 		return domain.Source{}, false
 	}
 	return s, true
+}
+
+// sourcePattern is the glob of every key an adopted source may name: its scan pattern, or
+// (a board, whose key holds a period) its layout up to the first placeholder, then *.
+func sourcePattern(s domain.Source) string {
+	if p := s.ScanPattern(); p != "" {
+		return p
+	}
+	prefix, _, _ := strings.Cut(s.Key, "{")
+	return strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`).Replace(prefix) + "*"
+}
+
+// SourcePatterns are the key patterns (Redis globs) of the adopted sources the latest
+// refresh read, for the keyspace-notification subscriber.
+func (d *Discovery) SourcePatterns() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.watched)
+}
+
+// Change is one key another writer changed, as a keyspace notification tells it: the key and
+// the event ("zadd", "zincr", "set", "del", "expired", …).
+type Change struct{ Key, Event string }
+
+// gone are the events after which the key no longer exists.
+var gone = map[string]bool{"del": true, "unlink": true, "expired": true, "evicted": true, "rename_from": true, "move_from": true}
+
+// Saw registers what keyspace notifications told: a new board, queue, lock or limiter client
+// (and an adopted source's new key) shows at once instead of at the next sweep. A board's,
+// queue's or sliding log's key counts on a sorted-set event (its sweep finds zsets only); a
+// lock's on any event that leaves the key there. Names already known cost nothing; a name
+// seen is kept as a sweep's find is (until a complete pass after it misses it), so deletions are the
+// sweep's. New sliding-log keys go to onRate (the limiters adopt their clients).
+func (d *Discovery) Saw(ctx context.Context, changes []Change) {
+	var rate []string
+	d.mu.Lock()
+	for _, c := range changes {
+		if gone[c.Event] {
+			continue
+		}
+		zset := strings.HasPrefix(c.Event, "z")
+		for k, s := range d.sweeps {
+			if !strings.HasPrefix(c.Key, s.prefix) || (s.typ == "zset" && !zset) {
+				continue
+			}
+			id := c.Key
+			if s.name != "" {
+				if id = strings.TrimPrefix(c.Key, s.prefix); domain.ValidateKeyName(s.name, id) != nil {
+					continue
+				}
+			}
+			if s.remember(id) && Kind(k) == rateKeys {
+				rate = append(rate, c.Key)
+			}
+		}
+		for p, s := range d.adopted {
+			if globMatch(p, c.Key) {
+				s.remember(c.Key)
+			}
+		}
+	}
+	onRate := d.onRate
+	d.mu.Unlock()
+	if onRate != nil && len(rate) > 0 {
+		onRate(ctx, rate)
+	}
+}
+
+// remember adds a name (a key for sweeps of keys) as found, and says whether it was new.
+// Called with d.mu held.
+func (s *sweep) remember(id string) bool {
+	_, known := s.found[id]
+	if _, own := s.own[id]; own {
+		known = true
+	}
+	s.found[id] = struct{}{}
+	s.seen[id] = struct{}{} // so the pass under way keeps it when it ends
+	return !known
+}
+
+// globMatch matches key against a Redis glob made of literal runs (with \ escapes) and *,
+// the only patterns discovery makes (domain.Source.ScanPattern, sourcePattern).
+func globMatch(pattern, key string) bool {
+	var re strings.Builder
+	re.WriteString("^")
+	for i := 0; i < len(pattern); i++ {
+		if pattern[i] == '*' {
+			re.WriteString("(?s:.*)")
+			continue
+		}
+		if pattern[i] == '\\' && i+1 < len(pattern) {
+			i++ // the escaped character, literally
+		}
+		re.WriteString(regexp.QuoteMeta(pattern[i : i+1]))
+	}
+	re.WriteString("$")
+	ok, _ := regexp.MatchString(re.String(), key)
+	return ok
 }

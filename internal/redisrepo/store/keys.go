@@ -300,6 +300,13 @@ func (k Keys) ParseSlidingLog(key string, logs map[string]domain.LimitPolicy) (p
 // DemoPaused is a STRING that exists while the demo traffic is paused.
 func (k Keys) DemoPaused() string { return k.OwnPrefix + "demo:paused" }
 
+// NotifyProbe is the STRING the keyspace-notification subscriber writes every 2 s (10 s PX)
+// to learn whether events still reach it: one per master of a Cluster, n chosen so that the
+// master owns its slot.
+func (k Keys) NotifyProbe(n int) string {
+	return k.OwnPrefix + "notify-probe:{" + strconv.Itoa(n) + "}"
+}
+
 // Queue is the ZSET of a queue, the article's key: member = job id, score = priority*1e13 +
 // enqueue ms (priority queue) or run-at ms (delayed queue).
 func (k Keys) Queue(name string) string { return k.QueuePrefix + name }
@@ -493,3 +500,32 @@ func (k Keys) Session(idHash string) string { return k.OwnPrefix + "{sessions}:i
 // SignInAttempts is an address's count of admin-token attempts in the current window.
 // Addresses (IPv4, IPv6) hold no braces, so the key is one address's alone.
 func (k Keys) SignInAttempts(addr string) string { return k.OwnPrefix + "sign-in:{" + addr + "}" }
+
+// ---- prefixes a live panel watches (internal/panels: what a keyspace notification wakes) ----
+
+// BoardOwn starts every key of zpulse's own for a board (settings, unique counts, adds, history).
+func (k Keys) BoardOwn(board string) string { return k.boardTag(board) + ":" }
+
+// BoardsOwn starts every board's own keys.
+func (k Keys) BoardsOwn() string { return k.OwnPrefix + "board:" }
+
+// QueueOwn starts every key of a queue's tag (processing, jobs, dead, settings, throughput, …).
+func (k Keys) QueueOwn(name string) string { return k.queueTag(name) + ":" }
+
+// QueuesOwn starts every queue's tagged keys.
+func (k Keys) QueuesOwn() string { return "{" + k.QueuePrefix }
+
+// LimiterStatePrefixes start a policy's per-client state keys, whatever its algorithm.
+func (k Keys) LimiterStatePrefixes(policy string) []string {
+	var out []string
+	for _, a := range domain.Algorithms {
+		out = append(out, strings.TrimSuffix(k.limiterState(a, policy, ""), "}"))
+	}
+	return out
+}
+
+// LimitersOwn starts every policy's own keys (the policy, its clients, events, stats, history).
+func (k Keys) LimitersOwn() string { return k.OwnPrefix + "limiter:{" }
+
+// LocksMeta starts every lock's meta and fence keys ({lock:<name>}:meta).
+func (k Keys) LocksMeta() string { return "{" + k.LockPrefix }

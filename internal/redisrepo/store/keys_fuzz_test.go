@@ -45,6 +45,9 @@ var keyKinds = []struct {
 	{"lock index", fixed(Keys.LockIndex)},
 	{"limiter index", fixed(Keys.LimiterIndex)},
 	{"demo switch", fixed(Keys.DemoPaused)},
+	{"notify probe", func(k Keys, a, _ string, _ time.Time) (string, string, bool) {
+		return k.NotifyProbe(len(a)), fmt.Sprint(len(a)), true
+	}},
 	{"queue", named("queue", Keys.Queue)},
 	{"queue processing", named("queue", Keys.QueueProcessing)},
 	{"queue jobs", named("queue", Keys.QueueJobs)},

@@ -11,6 +11,7 @@ import (
 // A cache fed names from requests stays bounded: past TTLCacheMax, a put drops the oldest
 // fresh entry (stale ones first), and what was put last is kept.
 func TestTTLCacheIsBounded(t *testing.T) {
+	t.Parallel()
 	clock := domain.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	c := NewTTLCache[int](time.Hour, clock)
 	for i := range TTLCacheMax + 10 {

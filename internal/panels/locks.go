@@ -1,0 +1,27 @@
+package panels
+
+import (
+	"github.com/a-h/templ"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
+	"github.com/zpulse/zpulse/views"
+)
+
+// Locks is the held locks of the /locks page (a domain.HeldLocks), topic "locks"
+// (locks.LockDirectory): the lock index, every lock's key and its meta and fence. Nothing is
+// published until discovery has run once.
+var Locks = declare(&Kind[struct{}, domain.HeldLocks]{
+	Topic: func(struct{}) string { return domain.TopicLocks },
+	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicLocks },
+	Watch: func(r *Rooms, _ struct{}) live.Watch {
+		return live.Watch{Keys: []string{r.Keys.LockIndex()}, Prefixes: []string{r.Keys.LockPrefix, r.Keys.LocksMeta()}}
+	},
+	Plan: func(r *Read, _ struct{}) func() (domain.HeldLocks, bool) {
+		return r.Rooms.Locks.Plan(r.Ctx, r.Pipe, r.Rooms.Keys)
+	},
+	Render: func(env Env, _ struct{}, aud domain.Audience, held domain.HeldLocks) templ.Component {
+		return views.LocksPanel(aud.Locks(held), true, env.Keys)
+	},
+	ID: func(struct{}) string { return views.LocksPanelID },
+})

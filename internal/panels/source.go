@@ -1,0 +1,43 @@
+package panels
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
+	"github.com/zpulse/zpulse/internal/redisrepo/sources"
+	"github.com/zpulse/zpulse/views"
+)
+
+// Source is an adopted source's live view (a domain.SourceView), topic e.g. "source.api":
+// the saved sources and every key its layout can name (the layout up to its first token).
+var Source = declare(&Kind[string, domain.SourceView]{
+	Topic: domain.SourceTopic,
+	Parse: domain.ParseSourceTopic,
+	Watch: func(r *Rooms, name string) live.Watch {
+		w := live.Watch{Keys: []string{r.Keys.Sources()}}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if src, err := r.Sources.Source(ctx, name); err == nil { // cached: a round trip once a second at most
+			layout, _, _ := strings.Cut(src.Key, "{")
+			w.Prefixes = []string{layout}
+		}
+		return w
+	},
+	Plan: func(r *Read, name string) func() (domain.SourceView, bool) {
+		src, err := r.Rooms.Sources.Source(r.Ctx, name) // cached: a round trip once a second at most
+		if err != nil {
+			return func() (domain.SourceView, bool) { return domain.SourceView{}, false }
+		}
+		read := sources.PlanSourceView(r.Ctx, r.Pipe, r.Rooms.Keys, r.Rooms.Found, src, r.Now)
+		return func() (domain.SourceView, bool) { return read(), true }
+	},
+	Render: func(_ Env, _ string, aud domain.Audience, v domain.SourceView) templ.Component {
+		return views.SourcePanel(aud.Source(v))
+	},
+	ID: func(name string) string { return "source-" + name },
+})
