@@ -24,6 +24,9 @@ func TestOneRowChangeSwapsOnlyThatRow(t *testing.T) {
 	ctx := newBrowser(t)
 	do(t, ctx, "open the board", chromedp.Navigate(z.URL+"/boards/"+board))
 	waitLive(t, ctx)
+	// A first change, seen on the page, comes after the panel's whole first fragment.
+	rdb.ZIncrBy(context.Background(), key, 10, "cat")
+	waitRow(t, ctx, "cat", "110", 5*time.Second)
 	// The elements as they are now, and every live message from here on.
 	eval[bool](t, ctx, `(() => {
 		const panel = document.querySelector('[data-rank-panel]');
