@@ -100,17 +100,21 @@ func TestLimiterPanel(t *testing.T) {
 func TestLocksPanel(t *testing.T) {
 	t.Run("held", func(t *testing.T) {
 		held := domain.HeldLocks{More: 2, Locks: []domain.LockInfo{
-			{Lock: "order:1", Token: "tok-1", Type: "string", Fence: 12345, RemainingMs: 1500, LeaseMs: 30000, Holds: 1, Watchdog: true},
+			{Lock: "order:1", Token: "tok-1", Type: "string", Fence: 12345, RemainingMs: 1500, ExpiresAtMs: 1_800_000_001_500, LeaseMs: 30000, Holds: 1, Watchdog: true},
+			{Lock: "order:2", Token: "tok-2", Type: "string", Fence: 12346, RemainingMs: 1500, ExpiresAtMs: 1_800_000_001_500, LeaseMs: 30000, Holds: 1},
 			{Lock: "legacy", Type: "hash", RemainingMs: -1, Holds: 1},
 		}}
 		doc := render(t, LocksPanel(held, true, testKeys))
 		panel := must(t, doc, "panel", has("id", LocksPanelID))
-		wantText(t, must(t, panel, "lock count", has("data-testid", "lock-count")), "4 locks")
+		wantText(t, must(t, panel, "lock count", has("data-testid", "lock-count")), "5 locks")
 		order := must(t, panel, "order:1 row", has("data-lock", "order:1"))
 		wantText(t, order, "Watchdog", "tok-1", "fence 12345")
-		if ms, _ := attr(must(t, order, "ttl", has("data-testid", "ttl")), "data-ms"); ms != "1500" {
-			t.Errorf("ttl data-ms=%q, want 1500", ms)
+		// The countdown runs in the browser, to the absolute expiry: nothing in the row moves
+		// with the clock; a lock its watchdog renews says so instead.
+		if at, _ := attr(must(t, must(t, panel, "order:2 row", has("data-lock", "order:2")), "ttl", has("data-testid", "ttl")), "data-at-ms"); at != "1800000001500" {
+			t.Errorf("ttl data-at-ms=%q, want the expiry 1800000001500", at)
 		}
+		wantText(t, must(t, order, "ttl", has("data-testid", "ttl")), "renewed")
 		link := must(t, order, "force-release link", func(n *html.Node) bool {
 			h, _ := attr(n, "href")
 			return n.Data == "a" && strings.HasSuffix(h, "/force-release")

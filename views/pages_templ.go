@@ -553,7 +553,7 @@ func EntriesPage(c Chrome, board string, period domain.Period, page domain.Page,
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = entriesTable(page.Entries, "").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = entriesTable(page.Entries, "", "").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -28,6 +28,10 @@ func (d QueuePageData) form(id string) Form {
 // QueuePanelID is the id of a queue's live panel.
 func QueuePanelID(queue string) string { return domID("queue", queue) }
 
+// queuePartID is the id of a part of a queue's live panel (live/parts.go): a stat, a lane, a
+// card, a job's row.
+func queuePartID(queue, part string) string { return QueuePanelID(queue) + "-" + part }
+
 // QueueFormSection is the id of the section that holds a queue form.
 func QueueFormSection(id string) string { return "queue-" + id }
 
@@ -59,32 +63,74 @@ func dueWidth(v domain.QueueView) string {
 	return percent(float64(v.Due) * 100 / float64(v.Waiting))
 }
 
-// sparkline draws per-second counts as an SVG polyline's points in a w×h box.
-func sparkline(series []int64, w, h float64) string {
+// A sparkline's points sit at their absolute seconds: x is the second minus the origin, the
+// first second with a count (sparkOrigin), so they stay put while the counts do; app.js moves
+// the svg's viewBox to the last len(series) seconds of the browser's clock. Only the seconds
+// with a count and their neighbours are points (the line is flat at 0 between them, over a
+// baseline drawn apart), so nothing in the markup depends on when it was read.
+
+// sparkOrigin is the Unix second of the first count of series (whose first second is
+// fromSec), or 0 when it has none.
+func sparkOrigin(series []int64, fromSec int64) int64 {
+	for i, n := range series {
+		if n != 0 {
+			return fromSec + int64(i)
+		}
+	}
+	return 0
+}
+
+// sparkPoints draws the series' counts as an SVG polyline's points in a box h high: each
+// count, with a point at 0 on either side of a run of counts. Seconds outside the series
+// count as 0, so the points do not depend on where the run sits in the window.
+func sparkPoints(series []int64, h float64) string {
 	var top int64 = 1
-	for _, n := range series {
+	first := -1
+	for i, n := range series {
 		top = max(top, n)
+		if n != 0 && first < 0 {
+			first = i
+		}
+	}
+	count := func(i int) int64 {
+		if i < 0 || i >= len(series) {
+			return 0
+		}
+		return series[i]
 	}
 	var b strings.Builder
-	for i, n := range series {
-		x := w * float64(i) / float64(max(len(series)-1, 1))
-		y := h - 1 - (h-2)*float64(n)/float64(top)
-		if i > 0 {
+	point := func(i int, n int64) {
+		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(strconv.FormatFloat(x, 'f', 1, 64) + "," + strconv.FormatFloat(y, 'f', 1, 64))
+		b.WriteString(strconv.Itoa(i-first) + "," + strconv.FormatFloat(h-1-(h-2)*float64(n)/float64(top), 'f', 1, 64))
+	}
+	for i, n := range series {
+		if n == 0 {
+			continue
+		}
+		if count(i-1) == 0 {
+			point(i-1, 0)
+		}
+		point(i, n)
+		if count(i+1) == 0 {
+			point(i+1, 0)
+		}
 	}
 	return b.String()
 }
 
-// ratePerSec is the mean of the last 10 seconds of a series, as "12.3/s".
-func ratePerSec(series []int64) string {
-	const last = 10
-	var sum int64
-	for _, n := range series[max(len(series)-last, 0):] {
-		sum += n
+// sparkCounts lists the series' counts as "second:count" pairs, seconds from sparkOrigin, for
+// app.js's rate of the last 10 s.
+func sparkCounts(series []int64, fromSec int64) string {
+	origin := sparkOrigin(series, fromSec)
+	var parts []string
+	for i, n := range series {
+		if n != 0 {
+			parts = append(parts, strconv.FormatInt(fromSec+int64(i)-origin, 10)+":"+strconv.FormatInt(n, 10))
+		}
 	}
-	return strconv.FormatFloat(float64(sum)/last, 'f', 1, 64) + "/s"
+	return strings.Join(parts, " ")
 }
 
 func seriesTotal(series []int64) int64 {

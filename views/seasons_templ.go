@@ -438,7 +438,7 @@ func SeasonsPage(c Chrome, d SeasonsPageData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = entriesTable(d.Live.Entries, "").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = entriesTable(d.Live.Entries, "", "").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -930,7 +930,7 @@ func SeasonPage(c Chrome, d SeasonPageData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = entriesTable(d.Page.Entries, "").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = entriesTable(d.Page.Entries, "", "").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -337,7 +337,7 @@ func lookupResult(l *Lookup, missing string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = entriesTable(l.Around, l.Player).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = entriesTable(l.Around, l.Player, "").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -463,7 +463,7 @@ func SourceEntriesPage(c Chrome, v domain.SourceView, page domain.Page, cursor s
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = entriesTable(page.Entries, "").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = entriesTable(page.Entries, "", "").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

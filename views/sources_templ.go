@@ -989,7 +989,7 @@ func SourcePanel(v domain.SourceView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = entriesTable(v.Entries, "").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = entriesTable(v.Entries, "", "").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

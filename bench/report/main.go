@@ -150,6 +150,8 @@ func main() {
 	if *viewers10 {
 		fanout(wsload, zURL, redisAddr, 10000)
 	}
+	hold(wsload, zURL, redisAddr)
+	wire(wsload, zURL, redisAddr)
 
 	fmt.Fprintln(os.Stderr, "foreign write → frame, notifications on and off…")
 	foreignWrites(zpulse, *foreignN)
@@ -235,6 +237,7 @@ func fanout(wsload, zURL, redisAddr string, n int) {
 	add(fmt.Sprintf("live latency, %d viewers: write-to-frame p50 / p99 (250 ms tick)", n), string(lat[1])+" / "+string(lat[3]), "tick + 50 ms = 300 ms", "", "p99 ≤ 300 ms")
 	add(fmt.Sprintf("fan-out, %d viewers: frames/s, dropped, server CPU over the run", n),
 		fmt.Sprintf("%s/s (%s MB/s), %s dropped, %s open, %s", frames[1], frames[2], frames[3], open[1], cpu), "", "", "no drops")
+	fanoutExtras(out, n)
 }
 
 // serverPID finds the zpulse process listening at zURL among this program's children: the

@@ -47,7 +47,13 @@ func main() {
 	apiRate := flag.Int("api-writes", 0, "writes per second made through zpulse's API meanwhile (each nudges the watcher), to see how a flood of writes reaches viewers")
 	apiClients := flag.Int("api-clients", 50, "concurrent API clients for -api-writes")
 	hold := flag.Duration("hold", time.Second, "how long to hold the viewers idle before measuring (e.g. to read the server's memory)")
+	deflate := flag.Bool("deflate", true, "offer permessage-deflate, as browsers do")
+	mode := flag.String("mode", "fanout", "fanout: N viewers of one board; pages: bytes per change and idle frames of each page (pages.go)")
 	flag.Parse()
+	if *mode == "pages" {
+		pagesMode(*base, *redisAddr)
+		return
+	}
 
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: *redisAddr})
@@ -71,6 +77,7 @@ func main() {
 	u.RawQuery = url.Values{"topic": {"status", "board.all.10:" + *board}}.Encode()
 
 	r := &run{writes: make([]atomic.Int64, 1<<20)}
+	memBefore := serverMemory(*base)
 	start := time.Now()
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, *dialers)
@@ -78,7 +85,9 @@ func main() {
 	for range *viewers {
 		sem <- struct{}{}
 		wg.Go(func() {
-			conn, _, err := websocket.DefaultDialer.Dial(u.String(), http.Header{"Origin": {origin}})
+			dialer := *websocket.DefaultDialer
+			dialer.EnableCompression = *deflate
+			conn, _, err := dialer.Dial(u.String(), http.Header{"Origin": {origin}})
 			<-sem
 			if err != nil {
 				r.failed.Add(1)
@@ -96,7 +105,15 @@ func main() {
 		time.Sleep(10 * time.Millisecond) // a load tool polls its own progress; not a test
 	}
 	fmt.Printf("viewers: %d open, %d failed to connect, in %v\n", opened.Load(), r.failed.Load(), time.Since(start).Round(time.Millisecond))
-	time.Sleep(*hold) // the first frames (replays) arrive; nothing is written meanwhile
+	// The first frames (replays) arrive; nothing is written meanwhile. The server's memory is
+	// sampled through the hold: the lowest reading is the nearest to its live heap after a GC.
+	memHeld := holdAndSample(*base, *hold)
+	if memBefore.ok && memHeld.ok && opened.Load() > 0 {
+		n := float64(opened.Load())
+		fmt.Printf("memory per connection: %.1f KB (heap %.1f KB, stacks %.1f KB; %d held %v)\n",
+			(memHeld.heap+memHeld.stack-memBefore.heap-memBefore.stack)/n/1024, (memHeld.heap-memBefore.heap)/n/1024,
+			(memHeld.stack-memBefore.stack)/n/1024, opened.Load(), *hold)
+	}
 
 	r.measuring.Store(true)
 	measureStart := time.Now()
@@ -127,6 +144,7 @@ func main() {
 	r.mu.Unlock()
 	wg.Wait()
 	r.report(seq, int(opened.Load()), elapsed)
+	fmt.Printf("load client CPU: %.0f%% of a core over %v\n", 100*clientCPU().Seconds()/time.Since(start).Seconds(), time.Since(start).Round(time.Second))
 	if *apiRate > 0 {
 		fmt.Printf("API writes: %d ok, %d failed (%.0f/s); frames per viewer: %.1f/s\n",
 			apiOK, apiFailed, float64(apiOK)/elapsed.Seconds(), float64(r.frames.Load())/float64(opened.Load())/elapsed.Seconds())

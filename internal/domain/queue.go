@@ -214,6 +214,10 @@ type QueueView struct {
 	// without a lease, through zpulse (a foreign consumer's ZPOPMIN is not seen).
 	Enqueued  []int64
 	Completed []int64
+	// ThroughputFromSec is the Unix second of Enqueued[0] and Completed[0], 0 when every
+	// count is 0. A page draws the series at their absolute seconds and the browser slides
+	// them, so a sparkline whose counts did not change renders the same from second to second.
+	ThroughputFromSec int64
 	// Consumers are those that polled with a lease in the last ConsumerTTL, the latest
 	// poll first.
 	Consumers []Consumer

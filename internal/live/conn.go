@@ -1,7 +1,7 @@
 package live
 
 import (
-	"bytes"
+	"compress/flate"
 	"net/http"
 	"regexp"
 	"slices"
@@ -19,7 +19,7 @@ const (
 	pongWait       = 60 * time.Second    // time allowed between two pongs
 	pingPeriod     = (pongWait * 9) / 10 // must be shorter than pongWait
 	maxReadBytes   = 512                 // clients only send control frames
-	sendBuffer     = 64                  // batches queued per connection before it is dropped
+	sendBuffer     = 64                  // frames queued per connection before it is dropped
 	maxTopics      = 32                  // topics one connection may ask for
 	topicQueryName = "topic"
 )
@@ -35,24 +35,31 @@ type client struct {
 	conn     *websocket.Conn
 	topics   []string
 	audience domain.Audience // what it may see, decided when it connected
-	send     chan *batch     // from the hub; shared between connections, never written to
-	quit     chan struct{}   // closed by the hub when the client is removed
-	queued   []*frame        // the writer's scratch: the batches it is about to write
-	// closeCode is the close frame's code, set by the hub before it closes quit.
-	closeCode int
-	ended     func()          // told once the connection is over (Serve); nil for none
-	revoked   <-chan struct{} // closed when its audience no longer holds (Serve); nil: never
+	ended    func()          // told once the connection is over (Serve); nil for none
+	ping     *time.Timer     // sends the next ping from its own short-lived goroutine
+	gone     chan struct{}   // closed when the reader ends; made only for a connection that can be revoked
+
+	// An idle connection has no writer goroutine: one is started when the hub queues frames
+	// or a close, and ends once the queue is empty.
+	mu        sync.Mutex
+	queue     []*frame // from the hub, oldest first; frames are shared, never written to
+	writing   bool     // a writer goroutine runs
+	closeCode int      // not 0: the writer sends this close frame and ends the connection
+	over      bool     // the connection is closed or closing: nothing more is written
 }
 
 // upgrader refuses cross-origin connections: CheckOrigin is left nil, so gorilla compares the
 // Origin header with the Host header. Write buffers come from a pool for the length of one
 // write, so an idle connection holds none; the read buffer is small because browsers only
-// send control frames. Compression stays off: fragments are small and change every tick, so
-// deflating them per connection would cost more CPU than the bytes it saves on a LAN.
-var upgrader = websocket.Upgrader{ReadBufferSize: 256, WriteBufferSize: 4096, WriteBufferPool: &sync.Pool{}}
+// send control frames. permessage-deflate is accepted when the browser offers it: each frame
+// is prepared once for all its subscribers, so it is compressed once per publish, not per
+// connection, at the best level (compressionLevel), since that once is all it costs.
+var upgrader = websocket.Upgrader{ReadBufferSize: 256, WriteBufferSize: 4096, WriteBufferPool: &sync.Pool{},
+	EnableCompression: true}
 
-// batchBuffers hold the HTML of several fragments joined into one message.
-var batchBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// compressionLevel is every connection's: prepared messages keep one compressed copy per
+// level, so all connections share one.
+const compressionLevel = flate.BestCompression
 
 // ServeWS upgrades a request to a websocket subscribed to the topics named by its repeated
 // "topic" query parameter, e.g. /ws?topic=status&topic=board:game:2048, for the zero
@@ -89,93 +96,158 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request, audience domain.Audi
 		ended()
 		return // the upgrader has answered already
 	}
-	c := &client{conn: conn, topics: topics, audience: audience, send: make(chan *batch, sendBuffer), quit: make(chan struct{}), ended: ended, revoked: revoked}
+	_ = conn.SetCompressionLevel(compressionLevel)
+	c := &client{conn: conn, topics: topics, audience: audience, ended: ended}
+	c.ping = time.AfterFunc(pingPeriod, c.sendPing)
 	if !h.subscribe(c) {
+		c.ping.Stop()
 		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseServiceRestart, "shutting down"), time.Now().Add(writeWait))
 		conn.Close()
 		ended()
 		return
 	}
-	// Both loops get goroutines of their own and the handler returns, as in gorilla's chat
+	// The reader gets a goroutine of its own and the handler returns, as in gorilla's chat
 	// example: a handler still running would keep net/http's connection state, request and
-	// buffers (about 10 KB) alive for as long as the socket is open.
-	go c.writeLoop()
+	// buffers (about 10 KB) alive for as long as the socket is open. The writer exists only
+	// while something is queued.
+	if revoked != nil {
+		c.gone = make(chan struct{})
+		go c.closeWhenRevoked(revoked)
+	}
 	go c.readLoop(h)
+}
+
+// closeWhenRevoked closes the connection with 1008 (policy violation) once revoked is closed,
+// so the browser reconnects as whoever it is now; it ends with the connection.
+func (c *client) closeWhenRevoked(revoked <-chan struct{}) {
+	select {
+	case <-revoked:
+		c.closeWith(websocket.ClosePolicyViolation)
+	case <-c.gone:
+	}
 }
 
 // readLoop reads until the connection fails, which is how a closed tab or a missed pong is
 // noticed; browsers send nothing else.
 func (c *client) readLoop(h *Hub) {
 	defer c.ended()
+	if c.gone != nil {
+		defer close(c.gone)
+	}
 	defer h.unsubscribe(c)
 	c.conn.SetReadLimit(maxReadBytes)
 	_ = c.conn.SetReadDeadline(time.Now().Add(pongWait))
 	c.conn.SetPongHandler(func(string) error { return c.conn.SetReadDeadline(time.Now().Add(pongWait)) })
 	for {
 		if _, _, err := c.conn.ReadMessage(); err != nil {
+			c.closeWith(websocket.CloseNormalClosure) // the writer, if one runs, stops
 			return
 		}
 	}
 }
 
-// writeLoop is the only writer of the connection: fragments, pings, and the close frame. It
-// writes whatever batches are queued when it wakes with one system call and one deadline.
+// enqueue queues frames for the writer, starting one if none runs. It reports false when the
+// queue is full: the connection does not keep up.
+func (c *client) enqueue(frames []*frame) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.over || c.closeCode != 0 {
+		return true // it is ending anyway
+	}
+	if len(c.queue)+len(frames) > sendBuffer {
+		return false
+	}
+	c.queue = append(c.queue, frames...)
+	c.wakeLocked()
+	return true
+}
+
+// closeWith has the writer send a close frame with code (the first code asked for wins) and
+// close the connection.
+func (c *client) closeWith(code int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closeCode == 0 {
+		c.closeCode = code
+	}
+	c.wakeLocked()
+}
+
+func (c *client) wakeLocked() {
+	if !c.writing && !c.over {
+		c.writing = true
+		go c.writeLoop()
+	}
+}
+
+// sendPing pings the browser every pingPeriod; control frames may be written beside the
+// writer (gorilla allows WriteControl concurrently with every other method).
+func (c *client) sendPing() {
+	if err := c.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
+		c.conn.Close() // the reader fails and the hub forgets the connection
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.over {
+		c.ping.Reset(pingPeriod)
+	}
+}
+
+// writeLoop is the connection's writer while it has something to write: it writes whatever
+// is queued when it looks (the latest whole fragment of a topic makes earlier frames of that
+// topic moot), then looks again, and ends when nothing is left. A close asked for goes first:
+// after it nothing is written.
 func (c *client) writeLoop() {
-	ping := time.NewTicker(pingPeriod)
-	defer func() {
-		ping.Stop()
-		c.conn.Close()
-	}()
 	for {
-		select {
-		case b := <-c.send:
-			c.queued = append(c.queued[:0], b.frames...)
-			for range len(c.send) { // bounded: what is queued now, not what keeps coming
-				c.queued = append(c.queued, (<-c.send).frames...)
-			}
-			if err := c.write(latestPerTopic(c.queued)); err != nil {
-				return
-			}
-			clear(c.queued) // let the fragments go before the next wake-up
-		case <-ping.C:
-			_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
-			if err := c.conn.WriteMessage(websocket.PingMessage, nil); err != nil {
-				return
-			}
-		case <-c.quit:
-			_ = c.conn.WriteControl(websocket.CloseMessage,
-				websocket.FormatCloseMessage(c.closeCode, ""), time.Now().Add(writeWait))
+		c.mu.Lock()
+		frames, code := c.queue, c.closeCode
+		c.queue = nil
+		if code != 0 {
+			c.over = true
+		} else if len(frames) == 0 {
+			c.writing = false
+			c.mu.Unlock()
 			return
-		case <-c.revoked:
-			_ = c.conn.WriteControl(websocket.CloseMessage,
-				websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "session ended"), time.Now().Add(writeWait))
+		}
+		c.mu.Unlock()
+		if code != 0 {
+			c.ping.Stop()
+			_ = c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(writeWait))
+			c.conn.Close()
+			return
+		}
+		if err := c.write(latestPerTopic(frames)); err != nil {
+			c.mu.Lock()
+			c.over = true
+			c.mu.Unlock()
+			c.ping.Stop()
+			c.conn.Close() // the reader fails and the hub forgets the connection
 			return
 		}
 	}
 }
 
-// write sends frames as one websocket message: a lone frame as prepared by the hub, several
-// joined (htmx's ws extension swaps each root element of a message by its id).
+// write sends frames' messages in order, each as prepared by the hub, under one deadline.
 func (c *client) write(frames []*frame) error {
 	_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
-	if len(frames) == 1 {
-		return c.conn.WritePreparedMessage(frames[0].prepared)
-	}
-	buf := batchBuffers.Get().(*bytes.Buffer)
-	defer batchBuffers.Put(buf)
-	buf.Reset()
 	for _, f := range frames {
-		buf.Write(f.html)
+		for _, m := range f.msgs {
+			if err := c.conn.WritePreparedMessage(m); err != nil {
+				return err
+			}
+		}
 	}
-	return c.conn.WriteMessage(websocket.TextMessage, buf.Bytes())
+	return nil
 }
 
-// latestPerTopic keeps, in order, only the last frame of each topic: an earlier one would be
-// replaced on the page at once by the later. It reuses frames' array.
+// latestPerTopic drops the frames made moot by a later whole fragment of their topic; parts
+// are kept, in order, since each carries a change the others may not. It reuses frames'
+// array.
 func latestPerTopic(frames []*frame) []*frame {
 	out := frames[:0]
 	for i, f := range frames {
-		if !slices.ContainsFunc(frames[i+1:], func(g *frame) bool { return g.sub == f.sub }) {
+		if !slices.ContainsFunc(frames[i+1:], func(g *frame) bool { return g.whole && g.sub == f.sub }) {
 			out = append(out, f)
 		}
 	}

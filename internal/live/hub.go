@@ -31,8 +31,9 @@ type Hub struct {
 }
 
 type topic struct {
-	subs map[*client]struct{}
-	last *frame
+	subs  map[*client]struct{}
+	parts *part  // the last fragment published, in parts: what every subscriber shows now
+	whole *frame // that fragment as one frame, for new subscribers; made when one comes
 }
 
 // Subscription is a topic as one audience follows it: the watcher renders each topic once per
@@ -44,23 +45,33 @@ type Subscription struct {
 
 // Fragment is one topic's HTML as published for one audience: its root element carries the id
 // of the element it replaces on the page, so fragments of several topics can travel in one
-// websocket message.
+// websocket message. Elements inside it with an id and data-part are parts of their own
+// (parts.go): when only they changed, only they are sent.
 type Fragment struct {
 	Subscription
 	HTML []byte
 }
 
-// frame is a fragment ready to send: its websocket frame is prepared once for every
-// subscriber that gets it alone, and its HTML is kept for the batches that carry several.
+// frame is what one publish sends to the subscribers of one topic and audience: the whole
+// fragment, or the parts that changed since the last one. Its websocket messages are
+// prepared once for every subscriber (and compressed once per compression setting).
 type frame struct {
-	sub      Subscription
-	html     []byte
-	prepared *websocket.PreparedMessage
+	sub   Subscription
+	whole bool // the whole fragment: it makes every earlier frame of its topic moot
+	msgs  []*websocket.PreparedMessage
 }
 
-// batch is what one publish queues to one connection. Connections queue pointers, 8 bytes a
-// slot, because every idle connection carries its whole queue.
-type batch struct{ frames []*frame }
+func newFrame(sub Subscription, whole bool, msgs ...[]byte) (*frame, error) {
+	f := &frame{sub: sub, whole: whole}
+	for _, m := range msgs {
+		pm, err := websocket.NewPreparedMessage(websocket.TextMessage, m)
+		if err != nil {
+			return nil, fmt.Errorf("live.newFrame: %w", err)
+		}
+		f.msgs = append(f.msgs, pm)
+	}
+	return f, nil
+}
 
 // NewHub returns an empty hub. metrics may be nil.
 func NewHub(metrics *Metrics) *Hub {
@@ -120,44 +131,53 @@ func (h *Hub) Publish(name string, fragment []byte) error {
 }
 
 // PublishBatch sends each fragment to the subscribers of its topic and audience, and keeps it
-// for later subscribers. A subscriber of several of the topics gets its fragments as one batch, which
-// its connection writes with one system call. A subscriber whose buffer is full is dropped
-// (its browser reconnects) rather than stalling the others.
+// for later subscribers. Only what changed since the topic's last fragment is sent: its parts
+// whose bytes differ (parts.go), or nothing at all when none does; the whole fragment when
+// its top-level elements changed. A subscriber of several of the topics gets its frames
+// together. A subscriber whose buffer is full is dropped (its browser reconnects) rather
+// than stalling the others.
 func (h *Hub) PublishBatch(fragments []Fragment) error {
-	frames := make([]*frame, 0, len(fragments))
-	for _, f := range fragments {
-		msg, err := websocket.NewPreparedMessage(websocket.TextMessage, f.HTML)
-		if err != nil {
-			return fmt.Errorf("live.PublishBatch: %w", err)
-		}
-		frames = append(frames, &frame{sub: f.Subscription, html: f.HTML, prepared: msg})
+	parsed := make([]*part, len(fragments)) // outside the lock: the tokenizer is the costly part
+	for i, f := range fragments {
+		parsed[i] = parseParts(f.HTML)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if len(frames) == 1 { // the common case: one batch shared by every subscriber, read only
-		if t := h.topics[frames[0].sub]; t != nil {
-			t.last = frames[0]
-			shared := &batch{frames}
-			for c := range t.subs {
-				h.sendLocked(c, shared)
-			}
-		}
-		return nil
-	}
-	batches := map[*client]*batch{}
-	for _, f := range frames {
-		t := h.topics[f.sub]
+	var frames []*frame
+	for i, f := range fragments {
+		t := h.topics[f.Subscription]
 		if t == nil {
 			continue // nobody watches it: do not create it
 		}
-		t.last = f
-		for c := range t.subs {
-			b := batches[c]
-			if b == nil {
-				b = &batch{}
-				batches[c] = b
-			}
-			b.frames = append(b.frames, f)
+		parts, whole := changedParts(t.parts, parsed[i])
+		if !whole && len(parts) == 0 {
+			continue
+		}
+		t.parts, t.whole = parsed[i], nil
+		var fr *frame
+		var err error
+		if whole {
+			fr, err = newFrame(f.Subscription, true, f.HTML)
+			t.whole = fr
+		} else {
+			fr, err = newFrame(f.Subscription, false, partMessages(parts)...)
+		}
+		if err != nil {
+			return fmt.Errorf("live.PublishBatch: %w", err)
+		}
+		frames = append(frames, fr)
+	}
+	if len(frames) == 1 { // the common case: one frame shared by every subscriber, read only
+		shared := frames
+		for c := range h.topics[frames[0].sub].subs {
+			h.sendLocked(c, shared)
+		}
+		return nil
+	}
+	batches := map[*client][]*frame{}
+	for _, f := range frames {
+		for c := range h.topics[f.sub].subs {
+			batches[c] = append(batches[c], f)
 		}
 	}
 	for c, b := range batches {
@@ -184,12 +204,15 @@ func (h *Hub) subscribe(c *client) bool {
 			h.topics[sub] = t
 		}
 		t.subs[c] = struct{}{}
-		if t.last != nil {
-			replay = append(replay, t.last)
+		if t.parts != nil && t.whole == nil {
+			t.whole, _ = newFrame(sub, true, t.parts.html) // it was prepared once already: it cannot fail
+		}
+		if t.whole != nil {
+			replay = append(replay, t.whole)
 		}
 	}
 	if len(replay) > 0 {
-		h.sendLocked(c, &batch{replay})
+		h.sendLocked(c, replay)
 	}
 	h.metrics.connected(len(h.clients))
 	h.changedLocked()
@@ -208,10 +231,8 @@ func (h *Hub) unsubscribe(c *client) {
 	h.removeLocked(c, websocket.CloseNormalClosure)
 }
 
-func (h *Hub) sendLocked(c *client, b *batch) {
-	select {
-	case c.send <- b:
-	default:
+func (h *Hub) sendLocked(c *client, frames []*frame) {
+	if !c.enqueue(frames) {
 		h.metrics.dropped()
 		h.removeLocked(c, websocket.CloseTryAgainLater)
 	}
@@ -234,8 +255,7 @@ func (h *Hub) removeLocked(c *client, code int) {
 			}
 		}
 	}
-	c.closeCode = code
-	close(c.quit)
+	c.closeWith(code)
 	h.metrics.connected(len(h.clients))
 	h.changedLocked()
 }

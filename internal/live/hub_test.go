@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -150,8 +151,8 @@ func TestSlowClientIsDroppedOthersKeepReceiving(t *testing.T) {
 	}()
 	publish := func(i int) {
 		t.Helper()
-		hub.Publish("t", big)
-		if err := <-got; err != nil { // in step with the fast reader, so only the slow one lags
+		hub.Publish("t", append([]byte(strconv.Itoa(i)), big...)) // each differs: an equal one is not sent
+		if err := <-got; err != nil {                             // in step with the fast reader, so only the slow one lags
 			t.Fatalf("the fast client failed at fragment %d: %v", i, err)
 		}
 	}
@@ -167,8 +168,8 @@ func TestSlowClientIsDroppedOthersKeepReceiving(t *testing.T) {
 		publish(sent)
 	}
 	t.Logf("the slow client was dropped after %d fragments", sent)
-	for range sent {
-		publish(sent)
+	for i := range sent {
+		publish(sent + i)
 	}
 	if got := testutil.ToFloat64(m.drops); got != 1 {
 		t.Errorf("dropped %v clients, want the slow one only", got)

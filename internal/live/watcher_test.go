@@ -143,8 +143,8 @@ func TestStatusFollowsTheSource(t *testing.T) {
 	src.setDown(false)
 	src.set("board:a", 2)
 	w.Tick(ctx)
-	if got := read(t, page); got != "status available=trueboard:a=2" {
-		t.Errorf("recovery: got %q, want the status first and the change, in one message", got)
+	if got := read(t, page) + " " + read(t, page); got != "status available=true board:a=2" {
+		t.Errorf("recovery: got %q, want the status first, then the change", got)
 	}
 	if !w.Status().Available {
 		t.Error("Status() still unavailable")

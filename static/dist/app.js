@@ -73,6 +73,11 @@
   function relative(el, now) {
     var at = +el.getAttribute('data-at-ms'), d = at - now;
     if (el.getAttribute('data-rel') === 'age') return duration(Math.max(-d, 0) - Math.max(-d, 0) % 1000);
+    if (el.getAttribute('data-rel') === 'left') { // a countdown (a lock's lease), its ms in data-ms
+      var left = Math.max(d, 0);
+      el.setAttribute('data-ms', String(left - left % 100));
+      return duration(left < 1000 ? left - left % 100 : left - left % 1000);
+    }
     d -= d % 1000; // whole seconds, as the server showed them
     if (d > -1000 && d < 1000) return 'now';
     return d > 0 ? 'in ' + duration(d) : duration(-d) + ' ago';
@@ -84,6 +89,31 @@
       if (el.textContent !== text) el.textContent = text;
       var past = +el.getAttribute('data-at-ms') <= now;
       if (past !== el.hasAttribute('data-past')) el.toggleAttribute('data-past', past);
+    });
+    // A sparkline (views/queues.go): its points sit at their seconds from data-spark-origin;
+    // the viewBox shows the last data-spark-window seconds before now, and the rate is the
+    // mean of the last 10 of them.
+    var nowSec = Math.floor(now / 1000);
+    document.querySelectorAll('[data-spark-origin]').forEach(function (el) {
+      var origin = +el.getAttribute('data-spark-origin'), span = +el.getAttribute('data-spark-window');
+      var svg = el.querySelector('svg'), box = (nowSec - span - origin) + ' 0 ' + span + ' 40';
+      if (svg && svg.getAttribute('viewBox') !== box) svg.setAttribute('viewBox', box);
+      var sum = 0;
+      (el.getAttribute('data-spark-counts') || '').split(' ').forEach(function (pair) {
+        var at = origin + +pair.split(':')[0];
+        if (pair && at >= nowSec - 10 && at < nowSec) sum += +pair.split(':')[1];
+      });
+      var rate = el.querySelector('[data-spark-rate]'), text = (sum / 10).toFixed(1) + '/s';
+      if (rate && rate.textContent !== text) rate.textContent = text;
+    });
+    // A lease's bar: what is left of it in twelfths, amber in its last third, red in its
+    // last tenth (views/locks.go's leaseBar and leaseBarColor).
+    document.querySelectorAll('[data-lease-ms][data-ends-ms]').forEach(function (el) {
+      var lease = +el.getAttribute('data-lease-ms'), left = Math.max(+el.getAttribute('data-ends-ms') - now, 0);
+      var i = Math.min(Math.max(Math.ceil(left * 12 / lease), 1), 12);
+      var colour = left * 3 > lease ? 'bg-indigo-500' : left * 10 > lease ? 'bg-amber-500' : 'bg-rose-500';
+      var cls = 'h-full rounded-full ' + (i === 12 ? 'w-full' : 'w-' + i + '/12') + ' ' + colour;
+      if (el.className !== cls) el.className = cls;
     });
   }
   // A choice that decides which parts of its form apply (a limiter's algorithm, a source's

@@ -81,8 +81,12 @@ func planHeld(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, names 
 	more := max(len(names)-lockReadMax, 0)
 	names = names[:len(names)-more]
 	reads := make([]func() (domain.LockInfo, bool), len(names))
+	var clock *redis.TimeCmd
+	if len(names) > 0 {
+		clock = pipe.Time(ctx)
+	}
 	for i, n := range names {
-		reads[i] = planLockInfo(ctx, pipe, keys, n)
+		reads[i] = planLockInfo(ctx, pipe, keys, n, clock)
 	}
 	return func() (domain.HeldLocks, []string) {
 		out := domain.HeldLocks{Locks: []domain.LockInfo{}, More: more}

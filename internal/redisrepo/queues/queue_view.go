@@ -92,6 +92,9 @@ func PlanQueueView(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, q
 				case 'c':
 					v.Completed[at] = count
 				}
+				if count != 0 { // else it stays 0, so an idle queue's view stays equal
+					v.ThroughputFromSec = firstSec
+				}
 			}
 		}
 		return v
