@@ -20,7 +20,11 @@ var Limiter = declare(&Kind[string, domain.LimiterView]{
 	},
 	Plan: func(r *Read, name string) func() (domain.LimiterView, bool) {
 		r.limiters[name] = true
-		return r.Rooms.Limiters.PlanLive(r.Ctx, r.Pipe, name)
+		read := r.Rooms.Limiters.PlanLive(r.Ctx, r.Pipe, name)
+		return func() (domain.LimiterView, bool) {
+			v, seen, whole := read()
+			return v, seen && (whole || r.Again)
+		}
 	},
 	Render: func(_ Env, _ string, aud domain.Audience, v domain.LimiterView) templ.Component {
 		return views.LimiterPanel(aud.Limiter(v), true)

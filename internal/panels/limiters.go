@@ -18,7 +18,7 @@ var Limiters = declare(&Kind[struct{}, []domain.LimiterView]{
 		return live.Watch{Keys: []string{r.Keys.LimiterIndex()}, Prefixes: []string{r.Keys.LimitersOwn(), r.Keys.RatePrefix}}
 	},
 	Plan: func(r *Read, _ struct{}) func() ([]domain.LimiterView, bool) {
-		return r.Rooms.Overview.Plan(r.Ctx, r.Pipe, r.limiters)
+		return r.Rooms.Overview.Plan(r.Ctx, r.Pipe, r.limiters, r.Again)
 	},
 	Render: func(_ Env, _ struct{}, aud domain.Audience, v []domain.LimiterView) templ.Component {
 		return views.LimitersOverview(aud.Limiters(v))

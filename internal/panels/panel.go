@@ -186,16 +186,20 @@ type Read struct {
 	Pipe  redis.Pipeliner
 	Now   time.Time
 	Rooms *Rooms
+	// Again marks the read again, at once, of the topics whose first read this poll only
+	// learnt what to read (Snapshots.Read): what it learnt then no longer holds a panel back.
+	Again bool
 
 	limiters map[string]bool
 	charts   map[history.ChartID]bool
 }
 
 // Plan adds the reads of topics to pipe and returns each read topic's decoder; a decoder's
-// false is nothing to publish. Topics no panel reads are left out. Then the rooms forget
-// what no topic read, unless the read is live.Partial (some subscribed topics only).
-func (r *Rooms) Plan(ctx context.Context, pipe redis.Pipeliner, now time.Time, topics []string) map[string]func() (any, bool) {
-	rd := &Read{Ctx: ctx, Pipe: pipe, Now: now, Rooms: r, limiters: map[string]bool{}, charts: map[history.ChartID]bool{}}
+// false is nothing to publish yet (the read learnt what to read). Topics no panel reads are
+// left out. Then the rooms forget what no topic read, unless the read is live.Partial (some
+// subscribed topics only) or a read again (again: Read.Again).
+func (r *Rooms) Plan(ctx context.Context, pipe redis.Pipeliner, now time.Time, topics []string, again bool) map[string]func() (any, bool) {
+	rd := &Read{Ctx: ctx, Pipe: pipe, Now: now, Rooms: r, Again: again, limiters: map[string]bool{}, charts: map[history.ChartID]bool{}}
 	out := make(map[string]func() (any, bool), len(topics))
 	for _, t := range topics {
 		in, ok := lookup(t)
@@ -206,7 +210,7 @@ func (r *Rooms) Plan(ctx context.Context, pipe redis.Pipeliner, now time.Time, t
 			out[t] = read
 		}
 	}
-	if !live.Partial(ctx) {
+	if !live.Partial(ctx) && !again {
 		r.Limiters.Forget(rd.limiters)
 		r.Charts.Forget(rd.charts)
 	}

@@ -37,26 +37,47 @@ func (s *Snapshots) Rooms() *panels.Rooms { return s.rooms }
 
 // Read reads every topic a panel declares in one pipelined round trip and returns a snapshot
 // per topic, of its panel's type (a domain.BoardTop for a board topic, a
-// []domain.BoardSummary for TopicBoards, …). Topics no panel reads are left out, and so are
-// those whose read only learns what to read (the locks' names, a limiter's policy and
-// clients). With nothing to read it still sends a PING, so the answer always says whether
-// Redis is reachable. Returns EUNAVAILABLE when Redis cannot be reached.
+// []domain.BoardSummary for TopicBoards, …). Topics no panel reads are left out. A topic
+// whose read only learnt what to read (the locks' names, a limiter's policy and clients, a
+// limiter's new client: another service's first request) is read again at once, in a second
+// round trip of those topics alone, so it shows in this poll rather than the next; what that
+// read still lacks is left out. With nothing to read it still sends a PING, so the answer
+// always says whether Redis is reachable. Returns EUNAVAILABLE when Redis cannot be reached.
 func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, error) {
-	pipe := s.rdb.Pipeline()
-	decoders := s.rooms.Plan(ctx, pipe, s.clock.Now(), topics)
-	if pipe.Len() == 0 {
-		pipe.Ping(ctx)
+	snaps := make(map[string]any, len(topics))
+	learnt, err := s.read(ctx, topics, false, snaps)
+	if err == nil && len(learnt) > 0 {
+		_, err = s.read(ctx, learnt, true, snaps)
 	}
-	// Only an unreachable Redis fails the read: a command refused for one topic (say a key of
-	// another type under leaderboard:) leaves that topic empty, not every page "unavailable".
-	if err := store.OpError("redisrepo.Snapshots.Read", store.Exec(ctx, s.rdb, pipe)); domain.ErrorCode(err) == domain.EUNAVAILABLE || ctx.Err() != nil {
+	if err != nil {
 		return nil, err
 	}
-	snaps := make(map[string]any, len(decoders))
+	return snaps, nil
+}
+
+// read is one round trip of Read: it adds the snapshots of topics to snaps and returns the
+// topics whose read only learnt what to read.
+func (s *Snapshots) read(ctx context.Context, topics []string, again bool, snaps map[string]any) ([]string, error) {
+	pipe := s.rdb.Pipeline()
+	decoders := s.rooms.Plan(ctx, pipe, s.clock.Now(), topics, again)
+	if pipe.Len() == 0 && !again {
+		pipe.Ping(ctx)
+	}
+	if pipe.Len() > 0 {
+		// Only an unreachable Redis fails the read: a command refused for one topic (say a key
+		// of another type under leaderboard:) leaves that topic empty, not every page
+		// "unavailable".
+		if err := store.OpError("redisrepo.Snapshots.read", store.Exec(ctx, s.rdb, pipe)); domain.ErrorCode(err) == domain.EUNAVAILABLE || ctx.Err() != nil {
+			return nil, err
+		}
+	}
+	var learnt []string
 	for topic, decode := range decoders {
 		if snap, ok := decode(); ok {
 			snaps[topic] = snap
+		} else {
+			learnt = append(learnt, topic)
 		}
 	}
-	return snaps, nil
+	return learnt, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,23 +150,39 @@ func TestSnapshotsReadLimiterTopics(t *testing.T) {
 	l.Flush(ctx)
 	s := newSnapshots(rdb, store.DefaultKeys, store.NewDiscovery(rdb, store.DefaultKeys, nil), store.Clocks{Script: clock}, nil)
 	topics := []string{domain.LimiterTopic("default"), domain.BoardTopic("b", domain.AllTime, domain.BoardTopN)}
-	snaps, err := s.Read(ctx, topics)
-	if _, ok := snaps[topics[0]]; err != nil || ok {
-		t.Fatalf("first read: %v %v, want the limiter left out", snaps, err)
-	}
 	hook := &redistest.CountingHook{}
 	rdb.AddHook(hook)
-	snaps, err = s.Read(ctx, topics)
-	if err != nil || hook.Pipelines != 1 || hook.Single != 0 {
-		t.Fatalf("second read: %v; %d pipelines, %d single calls", err, hook.Pipelines, hook.Single)
+	clientsOf := func(snaps map[string]any) string {
+		view, _ := snaps[topics[0]].(domain.LimiterView)
+		var got []string
+		for _, c := range view.Clients {
+			got = append(got, fmt.Sprintf("%s:%d", c.Client, c.Used))
+		}
+		return strings.Join(got, " ")
+	}
+	// The first read learns the policy and the clients, and reads their state again at once:
+	// the limiter shows in the same Read, one round trip later.
+	snaps, err := s.Read(ctx, topics)
+	if err != nil || clientsOf(snaps) != "c-1:1" || hook.Pipelines != 2 || hook.Single != 0 {
+		t.Fatalf("first read: %v %v (clients %q); %d pipelines, %d single calls, want c-1:1 in 2 pipelines", snaps, err, clientsOf(snaps), hook.Pipelines, hook.Single)
 	}
 	view := snaps[topics[0]].(domain.LimiterView)
-	if len(view.Clients) != 1 || view.Clients[0].Used != 1 {
-		t.Errorf("live view = %+v", view)
+	*hook = redistest.CountingHook{}
+	again, err := s.Read(ctx, topics)
+	if err != nil || hook.Pipelines != 1 || hook.Single != 0 {
+		t.Fatalf("second read: %v; %d pipelines, %d single calls, want 1 pipeline", err, hook.Pipelines, hook.Single)
 	}
-	again, _ := s.Read(ctx, topics)
 	if fmt.Sprint(again[topics[0]]) != fmt.Sprint(view) {
 		t.Errorf("unchanged state gave a different snapshot")
+	}
+	// A new client (another service's first request, say) shows in the next Read, not the one
+	// after: the read that learns it reads its state again at once.
+	allow(t, l, "default", "c-2")
+	l.Flush(ctx)
+	*hook = redistest.CountingHook{}
+	snaps, err = s.Read(ctx, topics)
+	if err != nil || clientsOf(snaps) != "c-1:1 c-2:1" || hook.Pipelines != 2 {
+		t.Fatalf("read after a new client: %v, clients %q in %d pipelines, want c-1:1 c-2:1 in 2", err, clientsOf(snaps), hook.Pipelines)
 	}
 }
 

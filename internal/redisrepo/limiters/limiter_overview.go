@@ -27,13 +27,14 @@ func NewOverview(views *LimiterViews) *Overview { return &Overview{views: views}
 
 // Plan adds the overview's reads to pipe and marks each limiter it reads in watched (for
 // LimiterViews.Forget). The decoder reports ok false while the names or a limiter's policy
-// are still being learnt: nothing to publish that read.
-func (o *Overview) Plan(ctx context.Context, pipe redis.Pipeliner, watched map[string]bool) func() ([]domain.LimiterView, bool) {
+// are still being learnt, or a limiter's new clients (LimiterViews.PlanLive): nothing to
+// publish that read. On a read again (again), learnt clients no longer hold it back.
+func (o *Overview) Plan(ctx context.Context, pipe redis.Pipeliner, watched map[string]bool, again bool) func() ([]domain.LimiterView, bool) {
 	o.mu.Lock()
 	names := o.names
 	o.mu.Unlock()
 	index := pipe.SMembers(ctx, o.views.keys.LimiterIndex())
-	reads := make([]func() (domain.LimiterView, bool), len(names))
+	reads := make([]func() (domain.LimiterView, bool, bool), len(names))
 	for i, name := range names {
 		reads[i] = o.views.PlanLive(ctx, pipe, name)
 		watched[name] = true
@@ -50,8 +51,8 @@ func (o *Overview) Plan(ctx context.Context, pipe redis.Pipeliner, watched map[s
 		views := make([]domain.LimiterView, 0, len(reads))
 		complete := true
 		for _, read := range reads {
-			v, ok := read()
-			complete = complete && ok
+			v, seen, whole := read()
+			complete = complete && seen && (whole || again)
 			if v.Exists {
 				views = append(views, v)
 			}

@@ -42,19 +42,26 @@ func NewLimiterViews(keys store.Keys, clock domain.Clock) *LimiterViews {
 	return &LimiterViews{keys: keys, clock: clock, prev: map[string]limiterPrev{}}
 }
 
-// PlanLive adds the reads of a limiter's view on the live path's pipeline. The decoder
-// reports ok false on a limiter's first read, which only learns its policy and clients.
-func (v *LimiterViews) PlanLive(ctx context.Context, pipe redis.Pipeliner, name string) func() (domain.LimiterView, bool) {
+// PlanLive adds the reads of a limiter's view on the live path's pipeline. The decoder's seen
+// is false on a limiter's first read, which only learns its policy and clients (the view is
+// then not to be shown); whole is false too when the read learnt clients whose state it did
+// not read (a client new since the last read, say another service's first request): a read
+// again at once shows them.
+func (v *LimiterViews) PlanLive(ctx context.Context, pipe redis.Pipeliner, name string) func() (view domain.LimiterView, seen, whole bool) {
 	v.mu.Lock()
 	prev, seen := v.prev[name]
 	v.mu.Unlock()
 	decode := v.plan(ctx, pipe, name, prev, seen)
-	return func() (domain.LimiterView, bool) {
+	return func() (domain.LimiterView, bool, bool) {
 		view, next := decode()
 		v.mu.Lock()
 		v.prev[name] = next
 		v.mu.Unlock()
-		return view, seen
+		whole := seen && next.policy.Algorithm == prev.policy.Algorithm
+		for _, c := range next.clients {
+			whole = whole && slices.Contains(prev.clients, c)
+		}
+		return view, seen, whole
 	}
 }
 
