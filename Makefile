@@ -14,7 +14,7 @@ FUZZTIME ?= 30s
 DATES    := 2027-02-28 2028-02-29 2030-12-31
 DATED    := ./internal/redisrepo ./internal/compat ./internal/web ./internal/demo
 
-.PHONY: run test test-dates fuzz build generate dev bench bench-all assets templ check-generated check-assets clean
+.PHONY: run test test-dates fuzz build generate dev bench bench-all assets templ check-generated check-assets clean node_modules
 
 ## run: serve (embedded in-memory Redis with demo data unless REDIS_URL is set); the built
 ## assets are committed, so this needs no npm
@@ -93,9 +93,17 @@ dist-into:
 	cp node_modules/htmx-ext-ws/dist/ws.min.js $(OUT)/ws.js
 	cp static/src/app.js static/src/theme.js static/src/favicon.svg $(OUT)/
 
-node_modules: package.json package-lock.json
-	npm ci --no-audit --no-fund
-	@touch node_modules
+# node_modules is installed (npm ci) when package-lock.json differs from the copy written after
+# the last install, by content rather than by date: a fresh checkout does not reinstall. A
+# node_modules that is a symbolic link (a git worktree sharing another checkout's) is never
+# installed through, since npm ci would empty the directory it points to.
+node_modules:
+	@if [ -L node_modules ]; then \
+		[ ! -f node_modules/.zpulse-lock ] || cmp -s package-lock.json node_modules/.zpulse-lock || \
+			echo "node_modules links to a checkout installed from another package-lock.json: run npm ci there"; \
+	elif ! cmp -s package-lock.json node_modules/.zpulse-lock 2>/dev/null; then \
+		npm ci --no-audit --no-fund && cp package-lock.json node_modules/.zpulse-lock; \
+	fi
 
 clean:
 	rm -rf bin node_modules
