@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -62,6 +63,11 @@ func newBrowserWithin(t *testing.T, timeout time.Duration) context.Context {
 	t.Cleanup(cancel)
 	if err := chromedp.Do(tabCtx); err != nil {
 		t.Fatalf("open a tab: %v", err)
+	}
+	// Tabs of parallel tests are open side by side: each behaves as the focused page, so
+	// focus, typing and clicks work as in a browser with one tab.
+	if _, err := chromedp.Call(tabCtx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+		t.Fatalf("emulate a focused tab: %v", err)
 	}
 	logConsole(t, tabCtx)
 	ctx, cancelDeadline := context.WithTimeout(tabCtx, timeout)

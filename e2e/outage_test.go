@@ -16,6 +16,7 @@ import (
 // When Redis goes away the open page says so by itself and /readyz fails; when Redis comes
 // back the banner goes and live updates resume, without restarting zpulse or reloading.
 func TestRedisOutage(t *testing.T) {
+	t.Parallel()
 	srv, err := redistest.Start()
 	if err != nil {
 		t.Fatal(err)
