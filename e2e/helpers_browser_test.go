@@ -156,14 +156,14 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	return v
 }
 
-// waitJS polls a JavaScript expression in the page every 10 ms until it is truthy, and
+// waitJS polls a JavaScript expression in the page every 50 ms until it is truthy, and
 // fails the test (saying what it waited for) if it is not within timeout.
 func waitJS(t *testing.T, ctx context.Context, what, expr string, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
 		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr,
-			chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(time.Until(deadline))))
+			chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(time.Until(deadline))))
 		if err == nil {
 			return
 		}
