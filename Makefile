@@ -8,25 +8,34 @@ ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(D
 # of a package per run. `make fuzz` runs each for FUZZTIME; `make test` for a few seconds.
 FUZZ     := ./internal/redisrepo/store:FuzzKeysInjective ./internal/redisrepo/store:FuzzSourceLayout ./internal/web:FuzzDecodeJSON ./internal/web:FuzzEntriesCursor
 FUZZTIME ?= 30s
+# FUZZPKGS are FUZZ's packages: `make fuzz` fuzzes them side by side, a package's targets one
+# after another. FUZZFLAGS go to each run (-parallel=N: N workers; GOMAXPROCS unless given).
+FUZZPKGS  = $(sort $(foreach f,$(FUZZ),$(firstword $(subst :, ,$(f)))))
+FUZZFLAGS ?=
 
 # DATES are the calendars test-dates runs the date-dependent packages on: a 28 February before
 # no leap day, a leap day, New Year's Eve; each half a minute before midnight, UTC.
 DATES    := 2027-02-28 2028-02-29 2030-12-31
 DATED    := ./internal/redisrepo/... ./internal/compat ./internal/web ./internal/demo
 
-.PHONY: run test test-dates fuzz build generate dev bench bench-all assets templ check-generated check-assets clean
+.PHONY: run test test-dates fuzz build generate dev bench bench-all assets templ check-generated check-assets clean node_modules vet fuzz-package
 
 ## run: serve (embedded in-memory Redis with demo data unless REDIS_URL is set); the built
 ## assets are committed, so this needs no npm
 run:
 	$(GO) run ./cmd/web $(ARGS)
 
-## test: generated code and built assets are fresh, vet, then every test with the race
-## detector, then each fuzz target for 3 s
-test: check-generated check-assets
+## test: generated code and built assets are fresh and vet is clean (side by side), then every
+## test with the race detector while each fuzz target runs for 3 s (its output printed after)
+test:
+	@$(MAKE) --no-print-directory -j3 check-generated check-assets vet
+	@log=$$(mktemp) && trap 'rm -f "$$log"' EXIT && \
+	{ $(MAKE) --no-print-directory fuzz FUZZTIME=3s >"$$log" 2>&1 & fuzz=$$!; } && \
+	$(GO) test -race -count=1 ./...; tests=$$?; \
+	wait $$fuzz; fuzzed=$$?; cat "$$log"; [ $$tests -eq 0 ] && [ $$fuzzed -eq 0 ]
+
+vet:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
-	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
 
 ## test-dates: the packages whose tests date keys, with every redis-server started at each of
 ## DATES (libfaketime) and the tests' clocks following Redis's (redistest.Main)
@@ -36,12 +45,22 @@ test-dates:
 		ZPULSE_TEST_REDIS_TIME="$$d 23:59:30" $(GO) test -count=1 $(DATED); \
 	done
 
-## fuzz: each fuzz target for FUZZTIME (30s unless given: make fuzz FUZZTIME=5m)
+## fuzz: each fuzz target for FUZZTIME (30s unless given: make fuzz FUZZTIME=5m), the packages
+## side by side
 fuzz:
-	@set -e; for f in $(FUZZ); do \
-		echo "fuzz $${f#*:} in $${f%%:*} for $(FUZZTIME)"; \
-		$(GO) test -list "^$${f#*:}\$$" $${f%%:*} | grep -qx "$${f#*:}" || { echo "no fuzz target $${f#*:} in $${f%%:*}"; exit 1; }; \
-		$(GO) test -run '^$$' -fuzz "^$${f#*:}\$$" -fuzztime $(FUZZTIME) $${f%%:*}; \
+	@pids=; for p in $(FUZZPKGS); do \
+		$(MAKE) --no-print-directory fuzz-package PKG=$$p & pids="$$pids $$!"; \
+	done; rc=0; for pid in $$pids; do wait $$pid || rc=1; done; exit $$rc
+
+# fuzz-package fuzzes FUZZ's targets in PKG one after another, each first checked to be one
+# the package lists; a run's output is printed when it ends, so lanes do not interleave.
+fuzz-package:
+	@set -e; out=$$(mktemp); trap 'rm -f "$$out"' EXIT; for f in $(filter $(PKG):%,$(FUZZ)); do \
+		t=$${f#*:}; \
+		$(GO) test -list "^$$t\$$" $(PKG) | grep -qx "$$t" || { echo "no fuzz target $$t in $(PKG)"; exit 1; }; \
+		{ echo "fuzz $$t in $(PKG) for $(FUZZTIME)"; \
+		  $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) $(PKG); } >"$$out" 2>&1 || { cat "$$out"; exit 1; }; \
+		cat "$$out"; \
 	done
 
 ## build: bin/zpulse, one binary with the assets embedded
@@ -93,9 +112,17 @@ dist-into:
 	cp node_modules/htmx-ext-ws/dist/ws.min.js $(OUT)/ws.js
 	cp static/src/app.js static/src/theme.js static/src/favicon.svg $(OUT)/
 
-node_modules: package.json package-lock.json
-	npm ci --no-audit --no-fund
-	@touch node_modules
+# node_modules is installed (npm ci) when package-lock.json differs from the copy written after
+# the last install, by content rather than by date: a fresh checkout does not reinstall. A
+# node_modules that is a symbolic link (a git worktree sharing another checkout's) is never
+# installed through, since npm ci would empty the directory it points to.
+node_modules:
+	@if [ -L node_modules ]; then \
+		[ ! -f node_modules/.zpulse-lock ] || cmp -s package-lock.json node_modules/.zpulse-lock || \
+			echo "node_modules links to a checkout installed from another package-lock.json: run npm ci there"; \
+	elif ! cmp -s package-lock.json node_modules/.zpulse-lock 2>/dev/null; then \
+		npm ci --no-audit --no-fund && cp package-lock.json node_modules/.zpulse-lock; \
+	fi
 
 clean:
 	rm -rf bin node_modules

@@ -13,8 +13,9 @@ import (
 // With an admin token, the board page asks to sign in instead of showing the form; the
 // right token gives the form back, a wrong one gets an inline error.
 func TestAdminSignIn(t *testing.T) {
-	sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr, "--admin-token", "secret")
+	t.Parallel()
+	_, addr := ownRedis(t)
+	z := startZpulse(t, addr, "--admin-token", "secret")
 	ctx := newBrowser(t)
 	do(t, ctx, "open the board", chromedp.Navigate(z.URL+"/boards/game:2048"))
 

@@ -14,11 +14,12 @@ import (
 // live updates arrive over /zpulse/ws, and a second page load fetches no static file again
 // (hashed names, Cache-Control immutable).
 func TestBasePathEndToEnd(t *testing.T) {
-	rdb := sharedRedisClient(t)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
 	if err := rdb.ZAdd(context.Background(), boardKey, redis.Z{Score: 100, Member: "alice"}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	z := startZpulse(t, sharedRedis.Addr, "--base-path", "/zpulse", "--log-level", "debug", "--log-format", "json")
+	z := startZpulse(t, addr, "--base-path", "/zpulse", "--log-level", "debug", "--log-format", "json")
 	if status := getStatus(t, z.URL+"/boards/game:2048"); status != 404 {
 		t.Errorf("GET /boards/game:2048 outside the base path = %d, want 404", status)
 	}

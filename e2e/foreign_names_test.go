@@ -16,7 +16,8 @@ import (
 // 排行榜:2048 and a queue named "mail jobs", written straight to Redis, are listed, open by
 // their links, and update live.
 func TestForeignNamesShowOpenAndUpdate(t *testing.T) {
-	rdb := sharedRedisClient(t)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
 	bg := context.Background()
 	const board, queue = "排行榜:2048", "mail jobs"
 	if err := rdb.ZAdd(bg, "leaderboard:"+board, redis.Z{Score: 120, Member: "山田"}).Err(); err != nil {
@@ -26,7 +27,7 @@ func TestForeignNamesShowOpenAndUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rdb.Del(bg, "leaderboard:"+board, "queue:"+queue) })
-	z := startZpulse(t, sharedRedis.Addr)
+	z := startZpulse(t, addr)
 	ctx := newBrowser(t)
 
 	// The board: listed with a percent-encoded link, opened by it, a new score shows live.

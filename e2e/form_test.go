@@ -17,11 +17,12 @@ import (
 // The add-points form with JavaScript: htmx posts it and swaps in the answer, the new row
 // arrives live, and bad input gets an inline error without writing to Redis.
 func TestAddPointsFormWithJS(t *testing.T) {
-	rdb := sharedRedisClient(t)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
 	if err := rdb.ZAdd(context.Background(), boardKey, redis.Z{Score: 100, Member: "alice"}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	z := startZpulse(t, sharedRedis.Addr)
+	z := startZpulse(t, addr)
 	ctx := newBrowser(t)
 	do(t, ctx, "open the board", chromedp.Navigate(z.URL+"/boards/game:2048"))
 	waitLive(t, ctx) // htmx has processed the page: the form posts with htmx from now on
@@ -78,8 +79,9 @@ func TestAddPointsFormWithJS(t *testing.T) {
 // The same form without JavaScript: a plain POST, then a redirect back to the board page
 // (post/redirect/get); bad input re-renders the page with the inline error.
 func TestAddPointsFormWithoutJS(t *testing.T) {
-	rdb := sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	ctx := newBrowser(t) // a fresh tab
 	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
 		t.Fatalf("disable JavaScript: %v", err)

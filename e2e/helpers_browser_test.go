@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -62,6 +63,11 @@ func newBrowserWithin(t *testing.T, timeout time.Duration) context.Context {
 	t.Cleanup(cancel)
 	if err := chromedp.Do(tabCtx); err != nil {
 		t.Fatalf("open a tab: %v", err)
+	}
+	// Tabs of parallel tests are open side by side: each behaves as the focused page, so
+	// focus, typing and clicks work as in a browser with one tab.
+	if _, err := chromedp.Call(tabCtx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+		t.Fatalf("emulate a focused tab: %v", err)
 	}
 	logConsole(t, tabCtx)
 	ctx, cancelDeadline := context.WithTimeout(tabCtx, timeout)
@@ -150,14 +156,14 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	return v
 }
 
-// waitJS polls a JavaScript expression in the page every 10 ms until it is truthy, and
+// waitJS polls a JavaScript expression in the page every 50 ms until it is truthy, and
 // fails the test (saying what it waited for) if it is not within timeout.
 func waitJS(t *testing.T, ctx context.Context, what, expr string, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
 		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr,
-			chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(time.Until(deadline))))
+			chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(time.Until(deadline))))
 		if err == nil {
 			return
 		}

@@ -2,12 +2,13 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/redistest"
 )
 
 // postJSON posts body as JSON and returns the status and the answer's body.
@@ -45,14 +46,17 @@ func getBody(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(out)
 }
 
-// sharedRedisClient returns a client of the shared Redis, flushed for this test.
-func sharedRedisClient(t *testing.T) *redis.Client {
+// ownRedis starts a redis-server for this test alone (it costs milliseconds), stopped when the
+// test ends, and returns a client of it and its address: tests that each have their own
+// Redis and their own zpulse run side by side.
+func ownRedis(t *testing.T) (*redis.Client, string) {
 	t.Helper()
-	rdb := redisClient(t, sharedRedis.Addr)
-	if err := rdb.FlushAll(context.Background()).Err(); err != nil {
-		t.Fatalf("flush redis: %v", err)
+	srv, err := redistest.Start()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return rdb
+	t.Cleanup(srv.Close)
+	return redisClient(t, srv.Addr), srv.Addr
 }
 
 // redisClient returns a client of the Redis at addr, closed when the test ends.

@@ -8,8 +8,9 @@ import (
 // pollInterval is the watcher tick of every zpulse the tests start.
 const pollInterval = 100 * time.Millisecond
 
-// testTimeout bounds the browser work of one test.
-const testTimeout = 30 * time.Second
+// testTimeout bounds the browser work of one test, which shares the machine with the tests
+// beside it.
+const testTimeout = 60 * time.Second
 
 // boardKey is the sorted set behind /boards/game:2048, the board most tests use.
 const boardKey = "leaderboard:game:2048"

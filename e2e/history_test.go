@@ -15,7 +15,9 @@ const enqueuedSumJS = `(() => { const s = document.querySelector('[data-testid="
 // 10 s) writes a bucket, the chart's topic pushes it, the page swaps it in, with no reload.
 // Real time: each wait is bounded by a bucket (10 s) and the recorder's delay, never a sleep.
 func TestHistoryChartGrowsLive(t *testing.T) {
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	_, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	enqueue := func(ids ...string) {
 		t.Helper()
 		for _, id := range ids {

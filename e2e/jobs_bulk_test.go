@@ -18,8 +18,9 @@ import (
 // requeues exactly the ticked jobs and the queue page says how many. The search page passes
 // axe-core.
 func TestSearchSelectAndBulkRequeue(t *testing.T) {
-	rdb := sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	base := z.URL + "/api/v1/queues/mail"
 	for i := range 5 {
 		to := "bob@example.org"
@@ -74,8 +75,9 @@ func TestSearchSelectAndBulkRequeue(t *testing.T) {
 // job is waiting again at the new priority with the new payload, and its history says what
 // changed (sizes, never the payload). The page passes axe-core.
 func TestEditDeadJobAndRetry(t *testing.T) {
-	rdb := sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	base := z.URL + "/api/v1/queues/fixes"
 	if status, body := postJSON(t, base+"/jobs", map[string]any{"id": "fix-1", "priority": 3, "payload": map[string]string{"to": "typo@exmaple.org"}}); status != http.StatusCreated {
 		t.Fatalf("enqueue: %d %s", status, body)

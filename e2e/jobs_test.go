@@ -15,8 +15,9 @@ import (
 // Open a job from the queue page: its page shows the payload and the error of its failed
 // attempt, and follows it live when a consumer leases it again.
 func TestOpenJobFromQueuePage(t *testing.T) {
-	sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	_, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	base := z.URL + "/api/v1/queues/mail"
 	if status, body := postJSON(t, base+"/jobs", map[string]any{"id": "invoice-7", "priority": 2, "payload": map[string]string{"to": "ana@example.com"}}); status != http.StatusCreated {
 		t.Fatalf("enqueue: %d %s", status, body)
@@ -59,8 +60,9 @@ func TestOpenJobFromQueuePage(t *testing.T) {
 // Requeue all dead jobs: the queue page's link asks first, saying how many; the confirmed
 // post moves them all and the page says so.
 func TestRequeueAllDeadAfterConfirmation(t *testing.T) {
-	rdb := sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	bg := context.Background()
 	for i := 0; i < 3; i++ {
 		rdb.ZAdd(bg, "{queue:mail}:dead", redis.Z{Score: float64(1_700_000_000_000 + i), Member: fmt.Sprintf("dead-%d", i)})
@@ -88,8 +90,9 @@ func TestRequeueAllDeadAfterConfirmation(t *testing.T) {
 // Pause a queue on its page: polls through zpulse answer 204 until it is resumed; the page
 // says consumers reading Redis directly are not stopped.
 func TestPauseQueueOnPage(t *testing.T) {
-	sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	_, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	base := z.URL + "/api/v1/queues/mail"
 	for _, id := range []string{"a", "b"} {
 		postJSON(t, base+"/jobs", map[string]any{"id": id, "priority": 1})

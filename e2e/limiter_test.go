@@ -31,8 +31,9 @@ type clientRow struct {
 // rejected, and the client's bar arrives full on the live panel, without a reload; a request
 // another service logs straight in Redis shows up too.
 func TestLimiterTryFormLive(t *testing.T) {
-	rdb := sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	ctx := newBrowser(t)
 	do(t, ctx, "open the limiter", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(z.URL+"/limiters/default"))
 	waitLive(t, ctx)
@@ -86,8 +87,9 @@ func TestLimiterTryFormLive(t *testing.T) {
 // window and shared window, not a token bucket's rate and burst; choosing the token bucket
 // swaps them, without a round trip.
 func TestPolicyFormShowsTheChosenAlgorithm(t *testing.T) {
-	sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	_, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	ctx := newBrowser(t)
 	do(t, ctx, "open a new limiter", chromedp.Navigate(z.URL+"/limiters/form-test"))
 	waitJS(t, ctx, "the policy form", `document.querySelector('#limiter-policy select[name=algorithm]') !== null`, 5*time.Second)

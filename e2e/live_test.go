@@ -11,8 +11,9 @@ import (
 // A write made straight in Redis, by another client, shows on an open board page within one
 // poll interval, without a reload.
 func TestLiveUpdateFromRedis(t *testing.T) {
-	rdb := sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	ctx := newBrowser(t)
 
 	do(t, ctx, "open the board", chromedp.Navigate(z.URL+"/boards/game:2048"))

@@ -68,9 +68,10 @@ func (rr *roundRobin) requests() []routed {
 // posts forms (the session and the CSRF cookie are good on either instance), and its live
 // connection, held by one instance, shows what was posted through the other.
 func TestBehindARoundRobinLoadBalancer(t *testing.T) {
-	sharedRedisClient(t)
-	a := startZpulse(t, sharedRedis.Addr, "--admin-token", "secret", "--trust-proxy")
-	b := startZpulse(t, sharedRedis.Addr, "--admin-token", "secret", "--trust-proxy")
+	t.Parallel()
+	_, addr := ownRedis(t)
+	a := startZpulse(t, addr, "--admin-token", "secret", "--trust-proxy")
+	b := startZpulse(t, addr, "--admin-token", "secret", "--trust-proxy")
 	lb := newRoundRobin(t, a.URL, b.URL)
 	ctx := newBrowser(t)
 

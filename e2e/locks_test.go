@@ -22,9 +22,10 @@ func lockTTLJS(lock string) string {
 // A lock another client took straight in Redis, as the article's code does, is listed too
 // (its live discovery by SCAN is tested in redisrepo, without waiting for the slow cadence).
 func TestLocksPageLive(t *testing.T) {
-	rdb := sharedRedisClient(t)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
 	rdb.SetNX(context.Background(), "lock:article", "article-uuid", time.Minute)
-	z := startZpulse(t, sharedRedis.Addr)
+	z := startZpulse(t, addr)
 	ctx := newBrowser(t)
 	do(t, ctx, "open the locks page", chromedp.Navigate(z.URL+"/locks"))
 	waitLive(t, ctx)

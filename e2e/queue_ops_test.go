@@ -12,7 +12,9 @@ import (
 // with its lease, and its ack moves it to no lease and one ack this minute; a paused queue
 // carries a badge in /queues.
 func TestConsumersPanelAndPausedBadge(t *testing.T) {
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	_, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	ctx := newBrowser(t)
 	if status, body := postJSON(t, z.URL+"/api/v1/queues/ops-mail/jobs", map[string]any{"id": "j1", "priority": 1}); status != 201 {
 		t.Fatalf("enqueue: %d %s", status, body)

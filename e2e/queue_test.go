@@ -17,8 +17,9 @@ func laneJS(p string) string {
 // The queue page: enqueue through the form (htmx), see priority 2's bar grow live, take the
 // job with the API as a consumer would, see it shrink; bad input gets an inline error.
 func TestQueueFormAndLiveDepth(t *testing.T) {
-	rdb := sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	ctx := newBrowser(t)
 	do(t, ctx, "open the queue", chromedp.Navigate(z.URL+"/queues/email-jobs"))
 	waitLive(t, ctx)

@@ -13,14 +13,16 @@ import (
 // On a laptop and on a phone: points added through the form move the player up live, and
 // every row says how far it moved since the page opened.
 func TestRankChangesLiveWithMovement(t *testing.T) {
-	rdb := sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	for _, size := range []struct {
 		name          string
 		width, height int64
 		mobile        bool
 	}{{"desktop", 1280, 900, false}, {"phone", 390, 844, true}} {
 		t.Run(size.name, func(t *testing.T) {
+			t.Parallel()
 			board := "rank:" + size.name
 			rdb.ZAdd(context.Background(), "leaderboard:"+board,
 				redis.Z{Score: 100, Member: "amy"}, redis.Z{Score: 90, Member: "ben"}, redis.Z{Score: 80, Member: "cat"})
@@ -61,8 +63,9 @@ func TestRankChangesLiveWithMovement(t *testing.T) {
 // A player looked up on the board's page sits right below the top list, and their rank and
 // score follow the board without a reload.
 func TestPlayerLookupFollowsTheBoard(t *testing.T) {
-	rdb := sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	rdb.ZAdd(context.Background(), boardKey, redis.Z{Score: 100, Member: "amy"}, redis.Z{Score: 50, Member: "ben"})
 	ctx := newBrowser(t)
 	do(t, ctx, "look ben up", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(z.URL+"/boards/game:2048?player=ben"))

@@ -16,8 +16,9 @@ const screenshotDir = "screenshots"
 
 // Screenshots of a board with players, on a desktop and a phone.
 func TestScreenshots(t *testing.T) {
-	sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	_, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	for _, p := range []struct {
 		player string
 		points int

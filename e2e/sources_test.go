@@ -14,8 +14,9 @@ import (
 // points × 10^10 + (max_ts − ts), adopted from the page, shows live with true points and
 // follows the service's writes without a reload.
 func TestAdoptedBoardShowsLive(t *testing.T) {
-	rdb := sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	ctx := context.Background()
 	now := time.Now().UTC()
 	key := "game:rank:" + now.Format("20060102")

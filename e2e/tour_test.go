@@ -25,11 +25,12 @@ import (
 // nor sticks out of its card at the phone size (where chart labels stay 9 px or more),
 // axe-core finds no WCAG 2.2 AA violation, and a screenshot of each is saved. With
 // ZPULSE_UPDATE_SCREENSHOTS=1 the README's pictures are written first (readmePictures), with
-// the demo's data only. One tab loads each page once and sees it at every look, within a
-// deadline of its own.
+// the demo's data only. Each page has a tab of its own, side by side with the others, which
+// loads it once and sees it at every look, within a deadline of its own.
 func TestTourWithDemo(t *testing.T) {
-	rdb := sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr, "--demo=true", "--demo-every", "200ms")
+	t.Parallel()
+	rdb, addr := ownRedis(t)
+	z := startZpulse(t, addr, "--demo=true", "--demo-every", "200ms")
 	if os.Getenv("ZPULSE_UPDATE_SCREENSHOTS") == "1" {
 		readmePictures(t, z.URL)
 	}
@@ -74,81 +75,101 @@ func TestTourWithDemo(t *testing.T) {
 	if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	type look struct {
-		size          string
-		width, height int64
-		mobile        bool
-		scheme        string
-	}
-	looks := []look{
-		{"1280x900", 1280, 900, false, "light"}, {"1280x900", 1280, 900, false, "dark"},
-		{"360x740", 360, 740, true, "light"}, {"360x740", 360, 740, true, "dark"},
-	}
-	ctx := newBrowserWithin(t, 8*time.Minute)
-	// Every page keeps the security policy: count what the browser refuses.
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: `window.__csp = [];
-		document.addEventListener('securitypolicyviolation', e => window.__csp.push(e.violatedDirective + ' ' + (e.blockedURI || e.sample)));`}); err != nil {
-		t.Fatal(err)
-	}
-	// Each page is loaded once and seen at every look: the viewport and the system's colour
-	// scheme change under it (the theme switch starts at "system" and follows it).
-	setLook := func(l look) {
-		viewport := chromedp.EmulateViewport(l.width, l.height)
-		if l.mobile {
-			viewport = chromedp.EmulateViewport(l.width, l.height, chromedp.EmulateMobile, chromedp.EmulateTouch)
-		}
-		do(t, ctx, "look at "+l.size+", "+l.scheme, viewport)
-		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: l.scheme}}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// Each page is a subtest of its own, in a tab of its own, side by side with the others.
 	for _, p := range pages {
-		setLook(looks[0])
-		do(t, ctx, "open "+p.path, chromedp.Navigate(z.URL+p.path))
-		waitLive(t, ctx)
-		waitJS(t, ctx, p.name+" shows data", `document.querySelector(`+jsString(p.data)+`) !== null`, 10*time.Second)
-		if p.panel != "" {
-			before := eval[string](t, ctx, `document.querySelector(`+jsString(p.panel)+`).outerHTML`)
-			waitJS(t, ctx, p.name+"'s live panel changing by itself",
-				`document.querySelector(`+jsString(p.panel)+`).outerHTML !== `+jsString(before), 15*time.Second)
-		}
-		if v := eval[[]string](t, ctx, `window.__csp`); len(v) > 0 {
-			t.Errorf("%s breaks the content security policy: %v", p.path, v)
-		}
-		injectAxe(t, ctx, axe)
-		for _, l := range looks {
-			setLook(l)
-			where := p.path + " at " + l.size + ", " + l.scheme
-			waitJS(t, ctx, p.path+" following a "+l.scheme+" system",
-				`document.documentElement.classList.contains('dark') === `+strconv.FormatBool(l.scheme == "dark"), 2*time.Second)
-			// Colours that change with the theme fade (transition): axe reads them once settled.
-			waitJS(t, ctx, p.path+"'s colours settling", `!document.getAnimations().some(a => a instanceof CSSTransition)`, 2*time.Second)
-			if width := eval[int](t, ctx, `document.documentElement.scrollWidth`); width > int(l.width) {
-				t.Errorf("%s is %dpx wide: it scrolls sideways", where, width)
-			}
-			if l.mobile {
-				for _, o := range eval[[]string](t, ctx, overflowJS) {
-					t.Errorf("%s: %s", where, o)
-				}
-				// A chart's labels, drawn in the SVG, shrink with it: they stay readable.
-				if small := eval[[]string](t, ctx, `[...document.querySelectorAll('svg text')].filter(e => {
-					const h = e.getBoundingClientRect().height; return h > 0 && h < 9; }).map(e => e.textContent)`); len(small) > 0 {
-					t.Errorf("%s: chart labels under 9 px: %q", where, small)
-				}
-			}
-			violations := axeViolations(t, ctx)
-			for _, v := range violations {
-				t.Errorf("%s: %s", where, v)
-			}
-			t.Logf("axe: %d violations on %s", len(violations), where)
-			buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-			if err != nil {
-				t.Fatalf("screenshot %s: %v", p.path, err)
-			}
-			name := filepath.Join(screenshotDir, "tour-"+p.name+"-"+l.size+"-"+l.scheme+".png")
-			if err := os.WriteFile(name, buf, 0o644); err != nil {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := newBrowserWithin(t, 3*time.Minute)
+			// Every page keeps the security policy: count what the browser refuses.
+			if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: `window.__csp = [];
+				document.addEventListener('securitypolicyviolation', e => window.__csp.push(e.violatedDirective + ' ' + (e.blockedURI || e.sample)));`}); err != nil {
 				t.Fatal(err)
 			}
+			tourPage(t, ctx, z.URL+p.path, p.name, p.path, p.panel, p.data, axe)
+		})
+	}
+}
+
+// tourLook is a size and colour scheme the tour sees each page at.
+type tourLook struct {
+	size          string
+	width, height int64
+	mobile        bool
+	scheme        string
+}
+
+var tourLooks = []tourLook{
+	{"1280x900", 1280, 900, false, "light"}, {"1280x900", 1280, 900, false, "dark"},
+	{"360x740", 360, 740, true, "light"}, {"360x740", 360, 740, true, "dark"},
+}
+
+// setLook changes the tab's viewport and the system's colour scheme under the page.
+func setLook(t *testing.T, ctx context.Context, l tourLook) {
+	t.Helper()
+	viewport := chromedp.EmulateViewport(l.width, l.height)
+	if l.mobile {
+		viewport = chromedp.EmulateViewport(l.width, l.height, chromedp.EmulateMobile, chromedp.EmulateTouch)
+	}
+	do(t, ctx, "look at "+l.size+", "+l.scheme, viewport)
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: l.scheme}}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tourPage loads one page of the tour once and sees it at every look: the viewport and the
+// system's colour scheme change under it (the theme switch starts at "system" and follows it).
+func tourPage(t *testing.T, ctx context.Context, url, name, path, panel, data string, axe []byte) {
+	setLook(t, ctx, tourLooks[0])
+	do(t, ctx, "open "+path, chromedp.Navigate(url))
+	waitLive(t, ctx)
+	waitJS(t, ctx, name+" shows data", `document.querySelector(`+jsString(data)+`) !== null`, 10*time.Second)
+	if panel != "" {
+		before := eval[string](t, ctx, `document.querySelector(`+jsString(panel)+`).outerHTML`)
+		waitJS(t, ctx, name+"'s live panel changing by itself",
+			`document.querySelector(`+jsString(panel)+`).outerHTML !== `+jsString(before), 15*time.Second)
+	}
+	if v := eval[[]string](t, ctx, `window.__csp`); len(v) > 0 {
+		t.Errorf("%s breaks the content security policy: %v", path, v)
+	}
+	injectAxe(t, ctx, axe)
+	fast := true
+	for _, l := range tourLooks {
+		setLook(t, ctx, l)
+		where := path + " at " + l.size + ", " + l.scheme
+		waitJS(t, ctx, path+" following a "+l.scheme+" system",
+			`document.documentElement.classList.contains('dark') === `+strconv.FormatBool(l.scheme == "dark"), 10*time.Second)
+		// Colours that change with the theme fade (transition): axe reads them settled, so the
+		// fades are finished at once rather than waited for (on a busy machine, and with live
+		// swaps every tick, a page may never be without one for long).
+		eval[int](t, ctx, `(() => { const fades = document.getAnimations().filter(a => a instanceof CSSTransition);
+			fades.forEach(a => a.finish()); return fades.length; })()`)
+		if width := eval[int](t, ctx, `document.documentElement.scrollWidth`); width > int(l.width) {
+			t.Errorf("%s is %dpx wide: it scrolls sideways", where, width)
+		}
+		if l.mobile {
+			for _, o := range eval[[]string](t, ctx, overflowJS) {
+				t.Errorf("%s: %s", where, o)
+			}
+			// A chart's labels, drawn in the SVG, shrink with it: they stay readable.
+			if small := eval[[]string](t, ctx, `[...document.querySelectorAll('svg text')].filter(e => {
+				const h = e.getBoundingClientRect().height; return h > 0 && h < 9; }).map(e => e.textContent)`); len(small) > 0 {
+				t.Errorf("%s: chart labels under 9 px: %q", where, small)
+			}
+		}
+		violations := axeViolations(t, ctx)
+		for _, v := range violations {
+			t.Errorf("%s: %s", where, v)
+		}
+		t.Logf("axe: %d violations on %s", len(violations), where)
+		// PNG encoded for speed rather than size: 80 of them are taken.
+		shot, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{OptimizeForSpeed: &fast})
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", path, err)
+		}
+		buf := shot.Data
+		file := filepath.Join(screenshotDir, "tour-"+name+"-"+l.size+"-"+l.scheme+".png")
+		if err := os.WriteFile(file, buf, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

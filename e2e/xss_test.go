@@ -17,8 +17,9 @@ import (
 // Player names are text: markup in a name shows literally, both in the page as served and
 // in the fragments pushed over the websocket, and never runs.
 func TestPlayerNamesAreText(t *testing.T) {
-	sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	_, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	const img = `<img src=x onerror=alert(1)>`
 	const svg = `"><svg onload=alert(2)>`
 	api := z.URL + "/api/v1/boards/xss/scores"

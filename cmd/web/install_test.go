@@ -18,6 +18,7 @@ import (
 // the styled product: the tracked files are copied to an empty directory, built there with
 // `go build`, run, and the stylesheet the page links is fetched.
 func TestBuiltBinaryServesStyledPages(t *testing.T) {
+	t.Parallel()
 	if testing.Short() && os.Getenv("CI") != "true" {
 		t.Skip("builds the binary") // never under CI: there it always runs
 	}

@@ -114,6 +114,7 @@ func startRun(t *testing.T, args []string, environ map[string]string) (addr stri
 // A signal closes live connections (1012, so browsers reconnect), drains requests and
 // returns well within 10 s.
 func TestRunShutsDownGracefully(t *testing.T) {
+	t.Parallel()
 	addr, stop, logs := startRun(t, []string{"--redis-url", "redis://" + redistest.Shared().Addr, "--demo=false"}, nil)
 	ws, _, err := websocket.DefaultDialer.Dial("ws://"+addr+"/ws?topic=status", http.Header{"Origin": {"http://" + addr}})
 	if err != nil {
@@ -146,6 +147,7 @@ func TestRunShutsDownGracefully(t *testing.T) {
 
 // With no REDIS_URL, zpulse serves from an embedded in-memory Redis with demo data, and says so.
 func TestRunEmbeddedWithDemoData(t *testing.T) {
+	t.Parallel()
 	addr, _, logs := startRun(t, nil, nil)
 	// The demo seeds its boards in the background, and keeps adding points. A round comes
 	// every 400 ms; the deadline is for a machine busy with the other packages' tests, where
@@ -213,7 +215,13 @@ func TestParseAPIRateLimitConfig(t *testing.T) {
 // Two instances on one Redis: one records the history, the other stands by; either answers
 // /metrics from Redis, with no page open, with what the other wrote.
 func TestRunRecordsHistoryInOneInstance(t *testing.T) {
-	url := "redis://" + redistest.Shared().Addr
+	t.Parallel()
+	srv, err := redistest.Start() // a Redis of its own: no other test's instance takes the recorder
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	url := "redis://" + srv.Addr
 	a, _, logsA := startRun(t, []string{"--redis-url", url, "--demo=false"}, nil)
 	b, _, logsB := startRun(t, []string{"--redis-url", url, "--demo=false"}, nil)
 	const running = `msg="running a singleton loop in this instance" loop=history-recorder`
