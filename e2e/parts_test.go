@@ -16,8 +16,9 @@ import (
 // player who climbs in from outside moves every row below it, and the page shows the new
 // order.
 func TestOneRowChangeSwapsOnlyThatRow(t *testing.T) {
-	rdb := sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	board := "parts:rows"
 	key := "leaderboard:" + board
 	rdb.ZAdd(context.Background(), key, redis.Z{Score: 300, Member: "amy"}, redis.Z{Score: 200, Member: "ben"}, redis.Z{Score: 100, Member: "cat"})

@@ -20,8 +20,9 @@ import (
 // season settings, nothing scrolling sideways. Screenshots go to screenshots/ (gitignored),
 // and with ZPULSE_UPDATE_SCREENSHOTS=1 to docs/ for the README.
 func TestSeasonsPage(t *testing.T) {
-	sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	_, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	board := "arena:ranked"
 	api := z.URL + "/api/v1/boards/" + board
 	req, _ := http.NewRequest(http.MethodPut, api, strings.NewReader(`{"keep_seasons":12,"season_every":"weekly","season_zone":"Europe/Berlin","tie_break":"first_reached"}`))

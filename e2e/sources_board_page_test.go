@@ -24,8 +24,9 @@ import (
 // last one, with nothing sticking out sideways and no axe-core violation. With
 // ZPULSE_UPDATE_SCREENSHOTS=1 its pictures are written to docs/.
 func TestAdoptedBoardPage(t *testing.T) {
-	rdb := sharedRedisClient(t)
-	z := startZpulse(t, sharedRedis.Addr)
+	t.Parallel()
+	rdb, addr := ownRedis(t)
+	z := startZpulse(t, addr)
 	ctx := context.Background()
 	shanghai, err := time.LoadLocation("Asia/Shanghai")
 	if err != nil {
