@@ -127,4 +127,22 @@ func TestAdoptedBoardPage(t *testing.T) {
 	if seen != 64 {
 		t.Errorf("browsing reached %d players of 64", seen)
 	}
+	// A jump to a rank and back a page, as on a zpulse board, with no axe-core violation.
+	do(t, b, "jump to rank 60", chromedp.Navigate(z.URL+"/sources/cn-daily/entries"), chromedp.SetValue(`#jump-rank`, "60"),
+		chromedp.Submit(`#jump-rank`))
+	waitJS(t, b, "the page from rank 60", `document.querySelector('tr[data-player]')?.dataset.rank === '60' && document.querySelectorAll('tr[data-player]').length === 5`, 5*time.Second)
+	if got := eval[string](t, b, `document.querySelector('[data-testid="entries-total"]').textContent`); got != "64" {
+		t.Errorf("the total says %q", got)
+	}
+	do(t, b, "the previous page", chromedp.Click(`[data-testid="entries-prev"]`))
+	waitJS(t, b, "the page from rank 10", `document.querySelector('tr[data-player]')?.dataset.rank === '10'`, 5*time.Second)
+	injectAxe(t, b, axe)
+	for _, v := range axeViolations(t, b) {
+		t.Errorf("entries: %s", v)
+	}
+	// The lookup follows the board live: lin.wei's new score shows without a reload.
+	do(t, b, "find lin.wei again", chromedp.Navigate(z.URL+"/sources/cn-daily?player=lin.wei"))
+	waitLive(t, b)
+	rdb.ZIncrBy(ctx, key, 5_000*10_000_000_000, "lin.wei")
+	waitJS(t, b, "the lookup following the board", `document.querySelector('[data-testid="lookup"] p').textContent.replace(/\s+/g, ' ').includes('is #1 with 102,908 points')`, 15*time.Second)
 }

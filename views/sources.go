@@ -79,6 +79,19 @@ func sourceEntriesURL(name, cursor string) string {
 	return sourceURL(name) + "/entries?" + url.Values{"cursor": {cursor}}.Encode()
 }
 
+// sourceEntriesRankURL is an adopted board's "Browse all" page from a rank on.
+func sourceEntriesRankURL(name string, rank int64) string {
+	return sourceURL(name) + "/entries?" + url.Values{"rank": {strconv.FormatInt(rank, 10)}}.Encode()
+}
+
+// sourceLookupURL is an adopted board's page with a player looked up.
+func sourceLookupURL(name, player string) string {
+	return sourceURL(name) + "?" + url.Values{"player": {player}}.Encode()
+}
+
+// sourceExportURL is an adopted board's CSV export.
+func sourceExportURL(name string) string { return sourceURL(name) + "/export.csv" }
+
 // sourceEncodingText is a source's encoding with the options the service chose.
 func sourceEncodingText(s domain.Source) string {
 	out := s.Encoding

@@ -405,6 +405,9 @@ type SourceService interface {
 	// board (1 ≤ limit ≤ MaxPageLimit, after a NextCursor or ""). Returns EINVALID (not a
 	// board, a bad limit or cursor), ENOTFOUND, CodeWrongType, EUNAVAILABLE.
 	SourceEntries(ctx context.Context, name, after string, limit int) (Page, error)
+	// SourceEntriesAt is the page of an adopted board that starts at rank (1 ≤ rank ≤
+	// MaxRank), as LeaderboardService.EntriesAt reads a board. Returns as SourceEntries.
+	SourceEntriesAt(ctx context.Context, name string, rank int64, limit int) (Page, error)
 	// SourcePlayer is a player's rank and score on an adopted board's current key.
 	// Returns EINVALID, ENOTFOUND (no such source or player), CodeWrongType, EUNAVAILABLE.
 	SourcePlayer(ctx context.Context, name, player string) (Entry, error)

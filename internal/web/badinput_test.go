@@ -100,6 +100,8 @@ var badInputs = []badInput{
 	{"GET", "/api/v1/sources/bad%20name/players/p", "", nil},
 	{"GET", "/api/v1/sources/brd/players/p/around?n=x", "", nil},
 	{"GET", "/api/v1/sources/brd/players/p/around?n=101", "", nil},
+	{"GET", "/api/v1/sources/bad%20name/export.csv", "", nil},
+	{"GET", "/api/v1/sources/rl/export.csv", "", nil},
 	{"POST", "/api/v1/queues/q%20r/jobs", `{}`, nil},
 	{"POST", "/api/v1/queues/q/jobs", `{"run_at":"yesterday"}`, nil},
 	// bodies

@@ -120,22 +120,32 @@ func (s *server) entriesPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	cursor := c.QueryParam("cursor")
-	var page domain.Page
-	if v := c.QueryParam("rank"); v != "" { // a jump to a rank, or a previous page
-		rank, perr := rankInput.parse(v)
-		if perr != nil {
-			return perr
-		}
-		page, err = s.Leaderboards.EntriesAt(c.Request().Context(), board, period, rank, entriesPerPage)
-		cursor = "rank"
-	} else {
-		page, err = s.Leaderboards.Entries(c.Request().Context(), board, period, cursor, entriesPerPage)
-	}
+	ctx := c.Request().Context()
+	page, cursor, err := pageAtOrAfter(c, func(rank int64) (domain.Page, error) {
+		return s.Leaderboards.EntriesAt(ctx, board, period, rank, entriesPerPage)
+	}, func(cursor string) (domain.Page, error) {
+		return s.Leaderboards.Entries(ctx, board, period, cursor, entriesPerPage)
+	})
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err
 	}
 	return s.render(c, http.StatusOK, views.EntriesPage(unavailable(s.chrome(c, board), err), board, period, page, cursor))
+}
+
+// pageAtOrAfter is the page an entries page asks for: with ?rank= the one at that rank (a
+// jump, or a previous page: cursor "rank"), otherwise the one after ?cursor= ("" the first).
+func pageAtOrAfter(c echo.Context, at func(rank int64) (domain.Page, error), after func(cursor string) (domain.Page, error)) (domain.Page, string, error) {
+	if v := c.QueryParam("rank"); v != "" {
+		rank, err := rankInput.parse(v)
+		if err != nil {
+			return domain.Page{}, "", err
+		}
+		page, err := at(rank)
+		return page, "rank", err
+	}
+	cursor := c.QueryParam("cursor")
+	page, err := after(cursor)
+	return page, cursor, err
 }
 
 // entriesPerPage is the size of a page when browsing a board.

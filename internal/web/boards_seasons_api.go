@@ -87,21 +87,9 @@ func (s *server) seasonExport(c echo.Context) error {
 		return err
 	}
 	file := exportFileName(board, "-season-"+strconv.FormatInt(n, 10)+".csv")
-	header := []string{"rank", "player", "points"}
-	var w *csv.Writer
-	cursor := ""
-	for {
-		page, err := s.Leaderboards.SeasonEntries(c.Request().Context(), board, n, cursor, domain.MaxPageLimit)
-		if err != nil {
-			return s.finishCSV(c, w, err, file, header...)
-		}
-		if w == nil {
-			w = csvWriter(c, file, header...)
-		}
-		if cursor = writeEntries(w, page); cursor == "" {
-			return nil
-		}
-	}
+	return s.exportEntries(c, file, func(cursor string) (domain.Page, error) {
+		return s.Leaderboards.SeasonEntries(c.Request().Context(), board, n, cursor, domain.MaxPageLimit)
+	})
 }
 
 // writeEntries writes a page of entries as CSV rows and returns the next cursor, "" after

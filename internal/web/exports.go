@@ -106,11 +106,19 @@ func (s *server) boardExport(c echo.Context) error {
 	if period == domain.AllTime {
 		file = exportFileName(board, ".csv")
 	}
+	return s.exportEntries(c, file, func(cursor string) (domain.Page, error) {
+		return s.Leaderboards.Entries(c.Request().Context(), board, period, cursor, domain.MaxPageLimit)
+	})
+}
+
+// exportEntries streams the pages of a board (zpulse's, a season, an adopted board) that
+// next reads after a cursor ("" for the first) as the CSV download file: rank, player, points.
+func (s *server) exportEntries(c echo.Context, file string, next func(cursor string) (domain.Page, error)) error {
 	header := []string{"rank", "player", "points"}
 	var w *csv.Writer
 	cursor := ""
 	for {
-		page, err := s.Leaderboards.Entries(c.Request().Context(), board, period, cursor, domain.MaxPageLimit)
+		page, err := next(cursor)
 		if err != nil {
 			return s.finishCSV(c, w, err, file, header...)
 		}

@@ -59,16 +59,31 @@ func (s *server) sourceLookup(c echo.Context, v domain.SourceView) *views.Lookup
 
 // sourceEntriesPage browses an adopted board in rank order, a page at a time.
 func (s *server) sourceEntriesPage(c echo.Context) error {
-	name, cursor := pathParam(c, "source"), c.QueryParam("cursor")
-	v, err := s.Sources.SourceView(c.Request().Context(), name)
+	name, ctx := pathParam(c, "source"), c.Request().Context()
+	v, err := s.Sources.SourceView(ctx, name)
 	if err != nil {
 		return err
 	}
-	page, err := s.Sources.SourceEntries(c.Request().Context(), name, cursor, entriesPerPage)
+	page, cursor, err := pageAtOrAfter(c, func(rank int64) (domain.Page, error) {
+		return s.Sources.SourceEntriesAt(ctx, name, rank, entriesPerPage)
+	}, func(cursor string) (domain.Page, error) {
+		return s.Sources.SourceEntries(ctx, name, cursor, entriesPerPage)
+	})
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err
 	}
 	return s.render(c, http.StatusOK, views.SourceEntriesPage(unavailable(s.chrome(c, name), err), v, page, cursor))
+}
+
+// sourceExport streams an adopted board's current key in rank order: rank, player, points.
+func (s *server) sourceExport(c echo.Context) error {
+	name := pathParam(c, "source")
+	if err := domain.ValidateName("source", name); err != nil {
+		return err
+	}
+	return s.exportEntries(c, exportFileName(name, ".csv"), func(cursor string) (domain.Page, error) {
+		return s.Sources.SourceEntries(c.Request().Context(), name, cursor, domain.MaxPageLimit)
+	})
 }
 
 // adoptedViews reads the adopted sources of the given kinds (every kind without one) for the

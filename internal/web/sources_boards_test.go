@@ -35,6 +35,12 @@ func adoptedBoardFakes() *fakes {
 		}
 		return domain.Page{Entries: all[2:], Total: 3}, nil
 	}
+	f.Sources.SourceEntriesAtFn = func(_ context.Context, name string, rank int64, limit int) (domain.Page, error) {
+		if rank > int64(len(all)) {
+			return domain.Page{Total: 3}, nil
+		}
+		return domain.Page{Entries: all[rank-1:], Total: 3}, nil
+	}
 	f.Sources.SourcePlayerFn = func(_ context.Context, name, player string) (domain.Entry, error) {
 		for _, e := range all {
 			if e.Player == player {
@@ -207,5 +213,96 @@ func TestSourceSuggestionsAdoptInOneClick(t *testing.T) {
 	status, _, h := s.postForm(t, "/sources", "/sources", url.Values{"name": {"game:rank"}, "kind": {"board"}, "key": {"game:rank:{yyyymmdd}"}, "encoding": {"first_reached_e10"}})
 	if status != http.StatusSeeOther || h.Get("Location") != "/sources/game:rank" || saved.Key != "game:rank:{yyyymmdd}" || saved.Encoding != "first_reached_e10" {
 		t.Errorf("one click: %d %v, saved %+v", status, h, saved)
+	}
+}
+
+// An adopted board's entries page has a zpulse board's: the total, a jump to a rank with a
+// previous page, the CSV export; its lookup follows the live panel. A bad rank is refused
+// before it reaches the service.
+func TestAdoptedBoardPageParity(t *testing.T) {
+	t.Parallel()
+	f := adoptedBoardFakes()
+	s := newFakeServer(t, "", f, nil)
+	status, b := s.get(t, "/sources/daily/entries?rank=2")
+	for _, want := range []string{`data-testid="entries-total">3`, `data-player="bob"`, `href="/sources/daily/entries?rank=1" rel="prev"`,
+		`action="/sources/daily/entries"`, `name="rank"`, `href="/sources/daily/export.csv"`} {
+		if status != http.StatusOK || !strings.Contains(b, want) {
+			t.Errorf("rank 2: %d, missing %s", status, want)
+		}
+	}
+	if strings.Contains(between(b, `<tbody`, `</tbody>`), `data-player="ann"`) {
+		t.Error("rank 2 shows rank 1")
+	}
+	if _, b = s.get(t, "/sources/daily/entries?rank=9"); !strings.Contains(b, "No more players") {
+		t.Error("past the end")
+	}
+	f.Sources.SourceEntriesAtInvoked = false
+	for _, q := range []string{"rank=0", "rank=x", "rank=1.5", "rank=%2B2"} {
+		if status, _ = s.get(t, "/sources/daily/entries?"+q); status != http.StatusBadRequest {
+			t.Errorf("%s: %d", q, status)
+		}
+	}
+	if f.Sources.SourceEntriesAtInvoked {
+		t.Error("a bad rank reached the service")
+	}
+	_, b = s.get(t, "/sources/daily?player=bob")
+	if !strings.Contains(b, `hx-get="/sources/daily?player=bob"`) || !strings.Contains(b, "data-follows-live") || !strings.Contains(b, `data-testid="source-export"`) {
+		t.Errorf("the lookup does not follow the live panel: %s", between(b, `id="player-lookup"`, "</section>"))
+	}
+	if _, b = s.get(t, "/sources/daily"); strings.Contains(b, "data-follows-live") {
+		t.Error("a lookup follows without a player")
+	}
+}
+
+// The CSV export of an adopted board pages through every entry, guarded against formulas.
+func TestAdoptedBoardExport(t *testing.T) {
+	t.Parallel()
+	f := adoptedBoardFakes()
+	f.Sources.SourceEntriesFn = func(_ context.Context, name, after string, limit int) (domain.Page, error) {
+		if limit != domain.MaxPageLimit {
+			t.Errorf("export pages by %d", limit)
+		}
+		if after == "" {
+			next := "c1"
+			return domain.Page{Entries: []domain.Entry{{Rank: 1, Player: "=HYPERLINK(1)", Score: 9}}, NextCursor: &next, Total: 2}, nil
+		}
+		return domain.Page{Entries: []domain.Entry{{Rank: 2, Player: "bob", Score: 3}}, Total: 2}, nil
+	}
+	s := newFakeServer(t, "", f, nil)
+	for _, path := range []string{"/api/v1/sources/daily/export.csv", "/sources/daily/export.csv"} {
+		status, b := s.get(t, path)
+		if status != http.StatusOK || b != "rank,player,points\n1,'=HYPERLINK(1),9\n2,bob,3\n" {
+			t.Errorf("%s: %d %q", path, status, b)
+		}
+	}
+	f.Sources.SourceEntriesFn = func(context.Context, string, string, int) (domain.Page, error) {
+		return domain.Page{}, domain.Errorf(domain.EINVALID, `source "rl" is a limiter: only boards have entries and players`)
+	}
+	if status, b := s.get(t, "/api/v1/sources/rl/export.csv"); status != http.StatusBadRequest || !strings.Contains(b, "only boards") {
+		t.Errorf("a limiter's export: %d %s", status, b)
+	}
+}
+
+// On Redis: an adopted board jumped to a rank, paged back, and exported whole.
+func TestAdoptedBoardRankAndExportOnRedis(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, "", nil)
+	if status, b, _ := s.do(t, http.MethodPut, "/api/v1/sources/g", "application/json", `{"kind":"board","key":"game:score:all","encoding":"none"}`); status != http.StatusOK {
+		t.Fatalf("adopt: %d %s", status, b)
+	}
+	ctx := context.Background()
+	for i := range 60 {
+		s.rdb.ZAdd(ctx, "game:score:all", redisZ(float64(1000-i), fmt.Sprintf("p%02d", i)))
+	}
+	s.rdb.ZAdd(ctx, "game:score:all", redisZ(1, "=1+1"))
+	status, b := s.get(t, "/sources/g/entries?rank=52")
+	if status != http.StatusOK || !strings.Contains(b, `data-testid="entries-total">61`) || !strings.Contains(b, `data-player="p51"`) ||
+		strings.Contains(b, `data-player="p50"`) || !strings.Contains(b, `href="/sources/g/entries?rank=2" rel="prev"`) || strings.Contains(b, `data-testid="entries-next"`) {
+		t.Errorf("rank 52: %d %s", status, between(b, "<main", "</main>"))
+	}
+	status, b = s.get(t, "/api/v1/sources/g/export.csv")
+	lines := strings.Split(strings.TrimSuffix(b, "\n"), "\n")
+	if status != http.StatusOK || len(lines) != 62 || lines[1] != "1,p00,1000" || lines[61] != "61,'=1+1,1" {
+		t.Errorf("export: %d, %d lines, %q … %q", status, len(lines), lines[1], lines[len(lines)-1])
 	}
 }

@@ -20,6 +20,8 @@ type Sources struct {
 	TrySourceInvoked         bool
 	SourceEntriesFn          func(context.Context, string, string, int) (domain.Page, error)
 	SourceEntriesInvoked     bool
+	SourceEntriesAtFn        func(context.Context, string, int64, int) (domain.Page, error)
+	SourceEntriesAtInvoked   bool
 	SourcePlayerFn           func(context.Context, string, string) (domain.Entry, error)
 	SourcePlayerInvoked      bool
 	SourceAroundFn           func(context.Context, string, string, int) ([]domain.Entry, error)
@@ -76,6 +78,14 @@ func (s *Sources) SourceEntries(ctx context.Context, a1 string, a2 string, a3 in
 		return
 	}
 	return s.SourceEntriesFn(ctx, a1, a2, a3)
+}
+
+func (s *Sources) SourceEntriesAt(ctx context.Context, a1 string, a2 int64, a3 int) (r0 domain.Page, err error) {
+	s.SourceEntriesAtInvoked = true
+	if s.SourceEntriesAtFn == nil {
+		return
+	}
+	return s.SourceEntriesAtFn(ctx, a1, a2, a3)
 }
 
 func (s *Sources) SourcePlayer(ctx context.Context, a1 string, a2 string) (r0 domain.Entry, err error) {

@@ -5,6 +5,7 @@ import (
 
 	"context"
 	"errors"
+	"strconv"
 
 	"github.com/redis/go-redis/v9"
 
@@ -36,6 +37,37 @@ func PageOfKey(ctx context.Context, rdb redis.UniversalClient, key string, score
 		return domain.Page{}, store.OpError("redisrepo.PageOfKey", err)
 	}
 	return entriesPage(scores, res.Val(), total.Val(), limit)
+}
+
+// PageAtOfKey is the page of the sorted set at key that starts at rank (1 is the top), as
+// Leaderboards.EntriesAt reads a board: a jump to a rank, or a previous page. Its NextCursor
+// continues as PageOfKey's does.
+func PageAtOfKey(ctx context.Context, rdb redis.UniversalClient, key string, scores domain.Scores, rank int64, limit int) (domain.Page, error) {
+	if err := domain.ValidateRange("limit", limit, domain.MaxPageLimit); err != nil {
+		return domain.Page{}, err
+	}
+	if err := validateRank(rank); err != nil {
+		return domain.Page{}, err
+	}
+	pipe := rdb.Pipeline()
+	res := pipe.ZRevRangeWithScores(ctx, key, rank-1, rank-1+int64(limit))
+	total := pipe.ZCard(ctx, key)
+	if err := store.Exec(ctx, rdb, pipe); err != nil {
+		return domain.Page{}, store.OpError("redisrepo.PageAtOfKey", err)
+	}
+	flat := make([]any, 0, 2*len(res.Val()))
+	for _, z := range res.Val() {
+		flat = append(flat, z.Member, strconv.FormatFloat(z.Score, 'g', -1, 64))
+	}
+	return entriesPage(scores, []any{rank - 1, flat}, total.Val(), limit)
+}
+
+// validateRank checks a rank asked for: 1 to domain.MaxRank.
+func validateRank(rank int64) error {
+	if rank < 1 || rank > domain.MaxRank {
+		return domain.Errorf(domain.EINVALID, "rank must be a whole number from 1 to %d (got %d)", int64(domain.MaxRank), rank)
+	}
+	return nil
 }
 
 // PlayerOfKey is a member's rank and score on the sorted set at key, read at one moment.

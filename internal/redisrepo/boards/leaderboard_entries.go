@@ -1,8 +1,6 @@
 package boards
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -71,25 +69,14 @@ func (l *Leaderboards) EntriesAt(ctx context.Context, board string, period domai
 	if err := domain.ValidateRange("limit", limit, domain.MaxPageLimit); err != nil {
 		return domain.Page{}, err
 	}
-	if rank < 1 || rank > domain.MaxRank {
-		return domain.Page{}, domain.Errorf(domain.EINVALID, "rank must be a whole number from 1 to %d (got %d)", int64(domain.MaxRank), rank)
+	if err := validateRank(rank); err != nil {
+		return domain.Page{}, err
 	}
 	set, err := l.boardSettings(ctx, board)
 	if err != nil {
 		return domain.Page{}, err
 	}
-	key := l.keys.PeriodBoard(board, period, l.clock.Now())
-	pipe := l.rdb.Pipeline()
-	res := pipe.ZRevRangeWithScores(ctx, key, rank-1, rank-1+int64(limit))
-	total := pipe.ZCard(ctx, key)
-	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
-		return domain.Page{}, store.OpError("redisrepo.Leaderboards.EntriesAt", err)
-	}
-	flat := make([]any, 0, 2*len(res.Val()))
-	for _, z := range res.Val() {
-		flat = append(flat, z.Member, strconv.FormatFloat(z.Score, 'g', -1, 64))
-	}
-	return entriesPage(set.TieBreak, []any{rank - 1, flat}, total.Val(), limit)
+	return PageAtOfKey(ctx, l.rdb, l.keys.PeriodBoard(board, period, l.clock.Now()), set.TieBreak, rank, limit)
 }
 
 // entriesPage builds a page from a {first rank, {member, score, ...}} reply of limit+1

@@ -33,6 +33,14 @@ func (s *Sources) SourceEntries(ctx context.Context, name, after string, limit i
 	return boards.PageOfKey(ctx, s.rdb, key, src.Scores(), after, limit)
 }
 
+func (s *Sources) SourceEntriesAt(ctx context.Context, name string, rank int64, limit int) (domain.Page, error) {
+	src, key, err := s.board(ctx, name)
+	if err != nil {
+		return domain.Page{}, err
+	}
+	return boards.PageAtOfKey(ctx, s.rdb, key, src.Scores(), rank, limit)
+}
+
 func (s *Sources) SourcePlayer(ctx context.Context, name, player string) (domain.Entry, error) {
 	src, key, err := s.board(ctx, name)
 	if err != nil {
