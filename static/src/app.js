@@ -103,7 +103,8 @@
       var past = +el.getAttribute('data-at-ms') <= now;
       if (past !== el.hasAttribute('data-past')) el.toggleAttribute('data-past', past);
     });
-    // A sparkline (views/queues.go): its points sit at their seconds from data-spark-origin;
+    // A sparkline (views/queues.go; a limiter's checks per second, views/limiters.go): its
+    // points sit at their seconds from data-spark-origin;
     // the viewBox shows the last data-spark-window seconds before now, and the rate is the
     // mean of the last 10 of them.
     var nowSec = Math.floor(now / 1000);
