@@ -49,6 +49,7 @@ console.log(JSON.stringify(out));
 // minute shows as its 10 s buckets land). Just after a bucket lands, between two, 30 s and
 // two hours on, over both ranges.
 func TestAppJSSlidesChartsAsBuildChartDraws(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node is needed to run static/src/app.js (make test needs it for the assets too):", err)

@@ -14,6 +14,7 @@ import (
 // panel needs no frame in the minute after a check, only when a second comes or leaves; the
 // newest second sits in the viewBox's last slot.
 func TestLimiterSecondsDrawnAtTheirSeconds(t *testing.T) {
+	t.Parallel()
 	policy := domain.LimitPolicy{Name: "api", Algorithm: domain.TokenBucket, RatePerS: 10, Burst: 20}
 	seconds := []domain.SecondCount{{Sec: 1_800_000_000, Allowed: 3}, {Sec: 1_800_000_007, Allowed: 1, Rejected: 2}}
 	draw := func(nowMs int64) string {

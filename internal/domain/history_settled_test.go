@@ -22,6 +22,7 @@ func boardWindow(start, n int64, values func(i int64) ([]int64, bool)) History {
 // that sat longer than its range); a bucket that counts something, a gauge that moves, or a
 // drawn bucket that leaves the range changes it. Settling twice is settling once.
 func TestSettleIgnoresQuietBuckets(t *testing.T) {
+	t.Parallel()
 	// Recorded from bucket 100 on: 7 players, 3 adds in bucket 120, 9 players from 150.
 	values := func(i int64) ([]int64, bool) {
 		switch {
