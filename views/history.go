@@ -52,6 +52,7 @@ type chartTick struct {
 	Label  string
 	Anchor string // text-anchor: the end labels stay inside the chart
 	Minor  bool   // left out on a phone, where the labels are larger (every other time label)
+	Q      string // a time label's quarter of the window, for app.js
 }
 
 // historyChart is one chart of a history: its gauges or its counters.
@@ -63,7 +64,10 @@ type historyChart struct {
 	Columns  []chartColumn
 	XTicks   []chartTick
 	YTicks   []chartTick
-	Recorded int // buckets recorded in the range
+	Recorded int // buckets recorded in the range (a carried-in run counts one)
+	// The plot's slide (app.js): its origin (epoch ms of x 0; "" when it has none: the whole
+	// window is one carried-in run), range and bucket step in ms, and its viewBox as drawn.
+	Origin, RangeMs, StepMs, ViewBox string
 }
 
 var seriesColours = map[string][2]string{
@@ -88,6 +92,7 @@ var dashes = []string{"", "6 3", "2 3", "8 3 2 3"}
 // historyCharts splits a history into its charts: gauges ("Depth", "Players") first, then
 // counters, then durations (a queue's lease-to-ack times), each with the series of that kind.
 func historyCharts(h domain.History) []historyChart {
+	h = h.Settle()
 	var out []historyChart
 	for _, kind := range []domain.SeriesKind{domain.Gauge, domain.Counter, domain.Duration} {
 		var idx []int
@@ -103,62 +108,106 @@ func historyCharts(h domain.History) []historyChart {
 	return out
 }
 
+// chartColumnOf is a column of buckets drawn: its start and its values (values[k] of series
+// idx[k]), ok when any of its buckets was recorded.
+type chartColumnOf struct {
+	at     int64
+	ok     bool
+	values []int64
+}
+
+// buildChart draws h (settled: domain.History.Settle) at absolute times: x is the time from
+// the first column's start (the origin), so nothing drawn depends on when it was read, and
+// app.js moves the plot's viewBox to the range before the browser's now. The carried-in run
+// is drawn from two ranges before the origin and the zero extension (the last bucket's
+// gauges, counters 0) to two ranges after the last column, so that the slide only ever
+// shows what a bucket that does not land would: only a bucket that lands otherwise (a frame)
+// changes the picture.
 func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChart {
 	cols := hourColumns
 	if h.Range == domain.HistoryDay {
 		cols = dayColumns
 	}
-	per := max(len(h.Buckets)/cols, 1)
-	cols = (len(h.Buckets) + per - 1) / per
+	per := max(h.Range.Buckets()/cols, 1)
+	colMs := h.StepMs * int64(per)
+	rangeMs := colMs * int64(cols)
 	c := historyChart{ID: HistoryChartID(h.Kind, h.Name) + "-" + strconv.Itoa(int(kind))}
-	stepName := "per " + formatMs(h.StepMs*int64(per))
+	stepName := "per " + formatMs(colMs)
 	label := FormatCount
 	switch kind {
 	case domain.Gauge:
 		c.Title = map[domain.HistoryKind]string{domain.HistoryQueue: "Jobs by state", domain.HistoryBoard: "Players"}[h.Kind]
-		c.Caption = "sampled every 10 s; each point is the last sample of its " + formatMs(h.StepMs*int64(per))
+		c.Caption = "sampled every 10 s; each point is the last sample of its " + formatMs(colMs)
 	case domain.Duration:
 		c.Title = "Time from lease to ack"
-		c.Caption = "p50, p95 and max of each " + formatMs(h.StepMs) + ", the largest of each " + formatMs(h.StepMs*int64(per)) + "; quantiles to within their histogram bucket"
+		c.Caption = "p50, p95 and max of each " + formatMs(h.StepMs) + ", the largest of each " + formatMs(colMs) + "; quantiles to within their histogram bucket"
 		label = formatMs
 	default:
 		c.Title = map[domain.HistoryKind]string{domain.HistoryQueue: "Throughput", domain.HistoryLimiter: "Checks", domain.HistoryBoard: "Point writes"}[h.Kind]
 		c.Caption = "counted " + stepName + " (through zpulse)"
 	}
-	// values[col][k]: the column's value of series idx[k]; ok[col]: any bucket recorded.
-	values := make([][]int64, cols)
-	ok := make([]bool, cols)
-	for j, b := range h.Buckets {
-		col := j / per
-		if values[col] == nil {
-			values[col] = make([]int64, len(idx))
+	pick := func(values []int64) []int64 { // the series idx of a bucket's values, counters 0
+		out := make([]int64, len(idx))
+		for k, i := range idx {
+			if h.Series[i].Kind == domain.Gauge && i < len(values) {
+				out[k] = values[i]
+			}
 		}
+		return out
+	}
+	var columns []chartColumnOf
+	for _, b := range h.Buckets {
+		at := b.AtMs - ((b.AtMs%colMs)+colMs)%colMs
+		if len(columns) == 0 || columns[len(columns)-1].at != at {
+			columns = append(columns, chartColumnOf{at: at, values: make([]int64, len(idx))})
+		}
+		col := &columns[len(columns)-1]
 		if !b.Recorded {
 			continue
 		}
 		c.Recorded++
-		ok[col] = true
+		col.ok = true
 		for k, i := range idx {
 			switch kind {
 			case domain.Counter:
-				values[col][k] += b.Values[i]
+				col.values[k] += b.Values[i]
 			case domain.Duration:
-				values[col][k] = max(values[col][k], b.Values[i])
+				col.values[k] = max(col.values[k], b.Values[i])
 			default:
-				values[col][k] = b.Values[i] // the newest sample of the column
+				col.values[k] = b.Values[i] // the newest sample of the column
 			}
 		}
 	}
+	var carry, ext []int64 // the carried-in run's values and the extension's
+	if h.Carry != nil {
+		carry = pick(h.Carry)
+		ext = carry
+		c.Recorded++
+	}
+	if n := len(h.Buckets); n > 0 {
+		ext = pick(h.Buckets[n-1].Values)
+	}
 	top := int64(0)
-	for col := range values {
-		for _, v := range values[col] {
+	for _, v := range append(append([]int64(nil), carry...), ext...) {
+		top = max(top, v)
+	}
+	for _, col := range columns {
+		for _, v := range col.values {
 			top = max(top, v)
 		}
 	}
 	top = niceCeil(top)
-	colW := float64(plotR-plotL) / float64(cols)
-	x := func(col int) float64 { return plotL + colW*(float64(col)+0.5) }
+	plotW := float64(plotR - plotL)
+	colW := plotW / float64(cols)
+	var origin int64
+	if len(columns) > 0 {
+		origin = columns[0].at
+		c.Origin = strconv.FormatInt(origin, 10)
+	}
+	x := func(ms int64) float64 { return float64(ms-origin) * plotW / float64(rangeMs) }
+	center := func(at int64) float64 { return x(at) + colW/2 }
 	y := func(v int64) float64 { return plotB - float64(plotB-plotT)*float64(v)/float64(top) }
+	point := func(xv float64, v int64) string { return fnum(xv) + "," + fnum(y(v)) }
 	for k, i := range idx {
 		info := h.Series[i]
 		s := chartSeries{Name: info.Name, Label: info.Label, Stroke: seriesColours[info.Name][0], Swatch: seriesColours[info.Name][1], Dash: dashes[k%len(dashes)]}
@@ -174,53 +223,88 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 			}
 			pts = nil
 		}
-		for col := range cols {
-			if !ok[col] {
+		switch {
+		case len(columns) == 0 && carry != nil: // the whole window is the carried-in run
+			pts = []string{point(0, carry[k]), point(plotW, carry[k])}
+		case carry != nil:
+			pts = []string{point(x(origin-2*rangeMs), carry[k]), point(center(origin-colMs), carry[k])}
+		}
+		for _, col := range columns {
+			if !col.ok {
 				flush()
 				continue
 			}
-			pts = append(pts, fnum(x(col))+","+fnum(y(values[col][k])))
+			pts = append(pts, point(center(col.at), col.values[k]))
 			switch kind {
 			case domain.Counter:
-				s.Sum += values[col][k]
+				s.Sum += col.values[k]
 			case domain.Duration:
-				s.Sum = max(s.Sum, values[col][k])
-			default:
-				s.Sum = values[col][k]
+				s.Sum = max(s.Sum, col.values[k])
 			}
 		}
+		if n := len(columns); n > 0 {
+			next := columns[n-1].at + colMs
+			pts = append(pts, point(center(next), ext[k]), point(x(next+2*rangeMs), ext[k]))
+		}
 		flush()
+		if kind == domain.Gauge && ext != nil {
+			s.Sum = ext[k]
+		}
 		s.SumText = label(s.Sum)
 		c.Series = append(c.Series, s)
 	}
-	for col := range cols {
-		from := h.Buckets[col*per].AtMs
-		to := from + h.StepMs*int64(per)
-		title := clockLabel(from) + "–" + clockLabel(to) + " UTC"
-		if !ok[col] {
+	says := func(values []int64) string {
+		parts := make([]string, len(idx))
+		for k, i := range idx {
+			parts[k] = h.Series[i].Label + " " + label(values[k])
+		}
+		return strings.Join(parts, ", ")
+	}
+	if carry != nil && len(columns) == 0 {
+		c.Columns = append(c.Columns, chartColumn{X: "0", W: fnum(plotW), Title: "the whole range: " + says(carry) + " " + stepName})
+	} else if carry != nil {
+		c.Columns = append(c.Columns, chartColumn{X: fnum(x(origin - 2*rangeMs)), W: fnum(x(origin) - x(origin-2*rangeMs)),
+			Title: "before " + clockLabel(h.Buckets[0].AtMs) + " UTC: " + says(carry) + " " + stepName})
+	}
+	for _, col := range columns {
+		title := clockLabel(col.at) + "–" + clockLabel(col.at+colMs) + " UTC"
+		if !col.ok {
 			title += ": not recorded"
 		} else {
-			parts := make([]string, len(idx))
-			for k, i := range idx {
-				parts[k] = h.Series[i].Label + " " + label(values[col][k])
-			}
-			title += ": " + strings.Join(parts, ", ")
+			title += ": " + says(col.values)
 		}
-		c.Columns = append(c.Columns, chartColumn{X: fnum(plotL + colW*float64(col)), W: fnum(colW), Title: title})
+		c.Columns = append(c.Columns, chartColumn{X: fnum(x(col.at)), W: fnum(colW), Title: title})
 	}
-	// Time labels every quarter of the range, on the bucket boundaries.
+	if n := len(columns); n > 0 {
+		next := columns[n-1].at + colMs
+		c.Columns = append(c.Columns, chartColumn{X: fnum(x(next)), W: fnum(x(next+2*rangeMs) - x(next)),
+			Title: "from " + clockLabel(next) + " UTC: " + says(ext) + " " + stepName})
+	}
+	// The window: the range before the page's read, or (a live snapshot, which has no time
+	// of its own) before the last bucket's end; app.js moves it to the browser's now.
+	end := h.EndMs
+	if end == 0 && len(h.Buckets) > 0 {
+		end = h.Buckets[len(h.Buckets)-1].AtMs + h.StepMs
+	}
+	c.RangeMs, c.StepMs = strconv.FormatInt(rangeMs, 10), strconv.FormatInt(h.StepMs, 10)
+	c.ViewBox = "0 0 " + fnum(plotW) + " " + strconv.Itoa(chartH)
+	if c.Origin != "" && end != 0 {
+		c.ViewBox = fnum(x(end-rangeMs)) + " 0 " + fnum(plotW) + " " + strconv.Itoa(chartH)
+	}
+	// Time labels every quarter of the window (app.js writes them for its now).
 	for q := 0; q <= 4; q++ {
-		j := min(q*len(h.Buckets)/4, len(h.Buckets)-1)
-		at := h.Buckets[j].AtMs
-		if q == 4 {
-			at += h.StepMs
+		tick := chartTick{X: fnum(plotL + plotW*float64(q)/4), Y: strconv.Itoa(plotB + 16), Anchor: "middle", Minor: q%2 == 1, Q: strconv.Itoa(q)}
+		if end != 0 {
+			tick.Label = clockLabel(end - rangeMs + int64(q)*rangeMs/4)
 		}
-		tick := chartTick{X: fnum(plotL + float64(plotR-plotL)*float64(q)/4), Y: strconv.Itoa(plotB + 16), Label: clockLabel(at), Anchor: "middle", Minor: q%2 == 1}
 		switch q {
 		case 0:
 			tick.Anchor = "start"
 		case 4:
-			tick.Anchor, tick.Label = "end", tick.Label+" UTC"
+			tick.Anchor = "end"
+			if tick.Label != "" {
+				tick.Label += " UTC"
+			}
 		}
 		c.XTicks = append(c.XTicks, tick)
 	}

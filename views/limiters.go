@@ -119,12 +119,12 @@ type secondBar struct {
 	Allowed, Rejected, Sec int64
 }
 
-const (
-	chartHeight = 60
-	chartBarW   = 5
-)
+const chartHeight = 40 // the height of app.js's sliding viewBox (data-spark-origin)
 
-// secondBars lays out the last ViewSeconds seconds ending at now, tallest second full height.
+// secondBars lays out the last ViewSeconds seconds at their absolute seconds, as a queue's
+// sparkline is: x is the second less the origin (the first second with a count) less one,
+// so that app.js's viewBox of the ViewSeconds seconds before the browser's now ends with the
+// current second; nothing drawn depends on when it was read. Tallest second full height.
 func secondBars(v domain.LimiterView) (bars []secondBar, allowed, rejected int64) {
 	var top int64 = 1
 	for _, s := range v.Seconds {
@@ -132,17 +132,13 @@ func secondBars(v domain.LimiterView) (bars []secondBar, allowed, rejected int64
 		allowed += s.Allowed
 		rejected += s.Rejected
 	}
-	nowSec := v.NowMs / 1000
+	origin := secondsOrigin(v)
 	for _, s := range v.Seconds {
-		i := domain.ViewSeconds - 1 - (nowSec - s.Sec) // 0 = oldest
-		if i < 0 || i >= domain.ViewSeconds {
-			continue
-		}
 		ah := float64(s.Allowed) / float64(top) * chartHeight
 		rh := float64(s.Rejected) / float64(top) * chartHeight
 		f := func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 		bars = append(bars, secondBar{
-			X:        strconv.FormatInt(i*(chartBarW+1), 10),
+			X:        strconv.FormatInt(s.Sec-origin-1, 10),
 			AllowedY: f(chartHeight - ah), AllowedH: f(ah),
 			RejectedY: f(chartHeight - ah - rh), RejectedH: f(rh),
 			Label:   time.Unix(s.Sec, 0).UTC().Format("15:04:05") + " UTC: " + FormatCount(s.Allowed) + " allowed, " + FormatCount(s.Rejected) + " rejected",
@@ -152,8 +148,32 @@ func secondBars(v domain.LimiterView) (bars []secondBar, allowed, rejected int64
 	return bars, allowed, rejected
 }
 
-func chartViewBox() string {
-	return "0 0 " + strconv.Itoa(domain.ViewSeconds*(chartBarW+1)) + " " + strconv.Itoa(chartHeight)
+// secondsOrigin is the Unix second of a view's first counted second, or 0 when it has none.
+func secondsOrigin(v domain.LimiterView) int64 {
+	if len(v.Seconds) == 0 {
+		return 0
+	}
+	return v.Seconds[0].Sec
+}
+
+// secondsViewBox is the chart's viewBox as drawn: the ViewSeconds seconds ending with the
+// newest counted one (app.js moves it to the browser's now).
+func secondsViewBox(v domain.LimiterView) string {
+	x := int64(0)
+	if n := len(v.Seconds); n > 0 {
+		x = v.Seconds[n-1].Sec - secondsOrigin(v) - domain.ViewSeconds
+	}
+	return strconv.FormatInt(x, 10) + " 0 " + strconv.Itoa(domain.ViewSeconds) + " " + strconv.Itoa(chartHeight)
+}
+
+// secondsBaseline spans the chart's baseline over every window app.js can show while the
+// view's seconds are the same (two minutes either side of them).
+func secondsBaseline(v domain.LimiterView) (x1, x2 string) {
+	last := int64(0)
+	if n := len(v.Seconds); n > 0 {
+		last = v.Seconds[n-1].Sec - secondsOrigin(v)
+	}
+	return strconv.FormatInt(-2*domain.ViewSeconds, 10), strconv.FormatInt(last+2*domain.ViewSeconds, 10)
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -107,6 +107,10 @@ type History struct {
 	StepMs  int64           `json:"step_ms"`
 	Series  []SeriesInfo    `json:"-"`
 	Buckets []HistoryBucket `json:"buckets"`
+	// Set by Settle (charts only, never in the API's answer): see history_settled.go.
+	Settled bool    `json:"-"`
+	Carry   []int64 `json:"-"` // the values of a quiet run that began before the first bucket
+	EndMs   int64   `json:"-"` // the window's end as read (pages); 0 in a live snapshot
 }
 
 // HistoryService records and reads histories.

@@ -241,7 +241,8 @@ type LimiterView struct {
 	// Exists is false for a name nobody saved a policy under.
 	Exists bool
 	// NowMs is the time the view was read at, in whole seconds (as ms) so the view changes
-	// at most once a second while clients are active; 0 when nothing is active.
+	// at most once a second while clients are active; 0 when no client is active (Seconds
+	// are drawn at their own seconds, and the browser slides them).
 	NowMs int64
 	// Clients are the active clients, sorted by name, at most MaxViewClients.
 	Clients []ClientUsage

@@ -9,9 +9,9 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-// A chart's topic is pushed when a bucket lands, and only then: not on idle ticks, not while
-// the clock moves within a bucket, not in the second between a bucket's end and the
-// recorder's write.
+// A chart's topic is pushed when a bucket lands that changes what is drawn, and only then:
+// not on idle ticks, not while the clock moves within a bucket, not in the second between a
+// bucket's end and the recorder's write, not for a quiet bucket (domain.History.Settle).
 func TestHistoryTopicPushedWhenABucketLands(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -51,7 +51,7 @@ func TestHistoryTopicPushedWhenABucketLands(t *testing.T) {
 		{11 * time.Second, false, 0, "an idle tick after it"},
 		{15 * time.Second, false, 0, "the clock moved within a bucket"},
 		{20*time.Second + 500*time.Millisecond, false, 0, "the bucket 12:00:10 ended, not yet recorded"},
-		{21 * time.Second, true, 1, "the bucket 12:00:10 landed"},
+		{21 * time.Second, true, 0, "the bucket 12:00:10 landed, quiet (the browser slides the chart)"},
 	}
 	for _, s := range steps {
 		clock.Set(start.Add(-time.Second + s.at))
@@ -61,5 +61,14 @@ func TestHistoryTopicPushedWhenABucketLands(t *testing.T) {
 		if n := tick(); n != s.want {
 			t.Errorf("%s: the chart was published %d times, want %d", s.what, n, s.want)
 		}
+	}
+	clock.Set(start.Add(24 * time.Second))
+	if _, err := w.svc.Queues.Enqueue(ctx, "jobs", domain.NewJob{ID: "b", Priority: 1, HasPriority: true}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Set(start.Add(30 * time.Second))
+	record()
+	if n := tick(); n != 1 {
+		t.Errorf("the bucket 12:00:20, with an enqueue, landed: the chart was published %d times, want 1", n)
 	}
 }

@@ -82,6 +82,19 @@
     if (d > -1000 && d < 1000) return 'now';
     return d > 0 ? 'in ' + duration(d) : duration(-d) + ' ago';
   }
+  // A history chart's window ends where the newest bucket recorded by now ends: the recorder
+  // writes each 10 s bucket a second after it ends (history.HistoryDelay), and a longer
+  // bucket (the 24 h range's minute) as its 10 s buckets land. chartX is an instant's x in a
+  // plot width wide per range from origin; chartLabel says an instant as clockLabel does.
+  function chartEnd(now, step) {
+    var ended = Math.floor((now - 1000) / 10000) * 10000;
+    return Math.floor((ended - 10000) / step) * step + step;
+  }
+  function chartX(ms, origin, range, width) { return ((ms - origin) * width / range).toFixed(1); }
+  function chartLabel(ms) {
+    var d = new Date(ms), two = function (n) { return (n < 10 ? '0' : '') + n; };
+    return two(d.getUTCHours()) + ':' + two(d.getUTCMinutes()) + (d.getUTCSeconds() ? ':' + two(d.getUTCSeconds()) : '');
+  }
   function tick() {
     var now = Date.now();
     document.querySelectorAll('[data-at-ms]').forEach(function (el) {
@@ -90,7 +103,8 @@
       var past = +el.getAttribute('data-at-ms') <= now;
       if (past !== el.hasAttribute('data-past')) el.toggleAttribute('data-past', past);
     });
-    // A sparkline (views/queues.go): its points sit at their seconds from data-spark-origin;
+    // A sparkline (views/queues.go; a limiter's checks per second, views/limiters.go): its
+    // points sit at their seconds from data-spark-origin;
     // the viewBox shows the last data-spark-window seconds before now, and the rate is the
     // mean of the last 10 of them.
     var nowSec = Math.floor(now / 1000);
@@ -105,6 +119,21 @@
       });
       var rate = el.querySelector('[data-spark-rate]'), text = (sum / 10).toFixed(1) + '/s';
       if (rate && rate.textContent !== text) rate.textContent = text;
+    });
+    // A history chart (views/history.go's buildChart): drawn at absolute times from
+    // data-chart-origin; the plot shows the range before the newest bucket recorded by now.
+    document.querySelectorAll('[data-chart-range]').forEach(function (el) {
+      var range = +el.getAttribute('data-chart-range'), end = chartEnd(now, +el.getAttribute('data-chart-step'));
+      var origin = el.getAttribute('data-chart-origin'), plot = el.querySelector('svg[data-chart-plot]');
+      if (origin && plot) {
+        var box = plot.getAttribute('viewBox').split(' ');
+        box[0] = chartX(end - range, +origin, range, +box[2]);
+        if (plot.getAttribute('viewBox') !== box.join(' ')) plot.setAttribute('viewBox', box.join(' '));
+      }
+      el.querySelectorAll('[data-chart-tick]').forEach(function (t) {
+        var q = +t.getAttribute('data-chart-tick'), text = chartLabel(end - range + q * range / 4) + (q === 4 ? ' UTC' : '');
+        if (t.textContent !== text) t.textContent = text;
+      });
     });
     // A lease's bar: what is left of it in twelfths, amber in its last third, red in its
     // last tenth (views/locks.go's leaseBar and leaseBarColor).

@@ -194,7 +194,7 @@ func (v *LimiterViews) plan(ctx context.Context, pipe redis.Pipeliner, name stri
 		slices.SortFunc(view.Clients, func(a, b domain.ClientUsage) int { return strings.Compare(a.Client, b.Client) })
 		view.More = max(int(clientCount.Val())-len(next.clients), 0)
 		view.Seconds = decodeSeconds(now, statsBefore.Val(), statsNow.Val())
-		if len(view.Clients) > 0 || len(view.Seconds) > 0 {
+		if len(view.Clients) > 0 { // the seconds are drawn at their own times (views.secondBars)
 			view.NowMs = now - now%1000
 		}
 		return view, next
