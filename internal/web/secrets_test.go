@@ -202,7 +202,9 @@ func TestLiveSecretsPerAudience(t *testing.T) {
 	waitSubscriptions(t, w.deps.Hub, func() bool { return len(w.deps.Hub.Subscriptions()) >= 2*len(topics) }) // one per topic and audience
 	s.watcher.Tick(context.Background())
 	s.watcher.Tick(context.Background()) // a limiter's live view shows from the second read
-	panels := []string{`id="` + views.LocksPanelID + `"`, `id="` + views.JobPanelID("mail", "live") + `"`, `id="` + views.LimiterPanelID("default") + `"`}
+	// Each topic's frame is a message of its own: read until every panel that carries a marker
+	// came, the adopted limiter's (svcrate) included.
+	panels := []string{`id="` + views.LocksPanelID + `"`, `id="` + views.JobPanelID("mail", "live") + `"`, `id="` + views.LimiterPanelID("default") + `"`, `id="source-svcrate"`}
 	anonFrames := readFrames(t, anon, panels)
 	if found := leaks(anonFrames, lockMarkers, payloadMarkers, clientMarkers); len(found) > 0 {
 		t.Errorf("an anonymous websocket got %v", found)
