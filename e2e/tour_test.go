@@ -177,7 +177,8 @@ func tourPage(t *testing.T, ctx context.Context, url, name, path, panel, data st
 // overflowJS lists the elements whose box sticks out sideways of what holds them: the
 // nearest card or clipping (overflow not visible) ancestor, else the viewport. What sticks
 // out of a card is cut or scrolls inside it; neither should happen on a phone. Elements
-// drawn inside an SVG, and screen-reader-only ones, are left out.
+// drawn inside an SVG (a nested svg too: it clips what it draws, as a chart's sliding plot
+// does with the runs it draws beyond its edges), and screen-reader-only ones, are left out.
 const overflowJS = `(() => {
 	const name = e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
 		(e.dataset.testid ? '[data-testid=' + e.dataset.testid + ']' : '') +
@@ -185,7 +186,7 @@ const overflowJS = `(() => {
 	const out = [], reported = new Set();
 	for (const e of document.body.querySelectorAll('*')) {
 		if (reported.has(e.parentElement)) { reported.add(e); continue; } // its outermost is said
-		if (e.closest('svg') && e.tagName.toLowerCase() !== 'svg' || e.closest('.sr-only, noscript, script, template')) continue;
+		if (e.parentElement.closest('svg') || e.closest('.sr-only, noscript, script, template')) continue;
 		const r = e.getBoundingClientRect();
 		if (r.width === 0 || r.height === 0) continue;
 		let box = {left: 0, right: document.documentElement.clientWidth}, holder = 'the viewport';
