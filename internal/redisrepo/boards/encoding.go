@@ -67,9 +67,16 @@ func (l *Leaderboards) FixEncoding(ctx context.Context, board string, to domain.
 	return fix, nil
 }
 
-// rewriteKey rewrites the scores of one sorted set that do not fit encoding to, a ZSCAN step
-// (every member present throughout is seen at least once) and one script at a time.
+// rewriteKey rewrites the scores of one sorted set that do not fit encoding to, and every
+// score that fits the board's encoding before the fix (prefer[0]), a ZSCAN step (every member
+// present throughout is seen at least once) and one script at a time. A score of the old
+// encoding is converted even when it also reads as one of to: from mid-2030 on, zpulse's wide
+// scores also read as the main article's (a time within the last ten years), and such a
+// score was written under the old setting, so it is the old encoding's (the check says the
+// other writers' scores are those that do not fit the old encoding). Not from none: a whole
+// number also reads as the second article's points × 10^10, and is left as it is.
 func (l *Leaderboards) rewriteKey(ctx context.Context, key string, to domain.TieBreak, prefer []domain.TieBreak, fix *domain.EncodingFix) error {
+	old := prefer[0]
 	at := l.clock.Now()
 	if l.stamp != nil {
 		at = l.stamp.Now()
@@ -84,7 +91,7 @@ func (l *Leaderboards) rewriteKey(ctx context.Context, key string, to domain.Tie
 		for i := 0; i+1 < len(flat); i += 2 {
 			fix.Scanned++
 			score, err := strconv.ParseFloat(flat[i+1], 64)
-			if err != nil || to.Fits(score, at) {
+			if err != nil || to.Fits(score, at) && (old == "" || old == to || old == domain.TieBreakNone || !old.Fits(score, at)) {
 				continue
 			}
 			rewritten := false
