@@ -244,12 +244,26 @@ func TestThreeInstancesSingletonHandover(t *testing.T) {
 		t.Error(watchErr)
 	}
 	// One new term per loop, in one surviving instance, with a fence above the first term's.
-	for _, loop := range loops {
-		firstFence := first.terms(loop)[0]
+	// An instance logs its term just after its lease is taken: the log line may come a moment
+	// after the lease that the poll above saw.
+	termsAfter := func(loop string) []int64 {
 		var next []int64
 		for _, in := range all[1:] {
 			next = append(next, in.terms(loop)...)
 		}
+		return next
+	}
+	redistest.Poll(2*time.Second, func() error {
+		for _, loop := range loops {
+			if len(termsAfter(loop)) == 0 {
+				return fmt.Errorf("%s: no term logged yet", loop)
+			}
+		}
+		return nil
+	})
+	for _, loop := range loops {
+		firstFence := first.terms(loop)[0]
+		next := termsAfter(loop)
 		if len(next) != 1 || next[0] <= firstFence {
 			t.Errorf("%s: terms after the kill %v (the killed holder's fence %d); want one, with a higher fence", loop, next, firstFence)
 		}
