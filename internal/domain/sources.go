@@ -396,6 +396,9 @@ type SourceService interface {
 	DeleteSource(ctx context.Context, name string) error
 	// SourceView reads a source live. Returns ENOTFOUND, EUNAVAILABLE.
 	SourceView(ctx context.Context, name string) (SourceView, error)
+	// SourceViews reads every source of kinds (every source when none is named) live, in one
+	// round trip, for the lists and the overview. Returns EUNAVAILABLE.
+	SourceViews(ctx context.Context, kinds ...SourceKind) ([]SourceView, error)
 	// TrySource counts one request of client against an adopted limiter, on the service's own
 	// key for that client (and window), with the service's algorithm. A key of another type
 	// is left as it is. Returns EINVALID (not a limiter, bad client), CodeWrongType,

@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -88,21 +87,16 @@ func (s *server) sourceExport(c echo.Context) error {
 
 // adoptedViews reads the adopted sources of the given kinds (every kind without one) for the
 // lists and the overview, which show them beside zpulse's own as another service's. One read
-// per source; a source that cannot be read now is left out of the list (its page says why).
+// round trip for all of them (Sources.SourceViews); when Redis cannot be read the lists say
+// so themselves, and the adopted ones are left out.
 func (s *server) adoptedViews(c echo.Context, kinds ...domain.SourceKind) []domain.SourceView {
-	ctx := c.Request().Context()
-	all, err := s.Sources.Sources(ctx)
+	all, err := s.Sources.SourceViews(c.Request().Context(), kinds...)
 	if err != nil {
 		return nil
 	}
-	var out []domain.SourceView
-	for _, src := range all {
-		if len(kinds) > 0 && !slices.Contains(kinds, src.Kind) {
-			continue
-		}
-		if v, err := s.Sources.SourceView(ctx, src.Name); err == nil {
-			out = append(out, s.audience(c).Source(v))
-		}
+	out := make([]domain.SourceView, len(all))
+	for i, v := range all {
+		out[i] = s.audience(c).Source(v)
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,6 +25,13 @@ func adoptedBoardFakes() *fakes {
 			return domain.SourceView{}, domain.Errorf(domain.ENOTFOUND, "there is no adopted source %q", name)
 		}
 		return domain.SourceView{Source: src, Key: "{game}:rank:20261201", Entries: all, Count: 3}, nil
+	}
+	f.Sources.SourceViewsFn = func(ctx context.Context, kinds ...domain.SourceKind) ([]domain.SourceView, error) {
+		if len(kinds) > 0 && !slices.Contains(kinds, domain.SourceBoard) {
+			return nil, nil
+		}
+		v, err := f.Sources.SourceViewFn(ctx, "daily")
+		return []domain.SourceView{v}, err
 	}
 	f.Sources.SourceEntriesFn = func(_ context.Context, name, after string, limit int) (domain.Page, error) {
 		if after == "" {

@@ -16,6 +16,8 @@ type Sources struct {
 	DeleteSourceInvoked      bool
 	SourceViewFn             func(context.Context, string) (domain.SourceView, error)
 	SourceViewInvoked        bool
+	SourceViewsFn            func(context.Context, ...domain.SourceKind) ([]domain.SourceView, error)
+	SourceViewsInvoked       bool
 	TrySourceFn              func(context.Context, string, string) (domain.LimitResult, error)
 	TrySourceInvoked         bool
 	SourceEntriesFn          func(context.Context, string, string, int) (domain.Page, error)
@@ -54,6 +56,14 @@ func (s *Sources) DeleteSource(ctx context.Context, a1 string) error {
 		return nil
 	}
 	return s.DeleteSourceFn(ctx, a1)
+}
+
+func (s *Sources) SourceViews(ctx context.Context, a1 ...domain.SourceKind) (r0 []domain.SourceView, err error) {
+	s.SourceViewsInvoked = true
+	if s.SourceViewsFn == nil {
+		return
+	}
+	return s.SourceViewsFn(ctx, a1...)
 }
 
 func (s *Sources) SourceView(ctx context.Context, a1 string) (r0 domain.SourceView, err error) {

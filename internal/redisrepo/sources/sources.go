@@ -118,6 +118,37 @@ func (s *Sources) SourceView(ctx context.Context, name string) (domain.SourceVie
 	return read(), nil
 }
 
+func (s *Sources) SourceViews(ctx context.Context, kinds ...domain.SourceKind) ([]domain.SourceView, error) {
+	all, err := s.Sources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.found.Warm(ctx); err != nil {
+		return nil, err
+	}
+	pipe := s.rdb.Pipeline()
+	now := s.clock.Now()
+	var reads []func() domain.SourceView
+	for _, src := range all {
+		if len(kinds) == 0 || slices.Contains(kinds, src.Kind) {
+			reads = append(reads, PlanSourceView(ctx, pipe, s.keys, s.found, src, now))
+		}
+	}
+	if len(reads) == 0 {
+		return nil, nil
+	}
+	// Only an unreachable Redis fails the lists: a key of another type under one source's
+	// layout leaves that source's reads empty, as on the live path.
+	if err := store.OpError("redisrepo.Sources.SourceViews", store.Exec(ctx, s.rdb, pipe)); domain.ErrorCode(err) == domain.EUNAVAILABLE || ctx.Err() != nil {
+		return nil, err
+	}
+	views := make([]domain.SourceView, len(reads))
+	for i, read := range reads {
+		views[i] = read()
+	}
+	return views, nil
+}
+
 // PlanSourceView adds a source's reads to pipe (no round trip of its own: the watcher rides
 // it on its one pipeline) and returns the decoder. Limiter and lock keys are those the last
 // discovery found.
