@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redistest"
 )
 
 // adoptedBoardFakes is a sources fake with one adopted board, "daily", of 3 players at
@@ -149,7 +150,10 @@ func between(s, from, to string) string {
 // service's fields.
 func TestAdoptZhLayouts(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t, "", nil)
+	// A manual clock: a bucket refilling 0.5 tokens a second must not gain half a token when
+	// the three checks straddle a second.
+	rdb := redistest.DB(t)
+	s := serveWiring(t, rdb, newTestWiring(t, rdb, "", wiringOptions{clock: domain.NewManualClock(testNow)}))
 	status, b, _ := s.do(t, http.MethodPut, "/api/v1/sources/cn", "application/json",
 		`{"kind":"board","key":"{game}:rank:{yyyymmdd}","encoding":"first_reached_e10","zone":"Asia/Shanghai","max_ts":20000000000}`)
 	if status != http.StatusOK || !strings.Contains(b, `"zone":"Asia/Shanghai"`) || !strings.Contains(b, `"max_ts":20000000000`) {
