@@ -26,11 +26,12 @@ run:
 	$(GO) run ./cmd/web $(ARGS)
 
 ## test: generated code and built assets are fresh and vet is clean (side by side), then every
-## test with the race detector while each fuzz target runs for 3 s (its output printed after)
+## test with the race detector while each fuzz target runs for 3 s on one worker (its output
+## printed after; one worker a package leaves the other core to the tests)
 test:
 	@$(MAKE) --no-print-directory -j3 check-generated check-assets vet
 	@log=$$(mktemp) && trap 'rm -f "$$log"' EXIT && \
-	{ $(MAKE) --no-print-directory fuzz FUZZTIME=3s >"$$log" 2>&1 & fuzz=$$!; } && \
+	{ $(MAKE) --no-print-directory fuzz FUZZTIME=3s FUZZFLAGS=-parallel=1 >"$$log" 2>&1 & fuzz=$$!; } && \
 	$(GO) test -race -count=1 ./...; tests=$$?; \
 	wait $$fuzz; fuzzed=$$?; cat "$$log"; [ $$tests -eq 0 ] && [ $$fuzzed -eq 0 ]
 
