@@ -11,6 +11,7 @@
 //
 //	go run ./bench/report            # or: make bench
 //	go run ./bench/report -viewers10k -duration 10s
+//	go run ./bench/report -viewers10k -only fanout   # the fan-out lines alone
 package main
 
 import (
@@ -38,6 +39,8 @@ var (
 	rounds    = flag.Int("rounds", 2, "alternating rounds of each side-by-side HTTP pair (the best of each side is kept)")
 	viewers10 = flag.Bool("viewers10k", false, "also measure fan-out to 10,000 viewers (needs ulimit -n > 20000)")
 	skipGo    = flag.Bool("skip-go", false, "skip the Go benchmarks (limiter, queue, commands per tick)")
+	zpulseBin = flag.String("zpulse", "", "a zpulse binary to measure instead of this tree's ./cmd/web (e.g. main's, built into /tmp, for an A/B with the same load tools)")
+	only      = flag.String("only", "", "fanout: run only the fan-out lines (1,000 viewers; 10,000 with -viewers10k, polling and with keyspace notifications)")
 )
 
 // procs are the processes this run started: stopped on every way out, a fatal one included.
@@ -99,7 +102,10 @@ func main() {
 		return out
 	}
 	fmt.Fprintln(os.Stderr, "building zpulse and the load tools…")
-	zpulse, minimal, httpload, wsload := build("./cmd/web"), build("./bench/minimal"), build("./bench/httpload"), build("./bench/wsload")
+	zpulse, minimal, httpload, wsload := *zpulseBin, build("./bench/minimal"), build("./bench/httpload"), build("./bench/wsload")
+	if zpulse == "" {
+		zpulse = build("./cmd/web")
+	}
 
 	redisPort, zPort, mPort := freePort(), freePort(), freePort()
 	redisAddr := "127.0.0.1:" + redisPort
@@ -126,6 +132,36 @@ func main() {
 		return r
 	}
 
+	if *only != "" && *only != "fanout" {
+		fatalf("-only: fanout is the one choice")
+	}
+	if *only == "" {
+		httpLines(load, zURL, mURL, redisAddr)
+	}
+
+	fmt.Fprintln(os.Stderr, "fan-out and live latency (bench/wsload)…")
+	fanout(wsload, zURL, redisAddr, 1000, "")
+	if *viewers10 {
+		fanout(wsload, zURL, redisAddr, 10000, "")
+		fanoutNotified(zpulse, wsload, 10000)
+	}
+	if *only == "" {
+		hold(wsload, zURL, redisAddr)
+		wire(wsload, zURL, redisAddr)
+
+		fmt.Fprintln(os.Stderr, "foreign write → frame, notifications on and off…")
+		foreignWrites(zpulse, *foreignN)
+
+		if !*skipGo {
+			fmt.Fprintln(os.Stderr, "Go benchmarks (each on a private Redis of its own, reference in the same run)…")
+			goBenchmarks()
+		}
+	}
+	printTable()
+}
+
+// httpLines are the HTTP add-points lines beside bench/minimal and redis-benchmark.
+func httpLines(load func(url string, extra ...string) result, zURL, mURL, redisAddr string) {
 	fmt.Fprintln(os.Stderr, "HTTP add-points, side by side…")
 	var z, m result
 	for range *rounds {
@@ -144,23 +180,9 @@ func main() {
 	batch := load(zURL+"/api/v1/boards/load-batch/batch/scores", "-batch", "1000", "-c", "8")
 	rbP := redisBenchmark(redisAddr, "-c", "50", "-n", "1000000", "-P", "16", "-r", "10000", "ZINCRBY", redisrepo.DefaultKeys.Leaderboard("rbp"), "1", "__rand_int__")
 	add("batch add-points, 1,000 players a request, 8 connections (players/s)", rate(batch.ItemPerSec), "redis-benchmark -P 16 ZINCRBY "+rate(rbP), ratio(batch.ItemPerSec, rbP), "≥ 0.5×")
+}
 
-	fmt.Fprintln(os.Stderr, "fan-out and live latency (bench/wsload)…")
-	fanout(wsload, zURL, redisAddr, 1000)
-	if *viewers10 {
-		fanout(wsload, zURL, redisAddr, 10000)
-	}
-	hold(wsload, zURL, redisAddr)
-	wire(wsload, zURL, redisAddr)
-
-	fmt.Fprintln(os.Stderr, "foreign write → frame, notifications on and off…")
-	foreignWrites(zpulse, *foreignN)
-
-	if !*skipGo {
-		fmt.Fprintln(os.Stderr, "Go benchmarks (each on a private Redis of its own, reference in the same run)…")
-		goBenchmarks()
-	}
-
+func printTable() {
 	fmt.Printf("\nzpulse speed, %s, %s (%d cores; the machine is shared, so compare within a run)\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), cpuModel(), numCPU())
 	fmt.Println("| figure | zpulse | reference | ratio | target |")
 	fmt.Println("|---|---|---|---|---|")
@@ -216,7 +238,8 @@ var (
 
 // fanout runs bench/wsload with n viewers of one board while it writes to the board in Redis
 // (4 writes a second, found by the 250 ms tick), and reads the server's CPU over the run.
-func fanout(wsload, zURL, redisAddr string, n int) {
+// how is "" for the polling zpulse or says how this one learns of writes.
+func fanout(wsload, zURL, redisAddr string, n int, how string) {
 	pid := serverPID(zURL)
 	before := cpuTicks(pid)
 	began := time.Now()
@@ -234,10 +257,41 @@ func fanout(wsload, zURL, redisAddr string, n int) {
 		add(fmt.Sprintf("fan-out, %d viewers", n), "unreadable wsload output", "", "", "")
 		return
 	}
-	add(fmt.Sprintf("live latency, %d viewers: write-to-frame p50 / p99 (250 ms tick)", n), string(lat[1])+" / "+string(lat[3]), "tick + 50 ms = 300 ms", "", "p99 ≤ 300 ms")
-	add(fmt.Sprintf("fan-out, %d viewers: frames/s, dropped, server CPU over the run", n),
+	if how == "" {
+		add(fmt.Sprintf("live latency, %d viewers: write-to-frame p50 / p99 (250 ms tick)", n), string(lat[1])+" / "+string(lat[3]), "tick + 50 ms = 300 ms", "", "p99 ≤ 300 ms")
+	} else {
+		add(fmt.Sprintf("live latency, %d viewers, %s: write-to-frame p50 / p99", n, how), string(lat[1])+" / "+string(lat[3]), "", "", "p99 ≤ 100 ms")
+	}
+	add(fmt.Sprintf("fan-out, %d viewers%s: frames/s, dropped, server CPU over the run", n, strings.TrimSuffix(", "+how, ", ")),
 		fmt.Sprintf("%s/s (%s MB/s), %s dropped, %s open, %s", frames[1], frames[2], frames[3], open[1], cpu), "", "", "no drops")
-	fanoutExtras(out, n)
+	if how == "" {
+		fanoutExtras(out, n)
+	} else if m := wsClientCPU.FindSubmatch(out); m != nil {
+		add(fmt.Sprintf("load client (bench/wsload) CPU, %d viewers, %s", n, how), string(m[1])+"% of a core", "", "", "(beside zpulse on the same cores)")
+	}
+}
+
+// fanoutNotified is fanout's 10,000 viewers on a zpulse of a private Redis that wakes on
+// keyspace notifications (--live-notifications on: it CONFIG SETs notify-keyspace-events),
+// still polling every 250 ms. The polling zpulse of the other lines idles meanwhile (no
+// viewers, its board unwritten).
+func fanoutNotified(zpulse, wsload string, n int) {
+	port := freePort()
+	addr := "127.0.0.1:" + port
+	startProc("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	waitTCP(addr)
+	zAddr := "127.0.0.1:" + freePort()
+	startProc(zpulse, "-addr", zAddr, "-redis-url", "redis://"+addr, "-live-notifications", "on",
+		"-ws-per-address", "30000", "-ws-max-conns", "30000")
+	waitHTTP("http://" + zAddr + "/healthz")
+	for deadline := time.Now().Add(10 * time.Second); !liveByNotifications(zAddr) && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond) // the notifier's first probe
+	}
+	if !liveByNotifications(zAddr) {
+		add(fmt.Sprintf("live latency, %d viewers, keyspace notifications on", n), "failed: zpulse did not report live by notifications", "", "", "p99 ≤ 100 ms")
+		return
+	}
+	fanout(wsload, "http://"+zAddr, addr, n, "keyspace notifications on")
 }
 
 // serverPID finds the zpulse process listening at zURL among this program's children: the
