@@ -220,11 +220,23 @@ func pagesMode(base, redisAddr string) {
 		do()
 		time.Sleep(*settle)
 		dd, pd := d.snap().minus(d0), p.snap().minus(p0)
+		// The whole panel to compare with is the one after the change (a new viewer's first
+		// frame): the state before it may be smaller (a limiter nobody checked yet).
+		wd, err := openViewer(topicURL(topic), origin, true)
+		var wp *viewer
+		if err == nil {
+			wp, err = openViewer(topicURL(topic), origin, false)
+		}
+		if err != nil {
+			log.Fatalf("wsload: %s: %v", topic, err)
+		}
+		time.Sleep(*settle)
 		out(map[string]any{"figure": "change", "panel": kind, "topic": topic,
 			"wire_deflate": dd.wire, "wire_plain": pd.wire, "frames": dd.frames, "html": pd.html,
-			"whole_deflate": d0.wire - hsDeflate, "whole_plain": p0.wire - hsPlain})
-		d.conn.Close()
-		p.conn.Close()
+			"whole_deflate": wd.snap().wire - hsDeflate, "whole_plain": wp.snap().wire - hsPlain})
+		for _, v := range []*viewer{d, p, wd, wp} {
+			v.conn.Close()
+		}
 	}
 	// One player climbs into the top ten (to 4th), as another service's ZADD would.
 	change("board top ten", domain.BoardTopic("wire", domain.AllTime, domain.BoardTopN), func() {
@@ -233,6 +245,9 @@ func pagesMode(base, redisAddr string) {
 		}
 	})
 	change("queue", domain.QueueTopic("wire"), func() { api("POST", "/queues/wire/jobs", `{"id":"one-more","priority":2}`) })
+	// The limiter's change is a client's second check: its first adds the client (and the
+	// panel's first stats), a change of the panel's shape.
+	api("POST", "/limiters/wire/check", `{"client":"client-1"}`)
 	change("limiter", domain.LimiterTopic("wire"), func() { api("POST", "/limiters/wire/check", `{"client":"client-1"}`) })
 	change("locks", domain.TopicLocks, func() { api("POST", "/locks/wire-new/acquire", `{"ttl_ms":600000,"owner":"wsload"}`) })
 	for _, p := range pages {

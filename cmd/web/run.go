@@ -82,8 +82,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	leaderboards, locks, limiters, queues, singletons := svc.Leaderboards, svc.Locks, svc.Limiters, svc.Queues, svc.Singletons
 	wg.Go(func() { svc.Run(ctx) }) // discovery, the lock watchdog, the limiters' history
 	hub := live.NewHub(metrics)
+	// The notifier, made below, wakes the watcher; the watcher pushes the notifier's state to
+	// every page's footer (live.WithMode), read only once both exist (the watcher runs after).
+	var liveMode func() string
 	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.BasePath), hub, cfg.PollInterval, log, metrics,
-		live.WithMinGap(cfg.MinGap), live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()))
+		live.WithMinGap(cfg.MinGap), live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()),
+		live.WithMode(func() string { return liveMode() }))
 
 	if !static.Built() {
 		log.Warn("static assets are not built: pages render unstyled and without live updates; run `make generate`")
@@ -105,7 +109,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 			})
 		})
 	}
-	wg.Go(func() { watcher.Run(ctx) })
 	// Another service's write wakes the watcher at once; polling stays the floor. Until the
 	// watcher wakes only the topics of the keys changed, a change wakes them all (coalesced
 	// by --live-min-gap to one tick per gap).
@@ -114,7 +117,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		OnChange: watcher.Changed, OnResubscribed: watcher.Nudge,
 	})
 	wg.Go(func() { notifier.Run(ctx) })
-	liveMode := func() string { return describeLiveMode(notifier.State(), cfg.PollInterval) }
+	liveMode = func() string { return describeLiveMode(notifier.State(), cfg.PollInterval) }
+	wg.Go(func() { watcher.Run(ctx) })
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "zpulse_live_notifications", Help: "1 while live pages wake on Redis keyspace notifications, 0 while they only poll (--live-notifications)",
 	}, func() float64 {

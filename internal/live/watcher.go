@@ -48,6 +48,7 @@ func sameComparable(_ string, a, b any) (same bool) {
 type Status struct {
 	Available bool
 	Detail    string // why not, when not available
+	Mode      string // how live pages learn of changes (WithMode), for every page's footer
 }
 
 // DefaultMinGap is the shortest time between two ticks unless WithMinGap says otherwise:
@@ -87,6 +88,7 @@ type Watcher struct {
 
 	statusMu sync.RWMutex
 	status   Status
+	mode     func() string // WithMode; nil: no mode
 }
 
 // Clock is the time Run schedules ticks by: the machine's unless WithClock gives another.
@@ -113,6 +115,10 @@ func WithSame(same SameFunc) Option { return func(w *Watcher) { w.same = same } 
 // WithRouter makes Changed poll only the topics that watch a changed key, as r says.
 func WithRouter(r Router) Option { return func(w *Watcher) { w.router = r } }
 
+// WithMode gives the live mode ("live: notifications", "live: polling …") that the status
+// fragment carries: each tick reads it, and a change publishes the status to every page.
+func WithMode(mode func() string) Option { return func(w *Watcher) { w.mode = mode } }
+
 // WithClock makes Run schedule ticks by c instead of the machine's clock.
 func WithClock(c Clock) Option { return func(w *Watcher) { w.clock = c } }
 
@@ -126,6 +132,14 @@ func NewWatcher(poll PollFunc, render RenderFunc, hub *Hub, interval time.Durati
 		o(w)
 	}
 	return w
+}
+
+// modeNow is WithMode's answer, or "".
+func (w *Watcher) modeNow() string {
+	if w.mode == nil {
+		return ""
+	}
+	return w.mode()
 }
 
 // Status returns the outcome of the last poll (available until a poll failed).
@@ -210,6 +224,9 @@ func (w *Watcher) takePending() map[string]bool {
 // that left every panel as it was) holds the next one back by a tenth of the gap only, so the
 // first change after a quiet spell goes out at once, while reads stay bounded.
 func (w *Watcher) Run(ctx context.Context) {
+	w.statusMu.Lock()
+	w.status.Mode = w.modeNow() // as pages rendered it: the first tick pushes no change
+	w.statusMu.Unlock()
 	periodic := w.clock.After(w.interval)
 	var gapOver <-chan time.Time // set while a tick waits for the gap to end
 	var last time.Time           // when the last tick started; zero before the first
@@ -304,7 +321,7 @@ func (w *Watcher) tick(ctx context.Context, only map[string]bool) int {
 			if errors.Is(err, context.DeadlineExceeded) {
 				detail = fmt.Sprintf("Redis did not answer within %v", timeout)
 			}
-			if s := (Status{Available: false, Detail: detail}); w.setStatus(s, err) {
+			if s := (Status{Available: false, Detail: detail, Mode: w.modeNow()}); w.setStatus(s, err) {
 				w.publish(w.appendStatus(nil, all, s))
 			}
 		}
@@ -312,8 +329,8 @@ func (w *Watcher) tick(ctx context.Context, only map[string]bool) int {
 		return 0
 	}
 	var batch []Fragment
-	if w.setStatus(Status{Available: true}, nil) {
-		batch = w.appendStatus(batch, all, Status{Available: true})
+	if s := (Status{Available: true, Mode: w.modeNow()}); w.setStatus(s, nil) {
+		batch = w.appendStatus(batch, all, s)
 	}
 	for sub := range w.last {
 		if only != nil && followed[sub] && !polled[sub.Topic] {
@@ -356,14 +373,15 @@ func (w *Watcher) appendStatus(batch []Fragment, subs []Subscription, s Status) 
 }
 
 // setStatus records the poll's outcome and, when availability changed, logs it. It reports
-// whether it changed, so the caller publishes the status fragment to every page.
+// whether it (or the live mode) changed, so the caller publishes the status fragment to every page.
 func (w *Watcher) setStatus(s Status, err error) bool {
 	w.statusMu.Lock()
 	changed := w.status.Available != s.Available
+	modeChanged := w.status.Mode != s.Mode
 	w.status = s
 	w.statusMu.Unlock()
 	if !changed {
-		return false
+		return modeChanged
 	}
 	if s.Available {
 		w.log.Info("redis is available again; live updates resume")

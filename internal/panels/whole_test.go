@@ -117,9 +117,10 @@ var examples = []string{
 	panels.History.Topic(panels.ChartParams{Kind: domain.HistoryQueue, Name: "email", Range: domain.HistoryHour}),
 	panels.Source.Topic("rl"),
 	panels.Source.Topic("sb"),
+	panels.Source.Topic("lk"),
 }
 
-// seed writes a board, a queue with a job, a limiter's client, a lock and two adopted
+// seed writes a board, a queue with a job, a limiter's client, a lock and three adopted
 // sources, and lets discovery find them once.
 func seed(t *testing.T, rdb *redis.Client) *redisrepo.Services {
 	t.Helper()
@@ -149,6 +150,9 @@ func seed(t *testing.T, rdb *redis.Client) *redisrepo.Services {
 	must(err)
 	_, err = svc.Sources.SaveSource(ctx, domain.Source{Name: "sb", Kind: domain.SourceBoard, Key: "scores:{yyyymmdd}", Encoding: string(domain.TieBreakNone)})
 	must(err)
+	_, err = svc.Sources.SaveSource(ctx, domain.Source{Name: "lk", Kind: domain.SourceLock, Key: "mutex:"})
+	must(err)
+	must(rdb.Set(ctx, "mutex:orders", "tok", time.Minute).Err())
 	must(rdb.ZAdd(ctx, "ratelog:c1", redis.Z{Score: float64(time.Now().UnixMilli()), Member: "1"}).Err())
 	loop, stop := context.WithCancel(ctx)
 	done := make(chan struct{})

@@ -120,7 +120,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 		}
 	}
 	watcher := live.NewWatcher(svc.Snapshots.Read, render, hub, 50*time.Millisecond, log, metrics,
-		live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()))
+		live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()), live.WithMode(opt.mode))
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { svc.Run(ctx); close(done) }()
@@ -142,6 +142,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 type wiringOptions struct {
 	clock    domain.Clock
 	rendered func(topic string)
+	mode     func() string // the live mode the watcher pushes (live.WithMode); nil: none
 }
 
 // openRepo builds the services over rdb with the production wiring (redisrepo.Open); clock
