@@ -33,6 +33,11 @@ const (
 type recorder struct {
 	mu      sync.Mutex
 	pending []check
+
+	// flushing is held from taking the pending checks until they are written, so a Flush
+	// that returns has written every check recorded before it was called, even when the
+	// periodic flush took them a moment earlier.
+	flushing sync.Mutex
 }
 
 type check struct {
@@ -60,9 +65,12 @@ func (r *recorder) Take() []check {
 
 func keepMs(p domain.LimitPolicy) int64 { return max(2*p.QuotaWindowMs(), minKeepMs) }
 
-// Flush writes the checks recorded since the last flush. Run calls it every 200 ms.
+// Flush writes the checks recorded since the last flush; when it returns, every check
+// recorded before the call is written (or lost with the error). Run calls it every 200 ms.
 // Returns EUNAVAILABLE (the checks are then lost: they are history, not limits).
 func (l *Limiters) Flush(ctx context.Context) error {
+	l.Rec.flushing.Lock()
+	defer l.Rec.flushing.Unlock()
 	checks := l.Rec.Take()
 	if len(checks) == 0 {
 		return nil

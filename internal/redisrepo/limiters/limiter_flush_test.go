@@ -1,0 +1,67 @@
+package limiters
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// A Flush that returns has written every check recorded before it, even while another flush
+// (the periodic one) has taken them and is still writing: the cluster page test once read a
+// policy's page between the two and missed a client.
+func TestFlushWaitsForAFlushUnderWay(t *testing.T) {
+	t.Parallel()
+	l, rdb, _ := newTestLimiters(t)
+	ctx := context.Background()
+	mustAllow(t, l, "default", "c")
+
+	inPipeline, release := make(chan struct{}), make(chan struct{})
+	rdb.AddHook(pipelineGate{entered: inPipeline, release: release})
+	first := make(chan error, 1)
+	go func() { first <- l.Flush(ctx) }() // takes the check, then waits at the gate
+	<-inPipeline
+
+	second := make(chan error, 1)
+	go func() { second <- l.Flush(ctx) }()
+	// The gate opens when the second flush returns or, with the fix, after a bound: a second
+	// flush that returns while the first still holds the check has not written it.
+	select {
+	case err := <-second:
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := rdb.ZCard(ctx, l.Keys.LimiterClients("default")).Val(); n != 1 {
+			t.Errorf("Flush returned while the check it follows was unwritten: %d clients listed", n)
+		}
+		close(release)
+	case <-time.After(200 * time.Millisecond):
+		close(release)
+		if err := <-second; err != nil {
+			t.Fatal(err)
+		}
+		if n := rdb.ZCard(ctx, l.Keys.LimiterClients("default")).Val(); n != 1 {
+			t.Errorf("after both flushes %d clients listed, want 1", n)
+		}
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pipelineGate holds the first pipeline sent until release is closed, saying so on entered.
+type pipelineGate struct{ entered, release chan struct{} }
+
+func (g pipelineGate) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (g pipelineGate) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (g pipelineGate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		select {
+		case g.entered <- struct{}{}:
+			<-g.release
+		default:
+		}
+		return next(ctx, cmds)
+	}
+}
