@@ -12,6 +12,7 @@
 //	go run ./bench/report            # or: make bench
 //	go run ./bench/report -viewers10k -duration 10s
 //	go run ./bench/report -viewers10k -only fanout   # the fan-out lines alone
+//	go run ./bench/report -only foreign              # the foreign write → frame lines alone
 package main
 
 import (
@@ -40,7 +41,7 @@ var (
 	viewers10 = flag.Bool("viewers10k", false, "also measure fan-out to 10,000 viewers (needs ulimit -n > 20000)")
 	skipGo    = flag.Bool("skip-go", false, "skip the Go benchmarks (limiter, queue, commands per tick)")
 	zpulseBin = flag.String("zpulse", "", "a zpulse binary to measure instead of this tree's ./cmd/web (e.g. main's, built into /tmp, for an A/B with the same load tools)")
-	only      = flag.String("only", "", "fanout: run only the fan-out lines (1,000 viewers; 10,000 with -viewers10k, polling and with keyspace notifications)")
+	only      = flag.String("only", "", "fanout: run only the fan-out lines (1,000 viewers; 10,000 with -viewers10k, polling and with keyspace notifications); foreign: only the foreign write → frame lines")
 )
 
 // procs are the processes this run started: stopped on every way out, a fatal one included.
@@ -101,6 +102,19 @@ func main() {
 		}
 		return out
 	}
+	if *only != "" && *only != "fanout" && *only != "foreign" {
+		fatalf("-only: fanout or foreign")
+	}
+	if *only == "foreign" { // zpulse alone, on Redis servers of its own
+		zpulse := *zpulseBin
+		if zpulse == "" {
+			zpulse = build("./cmd/web")
+		}
+		fmt.Fprintln(os.Stderr, "foreign write → frame, notifications on and off…")
+		foreignWrites(zpulse, *foreignN)
+		printTable()
+		return
+	}
 	fmt.Fprintln(os.Stderr, "building zpulse and the load tools…")
 	zpulse, minimal, httpload, wsload := *zpulseBin, build("./bench/minimal"), build("./bench/httpload"), build("./bench/wsload")
 	if zpulse == "" {
@@ -132,9 +146,6 @@ func main() {
 		return r
 	}
 
-	if *only != "" && *only != "fanout" {
-		fatalf("-only: fanout is the one choice")
-	}
 	if *only == "" {
 		httpLines(load, zURL, mURL, redisAddr)
 	}

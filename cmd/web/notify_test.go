@@ -19,18 +19,24 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-// boardViewer is one websocket viewer of a board's top ten, whose frames arrive on frames.
-type boardViewer struct{ frames chan string }
+// viewer is one websocket viewer of a live topic, whose frames arrive on frames.
+type viewer struct{ frames chan string }
 
-func viewBoard(t *testing.T, addr, board string) *boardViewer {
+// viewBoard views a board's top ten.
+func viewBoard(t *testing.T, addr, board string) *viewer {
 	t.Helper()
-	q := url.Values{"topic": {domain.TopicStatus, domain.BoardTopic(board, domain.AllTime, 10)}}
+	return view(t, addr, domain.BoardTopic(board, domain.AllTime, 10))
+}
+
+func view(t *testing.T, addr, topic string) *viewer {
+	t.Helper()
+	q := url.Values{"topic": {domain.TopicStatus, topic}}
 	ws, _, err := websocket.DefaultDialer.Dial("ws://"+addr+"/ws?"+q.Encode(), http.Header{"Origin": {"http://" + addr}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	v := &boardViewer{frames: make(chan string, 100)}
+	v := &viewer{frames: make(chan string, 100)}
 	go func() {
 		for {
 			_, msg, err := ws.ReadMessage()
@@ -46,7 +52,7 @@ func viewBoard(t *testing.T, addr, board string) *boardViewer {
 
 // climb writes n new players above everyone on board, as another service would (ZADD, not
 // through zpulse), one every pace, and returns how long each took to show to the viewer.
-func climb(t *testing.T, rdb *redis.Client, v *boardViewer, board string, n int, within time.Duration) []time.Duration {
+func climb(t *testing.T, rdb *redis.Client, v *viewer, board string, n int, within time.Duration) []time.Duration {
 	t.Helper()
 	key := redisrepo.DefaultKeys.Leaderboard(board)
 	pace := time.NewTicker(80 * time.Millisecond) // beyond --live-min-gap: each write is a first change
@@ -59,25 +65,29 @@ func climb(t *testing.T, rdb *redis.Client, v *boardViewer, board string, n int,
 		if err := rdb.ZAdd(context.Background(), key, redis.Z{Score: float64(1e9 + i), Member: player}).Err(); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.NewTimer(within)
-	wait:
-		for {
-			select {
-			case f, ok := <-v.frames:
-				if !ok {
-					t.Fatal("the websocket closed")
-				}
-				if strings.Contains(f, `data-player="`+player+`"`) {
-					took = append(took, time.Since(began))
-					break wait
-				}
-			case <-deadline.C:
-				t.Fatalf("%s was not on the viewer's page within %v", player, within)
-			}
-		}
-		deadline.Stop()
+		took = append(took, v.await(t, `data-player="`+player+`"`, began, within))
 	}
 	return took
+}
+
+// await waits for a frame that holds marker and returns how long it took from since.
+func (v *viewer) await(t *testing.T, marker string, since time.Time, within time.Duration) time.Duration {
+	t.Helper()
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	for {
+		select {
+		case f, ok := <-v.frames:
+			if !ok {
+				t.Fatal("the websocket closed")
+			}
+			if strings.Contains(f, marker) {
+				return time.Since(since)
+			}
+		case <-deadline.C:
+			t.Fatalf("%s was not on the viewer's page within %v", marker, within)
+		}
+	}
 }
 
 // quantile returns the q-quantile of ds (sorted in place).
@@ -129,7 +139,8 @@ func TestForeignWriteReachesAViewerByNotification(t *testing.T) {
 
 // With notifications off, with the notification connection killed mid-run, or on a server
 // that refuses CONFIG (managed Redis) with --live-notifications on, every change still shows
-// within one poll, and /readyz says which mode live updates are in.
+// within one poll, a lock another service takes under a new name too (not at the 5 s
+// discovery sweep), and /readyz says which mode live updates are in.
 func TestForeignWritesShowWithinAPollWithoutNotifications(t *testing.T) {
 	t.Parallel()
 	const poll = 300 * time.Millisecond
@@ -155,14 +166,19 @@ func TestForeignWritesShowWithinAPollWithoutNotifications(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			v := viewBoard(t, addr, "floor")
+			v, locks := viewBoard(t, addr, "floor"), view(t, addr, domain.TopicLocks)
 			if mode == "killed" {
 				if err := rdb.ClientKillByFilter(context.Background(), "TYPE", "pubsub").Err(); err != nil {
 					t.Fatal(err)
 				}
 			}
 			took := climb(t, rdb, v, "floor", 5, poll+time.Second) // one poll, and room for a loaded machine
-			t.Logf("%s: write → frame %v", mode, took)
+			began := time.Now()
+			if err := rdb.Do(context.Background(), "set", redisrepo.DefaultKeys.Lock("theirs"), "their-token", "nx", "px", 60000).Err(); err != nil {
+				t.Fatal(err)
+			}
+			lock := locks.await(t, `data-lock="theirs"`, began, poll+time.Second)
+			t.Logf("%s: write → frame %v, a new lock %v", mode, took, lock)
 		})
 	}
 }

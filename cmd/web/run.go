@@ -58,7 +58,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	defer cancel()
 	var wg sync.WaitGroup
 
-	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log, WaitReplicas: cfg.WaitReplicas})
+	// The notifier, made below over the opened client, tells the locks topic's read whether
+	// keyspace notifications brought every new lock (then it leaves out its lock step): only
+	// the watcher asks, and it runs after the notifier exists.
+	var notifier *notify.Notifier
+	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log, WaitReplicas: cfg.WaitReplicas,
+		Notified: func() bool { return notifier.Heard() }})
 	if err != nil {
 		return err
 	}
@@ -112,7 +117,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	// Another service's write wakes the watcher at once; polling stays the floor. Until the
 	// watcher wakes only the topics of the keys changed, a change wakes them all (coalesced
 	// by --live-min-gap to one tick per gap).
-	notifier := notify.New(svc.Client, notify.Options{
+	notifier = notify.New(svc.Client, notify.Options{
 		Mode: notify.Mode(cfg.Notifications), Keys: redisrepo.DefaultKeys, Discovery: svc.Discovery, Embedded: svc.Embedded, Log: log,
 		OnChange: watcher.Changed, OnResubscribed: watcher.Nudge,
 	})

@@ -136,7 +136,7 @@ func testNudgeFlood(t *testing.T, gap time.Duration) {
 }
 
 // After a quiet gap a nudge ticks at once; a nudge within the gap waits for its end, and the
-// periodic tick that falls due meanwhile merges into the same tick.
+// periodic tick that falls due meanwhile merges into the same tick, which polls as Periodic.
 func TestNudgeWaitsForTheGapOnlyWhenNeeded(t *testing.T) {
 	w, src, r, _, subscribe := newWatcher(t)
 	w.interval = 250 * time.Millisecond
@@ -170,6 +170,23 @@ func TestNudgeWaitsForTheGapOnlyWhenNeeded(t *testing.T) {
 	waitHandled(clock.Advance(150 * time.Millisecond)) // the periodic tick at 250 ms
 	if r.count("t") != 4 {
 		t.Errorf("the periodic tick did not publish the change (%d renders)", r.count("t"))
+	}
+	waitHandled(clock.Advance(230 * time.Millisecond))
+	src.set("t", 5)
+	w.Nudge()
+	waitHandled(1) // 480 ms: a nudge's tick, which publishes
+	src.set("t", 6)
+	waitHandled(clock.Advance(20 * time.Millisecond)) // 500 ms: the periodic tick, within the gap
+	waitHandled(clock.Advance(30 * time.Millisecond)) // 530 ms: the gap's end, one tick for both
+	if r.count("t") != 6 {
+		t.Errorf("the periodic tick within a gap did not tick at the gap's end (%d renders)", r.count("t"))
+	}
+	// Only the interval's tick polls as Periodic, also when it merged with a nudge's: work
+	// bound to the poll cadence stays there however many writes nudge.
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	if got, want := fmt.Sprint(src.periodic), "[false false false true false true]"; got != want {
+		t.Errorf("Periodic of each poll = %s, want %s", got, want)
 	}
 }
 

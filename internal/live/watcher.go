@@ -24,6 +24,15 @@ type partialKey struct{}
 // source then keeps what it remembers for the others (a limiter's policy, a chart's last read).
 func Partial(ctx context.Context) bool { return ctx.Value(partialKey{}) != nil }
 
+// periodicKey marks the context of the poll of the watcher's tick at its interval.
+type periodicKey struct{}
+
+// Periodic reports whether the poll of ctx is the watcher's tick at its interval (Run's
+// timer, or Tick), not one a nudge or Changed asked for: work the source bounds to the poll
+// cadence (the locks topic's discovery step) runs on these polls only, however many writes
+// nudge the watcher.
+func Periodic(ctx context.Context) bool { return ctx.Value(periodicKey{}) != nil }
+
 // RenderFunc renders a topic's snapshot, as audience may see it, into the HTML fragment pushed
 // to that audience's subscribers. For domain.TopicStatus the snapshot is a Status.
 type RenderFunc func(topic string, audience domain.Audience, snapshot any) ([]byte, error)
@@ -222,7 +231,8 @@ func (w *Watcher) takePending() map[string]bool {
 // costs each viewer at most one frame per gap, and a periodic tick still publishes within a
 // gap of its time. A tick that published nothing (a periodic poll of an idle page, a write
 // that left every panel as it was) holds the next one back by a tenth of the gap only, so the
-// first change after a quiet spell goes out at once, while reads stay bounded.
+// first change after a quiet spell goes out at once, while reads stay bounded. The tick each
+// interval asks for polls as Periodic (also when it merged with a nudge's), the others not.
 func (w *Watcher) Run(ctx context.Context) {
 	w.statusMu.Lock()
 	w.status.Mode = w.modeNow() // as pages rendered it: the first tick pushes no change
@@ -232,13 +242,14 @@ func (w *Watcher) Run(ctx context.Context) {
 	var last time.Time           // when the last tick started; zero before the first
 	gap := w.minGap              // how long after last the next tick may start
 	full := false                // the coming tick polls every topic, not only Changed's
+	due := false                 // the interval passed: the coming full tick is the periodic one
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-periodic:
 			periodic = w.clock.After(w.interval)
-			full = true
+			full, due = true, true
 		case <-w.nudge:
 			full = true
 		case <-w.routed:
@@ -251,7 +262,8 @@ func (w *Watcher) Run(ctx context.Context) {
 				gapOver = w.clock.After(wait)
 			} else if full {
 				last, full = now, false
-				gap = w.gapAfter(w.Tick(ctx))
+				gap = w.gapAfter(w.fullTick(ctx, due))
+				due = false
 			} else if only := w.takePending(); len(only) > 0 { // else a full tick took them
 				last = now
 				gap = w.gapAfter(w.tick(ctx, only))
@@ -272,10 +284,16 @@ func (w *Watcher) gapAfter(pushed int) time.Duration {
 	return w.minGap
 }
 
-// Tick polls once and publishes every changed topic to each audience that follows it. It
-// returns the number of fragments published.
-func (w *Watcher) Tick(ctx context.Context) int {
+// Tick polls once, as the tick at the interval does (Periodic), and publishes every changed
+// topic to each audience that follows it. It returns the number of fragments published.
+func (w *Watcher) Tick(ctx context.Context) int { return w.fullTick(ctx, true) }
+
+// fullTick polls every subscribed topic; periodic marks the poll as the interval's.
+func (w *Watcher) fullTick(ctx context.Context, periodic bool) int {
 	w.takePending() // a full tick polls them too
+	if periodic {
+		ctx = context.WithValue(ctx, periodicKey{}, true)
+	}
 	return w.tick(ctx, nil)
 }
 

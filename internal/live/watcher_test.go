@@ -19,16 +19,18 @@ import (
 
 // source is a stand-in for Redis behind the PollFunc contract: topic -> snapshot, or down.
 type source struct {
-	mu    sync.Mutex
-	data  map[string]any
-	down  bool
-	polls [][]string
+	mu       sync.Mutex
+	data     map[string]any
+	down     bool
+	polls    [][]string
+	periodic []bool // Periodic(ctx) of each poll
 }
 
-func (s *source) poll(_ context.Context, topics []string) (map[string]any, error) {
+func (s *source) poll(ctx context.Context, topics []string) (map[string]any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.polls = append(s.polls, topics)
+	s.periodic = append(s.periodic, Periodic(ctx))
 	if s.down {
 		return nil, domain.Errorf(domain.EUNAVAILABLE, "connection refused")
 	}

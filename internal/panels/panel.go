@@ -189,6 +189,9 @@ type Read struct {
 	// Again marks the read again, at once, of the topics whose first read this poll only
 	// learnt what to read (Snapshots.Read): what it learnt then no longer holds a panel back.
 	Again bool
+	// Periodic marks the watcher's tick at its interval (live.Periodic), read once: work bound
+	// to the poll cadence (the locks' discovery step) runs then only.
+	Periodic bool
 
 	limiters map[string]bool
 	charts   map[history.ChartID]bool
@@ -199,7 +202,8 @@ type Read struct {
 // left out. Then the rooms forget what no topic read, unless the read is live.Partial (some
 // subscribed topics only) or a read again (again: Read.Again).
 func (r *Rooms) Plan(ctx context.Context, pipe redis.Pipeliner, now time.Time, topics []string, again bool) map[string]func() (any, bool) {
-	rd := &Read{Ctx: ctx, Pipe: pipe, Now: now, Rooms: r, Again: again, limiters: map[string]bool{}, charts: map[history.ChartID]bool{}}
+	rd := &Read{Ctx: ctx, Pipe: pipe, Now: now, Rooms: r, Again: again, Periodic: live.Periodic(ctx) && !again,
+		limiters: map[string]bool{}, charts: map[history.ChartID]bool{}}
 	out := make(map[string]func() (any, bool), len(topics))
 	for _, t := range topics {
 		in, ok := lookup(t)

@@ -120,23 +120,31 @@ var examples = []string{
 	panels.Source.Topic("lk"),
 }
 
+// open opens the services over rdb as cmd/web does, on the test server's clock; notified is
+// OpenOptions.Notified (nil: keyspace notifications never reach discovery).
+func open(t *testing.T, rdb redis.UniversalClient, notified func() bool) *redisrepo.Services {
+	t.Helper()
+	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb, Clock: redistest.ServerClock{}, TakePool: 2, Notified: notified})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
+
 // seed writes a board, a queue with a job, a limiter's client, a lock and three adopted
 // sources, and lets discovery find them once.
 func seed(t *testing.T, rdb *redis.Client) *redisrepo.Services {
 	t.Helper()
 	ctx := context.Background()
-	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{Client: rdb, Clock: redistest.ServerClock{}, TakePool: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Close() })
+	svc := open(t, rdb, nil)
 	must := func(err error) {
 		if err != nil {
 			t.Helper()
 			t.Fatal(err)
 		}
 	}
-	_, err = svc.Leaderboards.UpdateSettings(ctx, "game:2048", domain.BoardSettings{TieBreak: domain.TieBreakNone, Periods: domain.Periods, RetentionDays: 7})
+	_, err := svc.Leaderboards.UpdateSettings(ctx, "game:2048", domain.BoardSettings{TieBreak: domain.TieBreakNone, Periods: domain.Periods, RetentionDays: 7})
 	must(err)
 	_, err = svc.Leaderboards.AddPoints(ctx, "game:2048", "ada", 5)
 	must(err)

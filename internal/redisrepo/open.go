@@ -43,6 +43,11 @@ type OpenOptions struct {
 	// second) until that many replicas have them, so a failover right after keeps them;
 	// fewer confirm: EUNAVAILABLE (a lock is given back). 0..MaxWaitReplicas.
 	WaitReplicas int
+	// Notified says whether keyspace notifications told discovery of every change since its
+	// last call (notify.Notifier's Heard): then every new lock is known at once, and the locks
+	// topic's periodic poll leaves out its lock step (store.Discovery.StepLocks). nil: they
+	// never do. Only the watcher's poll (Snapshots.Read) calls it.
+	Notified func() bool
 }
 
 // Keys name every key zpulse reads or writes (store.Keys, built in store/keys.go).
@@ -151,7 +156,7 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Demo = newDemoSwitch(rdb, keys)
 	s.Auth = auth.NewAuth(rdb, keys, c)
 	s.Sources = sources.NewSources(rdb, keys, s.Discovery, c)
-	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c, s.Sources)
+	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c, s.Sources, opt.Notified)
 	s.History = history.NewHistory(rdb, keys, s.Discovery, c)
 	s.Business = history.NewBusiness(rdb, keys, s.Discovery, c)
 	s.CommandErrors = &store.CommandErrors{}

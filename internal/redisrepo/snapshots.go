@@ -25,11 +25,11 @@ type Snapshots struct {
 
 // newSnapshots returns the live watcher's reader of topics kept in rdb under keys. It keeps
 // state between reads (what it learnt of limiters, locks and charts): only the watcher calls
-// Read; pages call the services' stateless reads.
-func newSnapshots(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks, adopted *sources.Sources) *Snapshots {
+// Read; pages call the services' stateless reads. notified is OpenOptions.Notified.
+func newSnapshots(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks, adopted *sources.Sources, notified func() bool) *Snapshots {
 	views := limiters.NewLimiterViews(keys, c.Script)
 	return &Snapshots{rdb: rdb, clock: c.Local(), rooms: &panels.Rooms{Keys: keys, Found: found, Sources: adopted,
-		Locks: locks.NewLockDirectory(found), Limiters: views, Overview: limiters.NewOverview(views), Charts: history.NewCharts(keys)}}
+		Locks: locks.NewLockDirectory(found, notified), Limiters: views, Overview: limiters.NewOverview(views), Charts: history.NewCharts(keys)}}
 }
 
 // Rooms is what the panels read and watch through (the watcher's live.Router).
@@ -41,8 +41,10 @@ func (s *Snapshots) Rooms() *panels.Rooms { return s.rooms }
 // whose read only learnt what to read (the locks' names, a limiter's policy and clients, a
 // limiter's new client: another service's first request) is read again at once, in a second
 // round trip of those topics alone, so it shows in this poll rather than the next; what that
-// read still lacks is left out. With nothing to read it still sends a PING, so the answer
-// always says whether Redis is reachable. Returns EUNAVAILABLE when Redis cannot be reached.
+// read still lacks is left out. On the watcher's periodic poll (live.Periodic) without keyspace
+// notifications, the locks topic first makes its lock step (locks.LockDirectory.Plan: SCANs
+// on every master). With nothing to read it still sends a PING, so the answer always says
+// whether Redis is reachable. Returns EUNAVAILABLE when Redis cannot be reached.
 func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, error) {
 	snaps := make(map[string]any, len(topics))
 	learnt, err := s.read(ctx, topics, false, snaps)

@@ -65,6 +65,43 @@ func KeysOnEveryMaster(t testing.TB, rdb redis.UniversalClient, pattern string) 
 	return keys
 }
 
+// KeyOnEveryMaster returns, for each master (one server: itself), the first of key(0), key(1),
+// … whose slot that master serves, sorted: a test writing them has a key on every master.
+func KeyOnEveryMaster(t testing.TB, rdb redis.UniversalClient, key func(i int) string) []string {
+	t.Helper()
+	c, ok := rdb.(*redis.ClusterClient)
+	if !ok {
+		return []string{key(0)}
+	}
+	ctx := context.Background()
+	var mu sync.Mutex
+	found := map[string]string{} // master -> its key, "" until found
+	if err := c.ForEachMaster(ctx, func(_ context.Context, node *redis.Client) error {
+		mu.Lock()
+		found[node.Options().Addr] = ""
+		mu.Unlock()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for i := 0; len(keys) < len(found); i++ {
+		if i == 100_000 {
+			t.Fatalf("redistest.KeyOnEveryMaster: %d masters of %d in 100,000 keys", len(keys), len(found))
+		}
+		node, err := c.MasterForKey(ctx, key(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, ok := found[node.Options().Addr]; ok && k == "" {
+			found[node.Options().Addr] = key(i)
+			keys = append(keys, key(i))
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 // SameCalendarYear returns the first year from year on, in steps of 28 (the Gregorian
 // calendar's weekdays and ISO weeks repeat every 28 years between 1901 and 2099), whose
 // November is not yet past at now (a package's test clock start): a test that needs one

@@ -15,7 +15,11 @@ import (
 // The locks topic's names, read on the watcher's one pipeline:
 //   - zpulse's own locks are in the index SET (LockIndex), read on every tick, so a lock taken
 //     through zpulse shows on the next tick;
-//   - locks taken by other services are found by Discovery, at its cadence (read, never advanced);
+//   - locks taken by other services are found by Discovery, at its cadence, or at once through
+//     keyspace notifications (Discovery.Saw); without these, the watcher's tick at its poll
+//     interval first goes on with discovery's lock step (Discovery.StepLocks: a bounded SCAN
+//     of lock:* on every master; its cost is said there), so a new lock shows within one
+//     poll. No other read advances discovery: pages and the API only read its snapshot;
 //   - the locks known so far are read (planLockInfo) on the same pipeline.
 //
 // Names of the index whose lock is gone (expired without a release) are removed from it on the
@@ -25,21 +29,32 @@ import (
 const lockReadMax = 4 * domain.MaxLocksShown
 
 type LockDirectory struct {
-	found *store.Discovery
+	found    *store.Discovery
+	notified func() bool // keyspace notifications told discovery of every change since the last call; nil: never
 
 	mu      sync.Mutex
 	indexed map[string]bool // Names in the index at the last read
 	prune   []string        // index names whose lock was gone at the last read
 }
 
-func NewLockDirectory(found *store.Discovery) *LockDirectory {
-	return &LockDirectory{found: found, indexed: map[string]bool{}}
+// NewLockDirectory returns the locks topic's reader over found. notified says whether keyspace
+// notifications told found of every change since its last call (Saw knows every new lock
+// then): the lock step is left out. nil: they never do.
+func NewLockDirectory(found *store.Discovery, notified func() bool) *LockDirectory {
+	return &LockDirectory{found: found, notified: notified, indexed: map[string]bool{}}
 }
 
 // Plan adds this tick's reads to pipe and returns the decoder of the snapshot, which reports
 // false until discovery has run once (a snapshot then would wrongly say that no lock is held).
-// It reads discovery's snapshot and never changes it.
-func (d *LockDirectory) Plan(ctx context.Context, pipe redis.Pipeliner, keys store.Keys) func() (domain.HeldLocks, bool) {
+// It reads discovery's snapshot; on the watcher's periodic tick (periodic) without keyspace
+// notifications it first goes on with discovery's lock step, so a lock another service took
+// since the last tick is read in this one.
+func (d *LockDirectory) Plan(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, periodic bool) func() (domain.HeldLocks, bool) {
+	if periodic && d.found.Refreshed() && (d.notified == nil || !d.notified()) {
+		// A failed step (counted with the command errors on /metrics) leaves the names as they
+		// were, and the next poll tries again; an unreachable Redis fails the read below.
+		_ = d.found.StepLocks(ctx)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if len(d.prune) > 0 {

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -89,6 +90,7 @@ type Notifier struct {
 	mu   sync.Mutex
 	subs map[string]*sub // by master address ("" for one server or Sentinel)
 	why  string          // why notifications cannot be used, from the last refresh ("" when they can)
+	gap  atomic.Bool     // a subscription (re)started since the last Heard: its gap's events are lost
 }
 
 // New returns a Notifier over rdb; nothing happens until Run.
@@ -131,6 +133,16 @@ func (n *Notifier) State() State {
 		}
 	}
 	return State{On: true}
+}
+
+// Heard says whether keyspace notifications told discovery (Saw) of every change since the
+// last call: State().On, and no subscription (re)started since, as one does after its
+// connection was killed (the events of its gap are lost). While it says so, the locks topic's
+// periodic read leaves out its lock step (redisrepo.OpenOptions.Notified); after a gap, one
+// step finds what the gap hid.
+func (n *Notifier) Heard() bool {
+	gap := n.gap.Swap(false)
+	return !gap && n.State().On
 }
 
 // Run subscribes and keeps the subscriptions right until ctx ends: every RefreshEvery it

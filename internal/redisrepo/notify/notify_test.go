@@ -227,6 +227,7 @@ func TestResubscribesAfterItsConnectionIsKilled(t *testing.T) {
 	r := start(t, rdb, notify.On, 0)
 	r.waitOn(t)
 	<-r.resubs // the first subscription
+	r.heardAfterAGap(t)
 	if err := rdb.ClientKillByFilter(context.Background(), "TYPE", "pubsub").Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -235,8 +236,27 @@ func TestResubscribesAfterItsConnectionIsKilled(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatalf("no resubscription after CLIENT KILL TYPE pubsub (state %+v)", r.n.State())
 	}
-	r.waitOn(t)
+	r.heardAfterAGap(t)
 	foreignWrites(t, rdb, r, "k")
+}
+
+// heardAfterAGap checks that, right after a subscription (re)started, Heard says no once (the
+// events of the gap are lost: the locks' read makes one lock step), then yes once the
+// notifier follows notifications again.
+func (r *recorder) heardAfterAGap(t *testing.T) {
+	t.Helper()
+	if r.n.Heard() {
+		t.Error("Heard said every change reached discovery right after a subscription (re)started")
+	}
+	r.waitOn(t)
+	if err := redistest.Poll(5*time.Second, func() error {
+		if !r.n.Heard() {
+			return errorString("Heard says no while notifications are on")
+		}
+		return nil
+	}); err != nil {
+		t.Error(err)
+	}
 }
 
 func TestConfigRefusedSaysSoAndPolls(t *testing.T) {

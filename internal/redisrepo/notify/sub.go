@@ -61,8 +61,11 @@ func (n *Notifier) deliver(ctx context.Context, s *sub, ch <-chan any) {
 		for more := true; more; {
 			switch m := msg.(type) {
 			case *redis.Subscription:
-				if m.Kind == "psubscribe" && m.Count == 1 && n.opt.OnResubscribed != nil {
-					n.opt.OnResubscribed() // events of the gap, if any, are lost
+				if m.Kind == "psubscribe" && m.Count == 1 {
+					n.gap.Store(true) // events of the gap, if any, are lost
+					if n.opt.OnResubscribed != nil {
+						n.opt.OnResubscribed()
+					}
 				}
 			case *redis.Message:
 				key, ok := strings.CutPrefix(m.Channel, channelPrefix)

@@ -15,7 +15,7 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// Discovery bounds: one refresh makes at most scanCalls SCAN calls of COUNT scanCount per kind
+// Discovery bounds: one refresh makes at most ScanCalls SCAN calls of COUNT ScanCount per kind
 // and per master, so a huge keyspace costs a bounded amount per refresh; what one refresh
 // does not reach, the next ones find (each master's cursor goes on where it stopped).
 const (
@@ -50,6 +50,7 @@ type sweep struct {
 	own     map[string]struct{} // Names in the index at the last refresh, or written since
 	added   map[string]struct{} // Names written while a refresh reads the index: kept by it
 	limit   int                 // the most keys a pass keeps (0: no bound)
+	calls   int                 // the most SCAN calls of one step on one master (0: ScanCalls)
 }
 
 // Discovery is zpulse's one way of finding keys by pattern: boards, queues, locks and limiter
@@ -61,8 +62,10 @@ type Discovery struct {
 	rdb redis.UniversalClient
 
 	refreshing sync.Mutex // one refresh at a time
+	stepping   sync.Mutex // one lock step at a time (StepLocks)
 	mu         sync.Mutex // guards the sweeps
 	sweeps     [KindCount]*sweep
+	lockStep   *sweep             // StepLocks' own pass over the lock keys: names only added, never dropped
 	adopted    map[string]*sweep  // SCAN pattern of an adopted source -> its sweep (keys only)
 	dated      *sweep             // sorted sets with a yyyymmdd date in their key: layouts to suggest
 	sources    string             // the HASH of adopted sources (Keys.Sources)
@@ -83,7 +86,8 @@ func NewDiscovery(rdb redis.UniversalClient, keys Keys, onRate func(ctx context.
 	d.sweeps[KindLock] = &sweep{name: "lock", prefix: keys.LockPrefix, index: keys.LockIndex()}
 	d.sweeps[rateKeys] = &sweep{prefix: keys.RatePrefix, typ: "zset"}
 	d.dated = &sweep{pattern: datedPattern, typ: "zset", limit: MaxDatedKeys}
-	for _, s := range append(d.sweeps[:], d.dated) {
+	d.lockStep = &sweep{name: "lock", prefix: keys.LockPrefix, calls: LockStepCalls}
+	for _, s := range append(d.sweeps[:], d.dated, d.lockStep) {
 		s.cursors, s.done, s.seen, s.found, s.own = map[string]uint64{}, map[string]bool{}, map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
 	}
 	return d
@@ -336,13 +340,13 @@ func (d *Discovery) eachMaster(ctx context.Context, fn func(ctx context.Context,
 	return fn(ctx, "", d.rdb)
 }
 
-// step goes on with one kind's sweep of one master for at most scanCalls calls and returns
+// step goes on with one kind's sweep of one master for at most ScanCalls calls and returns
 // the keys it found.
 func (d *Discovery) step(ctx context.Context, k Kind, addr string, node redis.Cmdable) ([]string, error) {
 	return d.stepSweep(ctx, d.sweeps[k], addr, node)
 }
 
-// stepSweep goes on with one sweep on one master (see step).
+// stepSweep goes on with one sweep on one master (see step), for at most s.calls calls.
 func (d *Discovery) stepSweep(ctx context.Context, s *sweep, addr string, node redis.Cmdable) ([]string, error) {
 	pattern := s.pattern
 	if pattern == "" {
@@ -354,8 +358,12 @@ func (d *Discovery) stepSweep(ctx context.Context, s *sweep, addr string, node r
 	if done {
 		return nil, nil
 	}
+	calls := s.calls
+	if calls == 0 {
+		calls = ScanCalls
+	}
 	var keys []string
-	for range ScanCalls {
+	for range calls {
 		var page []string
 		var err error
 		if s.typ != "" {
