@@ -110,29 +110,23 @@ func TestDiscoveryReachesEveryMaster(t *testing.T) {
 	rdb := redistest.ClusterTurn(t)
 	svc := openTest(t, rdb, nil)
 	now := rdb.Time(ctx).Val().UnixMilli() // the servers' clock, which the window is read by
+	// A lock and a limiter client on each master, written as another service would.
 	var wantLocks, wantClients []string
-	for _, node := range redistest.SharedCluster(t).Nodes {
-		direct := redis.NewClient(&redis.Options{Addr: node.Addr})
-		defer direct.Close()
-		// The first names whose keys this master serves: a master refuses (MOVED) the others.
-		for i := 0; ; i++ {
-			name := fmt.Sprintf("theirs-%s-%d", node.Addr, i)
-			if err := direct.Set(ctx, "lock:"+name, "uuid", time.Minute).Err(); err == nil {
-				wantLocks = append(wantLocks, name)
-				break
-			} else if !strings.HasPrefix(err.Error(), "MOVED") {
-				t.Fatal(err)
-			}
+	k := DefaultKeys
+	for _, key := range redistest.KeyOnEveryMaster(t, rdb, func(i int) string { return k.Lock(fmt.Sprintf("theirs-%d", i)) }) {
+		if err := rdb.Set(ctx, key, "uuid", time.Minute).Err(); err != nil {
+			t.Fatal(err)
 		}
-		for i := 0; ; i++ {
-			client := fmt.Sprintf("c-%d-%d", len(wantClients), i)
-			if err := direct.ZAdd(ctx, "rate:"+client, redis.Z{Score: float64(now), Member: "u1"}).Err(); err == nil {
-				wantClients = append(wantClients, client)
-				break
-			} else if !strings.HasPrefix(err.Error(), "MOVED") {
-				t.Fatal(err)
-			}
+		wantLocks = append(wantLocks, strings.TrimPrefix(key, k.Lock("")))
+	}
+	for _, key := range redistest.KeyOnEveryMaster(t, rdb, func(i int) string { return k.RatePrefix + fmt.Sprintf("c-%d", i) }) {
+		if err := rdb.ZAdd(ctx, key, redis.Z{Score: float64(now), Member: "u1"}).Err(); err != nil {
+			t.Fatal(err)
 		}
+		wantClients = append(wantClients, strings.TrimPrefix(key, k.RatePrefix))
+	}
+	if len(wantLocks) != 3 {
+		t.Fatalf("a lock on each of %d masters, want 3", len(wantLocks))
 	}
 	if err := svc.Discovery.Refresh(ctx); err != nil {
 		t.Fatal(err)
