@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -219,5 +220,37 @@ func TestAnIdleTickHoldsBackATenthOfTheGap(t *testing.T) {
 	waitHandled(1)
 	if r.count("t") != 2 {
 		t.Fatal("a change right after a tick that published did not wait for the gap")
+	}
+}
+
+// heldLock is a snapshot with a part no render shows, as a held lock's PTTL: it differs read
+// after read while the fragment stays the same.
+type heldLock struct{ shown, pttlMs int }
+
+func (h heldLock) String() string { return strconv.Itoa(h.shown) }
+
+// A tick whose snapshots changed but render as before sends nothing, so like an idle tick it
+// holds the next one back by a tenth of the gap only: a change right after it goes out at
+// once. (Counted as published, it held the whole gap, and another service's new lock reached
+// the screen 10–54 ms late when it landed just after a periodic poll of the locks.)
+func TestATickThatSentNothingHoldsBackATenthOfTheGap(t *testing.T) {
+	w, src, r, _, subscribe := newWatcher(t)
+	w.interval = 250 * time.Millisecond
+	subscribe("t")
+	clock, waitHandled := runManual(t, w)
+	src.set("t", heldLock{shown: 1, pttlMs: 900})
+	w.Nudge()
+	waitHandled(1)
+	src.set("t", heldLock{shown: 1, pttlMs: 800})
+	waitHandled(clock.Advance(250 * time.Millisecond)) // the periodic tick: rendered again, the same
+	if r.count("t") != 2 {
+		t.Fatalf("rendered %d times, want 2 (the periodic tick saw a new snapshot)", r.count("t"))
+	}
+	src.set("t", heldLock{shown: 2, pttlMs: 800})
+	waitHandled(clock.Advance(DefaultMinGap / 10))
+	w.Nudge()
+	waitHandled(1)
+	if r.count("t") != 3 {
+		t.Fatalf("a change %v after a tick that sent nothing waited for the %v gap (%d renders)", DefaultMinGap/10, DefaultMinGap, r.count("t"))
 	}
 }

@@ -127,7 +127,8 @@ func (h *Hub) Subscriptions() []Subscription {
 // Publish sends a fragment to every subscriber of topic of the zero audience (ServeWS's, which
 // sees no secret) and keeps it for later subscribers.
 func (h *Hub) Publish(name string, fragment []byte) error {
-	return h.PublishBatch([]Fragment{{Subscription: Subscription{Topic: name}, HTML: fragment}})
+	_, err := h.PublishBatch([]Fragment{{Subscription: Subscription{Topic: name}, HTML: fragment}})
+	return err
 }
 
 // PublishBatch sends each fragment to the subscribers of its topic and audience, and keeps it
@@ -135,8 +136,9 @@ func (h *Hub) Publish(name string, fragment []byte) error {
 // whose bytes differ (parts.go), or nothing at all when none does; the whole fragment when
 // its top-level elements changed. A subscriber of several of the topics gets its frames
 // together. A subscriber whose buffer is full is dropped (its browser reconnects) rather
-// than stalling the others.
-func (h *Hub) PublishBatch(fragments []Fragment) error {
+// than stalling the others. It returns the number of fragments that changed what their
+// subscribers see: those sent as a frame (a fragment equal in every part to the last is not).
+func (h *Hub) PublishBatch(fragments []Fragment) (int, error) {
 	parsed := make([]*part, len(fragments)) // outside the lock: the tokenizer is the costly part
 	for i, f := range fragments {
 		parsed[i] = parseParts(f.HTML)
@@ -163,7 +165,7 @@ func (h *Hub) PublishBatch(fragments []Fragment) error {
 			fr, err = newFrame(f.Subscription, false, partMessages(parts)...)
 		}
 		if err != nil {
-			return fmt.Errorf("live.PublishBatch: %w", err)
+			return 0, fmt.Errorf("live.PublishBatch: %w", err)
 		}
 		frames = append(frames, fr)
 	}
@@ -172,7 +174,7 @@ func (h *Hub) PublishBatch(fragments []Fragment) error {
 		for c := range h.topics[frames[0].sub].subs {
 			h.sendLocked(c, shared)
 		}
-		return nil
+		return 1, nil
 	}
 	batches := map[*client][]*frame{}
 	for _, f := range frames {
@@ -183,7 +185,7 @@ func (h *Hub) PublishBatch(fragments []Fragment) error {
 	for c, b := range batches {
 		h.sendLocked(c, b)
 	}
-	return nil
+	return len(frames), nil
 }
 
 // subscribe registers c for its topics and queues each topic's last fragment to it.

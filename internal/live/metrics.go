@@ -19,7 +19,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		ticks: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "zpulse_watcher_tick_seconds", Help: "Time of one watcher tick: poll, compare, render, publish.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 8)}),
 		pollErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "zpulse_watcher_poll_errors_total", Help: "Watcher polls that failed."}),
-		pushes:     prometheus.NewCounter(prometheus.CounterOpts{Name: "zpulse_watcher_fragments_total", Help: "Fragments rendered and published because their topic changed."}),
+		pushes:     prometheus.NewCounter(prometheus.CounterOpts{Name: "zpulse_watcher_fragments_total", Help: "Fragments sent to viewers because what their topic shows changed."}),
 	}
 	reg.MustRegister(m.connections, m.drops, m.ticks, m.pollErrors, m.pushes)
 	return m

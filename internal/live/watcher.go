@@ -285,7 +285,7 @@ func (w *Watcher) gapAfter(pushed int) time.Duration {
 }
 
 // Tick polls once, as the tick at the interval does (Periodic), and publishes every changed
-// topic to each audience that follows it. It returns the number of fragments published.
+// topic to each audience that follows it. It returns the number of fragments sent (publish).
 func (w *Watcher) Tick(ctx context.Context) int { return w.fullTick(ctx, true) }
 
 // fullTick polls every subscribed topic; periodic marks the poll as the interval's.
@@ -340,7 +340,7 @@ func (w *Watcher) tick(ctx context.Context, only map[string]bool) int {
 				detail = fmt.Sprintf("Redis did not answer within %v", timeout)
 			}
 			if s := (Status{Available: false, Detail: detail, Mode: w.modeNow()}); w.setStatus(s, err) {
-				w.publish(w.appendStatus(nil, all, s))
+				_, _ = w.publish(w.appendStatus(nil, all, s))
 			}
 		}
 		w.metrics.ticked(time.Since(start).Seconds(), true, 0)
@@ -368,8 +368,8 @@ func (w *Watcher) tick(ctx context.Context, only map[string]bool) int {
 		}
 		batch = w.appendRendered(batch, sub, snap)
 	}
-	pushed := w.publish(batch)
-	if pushed > 0 {
+	pushed, ok := w.publish(batch)
+	if ok {
 		for _, f := range batch {
 			if f.Topic != domain.TopicStatus {
 				w.last[f.Subscription] = snaps[f.Topic]
@@ -421,14 +421,17 @@ func (w *Watcher) appendRendered(batch []Fragment, sub Subscription, snap any) [
 }
 
 // publish hands one tick's fragments to the hub together, so a page watching several of the
-// topics gets them in one write. It returns the number of fragments published.
-func (w *Watcher) publish(batch []Fragment) int {
+// topics gets them in one write. It returns the number of fragments sent as frames (a snapshot
+// that changed but renders as before sends none: a held lock's PTTL does, read after read),
+// and whether the hub took the batch.
+func (w *Watcher) publish(batch []Fragment) (sent int, ok bool) {
 	if len(batch) == 0 {
-		return 0
+		return 0, true
 	}
-	if err := w.hub.PublishBatch(batch); err != nil {
+	sent, err := w.hub.PublishBatch(batch)
+	if err != nil {
 		w.log.Error("cannot publish live fragments", "err", err)
-		return 0
+		return 0, false
 	}
-	return len(batch)
+	return sent, true
 }

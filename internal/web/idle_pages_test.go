@@ -120,7 +120,7 @@ func publishMarker(t *testing.T, w testWiring) string {
 			batch = append(batch, live.Fragment{Subscription: sub, HTML: []byte(marker)})
 		}
 	}
-	if err := w.deps.Hub.PublishBatch(batch); err != nil {
+	if _, err := w.deps.Hub.PublishBatch(batch); err != nil {
 		t.Fatal(err)
 	}
 	return marker
