@@ -25,10 +25,20 @@ import (
 // over svc, and a websocket dialled to its hub for topics.
 func wired(t *testing.T, svc *redisrepo.Services, topics ...string) (*live.Watcher, *websocket.Conn, *atomic.Int64) {
 	t.Helper()
+	return wiredSeeing(t, svc, nil, topics...)
+}
+
+// wiredSeeing is wired, whose every poll's snapshots also go to seen (nil: nowhere).
+func wiredSeeing(t *testing.T, svc *redisrepo.Services, seen func(snaps map[string]any), topics ...string) (*live.Watcher, *websocket.Conn, *atomic.Int64) {
+	t.Helper()
 	polls := &atomic.Int64{}
 	poll := func(ctx context.Context, topics []string) (map[string]any, error) {
 		polls.Add(1)
-		return svc.Snapshots.Read(ctx, topics)
+		snaps, err := svc.Snapshots.Read(ctx, topics)
+		if seen != nil && err == nil {
+			seen(snaps)
+		}
+		return snaps, err
 	}
 	hub := live.NewHub(nil)
 	render := panels.Renderer(panels.Env{Ctx: context.Background(), Keys: redisrepo.DefaultKeys.Display()})

@@ -12,7 +12,8 @@ import (
 // (locks.LockDirectory): the lock index, every lock's key and its meta and fence. Nothing is
 // published until discovery has run once. The overview shows it too. On the watcher's periodic
 // poll without keyspace notifications, the read first goes on with discovery's lock step
-// (store.Discovery.StepLocks), so another service's new lock shows within one poll.
+// (store.Discovery.StepLocks; when: Read.Step), so another service's new lock shows within one
+// poll.
 var Locks = declare(&Kind[struct{}, domain.HeldLocks]{
 	Topic: func(struct{}) string { return domain.TopicLocks },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicLocks },
@@ -20,7 +21,7 @@ var Locks = declare(&Kind[struct{}, domain.HeldLocks]{
 		return live.Watch{Keys: []string{r.Keys.LockIndex()}, Prefixes: []string{r.Keys.LockPrefix, r.Keys.LocksMeta()}}
 	},
 	Plan: func(r *Read, _ struct{}) func() (domain.HeldLocks, bool) {
-		return r.Rooms.Locks.Plan(r.Ctx, r.Pipe, r.Rooms.Keys, r.Periodic)
+		return r.Rooms.Locks.Plan(r.Ctx, r.Pipe, r.Rooms.Keys, r.Step())
 	},
 	Render: func(env Env, _ struct{}, aud domain.Audience, held domain.HeldLocks) templ.Component {
 		return views.LocksPanel(aud.Locks(held), true, env.Keys)

@@ -57,7 +57,7 @@ func TestAForeignLockShowsAtTheNextPoll(t *testing.T) {
 // The lock step costs Redis only while it is needed: a poll of other topics, a poll of the
 // locks that is not the periodic one (a nudge's, Changed's) and a periodic one while keyspace
 // notifications reach discovery send no SCAN; a periodic poll of the locks without them sends
-// at most store.LockStepCalls SCANs of COUNT store.ScanCount and MATCH lock:* to each master.
+// at most store.StepCalls SCANs of COUNT store.ScanCount and MATCH lock:* to each master.
 func TestTheLockStepRunsOnlyWhileNeeded(t *testing.T) {
 	t.Parallel()
 	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
@@ -95,8 +95,8 @@ func TestTheLockStepRunsOnlyWhileNeeded(t *testing.T) {
 		}
 		want := fmt.Sprintf("match %s* count %d", redisrepo.DefaultKeys.LockPrefix, store.ScanCount)
 		for addr, calls := range got {
-			if len(calls) > store.LockStepCalls {
-				t.Errorf("master %q: %d SCANs in one step, want at most %d", addr, len(calls), store.LockStepCalls)
+			if len(calls) > store.StepCalls {
+				t.Errorf("master %q: %d SCANs in one step, want at most %d", addr, len(calls), store.StepCalls)
 			}
 			for _, c := range calls {
 				if !strings.HasSuffix(c, want) {

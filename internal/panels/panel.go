@@ -177,6 +177,9 @@ type Rooms struct {
 	Overview *limiters.Overview
 	Charts   *history.Charts
 	Sources  *sources.Sources
+	// Notified says whether keyspace notifications told discovery of every change since its
+	// last call (redisrepo.OpenOptions.Notified); nil: they never do. Read.Step asks it.
+	Notified func() bool
 }
 
 // Read is one poll's planning: the pipeline every topic's reads ride in, the time of the read
@@ -190,11 +193,27 @@ type Read struct {
 	// learnt what to read (Snapshots.Read): what it learnt then no longer holds a panel back.
 	Again bool
 	// Periodic marks the watcher's tick at its interval (live.Periodic), read once: work bound
-	// to the poll cadence (the locks' discovery step) runs then only.
+	// to the poll cadence (discovery's steps: Step) runs then only.
 	Periodic bool
 
 	limiters map[string]bool
 	charts   map[history.ChartID]bool
+	step     *bool // Step's answer, once asked
+}
+
+// Step says whether this read makes discovery's steps (store.Discovery.StepLocks,
+// StepAdopted) before planning: on the watcher's periodic tick only, once discovery has run
+// (a step before would find what its first refresh finds), and only when keyspace
+// notifications did not tell discovery of every change since the last time it was asked
+// (Rooms.Notified). Notified is asked at most once a read, by the first panel that needs it,
+// and its answer holds for every panel of the read: it covers the changes since its last
+// call, so a second call in the same read would wrongly say a gap is over.
+func (r *Read) Step() bool {
+	if r.step == nil {
+		step := r.Periodic && r.Rooms.Found.Refreshed() && (r.Rooms.Notified == nil || !r.Rooms.Notified())
+		r.step = &step
+	}
+	return *r.step
 }
 
 // Plan adds the reads of topics to pipe and returns each read topic's decoder; a decoder's

@@ -15,6 +15,11 @@ import (
 
 // Source is an adopted source's live view (a domain.SourceView), topic e.g. "source.api":
 // the saved sources and every key its layout can name (the layout up to its first token).
+// A lock or limiter source lists the keys discovery found under its pattern (its sweep every
+// DiscoveryEvery, or keyspace notifications at once); on the watcher's periodic poll without
+// notifications (Read.Step) the read first goes on with discovery's step over that pattern
+// (store.Discovery.StepAdopted), so another service's new lock under the prefix, or a
+// limiter's new client, is read in that same poll. Boards and queues have known keys.
 var Source = declare(&Kind[string, domain.SourceView]{
 	Topic: domain.SourceTopic,
 	Parse: domain.ParseSourceTopic,
@@ -32,6 +37,11 @@ var Source = declare(&Kind[string, domain.SourceView]{
 		src, err := r.Rooms.Sources.Source(r.Ctx, name) // cached: a round trip once a second at most
 		if err != nil {
 			return func() (domain.SourceView, bool) { return domain.SourceView{}, false }
+		}
+		if src.ScanPattern() != "" && r.Step() {
+			// A failed step (counted with the command errors on /metrics) leaves the keys as they
+			// were, and the next poll tries again; an unreachable Redis fails the read below.
+			_ = r.Rooms.Found.StepAdopted(r.Ctx, src.ScanPattern())
 		}
 		read := sources.PlanSourceView(r.Ctx, r.Pipe, r.Rooms.Keys, r.Rooms.Found, src, r.Now)
 		return func() (domain.SourceView, bool) { return read(), true }

@@ -44,9 +44,10 @@ type OpenOptions struct {
 	// fewer confirm: EUNAVAILABLE (a lock is given back). 0..MaxWaitReplicas.
 	WaitReplicas int
 	// Notified says whether keyspace notifications told discovery of every change since its
-	// last call (notify.Notifier's Heard): then every new lock is known at once, and the locks
-	// topic's periodic poll leaves out its lock step (store.Discovery.StepLocks). nil: they
-	// never do. Only the watcher's poll (Snapshots.Read) calls it.
+	// last call (notify.Notifier's Heard): then every new lock or adopted source's key is known
+	// at once, and the watcher's periodic poll leaves out discovery's steps (the locks topic's
+	// store.Discovery.StepLocks, an adopted source's StepAdopted). nil: they never do. Only the
+	// watcher's poll (Snapshots.Read) calls it, once a read (panels.Read.Step).
 	Notified func() bool
 }
 

@@ -28,8 +28,8 @@ type Snapshots struct {
 // Read; pages call the services' stateless reads. notified is OpenOptions.Notified.
 func newSnapshots(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks, adopted *sources.Sources, notified func() bool) *Snapshots {
 	views := limiters.NewLimiterViews(keys, c.Script)
-	return &Snapshots{rdb: rdb, clock: c.Local(), rooms: &panels.Rooms{Keys: keys, Found: found, Sources: adopted,
-		Locks: locks.NewLockDirectory(found, notified), Limiters: views, Overview: limiters.NewOverview(views), Charts: history.NewCharts(keys)}}
+	return &Snapshots{rdb: rdb, clock: c.Local(), rooms: &panels.Rooms{Keys: keys, Found: found, Sources: adopted, Notified: notified,
+		Locks: locks.NewLockDirectory(found), Limiters: views, Overview: limiters.NewOverview(views), Charts: history.NewCharts(keys)}}
 }
 
 // Rooms is what the panels read and watch through (the watcher's live.Router).
@@ -43,7 +43,8 @@ func (s *Snapshots) Rooms() *panels.Rooms { return s.rooms }
 // round trip of those topics alone, so it shows in this poll rather than the next; what that
 // read still lacks is left out. On the watcher's periodic poll (live.Periodic) without keyspace
 // notifications, the locks topic first makes its lock step (locks.LockDirectory.Plan: SCANs
-// on every master). With nothing to read it still sends a PING, so the answer always says
+// on every master), and an adopted lock or limiter source's topic the step over its pattern
+// (panels.Source: Discovery.StepAdopted). With nothing to read it still sends a PING, so the answer always says
 // whether Redis is reachable. Returns EUNAVAILABLE when Redis cannot be reached.
 func (s *Snapshots) Read(ctx context.Context, topics []string) (map[string]any, error) {
 	snaps := make(map[string]any, len(topics))

@@ -36,6 +36,9 @@ func TestPageLoadsLeaveTheWatcherAlone(t *testing.T) {
 	if _, err := svc.Limiters.SetPolicy(ctx, domain.LimitPolicy{Name: "api", Algorithm: domain.FixedWindow, Limit: 5, WindowMs: 60_000}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := svc.Sources.SaveSource(ctx, domain.Source{Name: "theirs", Kind: domain.SourceLock, Key: "mutex:"}); err != nil {
+		t.Fatal(err)
+	}
 	change := func(round string) {
 		t.Helper()
 		if _, err := svc.Leaderboards.AddPoints(ctx, "game", "player-"+round, 10); err != nil {
@@ -52,8 +55,10 @@ func TestPageLoadsLeaveTheWatcherAlone(t *testing.T) {
 		if err := svc.Limiters.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if err := rdb.Set(ctx, "lock:order:"+round, "token", 0).Err(); err != nil {
-			t.Fatal(err)
+		for _, lock := range []string{"lock:order:", "mutex:order:"} {
+			if err := rdb.Set(ctx, lock+round, "token", 0).Err(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := svc.Discovery.Refresh(ctx); err != nil {
 			t.Fatal(err)
@@ -63,7 +68,7 @@ func TestPageLoadsLeaveTheWatcherAlone(t *testing.T) {
 
 	topics := []string{domain.TopicBoards, domain.BoardTopic("game", domain.AllTime, domain.BoardTopN),
 		domain.TopicQueues, domain.QueueTopic("jobs"), domain.TopicLimiters, domain.LimiterTopic("api"),
-		domain.LimiterTopic("default"), domain.TopicLocks}
+		domain.LimiterTopic("default"), domain.TopicLocks, domain.SourceTopic("theirs")}
 	for _, topic := range topics {
 		subscribe(t, srv.URL, topic)
 	}
@@ -88,7 +93,7 @@ func TestPageLoadsLeaveTheWatcherAlone(t *testing.T) {
 	}
 
 	pages := []string{"/", "/boards", "/boards/game", "/boards/game/entries", "/queues", "/queues/jobs",
-		"/limiters", "/limiters/api", "/limiters/default", "/locks"}
+		"/limiters", "/limiters/api", "/limiters/default", "/locks", "/sources", "/sources/theirs"}
 	loadAll := func() {
 		t.Helper()
 		for _, page := range pages {
@@ -105,23 +110,25 @@ func TestPageLoadsLeaveTheWatcherAlone(t *testing.T) {
 
 	// Keys another service writes after discovery's last refresh stay unknown to discovery
 	// (and so to the watcher) through every page load: only discovery's own loop finds them,
-	// and the watcher's periodic tick its locks (the lock step, without notifications). The
-	// locks page used to advance the shared sweep, which the next tick then published.
-	for _, key := range []string{"lock:late", "queue:late", "leaderboard:late"} {
+	// and the watcher's periodic tick its locks and an adopted source's keys (the steps, without
+	// notifications). The locks page used to advance the shared sweep, which the next tick then
+	// published.
+	late := []string{"lock:late", "queue:late", "leaderboard:late", "mutex:late"}
+	for _, key := range late {
 		if err := rdb.ZAdd(ctx, key, redis.Z{Score: 1, Member: "x"}).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	known := func() string {
-		return fmt.Sprint(svc.Discovery.Names(store.KindBoard), svc.Discovery.Names(store.KindQueue), svc.Discovery.Names(store.KindLock))
+		return fmt.Sprint(svc.Discovery.Names(store.KindBoard), svc.Discovery.Names(store.KindQueue), svc.Discovery.Names(store.KindLock), svc.Discovery.AdoptedKeys("mutex:*"))
 	}
 	before := known()
 	loadAll()
 	if after := known(); after != before {
 		t.Errorf("loading every page changed what discovery knows: %s, then %s", before, after)
 	}
-	for _, key := range []string{"lock:late", "queue:late", "leaderboard:late"} {
-		rdb.Del(ctx, key) // before the tick, whose lock step would find lock:late
+	for _, key := range late {
+		rdb.Del(ctx, key) // before the tick, whose steps would find lock:late and mutex:late
 	}
 	if got := tick(); len(got) != 0 {
 		t.Errorf("after loading every page, an idle tick republished %v", got)

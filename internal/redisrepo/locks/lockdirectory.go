@@ -19,7 +19,8 @@ import (
 //     keyspace notifications (Discovery.Saw); without these, the watcher's tick at its poll
 //     interval first goes on with discovery's lock step (Discovery.StepLocks: a bounded SCAN
 //     of lock:* on every master; its cost is said there), so a new lock shows within one
-//     poll. No other read advances discovery: pages and the API only read its snapshot;
+//     poll (the panel says when: panels.Read.Step). No other read advances discovery: pages
+//     and the API only read its snapshot;
 //   - the locks known so far are read (planLockInfo) on the same pipeline.
 //
 // Names of the index whose lock is gone (expired without a release) are removed from it on the
@@ -29,28 +30,25 @@ import (
 const lockReadMax = 4 * domain.MaxLocksShown
 
 type LockDirectory struct {
-	found    *store.Discovery
-	notified func() bool // keyspace notifications told discovery of every change since the last call; nil: never
+	found *store.Discovery
 
 	mu      sync.Mutex
 	indexed map[string]bool // Names in the index at the last read
 	prune   []string        // index names whose lock was gone at the last read
 }
 
-// NewLockDirectory returns the locks topic's reader over found. notified says whether keyspace
-// notifications told found of every change since its last call (Saw knows every new lock
-// then): the lock step is left out. nil: they never do.
-func NewLockDirectory(found *store.Discovery, notified func() bool) *LockDirectory {
-	return &LockDirectory{found: found, notified: notified, indexed: map[string]bool{}}
+// NewLockDirectory returns the locks topic's reader over found.
+func NewLockDirectory(found *store.Discovery) *LockDirectory {
+	return &LockDirectory{found: found, indexed: map[string]bool{}}
 }
 
 // Plan adds this tick's reads to pipe and returns the decoder of the snapshot, which reports
 // false until discovery has run once (a snapshot then would wrongly say that no lock is held).
-// It reads discovery's snapshot; on the watcher's periodic tick (periodic) without keyspace
-// notifications it first goes on with discovery's lock step, so a lock another service took
-// since the last tick is read in this one.
-func (d *LockDirectory) Plan(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, periodic bool) func() (domain.HeldLocks, bool) {
-	if periodic && d.found.Refreshed() && (d.notified == nil || !d.notified()) {
+// It reads discovery's snapshot; with step (the watcher's periodic tick without keyspace
+// notifications: panels.Read.Step) it first goes on with discovery's lock step, so a lock
+// another service took since the last tick is read in this one.
+func (d *LockDirectory) Plan(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, step bool) func() (domain.HeldLocks, bool) {
+	if step {
 		// A failed step (counted with the command errors on /metrics) leaves the names as they
 		// were, and the next poll tries again; an unreachable Redis fails the read below.
 		_ = d.found.StepLocks(ctx)

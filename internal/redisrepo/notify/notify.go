@@ -137,9 +137,10 @@ func (n *Notifier) State() State {
 
 // Heard says whether keyspace notifications told discovery (Saw) of every change since the
 // last call: State().On, and no subscription (re)started since, as one does after its
-// connection was killed (the events of its gap are lost). While it says so, the locks topic's
-// periodic read leaves out its lock step (redisrepo.OpenOptions.Notified); after a gap, one
-// step finds what the gap hid.
+// connection was killed (the events of its gap are lost). While it says so, the watcher's
+// periodic read leaves out discovery's steps, the locks' and the adopted sources'
+// (redisrepo.OpenOptions.Notified, asked once a read); after a gap, one step finds what the
+// gap hid.
 func (n *Notifier) Heard() bool {
 	gap := n.gap.Swap(false)
 	return !gap && n.State().On

@@ -61,36 +61,40 @@ type sweep struct {
 type Discovery struct {
 	rdb redis.UniversalClient
 
-	refreshing sync.Mutex // one refresh at a time
-	stepping   sync.Mutex // one lock step at a time (StepLocks)
-	mu         sync.Mutex // guards the sweeps
-	sweeps     [KindCount]*sweep
-	lockStep   *sweep             // StepLocks' own pass over the lock keys: names only added, never dropped
-	adopted    map[string]*sweep  // SCAN pattern of an adopted source -> its sweep (keys only)
-	dated      *sweep             // sorted sets with a yyyymmdd date in their key: layouts to suggest
-	sources    string             // the HASH of adopted sources (Keys.Sources)
-	watched    []string           // key patterns of every adopted source, for notifications
-	families   []domain.KeyFamily // Keys.Families, that a saved source is checked against
-	refreshed  bool
-	running    bool                                     // Run runs: Warm waits for its first refresh
-	attempted  bool                                     // Run's first refresh ended (first is closed)
-	first      chan struct{}                            // closed when Run's first refresh ended
-	lastErr    error                                    // the error of Run's latest refresh
-	onRate     func(ctx context.Context, keys []string) // the rate keys one refresh found
+	refreshing  sync.Mutex // one refresh at a time
+	stepping    sync.Mutex // one step at a time (StepLocks, StepAdopted)
+	mu          sync.Mutex // guards the sweeps
+	sweeps      [KindCount]*sweep
+	lockStep    *sweep             // StepLocks' own pass over the lock keys: names only added, never dropped
+	adopted     map[string]*sweep  // SCAN pattern of an adopted source -> its sweep (keys only)
+	adoptedStep map[string]*sweep  // StepAdopted's own passes, by pattern: keys only added to adopted's
+	dated       *sweep             // sorted sets with a yyyymmdd date in their key: layouts to suggest
+	sources     string             // the HASH of adopted sources (Keys.Sources)
+	watched     []string           // key patterns of every adopted source, for notifications
+	families    []domain.KeyFamily // Keys.Families, that a saved source is checked against
+	refreshed   bool
+	running     bool                                     // Run runs: Warm waits for its first refresh
+	attempted   bool                                     // Run's first refresh ended (first is closed)
+	first       chan struct{}                            // closed when Run's first refresh ended
+	lastErr     error                                    // the error of Run's latest refresh
+	onRate      func(ctx context.Context, keys []string) // the rate keys one refresh found
 }
 
 func NewDiscovery(rdb redis.UniversalClient, keys Keys, onRate func(ctx context.Context, keys []string)) *Discovery {
-	d := &Discovery{onRate: onRate, first: make(chan struct{}), rdb: rdb, adopted: map[string]*sweep{}, sources: keys.Sources(), families: keys.Families()}
-	d.sweeps[KindBoard] = &sweep{name: "board", prefix: keys.LeaderboardPrefix, typ: "zset", index: keys.BoardIndex()}
-	d.sweeps[KindQueue] = &sweep{name: "queue", prefix: keys.QueuePrefix, typ: "zset", index: keys.QueueIndex()}
-	d.sweeps[KindLock] = &sweep{name: "lock", prefix: keys.LockPrefix, index: keys.LockIndex()}
-	d.sweeps[rateKeys] = &sweep{prefix: keys.RatePrefix, typ: "zset"}
-	d.dated = &sweep{pattern: datedPattern, typ: "zset", limit: MaxDatedKeys}
-	d.lockStep = &sweep{name: "lock", prefix: keys.LockPrefix, calls: LockStepCalls}
-	for _, s := range append(d.sweeps[:], d.dated, d.lockStep) {
-		s.cursors, s.done, s.seen, s.found, s.own = map[string]uint64{}, map[string]bool{}, map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
-	}
+	d := &Discovery{onRate: onRate, first: make(chan struct{}), rdb: rdb, adopted: map[string]*sweep{}, adoptedStep: map[string]*sweep{}, sources: keys.Sources(), families: keys.Families()}
+	d.sweeps[KindBoard] = newSweep(&sweep{name: "board", prefix: keys.LeaderboardPrefix, typ: "zset", index: keys.BoardIndex()})
+	d.sweeps[KindQueue] = newSweep(&sweep{name: "queue", prefix: keys.QueuePrefix, typ: "zset", index: keys.QueueIndex()})
+	d.sweeps[KindLock] = newSweep(&sweep{name: "lock", prefix: keys.LockPrefix, index: keys.LockIndex()})
+	d.sweeps[rateKeys] = newSweep(&sweep{prefix: keys.RatePrefix, typ: "zset"})
+	d.dated = newSweep(&sweep{pattern: datedPattern, typ: "zset", limit: MaxDatedKeys})
+	d.lockStep = newSweep(&sweep{name: "lock", prefix: keys.LockPrefix, calls: StepCalls})
 	return d
+}
+
+// newSweep returns s with its state made, empty.
+func newSweep(s *sweep) *sweep {
+	s.cursors, s.done, s.seen, s.found, s.own = map[string]uint64{}, map[string]bool{}, map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
+	return s
 }
 
 // Run refreshes every every until ctx ends. Failures wait for the next round: the watcher
@@ -164,7 +168,7 @@ func (d *Discovery) Refresh(ctx context.Context) error {
 // refreshAdopted reads the adopted sources (saved in Redis, so every instance sweeps the
 // same) and goes on with the sweep of each limiter's and lock prefix's pattern on every
 // master, within the same bounds as the kinds above. A pattern no source declares any more
-// is dropped.
+// is dropped, with its step (StepAdopted).
 func (d *Discovery) refreshAdopted(ctx context.Context) error {
 	d.refreshing.Lock()
 	defer d.refreshing.Unlock()
@@ -189,13 +193,14 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 	for p := range d.adopted {
 		if !patterns[p] {
 			delete(d.adopted, p)
+			delete(d.adoptedStep, p)
 		}
 	}
 	sweeps := []*sweep{d.dated}
 	for p := range patterns {
 		s := d.adopted[p]
 		if s == nil {
-			s = &sweep{pattern: p, cursors: map[string]uint64{}, done: map[string]bool{}, seen: map[string]struct{}{}, found: map[string]struct{}{}, own: map[string]struct{}{}}
+			s = newSweep(&sweep{pattern: p})
 			d.adopted[p] = s
 		}
 		sweeps = append(sweeps, s)
