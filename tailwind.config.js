@@ -1,6 +1,6 @@
 /** @type {import('tailwindcss').Config} */
 module.exports = {
-  content: ['./views/**/*.templ', './views/**/*.go', './static/src/**/*.js'],
+  content: ['./views/**/*.templ', './views/**/*.go', '!./views/**/*_test.go', './static/src/**/*.js'],
   // The theme switch (system, light, dark) puts class="dark" on <html>: static/src/theme.js.
   darkMode: 'class',
   theme: {

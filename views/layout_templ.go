@@ -513,7 +513,7 @@ func StatusBanner(s Status) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if !s.Available {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "<div role=\"alert\" class=\"border-b border-rose-300 bg-rose-50 text-rose-900 dark:border-rose-900 dark:bg-rose-950 dark:text-rose-200\"><div class=\"mx-auto flex max-w-6xl items-start gap-3 px-4 py-3 text-sm sm:px-6 lg:px-8\"><span class=\"mt-1 inline-block h-2.5 w-2.5 shrink-0 animate-pulse rounded-full bg-rose-500\" aria-hidden=\"true\"></span><p><strong>Redis unavailable.</strong> Showing the last data received; this clears by itself when Redis answers again. <span class=\"text-rose-700 dark:text-rose-300\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "<div role=\"alert\" class=\"border-b border-rose-300 bg-rose-50 text-rose-900 dark:border-rose-900 dark:bg-rose-950 dark:text-rose-200\"><div class=\"mx-auto flex max-w-6xl items-start gap-3 px-4 py-3 text-sm sm:px-6 lg:px-8\"><span class=\"mt-1 inline-block h-2.5 w-2.5 shrink-0 motion-safe:animate-pulse rounded-full bg-rose-500\" aria-hidden=\"true\"></span><p><strong>Redis unavailable.</strong> Showing the last data received; this clears by itself when Redis answers again. <span class=\"text-rose-700 dark:text-rose-300\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -194,7 +194,7 @@ func DemoSwitch(c Chrome, d DemoState) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var6 = []any{"h-2 w-2 rounded-full", templ.KV("bg-emerald-500 animate-pulse", !d.Paused), templ.KV("bg-slate-400", d.Paused)}
+			var templ_7745c5c3_Var6 = []any{"h-2 w-2 rounded-full", templ.KV("bg-emerald-500 motion-safe:animate-pulse", !d.Paused), templ.KV("bg-slate-400", d.Paused)}
 			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var6...)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
