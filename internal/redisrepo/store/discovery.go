@@ -98,8 +98,9 @@ func newSweep(s *sweep) *sweep {
 }
 
 // Run refreshes every every until ctx ends. Failures wait for the next round: the watcher
-// reports Redis outages. Only Run (and a test's Refresh) advances discovery: reads (pages,
-// the API, the watcher) only read its snapshot.
+// reports Redis outages. Only Run (and a test's Refresh) and the watcher's periodic steps
+// (StepLocks, StepAdopted: discovery_step.go) advance discovery: reads (pages, the API, the
+// watcher's other polls) only read its snapshot.
 func (d *Discovery) Run(ctx context.Context, every time.Duration) {
 	d.mu.Lock()
 	d.running = true
