@@ -57,6 +57,11 @@ func (f TryForm) Counts() (allowed, rejected int) {
 // LimiterPanelID is the id of a limiter's live panel.
 func LimiterPanelID(limiter string) string { return domID("limiter", limiter) }
 
+// limiterPartID is the id of a part of a limiter's live panel (live/parts.go): the checks
+// per second, the clients' card, a client's row (domID of it), so that a check sends its
+// client's row and the chart rather than the panel.
+func limiterPartID(limiter, part string) string { return LimiterPanelID(limiter) + "-" + part }
+
 func limiterURL(limiter string) string { return "/limiters/" + url.PathEscape(limiter) }
 
 // describePolicy says a policy in words: "3 requests per 10 s · sliding-window log".
