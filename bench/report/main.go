@@ -13,6 +13,7 @@
 //	go run ./bench/report -viewers10k -duration 10s
 //	go run ./bench/report -viewers10k -only fanout   # the fan-out lines alone
 //	go run ./bench/report -only foreign              # the foreign write → frame lines alone
+//	go run ./bench/report -only wire                 # bytes per change and idle frames alone
 package main
 
 import (
@@ -41,7 +42,7 @@ var (
 	viewers10 = flag.Bool("viewers10k", false, "also measure fan-out to 10,000 viewers (needs ulimit -n > 20000)")
 	skipGo    = flag.Bool("skip-go", false, "skip the Go benchmarks (limiter, queue, commands per tick)")
 	zpulseBin = flag.String("zpulse", "", "a zpulse binary to measure instead of this tree's ./cmd/web (e.g. main's, built into /tmp, for an A/B with the same load tools)")
-	only      = flag.String("only", "", "fanout: run only the fan-out lines (1,000 viewers; 10,000 with -viewers10k, polling and with keyspace notifications); foreign: only the foreign write → frame lines")
+	only      = flag.String("only", "", "fanout: run only the fan-out lines (1,000 viewers; 10,000 with -viewers10k, polling and with keyspace notifications); foreign: only the foreign write → frame lines; wire: only the bytes per change and idle frames per page")
 )
 
 // procs are the processes this run started: stopped on every way out, a fatal one included.
@@ -102,8 +103,8 @@ func main() {
 		}
 		return out
 	}
-	if *only != "" && *only != "fanout" && *only != "foreign" {
-		fatalf("-only: fanout or foreign")
+	if *only != "" && *only != "fanout" && *only != "foreign" && *only != "wire" {
+		fatalf("-only: fanout, foreign or wire")
 	}
 	if *only == "foreign" { // zpulse alone, on Redis servers of its own
 		zpulse := *zpulseBin
@@ -146,6 +147,11 @@ func main() {
 		return r
 	}
 
+	if *only == "wire" {
+		wire(wsload, zURL, redisAddr)
+		printTable()
+		return
+	}
 	if *only == "" {
 		httpLines(load, zURL, mURL, redisAddr)
 	}

@@ -53,9 +53,12 @@ func wire(wsload, zURL, redisAddr string) {
 			if target == "" {
 				target = "(measured)"
 			}
+			// A change may take more than one frame (a limiter's check, then its quota
+			// refilling a second later): each would carry the whole panel if parts were not sent.
+			frames := num("frames")
 			add("bytes on the wire per change, "+str("panel")+" (deflate offered; only the changed parts)",
-				fmt.Sprintf("%.0f B (%.0f B without deflate)", num("wire_deflate"), num("wire_plain")),
-				fmt.Sprintf("the whole panel: %.0f B deflated, %.0f B plain", num("whole_deflate"), num("whole_plain")), "", target)
+				fmt.Sprintf("%.0f B (%.0f B without deflate) in %.0f %s", num("wire_deflate"), num("wire_plain"), frames, plural(frames, "frame", "frames")),
+				fmt.Sprintf("the whole panel: %.0f B deflated, %.0f B plain, a frame", num("whole_deflate"), num("whole_plain")), "", target)
 		}
 	}
 }
@@ -104,4 +107,12 @@ func hold(wsload, zURL, redisAddr string) {
 	}
 	add("19,000 viewers held for a minute: open, failed, dropped", string(open[1])+" open, "+string(open[2])+" failed, "+string(frames[3])+" dropped", "", "", "all held")
 	fanoutExtras(out, 19000)
+}
+
+// plural says n's noun.
+func plural(n float64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -36,6 +36,7 @@ import (
 var (
 	idleFor = flag.Duration("idle", 20*time.Second, "-mode pages: how long every page is watched while nothing happens")
 	settle  = flag.Duration("settle", 1500*time.Millisecond, "-mode pages: how long after a change its frames are counted")
+	show    = flag.Bool("show", false, "-mode pages: print each message a viewer offered deflate gets to stderr (what an idle page was sent)")
 )
 
 // wireConn counts the bytes read from a socket.
@@ -59,6 +60,10 @@ type viewer struct {
 }
 
 func openViewer(wsURL, origin string, deflate bool) (*viewer, error) {
+	topic := wsURL
+	if u, err := url.Parse(wsURL); err == nil {
+		topic = u.RawQuery
+	}
 	v := &viewer{}
 	d := websocket.Dialer{EnableCompression: deflate, NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
@@ -80,6 +85,9 @@ func openViewer(wsURL, origin string, deflate bool) (*viewer, error) {
 			}
 			v.frames.Add(1)
 			v.html.Add(int64(len(msg)))
+			if *show && deflate {
+				log.Printf("%s: %d bytes: %.400s", topic, len(msg), msg)
+			}
 		}
 	}()
 	return v, nil
@@ -151,8 +159,11 @@ func pagesMode(base, redisAddr string) {
 	api("PUT", "/limiters/wire", `{"algorithm":"token_bucket","rate_per_s":10,"burst":20}`)
 	api("POST", "/locks/wire-held/acquire", `{"ttl_ms":600000,"owner":"wsload"}`)
 
-	// Discovery's sweep (every 5 s) finds the new names: the lists they join change once.
-	time.Sleep(6 * time.Second)
+	// Discovery's sweep (every 5 s) finds the new names: the lists they join change once; and
+	// the history recorder writes the first bucket that holds them (a board's players, a
+	// queue's waiting jobs: within a 10 s step and its second of delay), which the board's and
+	// the queue's charts draw once. Counted as idle, that first bucket was a frame a minute.
+	time.Sleep(domain.HistoryStep + 2*time.Second)
 	pages := []*page{
 		{name: "overview", path: "/"}, {name: "board", path: "/boards/wire"}, {name: "queue", path: "/queues/wire"},
 		{name: "limiter", path: "/limiters/wire"}, {name: "locks", path: "/locks"}, {name: "job", path: "/queues/wire/jobs/job-0"},
