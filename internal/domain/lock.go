@@ -61,7 +61,8 @@ type LockInfo struct {
 	RemainingMs int64 `json:"remaining_ms"`
 	// ExpiresAtMs is when the lease ends by Redis's clock (TIME beside the PTTL), to 100 ms;
 	// 0 when it never expires or is unknown. Pages count down to it in the browser, so a held
-	// lock's live fragment does not change from tick to tick.
+	// lock's live fragment does not change from tick to tick (the live read keeps the last
+	// read's value while a read differs from it by the rounding only).
 	ExpiresAtMs int64 `json:"-"`
 	LeaseMs     int64 `json:"lease_ms"`  // the TTL it was taken or last extended with; 0 when unknown (foreign lock)
 	Holds       int64 `json:"holds"`     // reentrancy count; 1 for a plain or foreign lock

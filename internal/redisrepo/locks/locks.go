@@ -349,7 +349,7 @@ func planLockInfo(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, na
 		if d := pttl.Val(); d >= 0 {
 			info.RemainingMs = d.Milliseconds() / 100 * 100
 			if now := clock.Val(); !now.IsZero() {
-				info.ExpiresAtMs = (now.UnixMilli() + d.Milliseconds() + 50) / 100 * 100
+				info.ExpiresAtMs = (now.UnixMilli() + d.Milliseconds() + expiryStepMs/2) / expiryStepMs * expiryStepMs
 			}
 		}
 		m := meta.Val()
