@@ -34,8 +34,9 @@ run:
 ## The lanes share the cores by priority: the browser lane at the normal one (its tests wait
 ## on pages within deadlines), the race and fuzz lanes niced, and the race lane running four
 ## packages at once, so that the time its packages spend waiting on Redis and on ticks goes to
-## the others rather than to idle cores (docs/performance.md: 117-126 s with two at once, not
-## niced; 89-126 s like this, as fast as the machine's CPU that hour). A raced binary sleeps
+## the others rather than to idle cores (docs/performance.md: 121-145 s with two at once, not
+## niced; 89-126 s like this, as fast as the machine's CPU that hour; beside another process
+## at normal priority the niced lanes yield to it). A raced binary sleeps
 ## 1 s on exit for late race reports (GORACE atexit_sleep_ms): a test binary has waited for
 ## its tests by then, so 0. Test binaries are linked without symbol table and DWARF
 ## (-ldflags='-s -w'): panics and race reports read the Go symbol tables, which stay.
