@@ -91,7 +91,7 @@ func TestIdleChartsGetNoFrame(t *testing.T) {
 		sit(time.Minute, true)
 		marker := publishMarker(t, w)
 		for _, p := range paths {
-			if frames := chartFramesUntil(t, conns[p], marker); len(frames) != 0 {
+			if frames := framesBefore(t, conns[p], marker); len(frames) != 0 {
 				t.Errorf("%s: idle %s page: %d frames in a minute, want 0: %.300s", when, p, len(frames), frames[0])
 			}
 		}
@@ -110,7 +110,7 @@ func TestIdleChartsGetNoFrame(t *testing.T) {
 	marker := publishMarker(t, w)
 	for _, p := range paths[:2] {
 		charts := 0
-		for _, f := range chartFramesUntil(t, conns[p], marker) {
+		for _, f := range framesBefore(t, conns[p], marker) {
 			if strings.Contains(f, "data-chart-range") {
 				charts++
 			}
@@ -118,22 +118,5 @@ func TestIdleChartsGetNoFrame(t *testing.T) {
 		if charts != 1 {
 			t.Errorf("%s: %d chart frames after a bucket with point adds, want 1", p, charts)
 		}
-	}
-}
-
-// chartFramesUntil is the frames c gets before marker.
-func chartFramesUntil(t *testing.T, c *websocket.Conn, marker string) []string {
-	t.Helper()
-	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	var frames []string
-	for {
-		_, msg, err := c.ReadMessage()
-		if err != nil {
-			t.Fatalf("after %d frames: %v", len(frames), err)
-		}
-		if string(msg) == marker {
-			return frames
-		}
-		frames = append(frames, string(msg))
 	}
 }

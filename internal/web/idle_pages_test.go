@@ -130,15 +130,26 @@ func publishMarker(t *testing.T, w testWiring) string {
 // so those are all it was sent until the marker was published.
 func framesUntil(t *testing.T, c *websocket.Conn, marker string) int {
 	t.Helper()
+	frames := framesBefore(t, c, marker)
+	for _, f := range frames {
+		t.Logf("frame: %.300s", f)
+	}
+	return len(frames)
+}
+
+// framesBefore returns the frames c gets before marker.
+func framesBefore(t *testing.T, c *websocket.Conn, marker string) []string {
+	t.Helper()
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	for n := 0; ; n++ {
+	var frames []string
+	for {
 		_, msg, err := c.ReadMessage()
 		if err != nil {
-			t.Fatalf("after %d frames: %v", n, err)
+			t.Fatalf("after %d frames: %v", len(frames), err)
 		}
 		if string(msg) == marker {
-			return n
+			return frames
 		}
-		t.Logf("frame: %.300s", msg)
+		frames = append(frames, string(msg))
 	}
 }
