@@ -284,11 +284,28 @@ func Poll(within time.Duration, check func() error) error {
 	}
 }
 
+// freePort returns a port of 127.0.0.1 that was free a moment ago and that this process has
+// not handed out before: the kernel may give the same free port to two listens in a row, and
+// a cluster node asks for its bus port and then its data port (seen in make test-dates: a node
+// given one port for both failed "Address already in use").
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if !portsGiven[port] {
+			portsGiven[port] = true
+			return port, nil
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{} // the ports freePort has handed out
+)
