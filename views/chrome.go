@@ -68,16 +68,18 @@ func domID(kind, name string) string { return kind + "-" + hex.EncodeToString([]
 // FormatCount shows a count with thousands separators (domain.FormatCount).
 func FormatCount(n int64) string { return domain.FormatCount(n) }
 
+// rankClass colours a rank's badge: gold, silver and bronze for the first three (app.css;
+// the names are written out whole for Tailwind to find them).
 func rankClass(rank int64) string {
 	switch rank {
 	case 1:
-		return "bg-amber-100 text-amber-800 dark:bg-amber-500/20 dark:text-amber-300"
+		return "rank-1"
 	case 2:
-		return "bg-slate-200 text-slate-700 dark:bg-slate-500/30 dark:text-slate-200"
+		return "rank-2"
 	case 3:
-		return "bg-orange-100 text-orange-800 dark:bg-orange-500/20 dark:text-orange-300"
+		return "rank-3"
 	default:
-		return "text-slate-500 dark:text-slate-400"
+		return "rank-n"
 	}
 }
 

@@ -41,7 +41,7 @@
       var cell = r.querySelector('.move');
       if (!cell) return;
       var was = base[r.dataset.player], now = +r.dataset.rank;
-      var text = '', cls = 'move shrink-0 text-xs font-semibold ';
+      var text = '', cls = 'move ';
       var said = '';
       if (was === undefined) { text = 'new'; said = 'new since this page opened'; cls += 'text-sky-700 dark:text-sky-300'; }
       else if (now < was) { text = '▲' + (was - now); said = 'up ' + (was - now) + ' since this page opened'; cls += 'text-emerald-700 dark:text-emerald-300'; }
