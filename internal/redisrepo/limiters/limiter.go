@@ -25,9 +25,9 @@ const policyCacheTTL = time.Second
 
 // Limiters is the Redis implementation of domain.LimiterService.
 type Limiters struct {
-	Rdb   redis.UniversalClient
-	Keys  store.Keys
-	clock domain.Clock // nil: Redis TIME inside each script
+	Rdb    redis.UniversalClient
+	Keys   store.Keys
+	clocks store.Clocks // Script nil: Redis TIME inside each script
 
 	policies *store.TTLCache[domain.LimitPolicy]
 
@@ -39,7 +39,7 @@ var _ domain.LimiterService = (*Limiters)(nil)
 // NewLimiters returns limiters kept in rdb under keys, timed by the scripts' clock, serving
 // Builtins while their hash is missing.
 func NewLimiters(rdb redis.UniversalClient, keys store.Keys, c store.Clocks) *Limiters {
-	return &Limiters{Rdb: rdb, Keys: keys, clock: c.Script,
+	return &Limiters{Rdb: rdb, Keys: keys, clocks: c,
 		policies: store.NewTTLCache[domain.LimitPolicy](policyCacheTTL, c.Local())}
 }
 
@@ -75,7 +75,7 @@ func (l *Limiters) checkArgs(ctx context.Context, limiter, client string) (domai
 
 // run runs the policy's script for one client.
 func (l *Limiters) run(ctx context.Context, p domain.LimitPolicy, client string, consume bool) (domain.LimitResult, error) {
-	return RunLimiter(ctx, l.Rdb, l.clock, p, l.Keys.LimiterState(p, client), consume, func(seenMs int64) { l.sawLongerWriter(ctx, p, seenMs) })
+	return RunLimiter(ctx, l.Rdb, l.clocks.Script, p, l.Keys.LimiterState(p, client), consume, func(seenMs int64) { l.sawLongerWriter(ctx, p, seenMs) })
 }
 
 // RunLimiter runs policy p's script on the state at key: it counts one request when consume

@@ -31,15 +31,15 @@ type limiterPrev struct {
 
 // LimiterViews reads limiters' views with the clock the limiters use.
 type LimiterViews struct {
-	keys  store.Keys
-	clock domain.Clock // nil: Redis TIME
+	keys   store.Keys
+	clocks store.Clocks // Script nil: the limiters use Redis TIME, estimated between reads by Local
 
 	mu   sync.Mutex
 	prev map[string]limiterPrev // for the live path: topic's limiter -> last read
 }
 
-func NewLimiterViews(keys store.Keys, clock domain.Clock) *LimiterViews {
-	return &LimiterViews{keys: keys, clock: clock, prev: map[string]limiterPrev{}}
+func NewLimiterViews(keys store.Keys, c store.Clocks) *LimiterViews {
+	return &LimiterViews{keys: keys, clocks: c, prev: map[string]limiterPrev{}}
 }
 
 // PlanLive adds the reads of a limiter's view on the live path's pipeline. The decoder's seen
@@ -80,13 +80,14 @@ func (v *LimiterViews) Forget(watched map[string]bool) {
 // read plus the time elapsed since. It only places the bounds of reads; the view itself is
 // computed with the time read in the same pipeline.
 func (v *LimiterViews) estimateNow(prev limiterPrev, seen bool) int64 {
+	local := v.clocks.Local()
 	switch {
-	case v.clock != nil:
-		return v.clock.Now().UnixMilli()
+	case v.clocks.Script != nil:
+		return v.clocks.Script.Now().UnixMilli()
 	case seen:
-		return prev.nowMs + time.Since(prev.readAt).Milliseconds()
+		return prev.nowMs + local.Now().Sub(prev.readAt).Milliseconds()
 	default:
-		return time.Now().UnixMilli()
+		return local.Now().UnixMilli()
 	}
 }
 
@@ -104,6 +105,7 @@ type clientState struct {
 // use it), the policy, and the clients seen within a span of the estimated now.
 type head struct {
 	est     int64
+	readAt  time.Time      // the local clock when the reads were planned
 	time    *redis.TimeCmd // nil with an injected clock
 	policy  *redis.MapStringStringCmd
 	clients *redis.StringSliceCmd
@@ -111,8 +113,8 @@ type head struct {
 }
 
 func (v *LimiterViews) planHead(ctx context.Context, pipe redis.Pipeliner, name string, est, span int64) head {
-	h := head{est: est, recent: &redis.ZRangeBy{Min: strconv.FormatInt(est-span, 10), Max: "+inf", Count: domain.MaxViewClients}}
-	if v.clock == nil {
+	h := head{est: est, readAt: v.clocks.Local().Now(), recent: &redis.ZRangeBy{Min: strconv.FormatInt(est-span, 10), Max: "+inf", Count: domain.MaxViewClients}}
+	if v.clocks.Script == nil {
 		h.time = pipe.Time(ctx)
 	}
 	h.policy = pipe.HGetAll(ctx, v.keys.LimiterPolicy(name))
@@ -131,7 +133,7 @@ func (h head) read(name string) (limiterPrev, bool) {
 	if !exists {
 		policy = domain.LimitPolicy{Name: name}
 	}
-	return limiterPrev{policy: policy, clients: h.clients.Val(), nowMs: now, readAt: time.Now()}, exists
+	return limiterPrev{policy: policy, clients: h.clients.Val(), nowMs: now, readAt: h.readAt}, exists
 }
 
 func (v *LimiterViews) plan(ctx context.Context, pipe redis.Pipeliner, name string, prev limiterPrev, seen bool) func() (domain.LimiterView, limiterPrev) {
@@ -235,7 +237,7 @@ func (l *Limiters) Views(ctx context.Context) ([]domain.LimiterView, error) {
 // readViews reads limiters' views in two pipelines: the first reads each one's head (policy
 // and clients, no more), the second the view with the plan the live path uses.
 func (l *Limiters) readViews(ctx context.Context, names []string) ([]domain.LimiterView, error) {
-	v := NewLimiterViews(l.Keys, l.clock)
+	v := NewLimiterViews(l.Keys, l.clocks)
 	pipe := l.Rdb.Pipeline()
 	heads := make([]head, len(names))
 	for i, name := range names {
