@@ -39,6 +39,9 @@ type OpenOptions struct {
 	TakePool int
 	// Log receives the services' messages; nil discards them.
 	Log *slog.Logger
+	// SingletonTimings are the singleton loops' lease and retry; zero fields are
+	// locks.SingletonLease and locks.SingletonRetry (tests shorten them).
+	SingletonTimings locks.SingletonTimings
 	// WaitReplicas, when not 0, makes an enqueue and a lock acquisition wait (WAIT, up to a
 	// second) until that many replicas have them, so a failover right after keeps them;
 	// fewer confirm: EUNAVAILABLE (a lock is given back). 0..MaxWaitReplicas.
@@ -153,7 +156,7 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Leaderboards = boards.NewLeaderboards(rdb, keys, s.Discovery, c)
 	s.Queues = queues.NewQueues(rdb, blocking, keys, s.Discovery, c, replicas)
 	s.Locks = locks.NewLocks(rdb, keys, s.Discovery, c, replicas)
-	s.Singletons = locks.NewSingletons(s.Locks, keys, opt.Log)
+	s.Singletons = locks.NewSingletons(s.Locks, keys, opt.Log, opt.SingletonTimings)
 	s.Demo = newDemoSwitch(rdb, keys)
 	s.Auth = auth.NewAuth(rdb, keys, c)
 	s.Sources = sources.NewSources(rdb, keys, s.Discovery, c)

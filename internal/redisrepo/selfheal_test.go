@@ -2,8 +2,6 @@ package redisrepo
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"slices"
 	"sync"
 	"testing"
@@ -12,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/locks"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
@@ -32,15 +31,13 @@ func TestFlushAllUnderARunningZpulse(t *testing.T) {
 	// Serial: FLUSHALL empties the whole server (every database), under every other test.
 	redistest.ForEachTopology(t, func(t *testing.T, rdb redis.UniversalClient) {
 		ctx := context.Background()
-		svc, err := Open(ctx, OpenOptions{Client: rdb})
+		svc, err := Open(ctx, OpenOptions{Client: rdb, SingletonTimings: locks.SingletonTimings{TTL: 300 * time.Millisecond, Retry: 30 * time.Millisecond}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		runCtx, stop := context.WithCancel(ctx)
 		var wg sync.WaitGroup
 		defer func() { stop(); wg.Wait(); svc.Close() }()
-		svc.Singletons.TTL, svc.Singletons.Retry = 300*time.Millisecond, 30*time.Millisecond
-		svc.Singletons.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 		fences := make(chan int64, 4)
 		wg.Go(func() { svc.Run(runCtx) })
 		wg.Go(func() {

@@ -85,8 +85,8 @@ func TestSingletonTakeover(t *testing.T) {
 	}
 	first := nextTerm("a's term")
 	b := start("b") // stands by: a holds the lock
-	if first.instance != "a" || a.svc.Singletons.TTL != locks.SingletonLease {
-		t.Fatalf("first term %+v with lease %v; want a's, with SingletonLease", first, a.svc.Singletons.TTL)
+	if first.instance != "a" || a.svc.Singletons.Timings().TTL != locks.SingletonLease {
+		t.Fatalf("first term %+v with lease %v; want a's, with SingletonLease", first, a.svc.Singletons.Timings().TTL)
 	}
 
 	a.rdb.Close() // a dies: its watchdog can neither renew nor release

@@ -42,7 +42,7 @@ func openInstance(t *testing.T, rdb redis.UniversalClient, clock domain.Clock) *
 		Leaderboards: boards.NewLeaderboards(rdb, keys, found, c),
 		History:      NewHistory(rdb, keys, found, c),
 		Business:     NewBusiness(rdb, keys, found, c),
-		Singletons:   locks.NewSingletons(locks.NewLocks(rdb, keys, found, c, store.ReplicaWait{}), keys, slog.New(slog.NewTextHandler(io.Discard, nil))),
+		Singletons:   locks.NewSingletons(locks.NewLocks(rdb, keys, found, c, store.ReplicaWait{}), keys, slog.New(slog.NewTextHandler(io.Discard, nil)), locks.SingletonTimings{}),
 	}
 	in.Queues = queues.NewQueues(rdb, blocking, keys, found, c, store.ReplicaWait{})
 	if blocking != rdb {

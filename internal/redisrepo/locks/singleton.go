@@ -30,11 +30,16 @@ import (
 // confirmed runs out by the local clock (less a drift allowance), before Redis lets the lock
 // go; and work that could outlive that (a process paused past its lease) is fenced.
 type Singletons struct {
-	locks *Locks
-	keys  store.Keys
-	Log   *slog.Logger
-	owner string // this instance, in tokens
+	locks   *Locks
+	keys    store.Keys
+	log     *slog.Logger
+	owner   string // this instance, in tokens
+	timings SingletonTimings
+}
 
+// SingletonTimings are a singleton lock's lease and how often an instance that does not hold
+// it campaigns; zero fields are SingletonLease and SingletonRetry (tests shorten them).
+type SingletonTimings struct {
 	// TTL is each lock's lease, renewed every TTL/3: an instance that dies is replaced
 	// within TTL + 1.2 × Retry.
 	TTL time.Duration
@@ -58,9 +63,8 @@ const (
 
 var _ domain.Singleton = (*Singletons)(nil)
 
-// NewSingletons returns singleton runners on locks, with the lease SingletonLease and the
-// retry SingletonRetry.
-func NewSingletons(locks *Locks, keys store.Keys, log *slog.Logger) *Singletons {
+// NewSingletons returns singleton runners on locks, with timings' lease and retry.
+func NewSingletons(locks *Locks, keys store.Keys, log *slog.Logger, timings SingletonTimings) *Singletons {
 	host, _ := os.Hostname()
 	host = strings.Map(func(r rune) rune {
 		if r <= ' ' || r > '~' {
@@ -71,8 +75,17 @@ func NewSingletons(locks *Locks, keys store.Keys, log *slog.Logger) *Singletons 
 	if host == "" {
 		host = "zpulse"
 	}
-	return &Singletons{locks: locks, keys: keys, Log: log, owner: fmt.Sprintf("%.40s:%d", host, os.Getpid()), TTL: SingletonLease, Retry: SingletonRetry}
+	if timings.TTL == 0 {
+		timings.TTL = SingletonLease
+	}
+	if timings.Retry == 0 {
+		timings.Retry = SingletonRetry
+	}
+	return &Singletons{locks: locks, keys: keys, log: log, owner: fmt.Sprintf("%.40s:%d", host, os.Getpid()), timings: timings}
 }
+
+// Timings are the lease and retry the runners use.
+func (s *Singletons) Timings() SingletonTimings { return s.timings }
 
 func (s *Singletons) Run(ctx context.Context, name string, fn func(ctx context.Context, fence int64) error) error {
 	lock := s.keys.SingletonLock(name)
@@ -84,10 +97,10 @@ func (s *Singletons) Run(ctx context.Context, name string, fn func(ctx context.C
 		// A fresh token per term: a term that was lost can never renew the next one.
 		// No wait for replicas, whatever WaitReplicas says: a singleton must keep running while
 		// a replica is down; the reaper is fenced against a second holder after a failover.
-		h, err := s.locks.hold(ctx, lock, domain.LockOptions{TTL: s.TTL}, s.owner+":"+NewToken()[:8], store.ReplicaWait{})
+		h, err := s.locks.hold(ctx, lock, domain.LockOptions{TTL: s.timings.TTL}, s.owner+":"+NewToken()[:8], store.ReplicaWait{})
 		switch {
 		case err == nil:
-			s.Log.Info("running a singleton loop in this instance", "loop", name, "lock", lock, "fencing_token", h.Lease().Fence)
+			s.log.Info("running a singleton loop in this instance", "loop", name, "lock", lock, "fencing_token", h.Lease().Fence)
 			waiting = false
 			ferr := fn(h.Context(), h.Lease().Fence)
 			// Lost: the watchdog says so, or the work found a newer term's fence.
@@ -105,18 +118,18 @@ func (s *Singletons) Run(ctx context.Context, name string, fn func(ctx context.C
 			if errors.Is(ferr, domain.ErrLockLost) {
 				cause = ferr
 			}
-			s.Log.Warn("a singleton loop lost its lock and stopped; campaigning again", "loop", name, "cause", cause)
+			s.log.Warn("a singleton loop lost its lock and stopped; campaigning again", "loop", name, "cause", cause)
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case domain.ErrorCode(err) == domain.ECONFLICT:
 			if !waiting {
-				s.Log.Info("a singleton loop runs in another instance; standing by", "loop", name)
+				s.log.Info("a singleton loop runs in another instance; standing by", "loop", name)
 				waiting = true
 			}
 		default:
-			s.Log.Warn("cannot campaign for a singleton loop's lock; retrying", "loop", name, "err", err)
+			s.log.Warn("cannot campaign for a singleton loop's lock; retrying", "loop", name, "err", err)
 		}
-		jitter := time.Duration(float64(s.Retry) * (0.8 + 0.4*rand.Float64()))
+		jitter := time.Duration(float64(s.timings.Retry) * (0.8 + 0.4*rand.Float64()))
 		t := time.NewTimer(jitter)
 		select {
 		case <-ctx.Done():

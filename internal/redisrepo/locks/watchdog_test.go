@@ -225,8 +225,7 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 	}
 	start := func() *instance {
 		lk, _ := openLocks(rdb, nil)
-		s := NewSingletons(lk, store.DefaultKeys, log)
-		s.TTL, s.Retry = 300*time.Millisecond, 30*time.Millisecond
+		s := NewSingletons(lk, store.DefaultKeys, log, SingletonTimings{TTL: 300 * time.Millisecond, Retry: 30 * time.Millisecond})
 		ictx, stop := context.WithCancel(ctx)
 		in := &instance{lk: lk, stop: stop, done: make(chan error, 1)}
 		var wg sync.WaitGroup
@@ -263,7 +262,7 @@ func TestSingletonRunsInOneInstance(t *testing.T) {
 
 	// A loop that returns on its own ends Run with its result.
 	once, _ := openLocks(rdb, nil)
-	s := NewSingletons(once, store.DefaultKeys, log)
+	s := NewSingletons(once, store.DefaultKeys, log, SingletonTimings{})
 	boom := errors.New("boom")
 	if err := s.Run(ctx, "once", func(context.Context, int64) error { return boom }); err != boom {
 		t.Errorf("Run = %v, want the loop's error", err)
