@@ -118,7 +118,7 @@ type HistoryService interface {
 	// Record samples every queue, limiter and board and writes the bucket that ended last.
 	// Run it in one instance at a time (a Singleton); a second writer writes the same values.
 	Record(ctx context.Context) error
-	// History reads an entity's history over a range. Returns EINVALID for a bad name.
+	// Ring reads an entity's history over a range. Returns EINVALID for a bad name.
 	Ring(ctx context.Context, kind HistoryKind, name string, r HistoryRange) (History, error)
 }
 

@@ -93,7 +93,7 @@ func (h *Hub) WaitSubscriptions(ctx context.Context, ok func() bool) error {
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return fmt.Errorf("live.WaitSubscriptions: %w; topics %v", ctx.Err(), h.Topics())
+			return fmt.Errorf("live.Hub.WaitSubscriptions: %w; topics %v", ctx.Err(), h.Topics())
 		}
 	}
 }
@@ -165,7 +165,7 @@ func (h *Hub) PublishBatch(fragments []Fragment) (int, error) {
 			fr, err = newFrame(f.Subscription, false, partMessages(parts)...)
 		}
 		if err != nil {
-			return 0, fmt.Errorf("live.PublishBatch: %w", err)
+			return 0, fmt.Errorf("live.Hub.PublishBatch: %w", err)
 		}
 		frames = append(frames, fr)
 	}

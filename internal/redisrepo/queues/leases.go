@@ -67,12 +67,7 @@ func (q *Queues) planAck(ctx context.Context, c redis.Scripter, queue, id, token
 		q.keys.QueueConsumerCounts(queue, now)}
 	args := []any{id, token, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
 		domain.CompletedKept, tputField(now, 'c'), queueThroughputTTL.Milliseconds(), durationPart(now)}
-	var cmd *redis.Cmd
-	if _, piped := c.(redis.Pipeliner); piped {
-		cmd = ackScript.Run(ctx, c, keys, args...)
-	} else {
-		cmd = ackScript.Run(ctx, c, keys, args...)
-	}
+	cmd := ackScript.Run(ctx, c, keys, args...)
 	return func() error {
 		vals, err := cmd.Int64Slice()
 		switch {
