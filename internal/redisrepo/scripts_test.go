@@ -83,10 +83,13 @@ func exprString(e ast.Expr) string {
 	return ""
 }
 
-// Every error operation string ("redisrepo.Queues.Enqueue") names the function it sits in, as
-// asynq's `const op = "rdb.Enqueue"` does: a message then says where it failed.
+// Every error operation string ("queues.Queues.Enqueue") names the function it sits in, with
+// its own package, as asynq's `const op = "rdb.Enqueue"` does: a message then says where it
+// failed. An operation string is a literal that starts with one of the adapter's packages,
+// then a function or a type and its method.
 func TestErrorOpsNameTheirFunction(t *testing.T) {
 	t.Parallel()
+	opString := regexp.MustCompile(`^(redisrepo|auth|boards|history|limiters|locks|notify|queues|sources|store)\.[A-Za-z_]\w*(\.[A-Za-z_]\w*)?$`)
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
@@ -101,7 +104,7 @@ func TestErrorOpsNameTheirFunction(t *testing.T) {
 			if !ok || fn.Body == nil {
 				continue
 			}
-			want := "redisrepo." + fn.Name.Name
+			want := f.Name.Name + "." + fn.Name.Name
 			if fn.Recv != nil {
 				typ := fn.Recv.List[0].Type
 				if s, ok := typ.(*ast.StarExpr); ok {
@@ -110,12 +113,12 @@ func TestErrorOpsNameTheirFunction(t *testing.T) {
 				if g, ok := typ.(*ast.IndexExpr); ok {
 					typ = g.X
 				}
-				want = "redisrepo." + exprString(typ) + "." + fn.Name.Name
+				want = f.Name.Name + "." + exprString(typ) + "." + fn.Name.Name
 			}
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
 				if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
 					s := strings.Trim(lit.Value, "\"`")
-					if op, _, _ := strings.Cut(s, ":"); strings.HasPrefix(s, "redisrepo.") && op != want {
+					if op, _, _ := strings.Cut(s, ":"); opString.MatchString(op) && op != want {
 						t.Errorf("%s: op %q in %s", fset.Position(lit.Pos()), s, want)
 					}
 				}

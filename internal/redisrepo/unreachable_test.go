@@ -24,11 +24,11 @@ func TestUnreachableRedisIsUnavailable(t *testing.T) {
 		op   string
 		call func() error
 	}{
-		{"redisrepo.Leaderboards.boardSettings", func() error { _, err := lb.AddPoints(ctx, "b", "a", 1); return err }},
-		{"redisrepo.Leaderboards.Top", func() error { _, err := lb.Top(ctx, "b", domain.AllTime, 10); return err }},
+		{"boards.Leaderboards.boardSettings", func() error { _, err := lb.AddPoints(ctx, "b", "a", 1); return err }},
+		{"boards.Leaderboards.Top", func() error { _, err := lb.Top(ctx, "b", domain.AllTime, 10); return err }},
 		{"redisrepo.Snapshots.read", func() error { _, err := svc.Snapshots.Read(ctx, nil); return err }},
-		{"redisrepo.Queues.Enqueue", func() error { _, err := svc.Queues.Enqueue(ctx, "q", domain.NewJob{ID: "j"}); return err }},
-		{"redisrepo.Discovery.refresh", func() error { _, err := svc.Queues.Summaries(ctx); return err }},
+		{"queues.Queues.Enqueue", func() error { _, err := svc.Queues.Enqueue(ctx, "q", domain.NewJob{ID: "j"}); return err }},
+		{"store.Discovery.refresh", func() error { _, err := svc.Queues.Summaries(ctx); return err }},
 	}
 	for _, c := range calls {
 		t.Run(c.op, func(t *testing.T) {

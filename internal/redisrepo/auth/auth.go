@@ -34,7 +34,7 @@ func NewAuth(rdb redis.UniversalClient, keys store.Keys, c store.Clocks) *Auth {
 // script decides and counts, so concurrent guesses are decided one after another.
 func (a *Auth) Attempt(ctx context.Context, addr string, wrong bool) (domain.LimitResult, error) {
 	res, err := limiters.RunLimiter(ctx, a.rdb, a.clock, domain.SignInAttempts, a.keys.SignInAttempts(addr), wrong, nil)
-	return res, store.OpError("redisrepo.Auth.Attempt", err)
+	return res, store.OpError("auth.Auth.Attempt", err)
 }
 
 // CreateSession draws a 256-bit random id and records its hash.
@@ -45,7 +45,7 @@ func (a *Auth) CreateSession(ctx context.Context, ttl time.Duration, fingerprint
 	err := createSessionScript.Run(ctx, a.rdb, []string{a.keys.SessionGeneration(), a.keys.Session(SessionHash(id))},
 		fingerprint, ttl.Milliseconds()).Err()
 	if err != nil {
-		return "", store.OpError("redisrepo.Auth.CreateSession", err)
+		return "", store.OpError("auth.Auth.CreateSession", err)
 	}
 	return id, nil
 }
@@ -56,17 +56,17 @@ func (a *Auth) Session(ctx context.Context, id, fingerprint string) (bool, error
 	}
 	n, err := checkSessionScript.Run(ctx, a.rdb, []string{a.keys.SessionGeneration(), a.keys.Session(SessionHash(id))}, fingerprint).Int64()
 	if err != nil {
-		return false, store.OpError("redisrepo.Auth.Session", err)
+		return false, store.OpError("auth.Auth.Session", err)
 	}
 	return n == 1, nil
 }
 
 func (a *Auth) EndSession(ctx context.Context, id string) error {
-	return store.OpError("redisrepo.Auth.EndSession", a.rdb.Del(ctx, a.keys.Session(SessionHash(id))).Err())
+	return store.OpError("auth.Auth.EndSession", a.rdb.Del(ctx, a.keys.Session(SessionHash(id))).Err())
 }
 
 func (a *Auth) EndAllSessions(ctx context.Context) error {
-	return store.OpError("redisrepo.Auth.EndAllSessions", a.rdb.Incr(ctx, a.keys.SessionGeneration()).Err())
+	return store.OpError("auth.Auth.EndAllSessions", a.rdb.Incr(ctx, a.keys.SessionGeneration()).Err())
 }
 
 // SessionHash is what names a session in Redis: the id itself stays in the browser.

@@ -25,7 +25,7 @@ func (l *Leaderboards) CheckEncoding(ctx context.Context, board string) (domain.
 	}
 	zs, err := l.rdb.ZRevRangeWithScores(ctx, l.keys.Leaderboard(board), 0, domain.EncodingSample-1).Result()
 	if err != nil {
-		return domain.EncodingReport{}, store.OpError("redisrepo.Leaderboards.CheckEncoding", err)
+		return domain.EncodingReport{}, store.OpError("boards.Leaderboards.CheckEncoding", err)
 	}
 	entries := make([]domain.Entry, len(zs))
 	for i, z := range zs {
@@ -85,7 +85,7 @@ func (l *Leaderboards) rewriteKey(ctx context.Context, key string, to domain.Tie
 	for {
 		flat, next, err := l.rdb.ZScan(ctx, key, cursor, "", fixChunk).Result()
 		if err != nil {
-			return store.OpError("redisrepo.Leaderboards.rewriteKey", err)
+			return store.OpError("boards.Leaderboards.rewriteKey", err)
 		}
 		var args []any
 		for i := 0; i+1 < len(flat); i += 2 {
@@ -112,7 +112,7 @@ func (l *Leaderboards) rewriteKey(ctx context.Context, key string, to domain.Tie
 		if len(args) > 0 {
 			res, err := rewriteScoresScript.Run(ctx, l.rdb, []string{key}, args...).Int64Slice()
 			if err != nil {
-				return store.OpWriteError("redisrepo.Leaderboards.rewriteKey", err)
+				return store.OpWriteError("boards.Leaderboards.rewriteKey", err)
 			}
 			if len(res) == 2 {
 				fix.Rewritten += res[0]

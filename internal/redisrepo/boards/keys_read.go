@@ -34,7 +34,7 @@ func PageOfKey(ctx context.Context, rdb redis.UniversalClient, key string, score
 	res := pageScript.Run(ctx, pipe, []string{key}, c.Score, c.Member, limit+1)
 	total := pipe.ZCard(ctx, key)
 	if err := store.Exec(ctx, rdb, pipe); err != nil {
-		return domain.Page{}, store.OpError("redisrepo.PageOfKey", err)
+		return domain.Page{}, store.OpError("boards.PageOfKey", err)
 	}
 	return entriesPage(scores, res.Val(), total.Val(), limit)
 }
@@ -53,7 +53,7 @@ func PageAtOfKey(ctx context.Context, rdb redis.UniversalClient, key string, sco
 	res := pipe.ZRevRangeWithScores(ctx, key, rank-1, rank-1+int64(limit))
 	total := pipe.ZCard(ctx, key)
 	if err := store.Exec(ctx, rdb, pipe); err != nil {
-		return domain.Page{}, store.OpError("redisrepo.PageAtOfKey", err)
+		return domain.Page{}, store.OpError("boards.PageAtOfKey", err)
 	}
 	flat := make([]any, 0, 2*len(res.Val()))
 	for _, z := range res.Val() {
@@ -85,7 +85,7 @@ func PlayerOfKey(ctx context.Context, rdb redis.UniversalClient, key string, sco
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return domain.Entry{}, store.OpError("redisrepo.PlayerOfKey", err)
+		return domain.Entry{}, store.OpError("boards.PlayerOfKey", err)
 	}
 	if errors.Is(score.Err(), redis.Nil) || errors.Is(rank.Err(), redis.Nil) {
 		return domain.Entry{}, domain.Errorf(domain.ENOTFOUND, "player %q is not on %s", player, what)
@@ -107,7 +107,7 @@ func AroundOfKey(ctx context.Context, rdb redis.UniversalClient, key string, sco
 		return nil, domain.Errorf(domain.ENOTFOUND, "player %q is not on %s", player, what)
 	}
 	if err != nil {
-		return nil, store.OpError("redisrepo.AroundOfKey", err)
+		return nil, store.OpError("boards.AroundOfKey", err)
 	}
 	return rankedEntries(scores, res)
 }

@@ -73,24 +73,24 @@ func (l *Leaderboards) SetScore(ctx context.Context, board, player string, point
 	pipe := l.rdb.Pipeline()
 	res := setScript.Run(ctx, pipe, []string{l.keys.Leaderboard(board)}, player, points, max, string(set.TieBreak), stamp)
 	if err := l.send(ctx, pipe, board, now, 1, player); err != nil {
-		return domain.Entry{}, store.OpWriteError("redisrepo.Leaderboards.SetScore", err)
+		return domain.Entry{}, store.OpWriteError("boards.Leaderboards.SetScore", err)
 	}
 	vals, _ := res.Val().([]any)
 	if len(vals) == 2 && vals[0] == int64(-1) {
 		ms, _ := vals[1].(int64)
 		_, err := set.TieBreak.Encode(0, time.UnixMilli(ms))
 		if err == nil {
-			err = fmt.Errorf("redisrepo.Leaderboards.SetScore: the script refused the time %d ms", ms)
+			err = fmt.Errorf("boards.Leaderboards.SetScore: the script refused the time %d ms", ms)
 		}
 		return domain.Entry{}, err
 	}
 	if len(vals) != 3 {
-		return domain.Entry{}, fmt.Errorf("redisrepo.Leaderboards.SetScore: unexpected reply %v", res.Val())
+		return domain.Entry{}, fmt.Errorf("boards.Leaderboards.SetScore: unexpected reply %v", res.Val())
 	}
 	score, err := strconv.ParseFloat(fmt.Sprint(vals[1]), 64)
 	rank, ok := vals[2].(int64)
 	if err != nil || !ok {
-		return domain.Entry{}, fmt.Errorf("redisrepo.Leaderboards.SetScore: unexpected reply %v", res.Val())
+		return domain.Entry{}, fmt.Errorf("boards.Leaderboards.SetScore: unexpected reply %v", res.Val())
 	}
 	return domain.NewEntry(set.TieBreak, rank+1, player, score), nil
 }
@@ -167,7 +167,7 @@ func (l *Leaderboards) RemovePlayer(ctx context.Context, board, player string) e
 		pipe.ZRem(ctx, l.keys.PeriodBoard(board, p, now), player)
 	}
 	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
-		return store.OpWriteError("redisrepo.Leaderboards.RemovePlayer", err)
+		return store.OpWriteError("boards.Leaderboards.RemovePlayer", err)
 	}
 	if removed.Val() == 0 {
 		return domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
@@ -187,7 +187,7 @@ func (l *Leaderboards) Trim(ctx context.Context, board string, keep int64) (int6
 	}
 	// ZREMRANGEBYRANK counts from the lowest score: removing ranks 0..-(keep+1) keeps the top keep.
 	n, err := l.rdb.ZRemRangeByRank(ctx, l.keys.Leaderboard(board), 0, -(keep + 1)).Result()
-	return n, store.OpWriteError("redisrepo.Leaderboards.Trim", err)
+	return n, store.OpWriteError("boards.Leaderboards.Trim", err)
 }
 
 func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
@@ -200,7 +200,7 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 	all := l.keys.Leaderboard(board)
 	typ, err := l.rdb.Type(ctx, all).Result()
 	if err != nil {
-		return 0, store.OpError("redisrepo.Leaderboards.Reset", err)
+		return 0, store.OpError("boards.Leaderboards.Reset", err)
 	}
 	if typ != "zset" && typ != "none" {
 		return 0, domain.WrongTypeError(all, typ, "zset")
@@ -219,7 +219,7 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 	l.bookkept.Forget(board)
 	l.bookkept.Forget(l.keys.BoardUnique(board, l.clock.Now()))
 	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
-		return 0, store.OpWriteError("redisrepo.Leaderboards.Reset", err)
+		return 0, store.OpWriteError("boards.Leaderboards.Reset", err)
 	}
 	l.Found.Forget(store.KindBoard, board)
 	var n int64
@@ -245,7 +245,7 @@ func (l *Leaderboards) Top(ctx context.Context, board string, period domain.Peri
 	pipe := l.rdb.Pipeline()
 	read := PlanTop(ctx, pipe, l.keys, board, period, n, l.clock.Now())
 	if err := store.ExecTyped(ctx, l.rdb, pipe); err != nil {
-		return domain.BoardTop{}, store.OpError("redisrepo.Leaderboards.Top", err)
+		return domain.BoardTop{}, store.OpError("boards.Leaderboards.Top", err)
 	}
 	top := read()
 	if top.WrongType != "" {
@@ -309,7 +309,7 @@ func (l *Leaderboards) Around(ctx context.Context, board string, period domain.P
 func rankedEntries(t domain.Scores, res any) ([]domain.Entry, error) {
 	vals, ok := res.([]any)
 	if !ok || len(vals) != 2 {
-		return nil, fmt.Errorf("redisrepo.rankedEntries: unexpected reply %v", res)
+		return nil, fmt.Errorf("boards.rankedEntries: unexpected reply %v", res)
 	}
 	first, _ := vals[0].(int64)
 	flat, _ := vals[1].([]any)
@@ -317,7 +317,7 @@ func rankedEntries(t domain.Scores, res any) ([]domain.Entry, error) {
 	for i := 0; i+1 < len(flat); i += 2 {
 		score, err := strconv.ParseFloat(fmt.Sprint(flat[i+1]), 64)
 		if err != nil {
-			return nil, fmt.Errorf("redisrepo.rankedEntries: unexpected score %v", flat[i+1])
+			return nil, fmt.Errorf("boards.rankedEntries: unexpected score %v", flat[i+1])
 		}
 		entries = append(entries, domain.NewEntry(t, first+int64(i/2)+1, fmt.Sprint(flat[i]), score))
 	}
@@ -337,7 +337,7 @@ func (l *Leaderboards) Summaries(ctx context.Context) ([]domain.BoardSummary, er
 	read := PlanSummaries(ctx, pipe, l.keys, names, l.clock.Now())
 	if len(names) > 0 {
 		if err := store.ExecTyped(ctx, l.rdb, pipe); err != nil {
-			return nil, store.OpError("redisrepo.Leaderboards.Summaries", err)
+			return nil, store.OpError("boards.Leaderboards.Summaries", err)
 		}
 	}
 	return read(), nil

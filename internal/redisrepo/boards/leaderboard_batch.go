@@ -79,12 +79,12 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 		players[j] = adds[i].Player
 	}
 	if err := l.send(ctx, pipe, board, now, int64(len(valid)), players...); err != nil {
-		return nil, store.OpWriteError("redisrepo.Leaderboards.AddPointsBatch", err)
+		return nil, store.OpWriteError("boards.Leaderboards.AddPointsBatch", err)
 	}
 	for _, c := range chunks {
 		vals, _ := c.cmd.Val().([]any)
 		if len(vals) != 3*len(c.items) {
-			return nil, fmt.Errorf("redisrepo.Leaderboards.AddPointsBatch: unexpected reply %v", c.cmd.Val())
+			return nil, fmt.Errorf("boards.Leaderboards.AddPointsBatch: unexpected reply %v", c.cmd.Val())
 		}
 		for j, i := range c.items {
 			ok, _ := vals[3*j].(int64)
@@ -92,7 +92,7 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 				ms, _ := vals[3*j+1].(int64)
 				_, err := set.TieBreak.Encode(0, time.UnixMilli(ms))
 				if err == nil {
-					err = fmt.Errorf("redisrepo.Leaderboards.AddPointsBatch: the script refused the time %d ms", ms)
+					err = fmt.Errorf("boards.Leaderboards.AddPointsBatch: the script refused the time %d ms", ms)
 				}
 				out[i].Err = err
 				continue
@@ -114,7 +114,7 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 			score, err := strconv.ParseFloat(fmt.Sprint(vals[3*j+1]), 64)
 			rank, rok := vals[3*j+2].(int64)
 			if err != nil || !rok {
-				return nil, fmt.Errorf("redisrepo.Leaderboards.AddPointsBatch: unexpected reply %v", c.cmd.Val())
+				return nil, fmt.Errorf("boards.Leaderboards.AddPointsBatch: unexpected reply %v", c.cmd.Val())
 			}
 			out[i].Value = domain.NewEntry(set.TieBreak, rank+1, adds[i].Player, score)
 		}

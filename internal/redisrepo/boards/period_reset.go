@@ -19,5 +19,5 @@ func (l *Leaderboards) ResetPeriod(ctx context.Context, board string, period dom
 		return 0, domain.FieldErrorf("period", domain.EINVALID, "period must be daily, weekly or monthly to reset one period; without it the whole board is reset")
 	}
 	n, err := deleteSortedSetScript.Run(ctx, l.rdb, []string{l.keys.PeriodBoard(board, period, l.clock.Now())}).Int64()
-	return n, store.OpWriteError("redisrepo.Leaderboards.ResetPeriod", err)
+	return n, store.OpWriteError("boards.Leaderboards.ResetPeriod", err)
 }

@@ -46,7 +46,7 @@ func (l *Leaderboards) EndSeason(ctx context.Context, board string) (domain.Seas
 func (l *Leaderboards) endSeason(ctx context.Context, board string, set domain.BoardSettings, due time.Time) (domain.Season, bool, error) {
 	h, err := l.rdb.HGetAll(ctx, l.keys.Seasons(board)).Result()
 	if err != nil {
-		return domain.Season{}, false, store.OpError("redisrepo.Leaderboards.endSeason", err)
+		return domain.Season{}, false, store.OpError("boards.Leaderboards.endSeason", err)
 	}
 	cur := currentSeason(h)
 	keys := []string{l.keys.Leaderboard(board), l.keys.Seasons(board), l.keys.SeasonBoard(board, cur)}
@@ -64,16 +64,16 @@ func (l *Leaderboards) endSeason(ctx context.Context, board string, set domain.B
 	}
 	res, err := endSeasonScript.Run(ctx, l.rdb, keys, args...).Slice()
 	if err != nil {
-		return domain.Season{}, false, store.OpWriteError("redisrepo.Leaderboards.endSeason", err)
+		return domain.Season{}, false, store.OpWriteError("boards.Leaderboards.endSeason", err)
 	}
 	code, _ := res[0].(int64)
 	switch {
 	case code == 0 || code == 2:
 		return domain.Season{}, false, nil
 	case code == -2:
-		return domain.Season{}, false, fmt.Errorf("redisrepo.Leaderboards.endSeason: %s already exists; the seasons hash %s lost its count", keys[2], keys[1])
+		return domain.Season{}, false, fmt.Errorf("boards.Leaderboards.endSeason: %s already exists; the seasons hash %s lost its count", keys[2], keys[1])
 	case len(res) != 5:
-		return domain.Season{}, false, fmt.Errorf("redisrepo.Leaderboards.endSeason: unexpected reply %v", res)
+		return domain.Season{}, false, fmt.Errorf("boards.Leaderboards.endSeason: unexpected reply %v", res)
 	}
 	s := domain.Season{Number: cur, TieBreak: set.TieBreak, Key: keys[2], Winners: []domain.Entry{}}
 	s.Started = msTime(fmt.Sprint(res[2]))
@@ -145,7 +145,7 @@ func (l *Leaderboards) Seasons(ctx context.Context, board string) (domain.Season
 	}
 	h, err := l.rdb.HGetAll(ctx, l.keys.Seasons(board)).Result()
 	if err != nil {
-		return domain.SeasonList{}, store.OpError("redisrepo.Leaderboards.Seasons", err)
+		return domain.SeasonList{}, store.OpError("boards.Leaderboards.Seasons", err)
 	}
 	list := domain.SeasonList{Board: board, Current: currentSeason(h), CurrentStarted: msTime(h["started"]), Seasons: []domain.Season{}}
 	list.Dropped, _ = strconv.ParseInt(h["dropped"], 10, 64)
@@ -159,7 +159,7 @@ func (l *Leaderboards) Seasons(ctx context.Context, board string) (domain.Season
 	}
 	if len(winners) > 0 {
 		if err := store.Exec(ctx, l.rdb, pipe); err != nil {
-			return domain.SeasonList{}, store.OpError("redisrepo.Leaderboards.Seasons", err)
+			return domain.SeasonList{}, store.OpError("boards.Leaderboards.Seasons", err)
 		}
 	}
 	for i, w := range winners {
@@ -181,7 +181,7 @@ func (l *Leaderboards) season(ctx context.Context, board string, n int64) (domai
 	p := strconv.FormatInt(n, 10) + ":"
 	vals, err := l.rdb.HMGet(ctx, l.keys.Seasons(board), p+"started", p+"ended", p+"ties", p+"players").Result()
 	if err != nil {
-		return domain.Season{}, store.OpError("redisrepo.Leaderboards.season", err)
+		return domain.Season{}, store.OpError("boards.Leaderboards.season", err)
 	}
 	h := map[string]string{}
 	for i, f := range []string{"started", "ended", "ties", "players"} {
@@ -206,7 +206,7 @@ func (l *Leaderboards) SeasonTop(ctx context.Context, board string, n int64, lim
 	}
 	zs, err := l.rdb.ZRevRangeWithScores(ctx, s.Key, 0, int64(limit-1)).Result()
 	if err != nil {
-		return domain.Season{}, nil, store.OpError("redisrepo.Leaderboards.SeasonTop", err)
+		return domain.Season{}, nil, store.OpError("boards.Leaderboards.SeasonTop", err)
 	}
 	entries := make([]domain.Entry, 0, len(zs))
 	for i, z := range zs {
@@ -252,7 +252,7 @@ func (l *Leaderboards) RollSeasons(ctx context.Context) (int, error) {
 		reads[i] = pipe.HGetAll(ctx, l.keys.BoardSettings(b))
 	}
 	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
-		return 0, store.OpError("redisrepo.Leaderboards.RollSeasons", err)
+		return 0, store.OpError("boards.Leaderboards.RollSeasons", err)
 	}
 	ended := 0
 	now := l.clock.Now()

@@ -25,7 +25,7 @@ func (l *Leaderboards) boardSettings(ctx context.Context, board string) (domain.
 			h, err = l.carryOverSettings(ctx, board)
 		}
 		if err != nil {
-			return domain.BoardSettings{}, store.OpError("redisrepo.Leaderboards.boardSettings", err)
+			return domain.BoardSettings{}, store.OpError("boards.Leaderboards.boardSettings", err)
 		}
 		return decodeSettings(h), nil
 	})
@@ -104,14 +104,14 @@ func (l *Leaderboards) PatchSettings(ctx context.Context, board string, p domain
 	}
 	saved := pipe.HGetAll(ctx, key)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.BoardSettings{}, store.OpWriteError("redisrepo.Leaderboards.PatchSettings", err)
+		return domain.BoardSettings{}, store.OpWriteError("boards.Leaderboards.PatchSettings", err)
 	}
 	s := decodeSettings(saved.Val())
 	l.settings.Put(board, s)
 	if s.SeasonEvery != domain.AllTime {
 		// A schedule counts from now for a board whose season start was never recorded.
 		if err := l.rdb.HSetNX(ctx, l.keys.Seasons(board), "started", l.clock.Now().UnixMilli()).Err(); err != nil {
-			return s, store.OpWriteError("redisrepo.Leaderboards.PatchSettings", err)
+			return s, store.OpWriteError("boards.Leaderboards.PatchSettings", err)
 		}
 	}
 	return s, nil

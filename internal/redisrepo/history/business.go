@@ -74,7 +74,7 @@ func (b *Business) Snapshot(ctx context.Context, limit int) (domain.Business, er
 	pipe.Ping(ctx) // so an empty Redis still answers whether it is there
 	// A board or queue key of another type counts nothing, and the scrape goes on.
 	if err := store.ExecTyped(ctx, b.rdb, pipe); err != nil {
-		return out, store.OpError("redisrepo.Business.Snapshot", err)
+		return out, store.OpError("history.Business.Snapshot", err)
 	}
 	qt := splitTotals(queueTotals.Val())
 	for i, read := range queueReads {

@@ -146,7 +146,7 @@ func (h *History) Record(ctx context.Context) error {
 	}
 	// A queue key of another type samples as empty, and the others are recorded.
 	if err := store.ExecTyped(ctx, h.rdb, pipe); err != nil {
-		return store.OpError("redisrepo.History.Record", err)
+		return store.OpError("history.History.Record", err)
 	}
 	minute := floorDiv(start, 60)
 	hourLen, dayLen := int64(domain.HistoryHour.Buckets()), int64(domain.HistoryDay.Buckets())
@@ -167,14 +167,14 @@ func (h *History) Record(ctx context.Context) error {
 		}
 		addTotalsScript.Run(ctx, write, []string{h.keys.HistoryTotals(s.kind)}, args...)
 	}
-	return store.OpError("redisrepo.History.Record", store.Exec(ctx, h.rdb, write))
+	return store.OpError("history.History.Record", store.Exec(ctx, h.rdb, write))
 }
 
 // limiterNames are the saved policies and the default one.
 func (h *History) limiterNames(ctx context.Context) ([]string, error) {
 	names, err := h.rdb.SMembers(ctx, h.keys.LimiterIndex()).Result()
 	if err != nil {
-		return nil, store.OpError("redisrepo.History.limiterNames", err)
+		return nil, store.OpError("history.History.limiterNames", err)
 	}
 	names = append(names, domain.DefaultLimiter)
 	slices.Sort(names)
@@ -263,7 +263,7 @@ func (h *History) Ring(ctx context.Context, kind domain.HistoryKind, name string
 	pipe := h.rdb.Pipeline()
 	read := PlanHistory(ctx, pipe, h.keys, kind, name, r, h.clock.Now())
 	if err := store.Exec(ctx, h.rdb, pipe); err != nil {
-		return domain.History{}, store.OpError("redisrepo.History.Ring", err)
+		return domain.History{}, store.OpError("history.History.Ring", err)
 	}
 	return read(), nil
 }

@@ -104,14 +104,14 @@ func RunLimiter(ctx context.Context, rdb redis.UniversalClient, clock domain.Clo
 	case domain.TokenBucket:
 		cmd = TokenBucketScript.Run(ctx, rdb, []string{key}, now, flag, strconv.FormatFloat(p.RatePerS/1000, 'g', -1, 64), p.Burst)
 	default:
-		return domain.LimitResult{}, fmt.Errorf("redisrepo.RunLimiter: limiter %q: unknown algorithm %q", p.Name, p.Algorithm)
+		return domain.LimitResult{}, fmt.Errorf("limiters.RunLimiter: limiter %q: unknown algorithm %q", p.Name, p.Algorithm)
 	}
 	vals, err := cmd.Int64Slice()
 	if err != nil {
-		return domain.LimitResult{}, store.ScriptWriteError("redisrepo.RunLimiter", key, err)
+		return domain.LimitResult{}, store.ScriptWriteError("limiters.RunLimiter", key, err)
 	}
 	if len(vals) != 5 && (len(vals) != 6 || p.Algorithm != domain.SlidingLog) {
-		return domain.LimitResult{}, fmt.Errorf("redisrepo.RunLimiter: limiter %q: unexpected reply %v", p.Name, vals)
+		return domain.LimitResult{}, fmt.Errorf("limiters.RunLimiter: limiter %q: unexpected reply %v", p.Name, vals)
 	}
 	if len(vals) == 6 && vals[5] > p.SeenWindowMs && onSeen != nil {
 		onSeen(vals[5])
@@ -163,7 +163,7 @@ func (l *Limiters) Policy(ctx context.Context, name string) (domain.LimitPolicy,
 	}
 	fields, err := l.Rdb.HGetAll(ctx, l.Keys.LimiterPolicy(name)).Result()
 	if err != nil {
-		return domain.LimitPolicy{}, store.OpError("redisrepo.Limiters.Policy", err)
+		return domain.LimitPolicy{}, store.OpError("limiters.Limiters.Policy", err)
 	}
 	p, ok := builtins.decode(name, fields)
 	if !ok {
@@ -222,7 +222,7 @@ func (l *Limiters) SetPolicy(ctx context.Context, p domain.LimitPolicy) (domain.
 		"rate_per_s", strconv.FormatFloat(p.RatePerS, 'g', -1, 64), "burst", p.Burst, "shared_window_ms", p.SharedWindowMs)
 	pipe.SAdd(ctx, l.Keys.LimiterIndex(), p.Name)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.LimitPolicy{}, store.OpWriteError("redisrepo.Limiters.SetPolicy", err)
+		return domain.LimitPolicy{}, store.OpWriteError("limiters.Limiters.SetPolicy", err)
 	}
 	l.policies.Put(p.Name, p)
 	return p, nil
@@ -241,7 +241,7 @@ func (l *Limiters) DeletePolicy(ctx context.Context, name string) error {
 	del := pipe.Del(ctx, l.Keys.LimiterPolicy(name), l.Keys.LimiterClients(name))
 	pipe.SRem(ctx, l.Keys.LimiterIndex(), name)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return store.OpWriteError("redisrepo.Limiters.DeletePolicy", err)
+		return store.OpWriteError("limiters.Limiters.DeletePolicy", err)
 	}
 	l.policies.Forget(name)
 	if del.Val() == 0 {
@@ -253,7 +253,7 @@ func (l *Limiters) DeletePolicy(ctx context.Context, name string) error {
 func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 	names, err := l.Rdb.SMembers(ctx, l.Keys.LimiterIndex()).Result()
 	if err != nil {
-		return nil, store.OpError("redisrepo.Limiters.Policies", err)
+		return nil, store.OpError("limiters.Limiters.Policies", err)
 	}
 	for name := range builtins {
 		if !slices.Contains(names, name) {
@@ -267,7 +267,7 @@ func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 		cmds[i] = pipe.HGetAll(ctx, l.Keys.LimiterPolicy(n))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, store.OpError("redisrepo.Limiters.Policies", err)
+		return nil, store.OpError("limiters.Limiters.Policies", err)
 	}
 	out := make([]domain.LimitPolicy, 0, len(names))
 	for i, n := range names {

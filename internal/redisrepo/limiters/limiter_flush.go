@@ -123,7 +123,7 @@ func (l *Limiters) Flush(ctx context.Context) error {
 		pipe.Expire(ctx, sk, statsTTL)
 	}
 	_, err := pipe.Exec(ctx)
-	return store.OpWriteError("redisrepo.Limiters.Flush", err)
+	return store.OpWriteError("limiters.Limiters.Flush", err)
 }
 
 // trimClients keeps a policy's client list small: clients seen lately, at most maxListed.
@@ -182,7 +182,7 @@ func (l *Limiters) AdoptClients(ctx context.Context, keys []string) error {
 		all = append(all, found{logs[policy], client, pipe.ZRangeWithScores(ctx, key, -1, -1)})
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return store.OpError("redisrepo.Limiters.AdoptClients", err)
+		return store.OpError("limiters.Limiters.AdoptClients", err)
 	}
 	pipe = l.Rdb.Pipeline()
 	newest := map[string]int64{}
@@ -197,7 +197,7 @@ func (l *Limiters) AdoptClients(ctx context.Context, keys []string) error {
 	}
 	if len(newest) > 0 {
 		if _, err := pipe.Exec(ctx); err != nil {
-			return store.OpWriteError("redisrepo.Limiters.AdoptClients", err)
+			return store.OpWriteError("limiters.Limiters.AdoptClients", err)
 		}
 	}
 	return nil

@@ -211,7 +211,7 @@ func (l *Limiters) View(ctx context.Context, name string) (domain.LimiterView, e
 	}
 	views, err := l.readViews(ctx, []string{name})
 	if err != nil {
-		return domain.LimiterView{}, store.OpError("redisrepo.Limiters.View", err)
+		return domain.LimiterView{}, store.OpError("limiters.Limiters.View", err)
 	}
 	return views[0], nil
 }
@@ -229,7 +229,7 @@ func (l *Limiters) Views(ctx context.Context) ([]domain.LimiterView, error) {
 	}
 	views, err := l.readViews(ctx, names)
 	if err != nil {
-		return nil, store.OpError("redisrepo.Limiters.Views", err)
+		return nil, store.OpError("limiters.Limiters.Views", err)
 	}
 	return slices.DeleteFunc(views, func(v domain.LimiterView) bool { return !v.Exists }), nil
 }

@@ -137,16 +137,16 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 				_, _ = l.release(rctx, name, token) // best effort: else it expires within its TTL
 				cancel()
-				return domain.Lease{}, time.Time{}, 0, fmt.Errorf("redisrepo.Locks.acquire: lock %q was given back: %w", name, err)
+				return domain.Lease{}, time.Time{}, 0, fmt.Errorf("locks.Locks.acquire: lock %q was given back: %w", name, err)
 			}
 			err = nil // not taken: nothing to confirm
 		}
 		if err != nil {
-			return domain.Lease{}, time.Time{}, 0, store.OpWriteError("redisrepo.Locks.acquire", err)
+			return domain.Lease{}, time.Time{}, 0, store.OpWriteError("locks.Locks.acquire", err)
 		}
 		vals, err := cmd.Int64Slice()
 		if err != nil || len(vals) < 2 || (vals[0] == 1 && len(vals) != 3) {
-			return domain.Lease{}, time.Time{}, 0, fmt.Errorf("redisrepo.Locks.acquire: unexpected reply %v", cmd.Val())
+			return domain.Lease{}, time.Time{}, 0, fmt.Errorf("locks.Locks.acquire: unexpected reply %v", cmd.Val())
 		}
 		if vals[0] == 1 {
 			return domain.Lease{Lock: name, Token: token, Fence: vals[1], TTLms: opt.TTL.Milliseconds(), Holds: vals[2], Watchdog: opt.Watchdog}, sent, 0, nil
@@ -231,14 +231,14 @@ func (l *Locks) release(ctx context.Context, name, token string) (int64, error) 
 	holds, err := releaseLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], token).Int64()
 	switch {
 	case err != nil:
-		return 0, store.OpWriteError("redisrepo.Locks.release", err)
+		return 0, store.OpWriteError("locks.Locks.release", err)
 	case holds < 0:
 		return 0, domain.Errorf(domain.ECONFLICT, "that token does not hold lock %q (it expired, was released, or another owner holds it now); nothing was changed", name)
 	case holds == 0:
 		l.gates.freed(name)
 		// The name leaves the page's index; a lock taken meanwhile is found by the SCAN.
 		if err := l.rdb.SRem(ctx, l.keys.LockIndex(), name).Err(); err != nil {
-			return 0, store.OpError("redisrepo.Locks.release", err)
+			return 0, store.OpError("locks.Locks.release", err)
 		}
 	}
 	return holds, nil
@@ -254,11 +254,11 @@ func (l *Locks) Extend(ctx context.Context, name, token string, ttl time.Duratio
 	vals, err := ExtendLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], token, ttl.Milliseconds()).Int64Slice()
 	switch {
 	case err != nil:
-		return domain.Lease{}, store.OpWriteError("redisrepo.Locks.Extend", err)
+		return domain.Lease{}, store.OpWriteError("locks.Locks.Extend", err)
 	case len(vals) == 0 || vals[0] != 1:
 		return domain.Lease{}, domain.Errorf(domain.ECONFLICT, "that token does not hold lock %q (it expired, was released, or another owner holds it now); nothing was changed", name)
 	case len(vals) != 3:
-		return domain.Lease{}, fmt.Errorf("redisrepo.Locks.Extend: unexpected reply %v", vals)
+		return domain.Lease{}, fmt.Errorf("locks.Locks.Extend: unexpected reply %v", vals)
 	}
 	return domain.Lease{Lock: name, Token: token, Fence: vals[1], TTLms: ttl.Milliseconds(), Holds: vals[2], Watchdog: l.watchdog.watching(name, token)}, nil
 }
@@ -275,14 +275,14 @@ func (l *Locks) ForceRelease(ctx context.Context, name, expectToken string) erro
 	res, err := forceReleaseLockScript.Run(ctx, l.rdb, l.lockKeys(name)[:2], expectToken).Int64()
 	switch {
 	case err != nil:
-		return store.OpWriteError("redisrepo.Locks.ForceRelease", err)
+		return store.OpWriteError("locks.Locks.ForceRelease", err)
 	case res == 0:
 		return domain.Errorf(domain.ENOTFOUND, "lock %q is not held", name)
 	case res < 0:
 		return domain.Errorf(domain.ECONFLICT, "lock %q changed hands since you looked; nothing was released: look again", name)
 	}
 	if err := l.rdb.SRem(ctx, l.keys.LockIndex(), name).Err(); err != nil {
-		return store.OpError("redisrepo.Locks.ForceRelease", err)
+		return store.OpError("locks.Locks.ForceRelease", err)
 	}
 	return nil
 }
@@ -294,7 +294,7 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 	pipe := l.rdb.Pipeline()
 	read := planLockInfo(ctx, pipe, l.keys, name, pipe.Time(ctx))
 	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.LockInfo{}, store.OpError("redisrepo.Locks.Inspect", err)
+		return domain.LockInfo{}, store.OpError("locks.Locks.Inspect", err)
 	}
 	info, held := read()
 	if !held {
@@ -309,7 +309,7 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
 	indexed, err := l.rdb.SMembers(ctx, l.keys.LockIndex()).Result()
 	if err != nil {
-		return domain.HeldLocks{}, store.OpError("redisrepo.Locks.List", err)
+		return domain.HeldLocks{}, store.OpError("locks.Locks.List", err)
 	}
 	names := l.found.Names(store.KindLock)
 	for _, n := range indexed {
@@ -320,7 +320,7 @@ func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
 	pipe := l.rdb.Pipeline()
 	read := planHeld(ctx, pipe, l.keys, names)
 	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
-		return domain.HeldLocks{}, store.OpError("redisrepo.Locks.List", err)
+		return domain.HeldLocks{}, store.OpError("locks.Locks.List", err)
 	}
 	out, _ := read()
 	return out, nil

@@ -275,7 +275,7 @@ func (w *Watchdog) extendAll(ctx context.Context, keys []watchKey, ttls []time.D
 		cmds[i] = ExtendLockScript.Run(ctx, pipe, w.locks.lockKeys(k.name)[:2], k.token, ttls[i].Milliseconds())
 	}
 	if err := store.Exec(ctx, w.locks.rdb, pipe); err != nil {
-		return nil, store.OpWriteError("redisrepo.Watchdog.extendAll", err)
+		return nil, store.OpWriteError("locks.Watchdog.extendAll", err)
 	}
 	held := make([]bool, len(cmds))
 	for i, c := range cmds {

@@ -112,7 +112,7 @@ func (q *Queues) Job(ctx context.Context, queue, id string) (domain.JobDetail, e
 	pipe := q.Rdb.Pipeline()
 	read := PlanJob(ctx, pipe, q.keys, queue, id, q.now())
 	if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
-		return domain.JobDetail{}, store.OpError("redisrepo.Queues.Job", err)
+		return domain.JobDetail{}, store.OpError("queues.Queues.Job", err)
 	}
 	j, ok := read()
 	if !ok {
@@ -176,10 +176,10 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 	vals, err := jobPageScript.Run(ctx, q.Rdb, keys, which, lo, hi, dir, locks.BoolArg(hasCursor),
 		strconv.FormatFloat(cur.Score, 'f', -1, 64), cur.ID, opt.Limit, due).Slice()
 	if err != nil {
-		return domain.JobPage{}, store.OpError("redisrepo.Queues.Jobs", err)
+		return domain.JobPage{}, store.OpError("queues.Queues.Jobs", err)
 	}
 	if len(vals) != 6 {
-		return domain.JobPage{}, fmt.Errorf("redisrepo.Queues.Jobs: unexpected reply %v", vals)
+		return domain.JobPage{}, fmt.Errorf("queues.Queues.Jobs: unexpected reply %v", vals)
 	}
 	n := func(i int) int64 { v, _ := vals[i].(int64); return v }
 	page := domain.JobPage{Queue: queue, State: opt.State, Jobs: []domain.JobListItem{},
@@ -235,16 +235,16 @@ func (q *Queues) RequeueDead(ctx context.Context, queue string) (domain.BulkResu
 	// going forever.
 	total, err := q.Rdb.ZCard(ctx, q.keys.QueueDead(queue)).Result()
 	if err != nil {
-		return res, store.OpError("redisrepo.Queues.RequeueDead", err)
+		return res, store.OpError("queues.Queues.RequeueDead", err)
 	}
 	for res.Moved+res.Skipped < total {
 		vals, err := requeueDeadScript.Run(ctx, q.Rdb, keys, q.now().UnixMilli(), string(domain.DefaultQueueKind(queue)),
 			domain.DeadBatch, res.Skipped).Int64Slice()
 		if err != nil {
-			return res, store.OpWriteError("redisrepo.Queues.RequeueDead", err)
+			return res, store.OpWriteError("queues.Queues.RequeueDead", err)
 		}
 		if len(vals) != 3 {
-			return res, fmt.Errorf("redisrepo.Queues.RequeueDead: unexpected reply %v", vals)
+			return res, fmt.Errorf("queues.Queues.RequeueDead: unexpected reply %v", vals)
 		}
 		res.Moved, res.Skipped, res.Batches = res.Moved+vals[0], res.Skipped+vals[1], res.Batches+1
 		if vals[2] < domain.DeadBatch {
@@ -263,12 +263,12 @@ func (q *Queues) DeleteDead(ctx context.Context, queue string) (domain.BulkResul
 		q.keys.QueueScores(queue), q.keys.QueueLeases(queue), q.keys.QueueErrors(queue)}
 	total, err := q.Rdb.ZCard(ctx, q.keys.QueueDead(queue)).Result()
 	if err != nil {
-		return res, store.OpError("redisrepo.Queues.DeleteDead", err)
+		return res, store.OpError("queues.Queues.DeleteDead", err)
 	}
 	for res.Moved < total {
 		n, err := deleteDeadScript.Run(ctx, q.Rdb, keys, domain.DeadBatch).Int64()
 		if err != nil {
-			return res, store.OpWriteError("redisrepo.Queues.DeleteDead", err)
+			return res, store.OpWriteError("queues.Queues.DeleteDead", err)
 		}
 		res.Moved, res.Batches = res.Moved+n, res.Batches+1
 		if n < domain.DeadBatch {
@@ -295,7 +295,7 @@ func (q *Queues) EachDead(ctx context.Context, queue string, fn func(domain.JobD
 			attempts := pipe.HMGet(ctx, q.keys.QueueAttempts(queue), ids...)
 			errs := pipe.HMGet(ctx, q.keys.QueueErrors(queue), ids...)
 			if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
-				return store.OpError("redisrepo.Queues.EachDead", err)
+				return store.OpError("queues.Queues.EachDead", err)
 			}
 			for i, item := range page.Jobs {
 				died := item.At
@@ -337,7 +337,7 @@ func (q *Queues) SetPaused(ctx context.Context, queue string, paused bool) error
 		err = q.Rdb.Del(ctx, q.keys.QueuePaused(queue)).Err()
 	}
 	if err != nil {
-		return store.OpWriteError("redisrepo.Queues.SetPaused", err)
+		return store.OpWriteError("queues.Queues.SetPaused", err)
 	}
 	if !paused {
 		q.resumeMu.Lock()
@@ -362,7 +362,7 @@ func (q *Queues) jobCursorKey(ctx context.Context) ([]byte, error) {
 	pipe.SetNX(ctx, q.keys.JobCursorKey(), locks.NewToken()+locks.NewToken(), 0)
 	get := pipe.Get(ctx, q.keys.JobCursorKey())
 	if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
-		return nil, store.OpError("redisrepo.Queues.jobCursorKey", err)
+		return nil, store.OpError("queues.Queues.jobCursorKey", err)
 	}
 	q.cursorKey = []byte(get.Val())
 	return q.cursorKey, nil
@@ -383,7 +383,7 @@ func (q *Queues) resumedSignal() <-chan struct{} {
 func (q *Queues) paused(ctx context.Context, queue string) (bool, error) {
 	n, err := q.Rdb.Exists(ctx, q.keys.QueuePaused(queue)).Result()
 	if err != nil {
-		return false, store.OpError("redisrepo.Queues.paused", err)
+		return false, store.OpError("queues.Queues.paused", err)
 	}
 	return n == 1, nil
 }

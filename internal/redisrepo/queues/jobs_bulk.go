@@ -90,7 +90,7 @@ func (q *Queues) searchPayloads(ctx context.Context, queue string, opt domain.Jo
 	payloads := pipe.HMGet(ctx, q.keys.QueueJobs(queue), ids...)
 	kept := pipe.HMGet(ctx, q.keys.QueueScores(queue), ids...) // the queue score of a job in flight or dead
 	if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
-		return nil, store.OpError("redisrepo.Queues.searchPayloads", err)
+		return nil, store.OpError("queues.Queues.searchPayloads", err)
 	}
 	waiting := opt.State == domain.JobWaiting || opt.State == domain.JobScheduled
 	for i, it := range items {
@@ -162,10 +162,10 @@ func (q *Queues) bulkBatch(ctx context.Context, queue string, action domain.Bulk
 	}
 	vals, err := bulkJobsScript.Run(ctx, q.Rdb, keys, args...).Slice()
 	if err != nil {
-		return store.OpWriteError("redisrepo.Queues.bulkBatch", err)
+		return store.OpWriteError("queues.Queues.bulkBatch", err)
 	}
 	if len(vals) != 3 {
-		return fmt.Errorf("redisrepo.Queues.bulkBatch: unexpected reply %v", vals)
+		return fmt.Errorf("queues.Queues.bulkBatch: unexpected reply %v", vals)
 	}
 	failed, _ := vals[2].([]any)
 	done, _ := vals[0].(int64)
@@ -219,7 +219,7 @@ func (q *Queues) Retry(ctx context.Context, queue, id string, r domain.JobRetry)
 	vals, err := retryScript.Run(ctx, q.Rdb, keys, now.UnixMilli(), string(domain.DefaultQueueKind(queue)), id, priority,
 		runAt, runAtText, locks.BoolArg(r.HasPayload), string(r.Payload), q.leaseNow(), domain.AttemptErrorsKept).Slice()
 	if err != nil {
-		return domain.Retried{}, store.OpWriteError("redisrepo.Queues.Retry", err)
+		return domain.Retried{}, store.OpWriteError("queues.Queues.Retry", err)
 	}
 	code, _ := vals[0].(int64)
 	switch code {
@@ -234,7 +234,7 @@ func (q *Queues) Retry(ctx context.Context, queue, id string, r domain.JobRetry)
 		return domain.Retried{}, domain.Errorf(domain.EINVALID, "queue %q is a delayed queue: give run_at (or nothing: due now), not a priority", queue)
 	}
 	if code != 1 || len(vals) != 4 {
-		return domain.Retried{}, fmt.Errorf("redisrepo.Queues.Retry: unexpected reply %v", vals)
+		return domain.Retried{}, fmt.Errorf("queues.Queues.Retry: unexpected reply %v", vals)
 	}
 	score, _ := vals[2].(int64)
 	out := domain.Retried{Enqueued: domain.Enqueued{ID: id, Queue: queue, Kind: domain.QueueKind(toString(vals[1])), Score: float64(score)}, Edit: toString(vals[3])}

@@ -47,7 +47,7 @@ func (q *Queues) AckBatch(ctx context.Context, queue string, acks []domain.AckIt
 	}
 	if pipe.Len() > 0 {
 		if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
-			return nil, store.OpWriteError("redisrepo.Queues.AckBatch", err)
+			return nil, store.OpWriteError("queues.Queues.AckBatch", err)
 		}
 	}
 	for i, read := range reads {
@@ -72,9 +72,9 @@ func (q *Queues) planAck(ctx context.Context, c redis.Scripter, queue, id, token
 		vals, err := cmd.Int64Slice()
 		switch {
 		case err != nil:
-			return store.OpWriteError("redisrepo.Queues.planAck", err)
+			return store.OpWriteError("queues.Queues.planAck", err)
 		case len(vals) == 0:
-			return fmt.Errorf("redisrepo.Queues.planAck: unexpected reply %v", vals)
+			return fmt.Errorf("queues.Queues.planAck: unexpected reply %v", vals)
 		case vals[0] == 1, vals[0] == -5: // -5: this token's ack went through before (a retry)
 			return nil
 		}
@@ -94,11 +94,11 @@ func (q *Queues) Extend(ctx context.Context, queue, id, token string, lease time
 		domain.CompletedRetention.Milliseconds()).Int64Slice()
 	switch {
 	case err != nil:
-		return time.Time{}, store.OpWriteError("redisrepo.Queues.Extend", err)
+		return time.Time{}, store.OpWriteError("queues.Queues.Extend", err)
 	case len(vals) == 2 && vals[0] == 1:
 		return time.UnixMilli(vals[1]).UTC(), nil
 	case len(vals) == 0:
-		return time.Time{}, fmt.Errorf("redisrepo.Queues.Extend: unexpected reply %v", vals)
+		return time.Time{}, fmt.Errorf("queues.Queues.Extend: unexpected reply %v", vals)
 	}
 	return time.Time{}, leaseRefused("extend", queue, id, vals)
 }
@@ -123,9 +123,9 @@ func (q *Queues) Nack(ctx context.Context, queue, id, token string, delay time.D
 		string(domain.DefaultQueueKind(queue)), tputField(now, 'f'), queueThroughputTTL.Milliseconds()).Int64Slice()
 	switch {
 	case err != nil:
-		return "", store.OpWriteError("redisrepo.Queues.Nack", err)
+		return "", store.OpWriteError("queues.Queues.Nack", err)
 	case len(vals) == 0:
-		return "", fmt.Errorf("redisrepo.Queues.Nack: unexpected reply %v", vals)
+		return "", fmt.Errorf("queues.Queues.Nack: unexpected reply %v", vals)
 	case vals[0] == 1:
 		return domain.Waiting, nil
 	case vals[0] == 3:
@@ -159,7 +159,7 @@ func leaseRefused(op, queue, id string, vals []int64) error {
 	case -5:
 		return domain.Errorf(domain.ECONFLICT, "job %q was acked with this token at %s: its lease is over, so this %s changed nothing", id, at(), op)
 	}
-	return fmt.Errorf("redisrepo.leaseRefused: %s: unexpected reply %v", op, vals)
+	return fmt.Errorf("queues.leaseRefused: %s: unexpected reply %v", op, vals)
 }
 
 func (q *Queues) AttemptErrors(ctx context.Context, queue, id string) ([]domain.AttemptError, error) {
@@ -171,7 +171,7 @@ func (q *Queues) AttemptErrors(ctx context.Context, queue, id string) ([]domain.
 	case errors.Is(err, redis.Nil):
 		return nil, nil
 	case err != nil:
-		return nil, store.OpError("redisrepo.Queues.AttemptErrors", err)
+		return nil, store.OpError("queues.Queues.AttemptErrors", err)
 	}
 	return decodeAttemptErrors(raw), nil
 }

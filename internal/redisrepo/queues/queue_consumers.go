@@ -113,7 +113,7 @@ func (q *Queues) Consumers(ctx context.Context, queue string) ([]domain.Consumer
 	pipe := q.Rdb.Pipeline()
 	read := planConsumers(ctx, pipe, q.keys, queue, q.now())
 	if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
-		return nil, store.OpError("redisrepo.Queues.Consumers", err)
+		return nil, store.OpError("queues.Queues.Consumers", err)
 	}
 	return read(), nil
 }

@@ -40,7 +40,7 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 	}
 	notReplicated := errors.Is(err, store.ErrNotReplicated)
 	if err != nil && !notReplicated {
-		return domain.Enqueued{}, store.OpWriteError("redisrepo.Queues.Enqueue", err)
+		return domain.Enqueued{}, store.OpWriteError("queues.Queues.Enqueue", err)
 	}
 	q.indexed(queue, now)
 	out, rerr := q.enqueued(queue, job, cmd)
@@ -48,7 +48,7 @@ func (q *Queues) Enqueue(ctx context.Context, queue string, job domain.NewJob) (
 		return domain.Enqueued{}, rerr
 	}
 	if notReplicated {
-		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.Enqueue: job %q is enqueued (enqueueing it again with its id is safe), but %w", job.ID, err)
+		return domain.Enqueued{}, fmt.Errorf("queues.Queues.Enqueue: job %q is enqueued (enqueueing it again with its id is safe), but %w", job.ID, err)
 	}
 	return out, nil
 }
@@ -78,7 +78,7 @@ func (q *Queues) EnqueueBatch(ctx context.Context, queue string, jobs []domain.N
 	}, q.index(ctx, queue, now))
 	notReplicated := errors.Is(err, store.ErrNotReplicated)
 	if err != nil && !notReplicated {
-		return nil, store.OpWriteError("redisrepo.Queues.EnqueueBatch", err)
+		return nil, store.OpWriteError("queues.Queues.EnqueueBatch", err)
 	}
 	q.indexed(queue, now)
 	for i, cmd := range cmds {
@@ -87,7 +87,7 @@ func (q *Queues) EnqueueBatch(ctx context.Context, queue string, jobs []domain.N
 		}
 		out[i].Value, out[i].Err = q.enqueued(queue, jobs[i], cmd)
 		if out[i].Err == nil && notReplicated {
-			out[i].Value, out[i].Err = domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.EnqueueBatch: job %q is enqueued (enqueueing it again with its id is safe), but %w", jobs[i].ID, err)
+			out[i].Value, out[i].Err = domain.Enqueued{}, fmt.Errorf("queues.Queues.EnqueueBatch: job %q is enqueued (enqueueing it again with its id is safe), but %w", jobs[i].ID, err)
 		}
 	}
 	return out, nil
@@ -168,9 +168,9 @@ func (q *Queues) enqueued(queue string, job domain.NewJob, cmd *redis.Cmd) (doma
 	vals, _ := cmd.Val().([]any)
 	if len(vals) < 2 {
 		if err := cmd.Err(); err != nil {
-			return domain.Enqueued{}, store.OpWriteError("redisrepo.Queues.enqueued", err)
+			return domain.Enqueued{}, store.OpWriteError("queues.Queues.enqueued", err)
 		}
-		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.enqueued: unexpected reply %v", cmd.Val())
+		return domain.Enqueued{}, fmt.Errorf("queues.Queues.enqueued: unexpected reply %v", cmd.Val())
 	}
 	code, _ := vals[0].(int64)
 	kind := domain.QueueKind(fmt.Sprint(vals[1]))
@@ -195,11 +195,11 @@ func (q *Queues) enqueued(queue string, job domain.NewJob, cmd *redis.Cmd) (doma
 		return domain.Enqueued{}, domain.Errorf(domain.ECONFLICT, "job %q already ran: it completed in queue %q at %s, so this enqueue is taken for a retry and was not added again (an id is remembered for %v after its job completes; use a new id to run the job again)",
 			job.ID, queue, time.UnixMilli(at).UTC().Format(time.RFC3339), domain.CompletedRetention)
 	default:
-		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.enqueued: unexpected reply %v", cmd.Val())
+		return domain.Enqueued{}, fmt.Errorf("queues.Queues.enqueued: unexpected reply %v", cmd.Val())
 	}
 	score, ok := vals[2].(int64)
 	if !ok || len(vals) != 3 {
-		return domain.Enqueued{}, fmt.Errorf("redisrepo.Queues.enqueued: unexpected reply %v", cmd.Val())
+		return domain.Enqueued{}, fmt.Errorf("queues.Queues.enqueued: unexpected reply %v", cmd.Val())
 	}
 	out := domain.Enqueued{ID: job.ID, Queue: queue, Kind: kind, Score: float64(score)}
 	if kind == domain.PriorityQueue {

@@ -62,10 +62,10 @@ func (q *Queues) sweepOrphans(ctx context.Context, names []string) (int64, error
 		for range orphanSweepSteps {
 			vals, err := orphanSweepScript.Run(ctx, q.Rdb, keys, q.leaseNow(), domain.OrphanGrace.Milliseconds(), cursor, orphanSweepCount).Slice()
 			if err != nil {
-				return removed, store.OpError("redisrepo.Queues.sweepOrphans", err)
+				return removed, store.OpError("queues.Queues.sweepOrphans", err)
 			}
 			if len(vals) != 2 {
-				return removed, fmt.Errorf("redisrepo.Queues.sweepOrphans: unexpected reply %v", vals)
+				return removed, fmt.Errorf("queues.Queues.sweepOrphans: unexpected reply %v", vals)
 			}
 			cursor = fmt.Sprint(vals[0])
 			n, _ := vals[1].(int64)

@@ -36,10 +36,10 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 		if errors.Is(err, redis.Nil) {
 			return domain.Delivery{}, false, nil
 		} else if err != nil {
-			return domain.Delivery{}, false, store.OpWriteError("redisrepo.Queues.Poll", err)
+			return domain.Delivery{}, false, store.OpWriteError("queues.Queues.Poll", err)
 		}
 		if len(vals) != 2 {
-			return domain.Delivery{}, false, fmt.Errorf("redisrepo.Queues.Poll: unexpected reply %v", vals)
+			return domain.Delivery{}, false, fmt.Errorf("queues.Queues.Poll: unexpected reply %v", vals)
 		}
 		id, _ := vals[0].(string)
 		return q.finishTaken(ctx, queue, id, vals[1])
@@ -52,10 +52,10 @@ func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions)
 		if errors.Is(err, redis.Nil) {
 			return domain.Delivery{}, false, nil
 		} else if err != nil {
-			return domain.Delivery{}, false, store.OpWriteError("redisrepo.Queues.Poll", err)
+			return domain.Delivery{}, false, store.OpWriteError("queues.Queues.Poll", err)
 		}
 		if len(vals) != 3 {
-			return domain.Delivery{}, false, fmt.Errorf("redisrepo.Queues.Poll: unexpected reply %v", vals)
+			return domain.Delivery{}, false, fmt.Errorf("queues.Queues.Poll: unexpected reply %v", vals)
 		}
 		return delivery(queue, set.Kind, vals[0], vals[1], vals[2]), true, nil
 	}
@@ -102,7 +102,7 @@ func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (do
 		case ctx.Err() != nil:
 			return domain.Delivery{}, false, ctx.Err()
 		case err != nil:
-			return domain.Delivery{}, false, store.OpWriteError("redisrepo.Queues.take", err)
+			return domain.Delivery{}, false, store.OpWriteError("queues.Queues.take", err)
 		}
 		id, _ := z.Member.(string)
 		if paused, err := q.paused(ctx, queue); err == nil && paused {
@@ -189,7 +189,7 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 		tokens[0] = locks.NewToken()
 		cmds[0] = leaseScript.Run(ctx, q.Rdb, keys, append([]any{due, q.leaseNow(), lease.Milliseconds(), tokens[0], nowMs}, consumerArgs(consumer)...)...)
 		if err := cmds[0].Err(); err != nil && !errors.Is(err, redis.Nil) {
-			return nil, store.OpWriteError("redisrepo.Queues.pollLeasedN", err)
+			return nil, store.OpWriteError("queues.Queues.pollLeasedN", err)
 		}
 	} else {
 		err := store.ReplicaWait{}.Write(ctx, q.Rdb, q.keys.Queue(queue), func(pipe redis.Pipeliner) {
@@ -200,7 +200,7 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 		}, q.index(ctx, queue, now)) // the reaper must know this queue
 		if err != nil {
 			// A lost answer leaves the jobs leased to nobody: the reaper gives them back after the lease.
-			return nil, store.OpWriteError("redisrepo.Queues.pollLeasedN", err)
+			return nil, store.OpWriteError("queues.Queues.pollLeasedN", err)
 		}
 	}
 	var out []domain.Delivery
@@ -210,7 +210,7 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 		}
 		vals, _ := cmd.Val().([]any)
 		if len(vals) != 5 {
-			return out, fmt.Errorf("redisrepo.Queues.pollLeasedN: unexpected reply %v", cmd.Val())
+			return out, fmt.Errorf("queues.Queues.pollLeasedN: unexpected reply %v", cmd.Val())
 		}
 		d := delivery(queue, kind, vals[0], vals[1], vals[4])
 		deadline, _ := vals[2].(int64)

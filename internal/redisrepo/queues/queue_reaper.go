@@ -31,7 +31,7 @@ func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, e
 			promoted[i] = PromoteScript.Run(ctx, pipe, q.PromoteKeys(name), now.UnixMilli())
 		}
 		if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
-			return returned, died, store.OpWriteError("redisrepo.Queues.Reap", err)
+			return returned, died, store.OpWriteError("queues.Queues.Reap", err)
 		}
 		var again []string
 		for i, cmd := range cmds {
@@ -40,7 +40,7 @@ func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, e
 				return returned, died, domain.Errorf(domain.ECONFLICT, "queue %q was reaped by a newer reaper (fencing token %d, this one's is %d): this reaper's term is over", names[i], vals[1], fence)
 			}
 			if err != nil || len(vals) != 3 {
-				return returned, died, fmt.Errorf("redisrepo.Queues.Reap: unexpected reply %v", cmd.Val())
+				return returned, died, fmt.Errorf("queues.Queues.Reap: unexpected reply %v", cmd.Val())
 			}
 			returned, died = returned+vals[0], died+vals[1]
 			moved, _ := promoted[i].Int64Slice()
@@ -72,7 +72,7 @@ func (q *Queues) RunReaper(ctx context.Context, every time.Duration, fence int64
 		r, d, err := q.Reap(ctx, fence)
 		switch {
 		case domain.ErrorCode(err) == domain.ECONFLICT:
-			return fmt.Errorf("redisrepo.Queues.RunReaper: %w: %w", domain.ErrLockLost, err)
+			return fmt.Errorf("queues.Queues.RunReaper: %w: %w", domain.ErrLockLost, err)
 		case err == nil && (r > 0 || d > 0) && after != nil:
 			after(r, d)
 		}

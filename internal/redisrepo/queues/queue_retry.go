@@ -56,7 +56,7 @@ func (q *Queues) PromoteKeys(queue string) []string {
 // promoteRetries moves a queue's due retries back before a blocking take waits on it.
 func (q *Queues) promoteRetries(ctx context.Context, queue string) error {
 	if err := PromoteScript.Run(ctx, q.Rdb, q.PromoteKeys(queue), q.now().UnixMilli()).Err(); err != nil {
-		return store.OpWriteError("redisrepo.Queues.promoteRetries", err)
+		return store.OpWriteError("queues.Queues.promoteRetries", err)
 	}
 	return nil
 }

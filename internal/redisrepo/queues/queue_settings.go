@@ -48,7 +48,7 @@ func (q *Queues) Settings(ctx context.Context, queue string) (domain.QueueSettin
 	}
 	h, err := q.Rdb.HGetAll(ctx, q.keys.QueueSettings(queue)).Result()
 	if err != nil {
-		return domain.QueueSettings{}, store.OpError("redisrepo.Queues.Settings", err)
+		return domain.QueueSettings{}, store.OpError("queues.Queues.Settings", err)
 	}
 	return decodeQueueSettings(queue, h), nil
 }
@@ -78,17 +78,17 @@ func (q *Queues) PatchSettings(ctx context.Context, queue string, p domain.Queue
 		cmd = queueSettingsScript.Run(ctx, pipe, keys, kind, attempts, string(domain.DefaultQueueKind(queue)))
 	}, func(pipe redis.Pipeliner) { pipe.SAdd(ctx, q.keys.QueueIndex(), queue) })
 	if err != nil {
-		return domain.QueueSettings{}, store.OpWriteError("redisrepo.Queues.PatchSettings", err)
+		return domain.QueueSettings{}, store.OpWriteError("queues.Queues.PatchSettings", err)
 	}
 	vals, err := cmd.Slice()
 	if err != nil || len(vals) < 2 {
-		return domain.QueueSettings{}, fmt.Errorf("redisrepo.Queues.PatchSettings: unexpected reply %v", cmd.Val())
+		return domain.QueueSettings{}, fmt.Errorf("queues.Queues.PatchSettings: unexpected reply %v", cmd.Val())
 	}
 	if status, _ := vals[0].(int64); status < 0 {
 		return domain.QueueSettings{}, domain.Errorf(domain.ECONFLICT, "queue %q holds %v waiting or leased jobs scored as a %s queue; empty it before changing its kind", queue, vals[1], otherKind(*p.Kind))
 	}
 	if len(vals) != 3 {
-		return domain.QueueSettings{}, fmt.Errorf("redisrepo.Queues.PatchSettings: unexpected reply %v", cmd.Val())
+		return domain.QueueSettings{}, fmt.Errorf("queues.Queues.PatchSettings: unexpected reply %v", cmd.Val())
 	}
 	kindNow, _ := vals[1].(string)
 	attemptsNow, _ := vals[2].(string)

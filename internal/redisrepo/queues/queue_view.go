@@ -200,7 +200,7 @@ func (q *Queues) View(ctx context.Context, queue string) (domain.QueueView, erro
 	pipe := q.Rdb.Pipeline()
 	read := PlanQueueView(ctx, pipe, q.keys, queue, q.now())
 	if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
-		return domain.QueueView{}, store.OpError("redisrepo.Queues.View", err)
+		return domain.QueueView{}, store.OpError("queues.Queues.View", err)
 	}
 	return read(), nil
 }
@@ -242,7 +242,7 @@ func (q *Queues) Summaries(ctx context.Context) ([]domain.QueueSummary, error) {
 	read := PlanSummaries(ctx, pipe, q.keys, names, q.now())
 	if len(names) > 0 {
 		if err := store.ExecTyped(ctx, q.Rdb, pipe); err != nil {
-			return nil, store.OpError("redisrepo.Queues.Summaries", err)
+			return nil, store.OpError("queues.Queues.Summaries", err)
 		}
 	}
 	return read(), nil

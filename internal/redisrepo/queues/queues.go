@@ -100,9 +100,9 @@ func (q *Queues) Requeue(ctx context.Context, queue, id string) error {
 	vals, err := requeueScript.Run(ctx, q.Rdb, keys, q.now().UnixMilli(), string(domain.DefaultQueueKind(queue)), id).Int64Slice()
 	switch {
 	case err != nil:
-		return store.OpWriteError("redisrepo.Queues.Requeue", err)
+		return store.OpWriteError("queues.Queues.Requeue", err)
 	case len(vals) == 0:
-		return fmt.Errorf("redisrepo.Queues.Requeue: empty reply")
+		return fmt.Errorf("queues.Queues.Requeue: empty reply")
 	case vals[0] == 0:
 		return domain.Errorf(domain.ENOTFOUND, "job %q is not in queue %q's dead set", id, queue)
 	case vals[0] < 0:
@@ -123,7 +123,7 @@ func (q *Queues) Delete(ctx context.Context, queue, id string) (domain.Where, er
 	case errors.Is(err, redis.Nil):
 		return "", domain.Errorf(domain.ENOTFOUND, "job %q is not in queue %q: not waiting, not in flight, not dead", id, queue)
 	case err != nil:
-		return "", store.OpWriteError("redisrepo.Queues.Delete", err)
+		return "", store.OpWriteError("queues.Queues.Delete", err)
 	}
 	return domain.Where(where), nil
 }

@@ -55,10 +55,10 @@ func (s *Sources) tryBucket(ctx context.Context, src domain.Source, key string) 
 	vals, err := tokenBucketTryScript.Run(ctx, s.rdb, []string{key}, at, src.TokensField, src.TimeField,
 		src.UnitMs(), strconv.FormatFloat(src.RatePerS/1000, 'g', -1, 64), src.Limit).Int64Slice()
 	if err != nil {
-		return domain.LimitResult{}, store.ScriptWriteError("redisrepo.Sources.tryBucket", key, err)
+		return domain.LimitResult{}, store.ScriptWriteError("sources.Sources.tryBucket", key, err)
 	}
 	if len(vals) < 5 {
-		return domain.LimitResult{}, fmt.Errorf("redisrepo.Sources.tryBucket: unexpected reply %v", vals)
+		return domain.LimitResult{}, fmt.Errorf("sources.Sources.tryBucket: unexpected reply %v", vals)
 	}
 	policy := domain.LimitPolicy{Name: src.Name, Algorithm: domain.TokenBucket, RatePerS: src.RatePerS, Burst: src.Limit}
 	return domain.LimitResult{Allowed: vals[0] == 1, Limit: src.Limit, Remaining: vals[1], RetryAfterMs: vals[2],

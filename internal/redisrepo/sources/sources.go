@@ -44,7 +44,7 @@ func (s *Sources) Sources(ctx context.Context) ([]domain.Source, error) {
 	return s.cache.Get(ctx, "", func(ctx context.Context) ([]domain.Source, error) {
 		h, err := s.rdb.HGetAll(ctx, s.keys.Sources()).Result()
 		if err != nil {
-			return nil, store.OpError("redisrepo.Sources.Sources", err)
+			return nil, store.OpError("sources.Sources.Sources", err)
 		}
 		out := make([]domain.Source, 0, len(h))
 		for _, v := range h {
@@ -79,7 +79,7 @@ func (s *Sources) SaveSource(ctx context.Context, src domain.Source) (domain.Sou
 	}
 	b, _ := json.Marshal(src)
 	if err := s.rdb.HSet(ctx, s.keys.Sources(), src.Name, b).Err(); err != nil {
-		return domain.Source{}, store.OpWriteError("redisrepo.Sources.SaveSource", err)
+		return domain.Source{}, store.OpWriteError("sources.Sources.SaveSource", err)
 	}
 	s.cache.Forget("")
 	return src, nil
@@ -91,7 +91,7 @@ func (s *Sources) DeleteSource(ctx context.Context, name string) error {
 	}
 	n, err := s.rdb.HDel(ctx, s.keys.Sources(), name).Result()
 	if err != nil {
-		return store.OpWriteError("redisrepo.Sources.DeleteSource", err)
+		return store.OpWriteError("sources.Sources.DeleteSource", err)
 	}
 	s.cache.Forget("")
 	if n == 0 {
@@ -113,7 +113,7 @@ func (s *Sources) SourceView(ctx context.Context, name string) (domain.SourceVie
 	// The keys under a limiter's or a lock's pattern are whatever the service put there: one
 	// of another type is left out (a lock: shown without its value), not the whole view.
 	if err := store.Exec(ctx, s.rdb, pipe); err != nil && !(redis.HasErrorPrefix(err, "WRONGTYPE") && src.ScanPattern() != "") {
-		return domain.SourceView{}, store.OpError("redisrepo.Sources.SourceView", err)
+		return domain.SourceView{}, store.OpError("sources.Sources.SourceView", err)
 	}
 	return read(), nil
 }
@@ -139,7 +139,7 @@ func (s *Sources) SourceViews(ctx context.Context, kinds ...domain.SourceKind) (
 	}
 	// Only an unreachable Redis fails the lists: a key of another type under one source's
 	// layout leaves that source's reads empty, as on the live path.
-	if err := store.OpError("redisrepo.Sources.SourceViews", store.Exec(ctx, s.rdb, pipe)); domain.ErrorCode(err) == domain.EUNAVAILABLE || ctx.Err() != nil {
+	if err := store.OpError("sources.Sources.SourceViews", store.Exec(ctx, s.rdb, pipe)); domain.ErrorCode(err) == domain.EUNAVAILABLE || ctx.Err() != nil {
 		return nil, err
 	}
 	views := make([]domain.SourceView, len(reads))
@@ -296,7 +296,7 @@ func (s *Sources) TrySource(ctx context.Context, name, client string) (domain.Li
 		policy.Algorithm = domain.FixedWindow
 		n, err := fixedWindowIncrScript.Run(ctx, s.rdb, []string{key}, src.WindowMs/1000).Int64()
 		if err != nil {
-			return domain.LimitResult{}, store.ScriptWriteError("redisrepo.Sources.TrySource", key, err)
+			return domain.LimitResult{}, store.ScriptWriteError("sources.Sources.TrySource", key, err)
 		}
 		end := (src.WindowStart(now) * 1000) + src.WindowMs
 		res := domain.LimitResult{Allowed: n <= src.Limit, Limit: src.Limit, Remaining: max(src.Limit-n, 0),
@@ -312,10 +312,10 @@ func (s *Sources) TrySource(ctx context.Context, name, client string) (domain.Li
 	}
 	vals, err := limiters.SlidingLogScript.Run(ctx, s.rdb, []string{key}, at, "1", src.WindowMs, src.Limit, limiters.NewUUID(), src.WindowMs).Int64Slice()
 	if err != nil {
-		return domain.LimitResult{}, store.ScriptWriteError("redisrepo.Sources.TrySource", key, err)
+		return domain.LimitResult{}, store.ScriptWriteError("sources.Sources.TrySource", key, err)
 	}
 	if len(vals) < 5 {
-		return domain.LimitResult{}, fmt.Errorf("redisrepo.Sources.TrySource: unexpected reply %v", vals)
+		return domain.LimitResult{}, fmt.Errorf("sources.Sources.TrySource: unexpected reply %v", vals)
 	}
 	return domain.LimitResult{Allowed: vals[0] == 1, Limit: src.Limit, Remaining: vals[1], RetryAfterMs: vals[2],
 		ResetMs: vals[3], AtMs: vals[4], Policy: policy}, nil

@@ -175,7 +175,7 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 	defer d.refreshing.Unlock()
 	h, err := d.rdb.HGetAll(ctx, d.sources).Result()
 	if err != nil {
-		return OpError("redisrepo.Discovery.refreshAdopted", err)
+		return OpError("store.Discovery.refreshAdopted", err)
 	}
 	patterns := map[string]bool{}
 	watched := map[string]bool{}
@@ -220,7 +220,7 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return OpError("redisrepo.Discovery.refreshAdopted", err)
+		return OpError("store.Discovery.refreshAdopted", err)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -261,7 +261,7 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...Kind) error {
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		d.endRefresh(kinds)
-		return OpError("redisrepo.Discovery.refresh", err)
+		return OpError("store.Discovery.refresh", err)
 	}
 	var foundRate []string
 	masters := map[string]bool{} // the masters of now: a Cluster may have gained or lost some
@@ -284,7 +284,7 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...Kind) error {
 	})
 	if err != nil {
 		d.endRefresh(kinds)
-		return OpError("redisrepo.Discovery.refresh", err)
+		return OpError("store.Discovery.refresh", err)
 	}
 	d.mu.Lock()
 	for _, k := range kinds {

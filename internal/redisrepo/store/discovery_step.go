@@ -41,7 +41,7 @@ const StepCalls = 2
 // periodic tick calls it; reads (pages, the API) never do. Returns EUNAVAILABLE; what the
 // masters that answered gave is kept.
 func (d *Discovery) StepLocks(ctx context.Context) error {
-	const op = "redisrepo.Discovery.StepLocks"
+	const op = "store.Discovery.StepLocks"
 	return OpError(op, d.stepOwn(ctx, func() (step, into *sweep) { return d.lockStep, d.sweeps[KindLock] }))
 }
 
@@ -52,7 +52,7 @@ func (d *Discovery) StepLocks(ctx context.Context) error {
 // declares it. Only the watcher's periodic tick calls it; reads (pages, the API) never do.
 // Returns EUNAVAILABLE; what the masters that answered gave is kept.
 func (d *Discovery) StepAdopted(ctx context.Context, pattern string) error {
-	const op = "redisrepo.Discovery.StepAdopted"
+	const op = "store.Discovery.StepAdopted"
 	if pattern == "" {
 		return nil
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// OpError names the read that failed ("redisrepo.Queues.View: ..."), after turning go-redis
+// OpError names the read that failed ("store.Queues.View: ..."), after turning go-redis
 // failures into domain errors (wrap): domain.ErrorCode still finds EUNAVAILABLE, EINVALID...
 // through it, and domain.ErrorMessage still gives the message for people.
 func OpError(op string, err error) error {
