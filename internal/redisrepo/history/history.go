@@ -1,20 +1,19 @@
 package history
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/queues"
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"encoding/binary"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
+	"github.com/zpulse/zpulse/internal/redisrepo/queues"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // History records and reads the history of queues, limiters and boards (domain.HistoryService).
@@ -193,12 +192,8 @@ func (h *History) planQueue(ctx context.Context, pipe redis.Pipeliner, queue str
 		d := depth()
 		gauges := []int64{d.Due, d.Waiting - d.Due, d.Processing, d.Dead}
 		ten, soFar := sumSeconds(tput.Val(), start, minuteAt.Unix(), func(field string) (int, int64, bool) {
-			if len(field) < 2 {
-				return 0, 0, false
-			}
-			sec, err := strconv.ParseInt(field[1:], 10, 64)
-			i := strings.IndexByte("ecf", field[0])
-			return i, minuteAt.Unix() + sec, err == nil && i >= 0
+			kind, sec, ok := queues.ThroughputField(field)
+			return kind, minuteAt.Unix() + sec, ok
 		}, 3)
 		ten = append(ten, queues.DurationValues(queues.DecodeDurations(durations.Val(), part, part))...)
 		soFar = append(soFar, queues.DurationValues(queues.DecodeDurations(durations.Val(), 0, part))...)
@@ -212,10 +207,11 @@ func (h *History) planLimiter(ctx context.Context, pipe redis.Pipeliner, policy 
 	stats := pipe.HGetAll(ctx, h.keys.LimiterStats(policy, minuteAt.Unix()/60))
 	return sample{kind: domain.HistoryLimiter, name: policy, read: func() ([]int64, []int64) {
 		return sumSeconds(stats.Val(), start, minuteAt.Unix(), func(field string) (int, int64, bool) {
-			sec, what, ok := strings.Cut(field, ":")
-			at, err := strconv.ParseInt(sec, 10, 64)
-			i := map[string]int{"a": 0, "r": 1}[what]
-			return i, at, ok && err == nil && (what == "a" || what == "r")
+			at, admitted, ok := limiters.StatsField(field)
+			if admitted {
+				return 0, at, ok
+			}
+			return 1, at, ok
 		}, 2)
 	}}
 }

@@ -93,11 +93,7 @@ func (l *Limiters) Flush(ctx context.Context) error {
 		if stats[sk] == nil {
 			stats[sk] = map[string]int64{}
 		}
-		field := strconv.FormatInt(c.at/1000, 10) + ":r"
-		if c.allowed {
-			field = strconv.FormatInt(c.at/1000, 10) + ":a"
-		}
-		stats[sk][field]++
+		stats[sk][statsField(c.at/1000, c.allowed)]++
 	}
 	pipe := l.Rdb.Pipeline()
 	newest := map[string]int64{}

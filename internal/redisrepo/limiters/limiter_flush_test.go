@@ -54,3 +54,18 @@ func (g pipelineGate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 		return next(ctx, cmds)
 	}
 }
+
+// A stats field reads back as written; anything else is refused, never counted as rejected.
+func TestStatsFieldReadsWhatFlushWrites(t *testing.T) {
+	t.Parallel()
+	for _, admitted := range []bool{true, false} {
+		if sec, a, ok := StatsField(statsField(1_764_000_000, admitted)); !ok || sec != 1_764_000_000 || a != admitted {
+			t.Errorf("statsField(…, %v) reads as %d, %v, %v", admitted, sec, a, ok)
+		}
+	}
+	for _, bad := range []string{"", "1764000000", "1764000000:", "1764000000:x", "x:a", ":r"} {
+		if _, _, ok := StatsField(bad); ok {
+			t.Errorf("StatsField(%q) accepted", bad)
+		}
+	}
+}

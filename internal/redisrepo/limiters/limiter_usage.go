@@ -152,6 +152,23 @@ func orZero(f float64) float64 {
 
 func CeilSecond(ms int64) int64 { return (ms + 999) / 1000 * 1000 }
 
+// statsField is the field of a limiter's per-minute stats hash (store.Keys.LimiterStats) that
+// counts the checks of a unix second: "<second>:a" admitted, "<second>:r" rejected.
+func statsField(sec int64, admitted bool) string {
+	if admitted {
+		return strconv.FormatInt(sec, 10) + ":a"
+	}
+	return strconv.FormatInt(sec, 10) + ":r"
+}
+
+// StatsField reads a field of a limiter's per-minute stats hash (statsField): its unix second
+// and whether it counts admitted checks (else rejected ones).
+func StatsField(field string) (sec int64, admitted, ok bool) {
+	s, kind, _ := strings.Cut(field, ":")
+	sec, err := strconv.ParseInt(s, 10, 64)
+	return sec, kind == "a", err == nil && (kind == "a" || kind == "r")
+}
+
 // decodeSeconds turns two minutes of per-second counts into the last ViewSeconds seconds
 // that had checks, oldest first.
 func decodeSeconds(now int64, maps ...map[string]string) []domain.SecondCount {
@@ -159,10 +176,9 @@ func decodeSeconds(now int64, maps ...map[string]string) []domain.SecondCount {
 	nowSec := now / 1000
 	for _, m := range maps {
 		for field, val := range m {
-			sec, kind, _ := strings.Cut(field, ":")
-			s, err1 := strconv.ParseInt(sec, 10, 64)
-			n, err2 := strconv.ParseInt(val, 10, 64)
-			if err1 != nil || err2 != nil || s <= nowSec-domain.ViewSeconds || s > nowSec {
+			s, admitted, ok := StatsField(field)
+			n, err := strconv.ParseInt(val, 10, 64)
+			if !ok || err != nil || s <= nowSec-domain.ViewSeconds || s > nowSec {
 				continue
 			}
 			c := bySec[s]
@@ -170,7 +186,7 @@ func decodeSeconds(now int64, maps ...map[string]string) []domain.SecondCount {
 				c = &domain.SecondCount{Sec: s}
 				bySec[s] = c
 			}
-			if kind == "a" {
+			if admitted {
 				c.Allowed += n
 			} else {
 				c.Rejected += n

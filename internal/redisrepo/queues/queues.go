@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -88,8 +89,20 @@ func (q *Queues) leaseNow() string {
 	return strconv.FormatInt(q.lease.Now().UnixMilli(), 10)
 }
 
-// tputField is the throughput hash's field of t's second: "e12" enqueued, "c12" completed.
+// tputField is the throughput hash's field of t's second: "e12" enqueued, "c12" completed,
+// "f12" failed (ThroughputField reads it).
 func tputField(t time.Time, kind byte) string { return string(kind) + strconv.Itoa(t.UTC().Second()) }
+
+// ThroughputField reads a field of a queue's throughput hash (tputField): what it counts, 0
+// enqueued, 1 completed or 2 failed, and its second within the hash's minute.
+func ThroughputField(field string) (kind int, sec int64, ok bool) {
+	if len(field) < 2 {
+		return 0, 0, false
+	}
+	kind = strings.IndexByte("ecf", field[0])
+	sec, err := strconv.ParseInt(field[1:], 10, 64)
+	return kind, sec, kind >= 0 && err == nil
+}
 
 func (q *Queues) Requeue(ctx context.Context, queue, id string) error {
 	if err := validateQueueJob(queue, id); err != nil {

@@ -443,3 +443,19 @@ func TestQueueViewOfANewQueue(t *testing.T) {
 		t.Errorf("keys = %q, %q", v.Key, v.PayloadKey)
 	}
 }
+
+// A throughput field reads back as tputField writes it; anything else is refused.
+func TestThroughputFieldReadsWhatTheScriptsWrite(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 12, 2, 10, 0, 42, 0, time.UTC)
+	for want, kind := range []byte("ecf") {
+		if k, sec, ok := ThroughputField(tputField(at, kind)); !ok || k != want || sec != 42 {
+			t.Errorf("tputField(…, %q) reads as %d, %d, %v", kind, k, sec, ok)
+		}
+	}
+	for _, bad := range []string{"", "e", "x12", "e1x", "12"} {
+		if _, _, ok := ThroughputField(bad); ok {
+			t.Errorf("ThroughputField(%q) accepted", bad)
+		}
+	}
+}
