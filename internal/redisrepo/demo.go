@@ -1,14 +1,13 @@
 package redisrepo
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"errors"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // DemoSwitch is the Redis implementation of domain.DemoSwitch: the key Keys.DemoPaused

@@ -1,15 +1,6 @@
 package redisrepo
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/auth"
-	"github.com/zpulse/zpulse/internal/redisrepo/boards"
-	"github.com/zpulse/zpulse/internal/redisrepo/history"
-	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
-	"github.com/zpulse/zpulse/internal/redisrepo/locks"
-	"github.com/zpulse/zpulse/internal/redisrepo/queues"
-	"github.com/zpulse/zpulse/internal/redisrepo/sources"
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"fmt"
 	"io"
@@ -21,6 +12,14 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/auth"
+	"github.com/zpulse/zpulse/internal/redisrepo/boards"
+	"github.com/zpulse/zpulse/internal/redisrepo/history"
+	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
+	"github.com/zpulse/zpulse/internal/redisrepo/locks"
+	"github.com/zpulse/zpulse/internal/redisrepo/queues"
+	"github.com/zpulse/zpulse/internal/redisrepo/sources"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // OpenOptions say which Redis Open opens and how it builds the services.

@@ -1,18 +1,17 @@
 package redisrepo
 
 import (
+	"context"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/panels"
 	"github.com/zpulse/zpulse/internal/redisrepo/history"
 	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
 	"github.com/zpulse/zpulse/internal/redisrepo/locks"
 	"github.com/zpulse/zpulse/internal/redisrepo/sources"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
-	"context"
-
-	"github.com/redis/go-redis/v9"
-
-	"github.com/zpulse/zpulse/internal/domain"
 )
 
 // Snapshots reads the state behind live topics for the watcher: each topic's read is its

@@ -1,9 +1,6 @@
 package auth
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -14,6 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // Auth is the Redis implementation of domain.AuthStore.

@@ -1,13 +1,12 @@
 package boards
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"fmt"
 	"strconv"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 var _ domain.EncodingOps = (*Leaderboards)(nil)

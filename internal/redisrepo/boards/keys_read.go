@@ -1,8 +1,6 @@
 package boards
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"errors"
 	"strconv"
@@ -10,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // The reads of a board's sorted set by its key, for boards zpulse does not name: another

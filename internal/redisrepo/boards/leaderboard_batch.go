@@ -1,8 +1,6 @@
 package boards
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"fmt"
 	"strconv"
@@ -11,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // batchChunk is how many players one addBatchScript call takes: a batch of 1,000 runs as 10

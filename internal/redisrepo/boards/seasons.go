@@ -1,8 +1,6 @@
 package boards
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"fmt"
 	"slices"
@@ -13,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // MaxSeason bounds a season number asked for.

@@ -1,14 +1,13 @@
 package boards
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // SettingsTTL is how long an instance uses board settings it read before reading them again:

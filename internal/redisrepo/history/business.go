@@ -1,9 +1,6 @@
 package history
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/queues"
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"slices"
 	"strconv"
@@ -13,6 +10,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/queues"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // Snapshot reads what /metrics reports about queues, limiters, locks and boards: stateless,

@@ -1,8 +1,6 @@
 package limiters
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"errors"
 	"strconv"
@@ -12,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // maxPending bounds the memory of checks waiting to be written; beyond it new ones are

@@ -1,8 +1,6 @@
 package limiters
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"slices"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // A limiter's view needs the policy (which keys to read) and the list of its clients before

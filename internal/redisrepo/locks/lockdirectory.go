@@ -1,8 +1,6 @@
 package locks
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"slices"
 	"sync"
@@ -10,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // The locks topic's names, read on the watcher's one pipeline:

@@ -1,8 +1,6 @@
 package locks
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
@@ -15,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // Backoff of a waiter polling for a lock held by another (see acquire).

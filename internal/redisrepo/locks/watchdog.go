@@ -1,8 +1,6 @@
 package locks
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"fmt"
 	"sync"
@@ -11,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // Watchdog renews the leases of locks held with a watchdog every TTL/3 until they are

@@ -1,9 +1,6 @@
 package queues
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/locks"
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,6 +12,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/locks"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // What operators do with jobs (domain.JobOps), on Queues.

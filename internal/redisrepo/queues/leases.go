@@ -1,8 +1,6 @@
 package queues
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // The lease operations of domain.QueueService: ack, extend (heartbeat) and nack, each one

@@ -1,14 +1,13 @@
 package queues
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // A payload belongs to one enqueue, not just to a job id: the article's consumers take jobs

@@ -1,9 +1,6 @@
 package queues
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/locks"
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +10,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/locks"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 func (q *Queues) Poll(ctx context.Context, queue string, opt domain.PollOptions) (domain.Delivery, bool, error) {

@@ -1,8 +1,6 @@
 package queues
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"fmt"
 	"time"
@@ -10,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 func (q *Queues) Reap(ctx context.Context, fence int64) (returned, died int64, err error) {

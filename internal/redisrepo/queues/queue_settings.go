@@ -1,8 +1,6 @@
 package queues
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"fmt"
 	"strconv"
@@ -11,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // queueSettingsTTL is how long an instance uses a queue's kind it read before reading it

@@ -1,8 +1,6 @@
 package queues
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"strconv"
 	"time"
@@ -10,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // planQueueView adds to pipe the reads of a queue's page (its settings, queueViewScript, one

@@ -1,8 +1,6 @@
 package queues
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // queueThroughputTTL keeps a minute's counts for the sparkline and a little more.

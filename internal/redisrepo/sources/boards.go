@@ -1,13 +1,12 @@
 package sources
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/boards"
-
 	"context"
 	"fmt"
 	"slices"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/boards"
 )
 
 // An adopted board is read as zpulse reads its own (the boards room's reads by key), at the

@@ -1,13 +1,12 @@
 package sources
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"context"
 	"fmt"
 	"strconv"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // tokenBucketTryScript is the second article's token bucket (scene 2, scheme 3) on the

@@ -1,10 +1,6 @@
 package sources
 
 import (
-	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
-	"github.com/zpulse/zpulse/internal/redisrepo/queues"
-	"github.com/zpulse/zpulse/internal/redisrepo/store"
-
 	"cmp"
 	"context"
 	"encoding/json"
@@ -17,6 +13,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
+	"github.com/zpulse/zpulse/internal/redisrepo/queues"
+	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
 // Sources is the Redis implementation of domain.SourceService: adopted key layouts, saved in
