@@ -6,7 +6,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,28 +21,12 @@ type Cluster struct {
 	buses []int     // the nodes' cluster bus ports
 }
 
-var (
-	clusterOnce   sync.Once
-	sharedCluster *Cluster
-	clusterErr    error
-)
+var sharedCluster lazySetup[*Cluster]
 
 // SharedCluster returns the package's cluster, started on first use and stopped by Main.
 func SharedCluster(t testing.TB) *Cluster {
 	t.Helper()
-	if !inMain {
-		t.Fatal("redistest: call redistest.Main(m) from TestMain first")
-	}
-	clusterOnce.Do(func() {
-		sharedCluster, clusterErr = StartCluster()
-		if clusterErr == nil {
-			atExit(sharedCluster.Close)
-		}
-	})
-	if clusterErr != nil {
-		t.Fatalf("redistest: cluster: %v", clusterErr)
-	}
-	return sharedCluster
+	return sharedCluster.get(t, "cluster", StartCluster)
 }
 
 // ClusterClient returns a client of the package's cluster (started on first use), with every

@@ -91,6 +91,31 @@ func atExit(f func()) {
 	cleanups = append(cleanups, f)
 }
 
+// lazySetup is a package-wide setup (the Cluster, the Sentinel setup) that tests share:
+// started by the first test that needs it, stopped when Main ends.
+type lazySetup[T interface{ Close() }] struct {
+	once sync.Once
+	v    T
+	err  error
+}
+
+func (s *lazySetup[T]) get(t testing.TB, what string, start func() (T, error)) T {
+	t.Helper()
+	if !inMain {
+		t.Fatal("redistest: call redistest.Main(m) from TestMain first")
+	}
+	s.once.Do(func() {
+		s.v, s.err = start()
+		if s.err == nil {
+			atExit(s.v.Close)
+		}
+	})
+	if s.err != nil {
+		t.Fatalf("redistest: %s: %v", what, s.err)
+	}
+	return s.v
+}
+
 // Client returns a client of the package's shared server's database 0 (the one a client that
 // names no database uses), flushed for this test and closed after it. A test that dials the
 // server itself (Shared().Addr) sees the same keys. Tests using it must not run in parallel

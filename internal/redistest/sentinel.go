@@ -36,28 +36,12 @@ const (
 	sentinelCount           = 2
 )
 
-var (
-	sentinelOnce   sync.Once
-	sharedSentinel *Sentinel
-	sentinelErr    error
-)
+var sharedSentinel lazySetup[*Sentinel]
 
 // SharedSentinel returns the package's Sentinel setup, started on first use and stopped by Main.
 func SharedSentinel(t testing.TB) *Sentinel {
 	t.Helper()
-	if !inMain {
-		t.Fatal("redistest: call redistest.Main(m) from TestMain first")
-	}
-	sentinelOnce.Do(func() {
-		sharedSentinel, sentinelErr = StartSentinel()
-		if sentinelErr == nil {
-			atExit(sharedSentinel.Close)
-		}
-	})
-	if sentinelErr != nil {
-		t.Fatalf("redistest: sentinel: %v", sentinelErr)
-	}
-	return sharedSentinel
+	return sharedSentinel.get(t, "sentinel", StartSentinel)
 }
 
 // SentinelClient returns a failover client of the package's Sentinel setup (started on first
