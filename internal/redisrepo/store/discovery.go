@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -166,83 +164,6 @@ func (d *Discovery) Refresh(ctx context.Context) error {
 	return d.refreshAdopted(ctx)
 }
 
-// refreshAdopted reads the adopted sources (saved in Redis, so every instance sweeps the
-// same) and goes on with the sweep of each limiter's and lock prefix's pattern on every
-// master, within the same bounds as the kinds above. A pattern no source declares any more
-// is dropped, with its step (StepAdopted).
-func (d *Discovery) refreshAdopted(ctx context.Context) error {
-	d.refreshing.Lock()
-	defer d.refreshing.Unlock()
-	h, err := d.rdb.HGetAll(ctx, d.sources).Result()
-	if err != nil {
-		return OpError("store.Discovery.refreshAdopted", err)
-	}
-	patterns := map[string]bool{}
-	watched := map[string]bool{}
-	for _, v := range h {
-		src, ok := DecodeSource(v, d.families)
-		if !ok {
-			continue
-		}
-		if src.ScanPattern() != "" {
-			patterns[src.ScanPattern()] = true
-		}
-		watched[sourcePattern(src)] = true
-	}
-	d.mu.Lock()
-	d.watched = slices.Sorted(maps.Keys(watched))
-	for p := range d.adopted {
-		if !patterns[p] {
-			delete(d.adopted, p)
-			delete(d.adoptedStep, p)
-		}
-	}
-	sweeps := []*sweep{d.dated}
-	for p := range patterns {
-		s := d.adopted[p]
-		if s == nil {
-			s = newSweep(&sweep{pattern: p})
-			d.adopted[p] = s
-		}
-		sweeps = append(sweeps, s)
-	}
-	d.mu.Unlock()
-	masters := map[string]bool{}
-	err = d.eachMaster(ctx, func(ctx context.Context, addr string, node redis.Cmdable) error {
-		d.mu.Lock()
-		masters[addr] = true
-		d.mu.Unlock()
-		for _, s := range sweeps {
-			if _, err := d.stepSweep(ctx, s, addr, node); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return OpError("store.Discovery.refreshAdopted", err)
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, s := range sweeps {
-		s.endPass(masters)
-	}
-	return nil
-}
-
-// AdoptedKeys returns the keys last found for an adopted source's pattern, sorted.
-func (d *Discovery) AdoptedKeys(pattern string) []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	s := d.adopted[pattern]
-	if s == nil {
-		return nil
-	}
-	keys := maps.Clone(s.found)
-	maps.Copy(keys, s.seen)
-	return slices.Sorted(maps.Keys(keys))
-}
-
 // refresh reads the indexes and goes on with the sweeps of the given kinds.
 func (d *Discovery) refresh(ctx context.Context, kinds ...Kind) error {
 	d.refreshing.Lock()
@@ -325,6 +246,18 @@ func (s *sweep) endPass(masters map[string]bool) {
 	} else {
 		maps.Copy(s.found, s.seen)
 	}
+}
+
+// remember adds a name (a key for sweeps of keys) as found, and says whether it was new.
+// Called with d.mu held.
+func (s *sweep) remember(id string) bool {
+	_, known := s.found[id]
+	if _, own := s.own[id]; own {
+		known = true
+	}
+	s.found[id] = struct{}{}
+	s.seen[id] = struct{}{} // so the pass under way keeps it when it ends
+	return !known
 }
 
 // endRefresh ends a failed refresh: names written meanwhile are already in own.
@@ -448,113 +381,4 @@ func (d *Discovery) NamesWarm(ctx context.Context, k Kind) ([]string, error) {
 		return nil, err
 	}
 	return d.Names(k), nil
-}
-
-// DecodeSource reads a saved source. One that the rules refuse now (saved by an older
-// zpulse, e.g. a limiter at {client}) is not shown, swept or tried: it stays in the hash
-// until deleted or saved again.
-func DecodeSource(v string, families []domain.KeyFamily) (domain.Source, bool) {
-	var s domain.Source
-	if json.Unmarshal([]byte(v), &s) != nil || s.Validate(families) != nil {
-		return domain.Source{}, false
-	}
-	return s, true
-}
-
-// sourcePattern is the glob of every key an adopted source may name: its scan pattern, or
-// (a board, whose key holds a period) its layout up to the first placeholder, then *.
-func sourcePattern(s domain.Source) string {
-	if p := s.ScanPattern(); p != "" {
-		return p
-	}
-	prefix, _, _ := strings.Cut(s.Key, "{")
-	return strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`).Replace(prefix) + "*"
-}
-
-// SourcePatterns are the key patterns (Redis globs) of the adopted sources the latest
-// refresh read, for the keyspace-notification subscriber.
-func (d *Discovery) SourcePatterns() []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return slices.Clone(d.watched)
-}
-
-// Change is one key another writer changed, as a keyspace notification tells it: the key and
-// the event ("zadd", "zincr", "set", "del", "expired", …).
-type Change struct{ Key, Event string }
-
-// gone are the events after which the key no longer exists.
-var gone = map[string]bool{"del": true, "unlink": true, "expired": true, "evicted": true, "rename_from": true, "move_from": true}
-
-// Saw registers what keyspace notifications told: a new board, queue, lock or limiter client
-// (and an adopted source's new key) shows at once instead of at the next sweep. A board's,
-// queue's or sliding log's key counts on a sorted-set event (its sweep finds zsets only); a
-// lock's on any event that leaves the key there. Names already known cost nothing; a name
-// seen is kept as a sweep's find is (until a complete pass after it misses it), so deletions are the
-// sweep's. New sliding-log keys go to onRate (the limiters adopt their clients).
-func (d *Discovery) Saw(ctx context.Context, changes []Change) {
-	var rate []string
-	d.mu.Lock()
-	for _, c := range changes {
-		if gone[c.Event] {
-			continue
-		}
-		zset := strings.HasPrefix(c.Event, "z")
-		for k, s := range d.sweeps {
-			if !strings.HasPrefix(c.Key, s.prefix) || (s.typ == "zset" && !zset) {
-				continue
-			}
-			id := c.Key
-			if s.name != "" {
-				if id = strings.TrimPrefix(c.Key, s.prefix); domain.ValidateKeyName(s.name, id) != nil {
-					continue
-				}
-			}
-			if s.remember(id) && Kind(k) == rateKeys {
-				rate = append(rate, c.Key)
-			}
-		}
-		for p, s := range d.adopted {
-			if globMatch(p, c.Key) {
-				s.remember(c.Key)
-			}
-		}
-	}
-	onRate := d.onRate
-	d.mu.Unlock()
-	if onRate != nil && len(rate) > 0 {
-		onRate(ctx, rate)
-	}
-}
-
-// remember adds a name (a key for sweeps of keys) as found, and says whether it was new.
-// Called with d.mu held.
-func (s *sweep) remember(id string) bool {
-	_, known := s.found[id]
-	if _, own := s.own[id]; own {
-		known = true
-	}
-	s.found[id] = struct{}{}
-	s.seen[id] = struct{}{} // so the pass under way keeps it when it ends
-	return !known
-}
-
-// globMatch matches key against a Redis glob made of literal runs (with \ escapes) and *,
-// the only patterns discovery makes (domain.Source.ScanPattern, sourcePattern).
-func globMatch(pattern, key string) bool {
-	var re strings.Builder
-	re.WriteString("^")
-	for i := 0; i < len(pattern); i++ {
-		if pattern[i] == '*' {
-			re.WriteString("(?s:.*)")
-			continue
-		}
-		if pattern[i] == '\\' && i+1 < len(pattern) {
-			i++ // the escaped character, literally
-		}
-		re.WriteString(regexp.QuoteMeta(pattern[i : i+1]))
-	}
-	re.WriteString("$")
-	ok, _ := regexp.MatchString(re.String(), key)
-	return ok
 }
