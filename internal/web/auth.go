@@ -124,7 +124,7 @@ func (s *server) checkAdminToken(c echo.Context, given string) error {
 }
 
 func attemptsUnchecked(err error) error {
-	return fmt.Errorf("web.checkAdminToken: %w", domain.Errorf(domain.EUNAVAILABLE,
+	return fmt.Errorf("web.attemptsUnchecked: %w", domain.Errorf(domain.EUNAVAILABLE,
 		"the admin token cannot be checked while Redis is unavailable (its attempt limit lives there): try again when it answers"))
 }
 
