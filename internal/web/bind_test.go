@@ -140,3 +140,19 @@ func TestFormErrorsGoBesideTheFieldTheyName(t *testing.T) {
 		})
 	}
 }
+
+// A time is RFC 3339 with its offset wherever it comes from, or one message naming its field.
+func TestMomentInput(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		ok   bool
+	}{
+		{"2026-11-29T12:30:00Z", true}, {"2026-11-29T13:30:00+01:00", true}, {"2026-11-29T12:30:00.5Z", true},
+		{"2026-11-29T12:30:00", false}, {"2026-11-29", false}, {"tomorrow", false}, {"", false},
+	} {
+		_, err := runAtInput.parse(tc.text)
+		if (err == nil) != tc.ok || (err != nil && (domain.ErrorField(err) != "run_at" || !strings.Contains(domain.ErrorMessage(err), "RFC 3339"))) {
+			t.Errorf("parse(%q) = %v, want ok %v (or an error about run_at)", tc.text, err, tc.ok)
+		}
+	}
+}

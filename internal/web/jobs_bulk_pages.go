@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -155,10 +154,8 @@ func (s *server) retryJobForm(c echo.Context) error {
 		r.Priority, r.HasPriority = int(n), true
 	}
 	if t := f.Value("run_at"); t != "" {
-		at, err := time.Parse(time.RFC3339, t)
-		if err != nil {
-			f.Errors["run_at"] = "Give an RFC 3339 time such as 2026-11-29T12:30:00Z"
-		}
+		at, err := runAtInput.parse(t)
+		noteError(f.Errors, err)
 		r.RunAt = at
 	}
 	status := http.StatusBadRequest

@@ -240,9 +240,5 @@ func decodeRunAt(s *string) (time.Time, error) {
 	if s == nil {
 		return time.Time{}, nil
 	}
-	t, err := time.Parse(time.RFC3339, *s)
-	if err != nil {
-		return t, domain.Errorf(domain.EINVALID, "run_at must be an RFC 3339 time such as \"2026-11-29T12:30:00Z\" (got %q)", clipped(*s))
-	}
-	return t, nil
+	return runAtInput.parse(*s)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -41,10 +40,8 @@ func (s *server) enqueueAction(ctx context.Context, queue string, f views.Form) 
 			job.Delay = d
 		}
 		if v := f.Value("run_at"); v != "" {
-			t, err := time.Parse(time.RFC3339, v)
-			if err != nil {
-				f.Errors["run_at"] = "Give an RFC 3339 time such as 2026-11-29T12:30:00Z"
-			}
+			t, err := runAtInput.parse(v)
+			noteError(f.Errors, err)
 			job.RunAt = t
 		}
 	} else {
