@@ -53,8 +53,9 @@ var (
 
 // Other numbers and switches.
 var (
-	rateInput   = decimal{"rate_per_s", "tokens a second", domain.MinRatePerS, domain.MaxRatePerS}
-	pausedInput = flag{"paused"}
+	rateInput     = decimal{"rate_per_s", "tokens a second", domain.MinRatePerS, domain.MaxRatePerS}
+	pausedInput   = flag{"paused"}
+	watchdogInput = flag{"watchdog"}
 )
 
 // Times: RFC 3339, as JSON writes them and the forms show them.
@@ -193,6 +194,16 @@ func (b flag) parse(s string) (bool, error) {
 		return false, nil
 	}
 	return false, domain.FieldErrorf(b.field, domain.EINVALID, "%s must be true or false (got %s)", b.field, clipped(s))
+}
+
+// json reads the input from its field's raw JSON value: true or false; left out or null is
+// false.
+func (b flag) json(raw json.RawMessage) (bool, error) {
+	lit := strings.TrimSpace(string(raw))
+	if lit == "" || lit == "null" {
+		return false, nil
+	}
+	return b.parse(lit)
 }
 
 // moment is a point in time input: an RFC 3339 time with its offset ("2026-11-29T12:30:00Z",

@@ -13,7 +13,7 @@ type acquireLockRequest struct {
 	TTLms    json.RawMessage `json:"ttl_ms"`
 	WaitMs   json.RawMessage `json:"wait_ms"`
 	Owner    *string         `json:"owner"`
-	Watchdog bool            `json:"watchdog"`
+	Watchdog json.RawMessage `json:"watchdog"`
 }
 
 func (s *server) apiAcquireLock(c echo.Context) error {
@@ -25,8 +25,11 @@ func (s *server) apiAcquireLock(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	opt := domain.LockOptions{TTL: domain.DefaultLockTTL, Watchdog: req.Watchdog}
-	var err error
+	watchdog, err := watchdogInput.json(req.Watchdog)
+	if err != nil {
+		return err
+	}
+	opt := domain.LockOptions{TTL: domain.DefaultLockTTL, Watchdog: watchdog}
 	if req.TTLms != nil {
 		if opt.TTL, err = lockTTLInput.millis(req.TTLms); err != nil {
 			return err

@@ -105,6 +105,8 @@ func TestAPILockRejectsBadInput(t *testing.T) {
 		{"negative wait", "/api/v1/locks/x/acquire", `{"wait_ms":-1}`, "wait_ms must be a whole number of milliseconds from 0 to 30,000"},
 		{"long wait", "/api/v1/locks/x/acquire", `{"wait_ms":30001}`, "from 0 to 30,000"},
 		{"owner with a space", "/api/v1/locks/x/acquire", `{"owner":"a b"}`, "without spaces"},
+		{"watchdog string", "/api/v1/locks/x/acquire", `{"watchdog":"true"}`, `watchdog must be true or false (got "true")`},
+		{"watchdog number", "/api/v1/locks/x/acquire", `{"watchdog":1}`, "watchdog must be true or false (got 1)"},
 		{"unknown field", "/api/v1/locks/x/acquire", `{"ttl":1000}`, `unknown field "ttl"`},
 		{"bad name", "/api/v1/locks/a%20b/acquire", `{}`, "1 to 64 characters"},
 		{"no token", "/api/v1/locks/x/release", `{}`, "token is required"},
