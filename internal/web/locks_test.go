@@ -12,6 +12,7 @@ import (
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -118,7 +119,7 @@ func TestAPILockRejectsBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			status, b := s.postJSON(t, c.path, c.body)
-			var e apiError
+			var e httpio.APIError
 			if err := json.Unmarshal([]byte(b), &e); err != nil || status != http.StatusBadRequest || e.Error.Code != "invalid" || !strings.Contains(e.Error.Message, c.want) {
 				t.Errorf("%s: %d %s; want 400 invalid mentioning %q", c.name, status, b, c.want)
 			}
