@@ -6,7 +6,7 @@ DIST     := static/dist
 ASSETS   := $(DIST)/app.css $(DIST)/htmx.min.js $(DIST)/ws.js $(DIST)/app.js $(DIST)/theme.js $(DIST)/favicon.svg
 # FUZZ lists the fuzz targets as <package>:<target>, one word each: go test fuzzes one target
 # of a package per run. `make fuzz` runs each for FUZZTIME; `make test` for a few seconds.
-FUZZ     := ./internal/redisrepo/store:FuzzKeysInjective ./internal/redisrepo/store:FuzzSourceLayout ./internal/web:FuzzDecodeJSON ./internal/web:FuzzEntriesCursor
+FUZZ     := ./internal/redisrepo/store:FuzzKeysInjective ./internal/redisrepo/store:FuzzSourceLayout ./internal/web/api:FuzzDecodeJSON ./internal/web:FuzzEntriesCursor
 FUZZTIME ?= 30s
 # FUZZPKGS are FUZZ's packages: `make fuzz` fuzzes them side by side, a package's targets one
 # after another. FUZZFLAGS go to each run (-parallel=N: N workers; GOMAXPROCS unless given).

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 // The articles' example through the API.
@@ -69,7 +71,7 @@ func TestAPIRejectsBadInputAndWritesNothing(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			status, b := s.postJSON(t, c.path, c.body)
-			var e apiError
+			var e httpio.APIError
 			if err := json.Unmarshal([]byte(b), &e); err != nil || status != http.StatusBadRequest || e.Error.Code != "invalid" || !strings.Contains(e.Error.Message, c.want) {
 				t.Errorf("%s: %d %s; want 400 invalid mentioning %q", c.name, status, b, c.want)
 			}

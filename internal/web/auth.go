@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -124,7 +125,7 @@ func (s *server) checkAdminToken(c echo.Context, given string) error {
 }
 
 func attemptsUnchecked(err error) error {
-	return fmt.Errorf("web.checkAdminToken: %w", domain.Errorf(domain.EUNAVAILABLE,
+	return fmt.Errorf("web.attemptsUnchecked: %w", domain.Errorf(domain.EUNAVAILABLE,
 		"the admin token cannot be checked while Redis is unavailable (its attempt limit lives there): try again when it answers"))
 }
 
@@ -206,7 +207,7 @@ func (s *server) login(c echo.Context) error {
 		default:
 			return err
 		}
-		return s.render(c, statusOf(domain.ErrorCode(err)), views.LoginPage(s.chrome(c, "Sign in"), next, msg))
+		return s.render(c, httpio.StatusOf(domain.ErrorCode(err)), views.LoginPage(s.chrome(c, "Sign in"), next, msg))
 	}
 	id, err := s.Auth.CreateSession(c.Request().Context(), sessionTTL, s.tokenFingerprint)
 	if err != nil {

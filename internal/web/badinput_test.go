@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 // badInput is one refused request: method, path, body, and headers beyond the admin's
@@ -209,7 +211,7 @@ func TestBadInputsPerEndpoint(t *testing.T) {
 	before := s.rdb.Keys(ctx, "*").Val()
 	slices.Sort(before)
 	for _, in := range badInputs {
-		name := in.method + " " + in.path + " " + clipped(in.body) + " " + strings.Join(in.header, ":")
+		name := in.method + " " + in.path + " " + fmt.Sprintf("%.40s", in.body) + " " + strings.Join(in.header, ":")
 		t.Run(name, func(t *testing.T) {
 			header := append([]string{"Authorization", "Bearer s3cret"}, in.header...)
 			ct := "application/json"
@@ -220,7 +222,7 @@ func TestBadInputsPerEndpoint(t *testing.T) {
 			if status < 400 || status > 499 {
 				t.Errorf("%d %s, want 4xx", status, body)
 			}
-			var env apiError
+			var env httpio.APIError
 			if err := json.Unmarshal([]byte(body), &env); err != nil || env.Error.Code == "" || env.Error.Message == "" ||
 				!strings.HasPrefix(h.Get("Content-Type"), "application/json") {
 				t.Errorf("not the error envelope: %q (%v)", body, err)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 func TestAPIBoardSettings(t *testing.T) {
@@ -33,7 +35,7 @@ func TestAPIBoardSettings(t *testing.T) {
 	} {
 		t.Run(body, func(t *testing.T) {
 			status, b, _ := s.do(t, http.MethodPut, "/api/v1/boards/b", "application/json", body)
-			var e apiError
+			var e httpio.APIError
 			json.Unmarshal([]byte(b), &e)
 			if status != http.StatusBadRequest || e.Error.Code != "invalid" || !strings.Contains(e.Error.Message, want) {
 				t.Errorf("%s: %d %s; want 400 mentioning %s", body, status, b, want)
@@ -157,7 +159,7 @@ func TestAPIRefusesABoardNamedLikeAPeriod(t *testing.T) {
 			{http.MethodPut, "/api/v1/boards/" + board, `{"periods":["daily"]}`},
 		} {
 			status, b, _ := s.do(t, c.method, c.path, "application/json", c.body)
-			var e apiError
+			var e httpio.APIError
 			json.Unmarshal([]byte(b), &e)
 			if status != http.StatusBadRequest || e.Error.Code != "invalid" || !strings.Contains(e.Error.Message, "is also board \"x\"'s") {
 				t.Errorf("%s %s: %d %s; want 400 saying the key is also board x's period board", c.method, c.path, status, b)

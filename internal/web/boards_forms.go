@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -28,7 +29,7 @@ func (s *server) boardForm(id string, fields []string, act formAction) echo.Hand
 // backToBoard is the board page a form was posted from (its period and size kept), or the
 // board's page.
 func backToBoard(c echo.Context) string {
-	own := boardPath(pathParam(c, "board"))
+	own := boardPath(httpio.PathParam(c, "board"))
 	if back := refererPath(c); strings.HasPrefix(back, own) && !strings.HasPrefix(back, own+"/") {
 		return back
 	}
@@ -56,7 +57,7 @@ func confirmed(f views.Form) bool {
 
 func (s *server) addPointsAction(ctx context.Context, board string, f views.Form) (string, string, error) {
 	player, okPlayer := requirePlayer(f)
-	points, err := pointsInput.parse(f.Value("points"))
+	points, err := httpio.PointsInput.Parse(f.Value("points"))
 	if !noteError(f.Errors, err) || !okPlayer {
 		return "", "", nil
 	}
@@ -81,7 +82,7 @@ func (s *server) addPointsAction(ctx context.Context, board string, f views.Form
 
 func (s *server) setScoreAction(ctx context.Context, board string, f views.Form) (string, string, error) {
 	player, okPlayer := requirePlayer(f)
-	points, err := pointsInput.parse(f.Value("points"))
+	points, err := httpio.PointsInput.Parse(f.Value("points"))
 	if !noteError(f.Errors, err) || !okPlayer {
 		return "", "", nil
 	}
@@ -98,7 +99,7 @@ func (s *server) removeAction(ctx context.Context, board string, f views.Form) (
 }
 
 func (s *server) trimAction(ctx context.Context, board string, f views.Form) (string, string, error) {
-	keep, err := keepInput.parse(f.Value("keep"))
+	keep, err := httpio.KeepInput.Parse(f.Value("keep"))
 	noteError(f.Errors, err)
 	if !confirmed(f) || !f.OK() {
 		return "", "", nil
@@ -122,7 +123,7 @@ func (s *server) settingsAction(ctx context.Context, board string, f views.Form)
 			set.Periods = append(set.Periods, domain.Period(p))
 		}
 	}
-	days, err := retentionInput.parse(f.Value("retention_days"))
+	days, err := httpio.RetentionInput.Parse(f.Value("retention_days"))
 	if !noteError(f.Errors, err) {
 		return "", "", nil
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/panels"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -28,7 +29,7 @@ func boardPeriodAndSize(c echo.Context) (domain.Period, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	n, err := topNInput.query(c, domain.BoardTopN)
+	n, err := httpio.TopNInput.Query(c, domain.BoardTopN)
 	if err == nil && !slices.Contains(domain.BoardTopNs, n) {
 		err = domain.Errorf(domain.EINVALID, "n must be one of %v (got %d)", domain.BoardTopNs, n)
 	}
@@ -36,7 +37,7 @@ func boardPeriodAndSize(c echo.Context) (domain.Period, int, error) {
 }
 
 func (s *server) boardPage(c echo.Context) error {
-	board := pathParam(c, "board")
+	board := httpio.PathParam(c, "board")
 	if err := domain.ValidateKeyName("board", board); err != nil {
 		return err
 	}
@@ -115,7 +116,7 @@ func lookupOf(player string, around []domain.Entry, err error) *views.Lookup {
 
 // entriesPage browses a board in rank order, a page at a time.
 func (s *server) entriesPage(c echo.Context) error {
-	board := pathParam(c, "board")
+	board := httpio.PathParam(c, "board")
 	period, err := domain.ParsePeriod(c.QueryParam("period"))
 	if err != nil {
 		return err
@@ -136,7 +137,7 @@ func (s *server) entriesPage(c echo.Context) error {
 // jump, or a previous page: cursor "rank"), otherwise the one after ?cursor= ("" the first).
 func pageAtOrAfter(c echo.Context, at func(rank int64) (domain.Page, error), after func(cursor string) (domain.Page, error)) (domain.Page, string, error) {
 	if v := c.QueryParam("rank"); v != "" {
-		rank, err := rankInput.parse(v)
+		rank, err := httpio.RankInput.Parse(v)
 		if err != nil {
 			return domain.Page{}, "", err
 		}

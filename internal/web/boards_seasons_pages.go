@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -21,7 +22,7 @@ import (
 const seasonsLive = 5
 
 func (s *server) seasonsPage(c echo.Context) error {
-	board := pathParam(c, "board")
+	board := httpio.PathParam(c, "board")
 	if err := domain.ValidateKeyName("board", board); err != nil {
 		return err
 	}
@@ -53,8 +54,8 @@ func (s *server) seasonsPageWith(c echo.Context, status int, board string, forms
 }
 
 func (s *server) seasonPage(c echo.Context) error {
-	board := pathParam(c, "board")
-	n, err := seasonParam(c)
+	board := httpio.PathParam(c, "board")
+	n, err := httpio.SeasonParam(c)
 	if err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func (s *server) seasonSettingsForm() echo.HandlerFunc {
 }
 
 func (s *server) seasonSettingsAction(ctx context.Context, board string, f views.Form) (string, string, error) {
-	keep, err := keepSeasonsInput.parse(f.Value("keep_seasons"))
+	keep, err := httpio.KeepSeasonsInput.Parse(f.Value("keep_seasons"))
 	if !noteError(f.Errors, err) {
 		return "", "", nil
 	}
@@ -110,7 +111,7 @@ func (s *server) seasonSettingsAction(ctx context.Context, board string, f views
 }
 
 func (s *server) confirmEndSeason(c echo.Context) (views.ConfirmData, error) {
-	board := pathParam(c, "board")
+	board := httpio.PathParam(c, "board")
 	list, err := s.Leaderboards.Seasons(c.Request().Context(), board)
 	if err != nil {
 		return views.ConfirmData{}, err
@@ -128,7 +129,7 @@ func (s *server) confirmEndSeason(c echo.Context) (views.ConfirmData, error) {
 }
 
 func (s *server) endSeasonPost(c echo.Context) error {
-	board := pathParam(c, "board")
+	board := httpio.PathParam(c, "board")
 	season, err := s.Leaderboards.EndSeason(c.Request().Context(), board)
 	if err != nil {
 		return err
@@ -138,10 +139,10 @@ func (s *server) endSeasonPost(c echo.Context) error {
 }
 
 func (s *server) confirmResetPeriod(c echo.Context) (views.ConfirmData, error) {
-	board := pathParam(c, "board")
-	period, err := domain.ParsePeriod(pathParam(c, "period"))
+	board := httpio.PathParam(c, "board")
+	period, err := domain.ParsePeriod(httpio.PathParam(c, "period"))
 	if err != nil || period == domain.AllTime {
-		return views.ConfirmData{}, domain.FieldErrorf("period", domain.EINVALID, "period must be daily, weekly or monthly (got %q)", pathParam(c, "period"))
+		return views.ConfirmData{}, domain.FieldErrorf("period", domain.EINVALID, "period must be daily, weekly or monthly (got %q)", httpio.PathParam(c, "period"))
 	}
 	back := boardPath(board) + "?" + url.Values{"period": {string(period)}}.Encode()
 	return views.ConfirmData{Title: "Reset " + strings.ToLower(period.Label()) + "'s board",
@@ -154,8 +155,8 @@ func (s *server) confirmResetPeriod(c echo.Context) (views.ConfirmData, error) {
 }
 
 func (s *server) resetPeriodPost(c echo.Context) error {
-	board := pathParam(c, "board")
-	period, err := domain.ParsePeriod(pathParam(c, "period"))
+	board := httpio.PathParam(c, "board")
+	period, err := domain.ParsePeriod(httpio.PathParam(c, "period"))
 	if err != nil {
 		return err
 	}
@@ -168,7 +169,7 @@ func (s *server) resetPeriodPost(c echo.Context) error {
 }
 
 func (s *server) confirmFixEncoding(c echo.Context) (views.ConfirmData, error) {
-	board := pathParam(c, "board")
+	board := httpio.PathParam(c, "board")
 	to := domain.TieBreak(c.QueryParam("tie_break"))
 	if !to.Valid() {
 		set := domain.BoardSettings{TieBreak: to}
@@ -189,7 +190,7 @@ func (s *server) confirmFixEncoding(c echo.Context) (views.ConfirmData, error) {
 }
 
 func (s *server) fixEncodingPost(c echo.Context) error {
-	board := pathParam(c, "board")
+	board := httpio.PathParam(c, "board")
 	fix, err := s.Leaderboards.FixEncoding(c.Request().Context(), board, domain.TieBreak(c.FormValue("tie_break")))
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 // CSV exports, streamed: rows are written as the service pages through Redis with its
@@ -55,7 +56,7 @@ func exportFileName(name, suffix string) string {
 // deadExport streams a queue's dead jobs, latest death first: id, died_at, attempts,
 // last_error, payload ("(hidden)" when the reader's audience does not see payloads).
 func (s *server) deadExport(c echo.Context) error {
-	queue := pathParam(c, "queue")
+	queue := httpio.PathParam(c, "queue")
 	if err := domain.ValidateName("queue", queue); err != nil {
 		return err
 	}
@@ -94,7 +95,7 @@ const hiddenCell = "(hidden)"
 // boardExport streams a board (its period's, with ?period=) in rank order: rank, player,
 // points.
 func (s *server) boardExport(c echo.Context) error {
-	board := pathParam(c, "board")
+	board := httpio.PathParam(c, "board")
 	period, err := domain.ParsePeriod(c.QueryParam("period"))
 	if err != nil {
 		return err
@@ -146,4 +147,33 @@ func (s *server) finishCSV(c echo.Context, w *csv.Writer, err error, file string
 		s.Log.Warn("a CSV export was cut short", "path", c.Request().URL.Path, "error", err)
 	}
 	return nil
+}
+
+// seasonExport streams an ended season in rank order: rank, player, points.
+func (s *server) seasonExport(c echo.Context) error {
+	board := httpio.PathParam(c, "board")
+	n, err := httpio.SeasonParam(c)
+	if err != nil {
+		return err
+	}
+	if err := domain.ValidateName("board", board); err != nil {
+		return err
+	}
+	file := exportFileName(board, "-season-"+strconv.FormatInt(n, 10)+".csv")
+	return s.exportEntries(c, file, func(cursor string) (domain.Page, error) {
+		return s.Leaderboards.SeasonEntries(c.Request().Context(), board, n, cursor, domain.MaxPageLimit)
+	})
+}
+
+// writeEntries writes a page of entries as CSV rows and returns the next cursor, "" after
+// the last page or when the download broke.
+func writeEntries(w *csv.Writer, page domain.Page) string {
+	for _, e := range page.Entries {
+		_ = w.Write([]string{strconv.FormatInt(e.Rank, 10), csvCell(e.Player), strconv.FormatInt(e.Score, 10)})
+	}
+	w.Flush()
+	if page.NextCursor == nil || w.Error() != nil {
+		return ""
+	}
+	return *page.NextCursor
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -33,7 +34,7 @@ type pageForms struct {
 // conflict is a 409, Redis down a 503, each with the reason in the form.
 func (s *server) handleForm(p pageForms, id string, fields []string, act formAction) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		name := pathParam(c, p.param)
+		name := httpio.PathParam(c, p.param)
 		if err := domain.ValidateKeyName(p.param, name); err != nil {
 			return err
 		}
@@ -50,7 +51,7 @@ func (s *server) handleForm(p pageForms, id string, fields []string, act formAct
 		case err != nil:
 			var message string
 			var shown bool
-			if status, message, shown = formFailure(err, "nothing was changed"); !shown {
+			if status, message, shown = httpio.FormFailure(err, "nothing was changed"); !shown {
 				return err
 			}
 			if code := domain.ErrorCode(err); code == domain.EUNAVAILABLE || code == domain.EUNKNOWN {
@@ -91,4 +92,14 @@ func fieldOf(err error, shown []string, renamed map[string]string, fallback stri
 		return field
 	}
 	return fallback
+}
+
+// noteError puts err's message beside its field in a form's errors (above the form when it
+// names none) and reports whether there was no error.
+func noteError(errs map[string]string, err error) bool {
+	if err == nil {
+		return true
+	}
+	errs[domain.ErrorField(err)] = domain.ErrorMessage(err)
+	return false
 }

@@ -1,48 +1,13 @@
 package web
 
 import (
-	"bytes"
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"testing"
-
-	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redistest"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
-
-// FuzzDecodeJSON: whatever the body, the API's one JSON decoder and its number parsers
-// answer a value or a 4xx-class error, never panic or a 5xx.
-func FuzzDecodeJSON(f *testing.F) {
-	for _, seed := range []string{``, `{}`, `null`, `[]`, `{"id":"a","priority":1,"delay_ms":0,"payload":{"x":[1,2]}}`,
-		`{"priority":1.5}`, `{"priority":1e3}`, `{"priority":-0}`, `{"priority":99999999999999999999}`, `{"x":1}`,
-		`{"id":"a"}{}`, `{"payload":"` + "\xff" + `"}`, `{"run_at":"2026-11-30T00:00:00Z"}`, `{`, `"str"`, `{"id":null}`,
-		`{"id":"a","id":"b"}`, `{"payload":{"k":1,"k":2}}`, `{"id":"\ud800"}`, `{"id":"\ud83d\ude00"}`, "{\"id\":\"a\xc3\"}"} {
-		f.Add([]byte(seed), false)
-	}
-	e := echo.New()
-	f.Fuzz(func(t *testing.T, body []byte, optional bool) {
-		req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
-		c := e.NewContext(req, httptest.NewRecorder())
-		var v enqueueRequest
-		err := decodeBody(c, &v, optional)
-		if err == nil {
-			// The raw numbers go through the binder.
-			if v.Priority != nil {
-				_, err = priorityInput.json(v.Priority)
-				checkClientError(t, err)
-			}
-			if v.DelayMs != nil {
-				_, err = delayInput.millis(v.DelayMs)
-				checkClientError(t, err)
-			}
-			return
-		}
-		checkClientError(t, err)
-	})
-}
 
 // FuzzEntriesCursor: a forged or damaged entries cursor is a 400 (or a page), never a 500,
 // through the whole read on a real Redis (the decoder, then the page script).
@@ -71,7 +36,7 @@ func checkClientError(t *testing.T, err error) {
 	if err == nil {
 		return
 	}
-	if status, code, _ := describeError(err); status < 400 || status > 499 {
+	if status, code, _ := httpio.DescribeError(err); status < 400 || status > 499 {
 		t.Fatalf("%d %s: %v", status, code, err)
 	}
 }

@@ -7,12 +7,12 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/panels"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -21,7 +21,7 @@ import (
 
 // searchPage is one step of a search of a queue's jobs (?state=&q=&cursor=).
 func (s *server) searchPage(c echo.Context, queue string) error {
-	opt, err := jobSearchOptions(c)
+	opt, err := httpio.JobSearchOptions(c, who(c).admin)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ var bulkVerbs = map[domain.BulkAction][4]string{
 }
 
 func (s *server) confirmBulk(c echo.Context) (views.ConfirmData, error) {
-	queue := pathParam(c, "queue")
+	queue := httpio.PathParam(c, "queue")
 	if err := domain.ValidateName("queue", queue); err != nil {
 		return views.ConfirmData{}, err
 	}
@@ -98,7 +98,7 @@ func (s *server) confirmBulk(c echo.Context) (views.ConfirmData, error) {
 
 // bulkForm does a confirmed bulk action and goes back to the queue's page with what it did.
 func (s *server) bulkForm(c echo.Context) error {
-	queue := pathParam(c, "queue")
+	queue := httpio.PathParam(c, "queue")
 	v, err := c.FormParams()
 	if err != nil {
 		return domain.Errorf(domain.EINVALID, "the form could not be read")
@@ -130,7 +130,7 @@ func (s *server) bulkForm(c echo.Context) error {
 // that differ from the job as it is); a problem shows on the form.
 func (s *server) retryJobForm(c echo.Context) error {
 	ctx := c.Request().Context()
-	queue, id := pathParam(c, "queue"), pathParam(c, "id")
+	queue, id := httpio.PathParam(c, "queue"), httpio.PathParam(c, "id")
 	j, err := s.Queues.Job(ctx, queue, id)
 	if err != nil {
 		return err
@@ -148,17 +148,15 @@ func (s *server) retryJobForm(c echo.Context) error {
 		}
 	}
 	if p := f.Value("priority"); p != "" && p != was.Value("priority") {
-		n, err := priorityInput.parse(p)
+		n, err := httpio.PriorityInput.Parse(p)
 		if err != nil {
 			f.Errors["priority"] = domain.ErrorMessage(err)
 		}
 		r.Priority, r.HasPriority = int(n), true
 	}
 	if t := f.Value("run_at"); t != "" {
-		at, err := time.Parse(time.RFC3339, t)
-		if err != nil {
-			f.Errors["run_at"] = "Give an RFC 3339 time such as 2026-11-29T12:30:00Z"
-		}
+		at, err := httpio.RunAtInput.Parse(t)
+		noteError(f.Errors, err)
 		r.RunAt = at
 	}
 	status := http.StatusBadRequest
@@ -169,7 +167,7 @@ func (s *server) retryJobForm(c echo.Context) error {
 		}
 		switch code := domain.ErrorCode(err); code {
 		case domain.EINVALID, domain.ENOTFOUND, domain.ECONFLICT:
-			f.Errors[""], status = domain.ErrorMessage(err), statusOf(code)
+			f.Errors[""], status = domain.ErrorMessage(err), httpio.StatusOf(code)
 		default:
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/panels"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -19,7 +20,7 @@ import (
 // JavaScript needed, and each says what it will do before it is done).
 
 func (s *server) jobPage(c echo.Context) error {
-	queue, id := pathParam(c, "queue"), pathParam(c, "id")
+	queue, id := httpio.PathParam(c, "queue"), httpio.PathParam(c, "id")
 	j, err := s.Queues.Job(c.Request().Context(), queue, id)
 	if err != nil {
 		return err
@@ -31,7 +32,7 @@ func (s *server) jobPage(c echo.Context) error {
 // jobsPage lists a queue's jobs in one state, or searches them (?q=); ?id=ID (the "open a
 // job" box) goes to that job.
 func (s *server) jobsPage(c echo.Context) error {
-	queue := pathParam(c, "queue")
+	queue := httpio.PathParam(c, "queue")
 	if err := domain.ValidateKeyName("queue", queue); err != nil {
 		return err
 	}
@@ -41,10 +42,10 @@ func (s *server) jobsPage(c echo.Context) error {
 		}
 		return seeOther(c, queuePath(queue)+"/jobs/"+url.PathEscape(ids[0]))
 	}
-	if searching(c) {
+	if httpio.Searching(c) {
 		return s.searchPage(c, queue)
 	}
-	opt, err := jobListOptions(c)
+	opt, err := httpio.JobListOptions(c)
 	if err != nil {
 		return err
 	}
@@ -70,7 +71,7 @@ func (s *server) confirmPage(ask func(c echo.Context) (views.ConfirmData, error)
 }
 
 func (s *server) confirmDeleteJob(c echo.Context) (views.ConfirmData, error) {
-	queue, id := pathParam(c, "queue"), pathParam(c, "id")
+	queue, id := httpio.PathParam(c, "queue"), httpio.PathParam(c, "id")
 	j, err := s.Queues.Job(c.Request().Context(), queue, id)
 	if err != nil {
 		return views.ConfirmData{}, err
@@ -108,7 +109,7 @@ func (s *server) confirmDeleteDead(c echo.Context) (views.ConfirmData, error) {
 }
 
 func (s *server) confirmDead(c echo.Context, title, action, button, testID, what, how string) (views.ConfirmData, error) {
-	queue := pathParam(c, "queue")
+	queue := httpio.PathParam(c, "queue")
 	page, err := s.Queues.Jobs(c.Request().Context(), queue, domain.JobListOptions{State: domain.JobDead, Limit: 1})
 	if err != nil {
 		return views.ConfirmData{}, err
@@ -125,7 +126,7 @@ func (s *server) confirmDead(c echo.Context, title, action, button, testID, what
 // shows the change); without JavaScript a redirect to the queue's page with what it did.
 func (s *server) queueAction(act func(ctx context.Context, queue string) (string, error)) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		queue := pathParam(c, "queue")
+		queue := httpio.PathParam(c, "queue")
 		done, err := act(c.Request().Context(), queue)
 		if err != nil {
 			return err
@@ -162,7 +163,7 @@ func (s *server) pauseAction(paused bool) func(ctx context.Context, queue string
 }
 
 func (s *server) confirmDeleteLimiter(c echo.Context) (views.ConfirmData, error) {
-	name := pathParam(c, "limiter")
+	name := httpio.PathParam(c, "limiter")
 	if domain.BuiltinLimiter(name) {
 		return views.ConfirmData{Title: "Delete a limiter policy", Cancel: limiterPath(name),
 			Refused: fmt.Sprintf("Policy %s is built in: zpulse needs it, so it cannot be deleted.", name)}, nil
@@ -178,14 +179,14 @@ func (s *server) confirmDeleteLimiter(c echo.Context) (views.ConfirmData, error)
 }
 
 func (s *server) deleteLimiterForm(c echo.Context) error {
-	name := pathParam(c, "limiter")
+	name := httpio.PathParam(c, "limiter")
 	err := s.Limiters.DeletePolicy(c.Request().Context(), name)
 	switch domain.ErrorCode(err) {
 	case "":
 		return seeOther(c, "/limiters")
 	case domain.ECONFLICT, domain.ENOTFOUND:
 		d := views.ConfirmData{Title: "Delete a limiter policy", Cancel: limiterPath(name), Refused: domain.ErrorMessage(err)}
-		return s.render(c, statusOf(domain.ErrorCode(err)), views.ConfirmPage(s.chrome(c, d.Title), d))
+		return s.render(c, httpio.StatusOf(domain.ErrorCode(err)), views.ConfirmPage(s.chrome(c, d.Title), d))
 	default:
 		return err
 	}

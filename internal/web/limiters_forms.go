@@ -8,16 +8,14 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
-
-// maxTry is the most requests the page's "try" form fires at once.
-const maxTry = 100
 
 // limiterPolicyForm handles the policy form, with htmx (the answer is the form, and the
 // panel follows live) or without JavaScript (redirect back, or the page with the errors).
 func (s *server) limiterPolicyForm(c echo.Context) error {
-	name := pathParam(c, "limiter")
+	name := httpio.PathParam(c, "limiter")
 	if err := domain.ValidateLimiterName(name); err != nil {
 		return err
 	}
@@ -52,7 +50,7 @@ func (s *server) limiterPolicyForm(c echo.Context) error {
 		} else {
 			var message string
 			var shown bool
-			if status, message, shown = formFailure(err, "the policy was not saved"); !shown {
+			if status, message, shown = httpio.FormFailure(err, "the policy was not saved"); !shown {
 				return err
 			}
 			field := policyFormField(domain.ErrorField(err))
@@ -74,19 +72,19 @@ func bindPolicy(name string, f views.PolicyForm) domain.LimitPolicy {
 	p := domain.LimitPolicy{Name: name, Algorithm: domain.Algorithm(f.Algorithm)}
 	var err error
 	if p.Algorithm == domain.TokenBucket {
-		p.RatePerS, err = rateInput.parse(f.Rate)
+		p.RatePerS, err = httpio.RateInput.Parse(f.Rate)
 		notePolicyError(f, err)
-		p.Burst, err = burstInput.parse(f.Burst)
+		p.Burst, err = httpio.BurstInput.Parse(f.Burst)
 		notePolicyError(f, err)
 		return p
 	}
-	p.Limit, err = limitInput.parse(f.Limit)
+	p.Limit, err = httpio.LimitInput.Parse(f.Limit)
 	notePolicyError(f, err)
-	window, err := windowInput.text(f.Window)
+	window, err := httpio.WindowInput.Text(f.Window)
 	notePolicyError(f, err)
 	p.WindowMs = window.Milliseconds()
 	if f.Shared != "" {
-		shared, err := sharedWindowInput.text(f.Shared)
+		shared, err := httpio.SharedWindowInput.Text(f.Shared)
 		notePolicyError(f, err)
 		p.SharedWindowMs = shared.Milliseconds()
 	}
@@ -120,7 +118,7 @@ func policyFormField(field string) string {
 
 // limiterTryForm fires N checks for a client, one after another, and shows every answer.
 func (s *server) limiterTryForm(c echo.Context) error {
-	name := pathParam(c, "limiter")
+	name := httpio.PathParam(c, "limiter")
 	if err := domain.ValidateLimiterName(name); err != nil {
 		return err
 	}
@@ -132,7 +130,7 @@ func (s *server) limiterTryForm(c echo.Context) error {
 	if err := domain.ValidateClient(f.Client); err != nil {
 		f.Errors["client"] = domain.ErrorMessage(err)
 	}
-	n, err := tryInput.parse(f.N)
+	n, err := httpio.TryInput.Parse(f.N)
 	noteError(f.Errors, err)
 	status := http.StatusBadRequest
 	if len(f.Errors) == 0 {
@@ -141,7 +139,7 @@ func (s *server) limiterTryForm(c echo.Context) error {
 			res, err := s.Limiters.Allow(c.Request().Context(), name, f.Client)
 			if err != nil {
 				var shown bool
-				if status, f.Errors[""], shown = formFailure(err, "the requests after the "+strconv.Itoa(len(f.Results))+" shown were not sent"); !shown {
+				if status, f.Errors[""], shown = httpio.FormFailure(err, "the requests after the "+strconv.Itoa(len(f.Results))+" shown were not sent"); !shown {
 					return err
 				}
 				if domain.ErrorCode(err) == domain.ENOTFOUND {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/panels"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -24,7 +25,7 @@ func (s *server) limitersPage(c echo.Context) error {
 }
 
 func (s *server) limiterPage(c echo.Context) error {
-	name := pathParam(c, "limiter")
+	name := httpio.PathParam(c, "limiter")
 	if err := domain.ValidateLimiterName(name); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 // The article's test through the API: limit 3 per 10 s on the policy "default".
@@ -134,7 +135,7 @@ func TestAPIRateLimitMiddleware(t *testing.T) {
 		t.Errorf("headers: %v", h)
 	}
 	status, b, h := s.do(t, http.MethodGet, "/api/v1/boards/b/top", "", "")
-	var e apiError
+	var e httpio.APIError
 	json.Unmarshal([]byte(b), &e)
 	if status != http.StatusTooManyRequests || e.Error.Code != "rate_limited" || !strings.Contains(e.Error.Message, "3 per 1 min") ||
 		h.Get("Retry-After") != "60" || h.Get("RateLimit") != `"api";r=0;t=60` {

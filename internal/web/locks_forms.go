@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -31,9 +32,9 @@ func (s *server) acquireLockForm(c echo.Context) error {
 	if err := domain.ValidateName("lock", f.Lock); err != nil {
 		f.Errors["lock"] = domain.ErrorMessage(err)
 	}
-	ttl, err := lockTTLInput.seconds(f.TTL)
+	ttl, err := httpio.LockTTLInput.Seconds(f.TTL)
 	noteError(f.Errors, err)
-	wait, err := lockWaitInput.seconds(f.Wait)
+	wait, err := httpio.LockWaitInput.Seconds(f.Wait)
 	noteError(f.Errors, err)
 	if f.Owner != "" {
 		if err := domain.ValidateToken("owner", f.Owner); err != nil {
@@ -45,7 +46,7 @@ func (s *server) acquireLockForm(c echo.Context) error {
 	}
 	lease, err := s.Locks.Acquire(c.Request().Context(), f.Lock, domain.LockOptions{TTL: ttl, Wait: wait, Owner: f.Owner, Watchdog: f.Watchdog})
 	if err != nil {
-		status, message, shown := formFailure(err, "no lock was taken")
+		status, message, shown := httpio.FormFailure(err, "no lock was taken")
 		if !shown {
 			return err
 		}
@@ -72,7 +73,7 @@ func (s *server) releaseLockForm(c echo.Context) error {
 	}
 	holds, err := s.Locks.Release(c.Request().Context(), f.ReleaseLock, f.Token)
 	if err != nil {
-		status, message, shown := formFailure(err, "nothing was released")
+		status, message, shown := httpio.FormFailure(err, "nothing was released")
 		if !shown {
 			return err
 		}
@@ -90,7 +91,7 @@ func (s *server) releaseLockForm(c echo.Context) error {
 
 // forceReleaseForm releases the lock only if the holder the admin confirmed still holds it.
 func (s *server) forceReleaseForm(c echo.Context) error {
-	name := pathParam(c, "lock")
+	name := httpio.PathParam(c, "lock")
 	if err := domain.ValidateKeyName("lock", name); err != nil {
 		return err
 	}
@@ -104,7 +105,7 @@ func (s *server) forceReleaseForm(c echo.Context) error {
 		s.Log.Warn("a lock was force-released by an admin", "lock", name, "holder", token)
 		return seeOther(c, "/locks?"+url.Values{"force_released": {name}}.Encode())
 	case domain.ECONFLICT, domain.ENOTFOUND:
-		return s.forceReleasePageWith(c, statusOf(domain.ErrorCode(err)), name, domain.ErrorMessage(err))
+		return s.forceReleasePageWith(c, httpio.StatusOf(domain.ErrorCode(err)), name, domain.ErrorMessage(err))
 	default:
 		return err
 	}

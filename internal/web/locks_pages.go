@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -27,7 +28,7 @@ func (s *server) locksPageWith(c echo.Context, status int, f views.LockForms, fl
 }
 
 func (s *server) forceReleasePage(c echo.Context) error {
-	name := pathParam(c, "lock")
+	name := httpio.PathParam(c, "lock")
 	if err := domain.ValidateKeyName("lock", name); err != nil {
 		return err
 	}

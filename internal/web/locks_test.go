@@ -12,6 +12,7 @@ import (
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -105,6 +106,8 @@ func TestAPILockRejectsBadInput(t *testing.T) {
 		{"negative wait", "/api/v1/locks/x/acquire", `{"wait_ms":-1}`, "wait_ms must be a whole number of milliseconds from 0 to 30,000"},
 		{"long wait", "/api/v1/locks/x/acquire", `{"wait_ms":30001}`, "from 0 to 30,000"},
 		{"owner with a space", "/api/v1/locks/x/acquire", `{"owner":"a b"}`, "without spaces"},
+		{"watchdog string", "/api/v1/locks/x/acquire", `{"watchdog":"true"}`, `watchdog must be true or false (got "true")`},
+		{"watchdog number", "/api/v1/locks/x/acquire", `{"watchdog":1}`, "watchdog must be true or false (got 1)"},
 		{"unknown field", "/api/v1/locks/x/acquire", `{"ttl":1000}`, `unknown field "ttl"`},
 		{"bad name", "/api/v1/locks/a%20b/acquire", `{}`, "1 to 64 characters"},
 		{"no token", "/api/v1/locks/x/release", `{}`, "token is required"},
@@ -116,7 +119,7 @@ func TestAPILockRejectsBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			status, b := s.postJSON(t, c.path, c.body)
-			var e apiError
+			var e httpio.APIError
 			if err := json.Unmarshal([]byte(b), &e); err != nil || status != http.StatusBadRequest || e.Error.Code != "invalid" || !strings.Contains(e.Error.Message, c.want) {
 				t.Errorf("%s: %d %s; want 400 invalid mentioning %q", c.name, status, b, c.want)
 			}

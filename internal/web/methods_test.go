@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 // Over every registered route: GET routes answer HEAD as GET does, without a body; every other
@@ -55,9 +56,9 @@ func TestMethodsAcrossTheRouter(t *testing.T) {
 				continue
 			}
 			if strings.HasPrefix(route, "/api/") && m != http.MethodHead {
-				var env apiError
-				if err := json.Unmarshal([]byte(body), &env); err != nil || env.Error.Code != codeMethodNotAllowed {
-					t.Errorf("%s %s: body %s, want the method_not_allowed envelope", m, path, clipped(body))
+				var env httpio.APIError
+				if err := json.Unmarshal([]byte(body), &env); err != nil || env.Error.Code != "method_not_allowed" {
+					t.Errorf("%s %s: body %.40s, want the method_not_allowed envelope", m, path, body)
 				}
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 // BusinessCollector reports the queues, limiters, locks and boards zpulse watches at scrape
@@ -123,10 +124,10 @@ func httpMetrics(reg prometheus.Registerer) echo.MiddlewareFunc {
 	mw, err := echoprometheus.MiddlewareConfig{
 		Namespace: "zpulse", Subsystem: "http", Registerer: reg, DoNotUseRequestPathFor404: true,
 		LabelFuncs: map[string]echoprometheus.LabelValueFunc{"host": func(echo.Context, error) string { return "" }},
-		// The status the error handler will answer (errors.go's table), not a blanket 500.
+		// The status the error handler will answer (httpio's error table), not a blanket 500.
 		StatusCodeResolver: func(c echo.Context, err error) int {
 			if err != nil {
-				status, _, _ := describeError(err)
+				status, _, _ := httpio.DescribeError(err)
 				return status
 			}
 			return c.Response().Status

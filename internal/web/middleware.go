@@ -7,10 +7,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-)
 
-// maxBodyBytes bounds every request body; the largest legitimate one is a job payload (64 KiB).
-const maxBodyBytes = "1M"
+	"github.com/zpulse/zpulse/internal/web/httpio"
+)
 
 // contentSecurityPolicy allows only zpulse's own scripts, styles and connections.
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
@@ -105,21 +104,14 @@ func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 // nudgeAfterChange asks the watcher for a tick as soon as a change went through, so live
 // panels show it now rather than at the next poll. Every route that changes data has it
 // (routes.go); it nudges just before the answer is written, when its status is below 400
-// and the handler did not say the call changed nothing (unchanged).
+// and the handler did not say the call changed nothing (httpio.MarkUnchanged).
 func (s *server) nudgeAfterChange(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		c.Response().Before(func() {
-			if c.Response().Status < http.StatusBadRequest && c.Get(unchangedKey) == nil {
+			if c.Response().Status < http.StatusBadRequest && !httpio.IsUnchanged(c) {
 				s.Watcher.Nudge()
 			}
 		})
 		return next(c)
 	}
 }
-
-// unchangedKey marks a request whose call changed nothing (see unchanged).
-const unchangedKey = "zpulse.unchanged"
-
-// unchanged tells nudgeAfterChange that this successful call changed nothing (a poll that
-// found no job), so the watcher is not woken for it.
-func unchanged(c echo.Context) { c.Set(unchangedKey, true) }

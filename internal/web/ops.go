@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 func (s *server) healthz(c echo.Context) error {
@@ -21,9 +22,9 @@ func (s *server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
 	defer cancel()
 	if err := s.Ping(ctx); err != nil {
-		var body apiError
+		var body httpio.APIError
 		body.Error.Code, body.Error.Message = domain.EUNAVAILABLE, "Redis does not answer: "+err.Error()
-		return c.JSON(statusOf(domain.EUNAVAILABLE), body)
+		return c.JSON(httpio.StatusOf(domain.EUNAVAILABLE), body)
 	}
 	body := map[string]string{"status": "ready"}
 	if mode := s.liveMode(); mode != "" {

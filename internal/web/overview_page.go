@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -53,7 +54,7 @@ func (s *server) demoSwitch(c echo.Context) error {
 	if s.Demo == nil {
 		return domain.Errorf(domain.ENOTFOUND, "the demo does not run on this server: start it with --demo")
 	}
-	paused, err := pausedInput.parse(c.FormValue("paused"))
+	paused, err := httpio.PausedInput.Parse(c.FormValue("paused"))
 	if err != nil {
 		return err
 	}

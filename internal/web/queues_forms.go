@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -36,19 +36,17 @@ func (s *server) enqueueAction(ctx context.Context, queue string, f views.Form) 
 	job := domain.NewJob{ID: f.Value("id"), Payload: []byte(f.Value("payload"))}
 	if set.Kind == domain.DelayedQueue {
 		if v := f.Value("delay"); v != "" {
-			d, err := delayInput.text(v)
+			d, err := httpio.DelayInput.Text(v)
 			noteError(f.Errors, err)
 			job.Delay = d
 		}
 		if v := f.Value("run_at"); v != "" {
-			t, err := time.Parse(time.RFC3339, v)
-			if err != nil {
-				f.Errors["run_at"] = "Give an RFC 3339 time such as 2026-11-29T12:30:00Z"
-			}
+			t, err := httpio.RunAtInput.Parse(v)
+			noteError(f.Errors, err)
 			job.RunAt = t
 		}
 	} else {
-		p, err := priorityInput.parse(f.Value("priority"))
+		p, err := httpio.PriorityInput.Parse(f.Value("priority"))
 		noteError(f.Errors, err)
 		job.Priority, job.HasPriority = int(p), true
 	}
@@ -76,7 +74,7 @@ func (s *server) enqueueAction(ctx context.Context, queue string, f views.Form) 
 
 func (s *server) queueSettingsAction(ctx context.Context, queue string, f views.Form) (string, string, error) {
 	set := domain.QueueSettings{Kind: domain.QueueKind(f.Value("kind"))}
-	n, err := maxAttemptsInput.parse(f.Value("max_attempts"))
+	n, err := httpio.MaxAttemptsInput.Parse(f.Value("max_attempts"))
 	if !noteError(f.Errors, err) {
 		return "", "", nil
 	}
@@ -89,7 +87,7 @@ func (s *server) queueSettingsAction(ctx context.Context, queue string, f views.
 // the change); without JavaScript a redirect back with the outcome in a flash.
 func (s *server) jobButton(act func(ctx context.Context, queue, id string) (string, error)) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		queue, id := pathParam(c, "queue"), pathParam(c, "id")
+		queue, id := httpio.PathParam(c, "queue"), httpio.PathParam(c, "id")
 		done, err := act(c.Request().Context(), queue, id)
 		if err != nil {
 			return err

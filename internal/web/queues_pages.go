@@ -8,6 +8,7 @@ import (
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/panels"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -21,7 +22,7 @@ func (s *server) queuesPage(c echo.Context) error {
 }
 
 func (s *server) queuePage(c echo.Context) error {
-	queue := pathParam(c, "queue")
+	queue := httpio.PathParam(c, "queue")
 	if err := domain.ValidateKeyName("queue", queue); err != nil {
 		return err
 	}

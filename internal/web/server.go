@@ -14,6 +14,8 @@ import (
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/live"
+	"github.com/zpulse/zpulse/internal/web/api"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 // Deps are what the HTTP layer needs: domain services and the live machinery. cmd/web's run
@@ -107,7 +109,7 @@ func NewServer(d Deps) *echo.Echo {
 		middleware.RequestID(),
 		accessLog(d.Log, d.AccessLog),
 		middleware.Recover(),
-		middleware.BodyLimit(maxBodyBytes),
+		middleware.BodyLimit(httpio.MaxBodyBytes),
 		middleware.SecureWithConfig(middleware.SecureConfig{
 			XSSProtection: "0", ContentTypeNosniff: "nosniff", XFrameOptions: "DENY",
 			HSTSMaxAge: 31536000, ContentSecurityPolicy: contentSecurityPolicy, ReferrerPolicy: "same-origin",
@@ -116,6 +118,13 @@ func NewServer(d Deps) *echo.Echo {
 	)
 	s.routes(e)
 	return e
+}
+
+// apiHandlers are the JSON API's handlers (internal/web/api), over this server's services,
+// with the reader's audience and admin status as authenticate found them.
+func (s *server) apiHandlers() *api.Handlers {
+	return &api.Handlers{Leaderboards: s.Leaderboards, Queues: s.Queues, Limiters: s.Limiters, Locks: s.Locks, Sources: s.Sources,
+		Log: s.Log, Audience: s.audience, Admin: func(c echo.Context) bool { return who(c).admin }}
 }
 
 // The HTTP server's timeouts. Reads and writes are bounded so a slow or stalled client cannot

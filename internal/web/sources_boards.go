@@ -7,43 +7,12 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
-// An adopted board is paged, ranked and searched as a zpulse board is: the API's entries,
-// player and around reads, the page's "Browse all" and "Find a player".
-
-func (s *server) apiSourceEntries(c echo.Context) error {
-	limit, err := entriesInput.query(c, 100)
-	if err != nil {
-		return err
-	}
-	page, err := s.Sources.SourceEntries(c.Request().Context(), pathParam(c, "source"), c.QueryParam("cursor"), limit)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, page)
-}
-
-func (s *server) apiSourcePlayer(c echo.Context) error {
-	entry, err := s.Sources.SourcePlayer(c.Request().Context(), pathParam(c, "source"), pathParam(c, "player"))
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, entry)
-}
-
-func (s *server) apiSourceAround(c echo.Context) error {
-	n, err := aroundNInput.query(c, 5)
-	if err != nil {
-		return err
-	}
-	entries, err := s.Sources.SourceAround(c.Request().Context(), pathParam(c, "source"), pathParam(c, "player"), n)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"entries": entries})
-}
+// An adopted board is paged, ranked and searched as a zpulse board is: the page's "Browse
+// all" and "Find a player" (the API's reads are in internal/web/api/sources.go).
 
 // sourceLookup is the "Find a player" answer of an adopted board's page (nil without a
 // ?player=, or for another kind).
@@ -58,7 +27,7 @@ func (s *server) sourceLookup(c echo.Context, v domain.SourceView) *views.Lookup
 
 // sourceEntriesPage browses an adopted board in rank order, a page at a time.
 func (s *server) sourceEntriesPage(c echo.Context) error {
-	name, ctx := pathParam(c, "source"), c.Request().Context()
+	name, ctx := httpio.PathParam(c, "source"), c.Request().Context()
 	v, err := s.Sources.SourceView(ctx, name)
 	if err != nil {
 		return err
@@ -76,7 +45,7 @@ func (s *server) sourceEntriesPage(c echo.Context) error {
 
 // sourceExport streams an adopted board's current key in rank order: rank, player, points.
 func (s *server) sourceExport(c echo.Context) error {
-	name := pathParam(c, "source")
+	name := httpio.PathParam(c, "source")
 	if err := domain.ValidateName("source", name); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/panels"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
 
@@ -37,16 +38,16 @@ func (s *server) saveSourceForm(c echo.Context) error {
 	}
 	src := domain.Source{Name: f.Values["name"], Kind: domain.SourceKind(f.Values["kind"]), Key: f.Values["key"]}
 	v := f.Values
-	in := sourceInputs{encoding: v["encoding"], zone: v["zone"], tokensField: v["tokens_field"], timeField: v["time_field"], timeUnit: v["time_unit"],
-		limit: v["limit"], window: v["window"], maxTS: v["max_ts"], ratePerS: v["rate_per_s"]}
-	for _, err := range in.fill(&src) {
+	in := httpio.SourceInputs{Encoding: v["encoding"], Zone: v["zone"], TokensField: v["tokens_field"], TimeField: v["time_field"], TimeUnit: v["time_unit"],
+		Limit: v["limit"], Window: v["window"], MaxTS: v["max_ts"], RatePerS: v["rate_per_s"]}
+	for _, err := range in.Fill(&src) {
 		noteError(f.Errors, err)
 	}
 	if len(f.Errors) > 0 {
 		return s.sourcesPageWith(c, http.StatusBadRequest, f)
 	}
 	if _, err := s.Sources.SaveSource(c.Request().Context(), src); err != nil {
-		status, msg, shown := formFailure(err, "the source was not saved")
+		status, msg, shown := httpio.FormFailure(err, "the source was not saved")
 		if !shown {
 			return err
 		}
@@ -57,7 +58,7 @@ func (s *server) saveSourceForm(c echo.Context) error {
 }
 
 func (s *server) deleteSourceForm(c echo.Context) error {
-	if err := s.Sources.DeleteSource(c.Request().Context(), pathParam(c, "source")); err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+	if err := s.Sources.DeleteSource(c.Request().Context(), httpio.PathParam(c, "source")); err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
 		return err
 	}
 	return seeOther(c, "/sources")
@@ -68,7 +69,7 @@ func (s *server) sourcePage(c echo.Context) error {
 }
 
 func (s *server) sourcePageWith(c echo.Context, status int, try views.TryForm) error {
-	name := pathParam(c, "source")
+	name := httpio.PathParam(c, "source")
 	v, err := s.Sources.SourceView(c.Request().Context(), name)
 	if err != nil {
 		return err
@@ -79,9 +80,9 @@ func (s *server) sourcePageWith(c echo.Context, status int, try views.TryForm) e
 // trySourceForm counts requests against an adopted limiter's own keys.
 func (s *server) trySourceForm(c echo.Context) error {
 	try := views.TryForm{Client: strings.TrimSpace(c.FormValue("client")), N: "1", Errors: map[string]string{}}
-	res, err := s.Sources.TrySource(c.Request().Context(), pathParam(c, "source"), try.Client)
+	res, err := s.Sources.TrySource(c.Request().Context(), httpio.PathParam(c, "source"), try.Client)
 	if err != nil {
-		status, msg, shown := formFailure(err, "nothing was counted")
+		status, msg, shown := httpio.FormFailure(err, "nothing was counted")
 		if !shown {
 			return err
 		}

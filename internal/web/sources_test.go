@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 // The second article's fixed window adopted through the API: the check counts on the
@@ -97,7 +99,7 @@ func TestAdoptedLimiterStaysInItsLayout(t *testing.T) {
 	s.rdb.ZAdd(ctx, "leaderboard:victim", redisZ(100, "alice"), redisZ(50, "bob"))
 	s.rdb.HSet(ctx, "ratelog:h", "f", "v")
 	envelope := func(b string) (code, message string) {
-		var env apiError
+		var env httpio.APIError
 		json.Unmarshal([]byte(b), &env)
 		return env.Error.Code, env.Error.Message
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 // Another service's LIST at queue:rq and HASH at leaderboard:cfg (issue 19): calls on those
@@ -27,7 +28,7 @@ func TestKeysOfAnotherTypeAnswer409AndListsStay200(t *testing.T) {
 		{http.MethodGet, "/api/v1/boards/cfg/top", "", "leaderboard:cfg", "hash"},
 	} {
 		status, body, _ := s.do(t, call.method, call.path, "application/json", call.body)
-		var e apiError
+		var e httpio.APIError
 		if err := json.Unmarshal([]byte(body), &e); err != nil || status != http.StatusConflict || e.Error.Code != domain.CodeWrongType ||
 			!strings.Contains(e.Error.Message, `"`+call.key+`" is a `+call.typ) {
 			t.Errorf("%s %s = %d %s, want 409 wrong_type naming %s", call.method, call.path, status, body, call.key)

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"encoding/json"
@@ -8,10 +8,11 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
-func (s *server) apiQueues(c echo.Context) error {
-	queues, err := s.Queues.Summaries(c.Request().Context())
+func (h *Handlers) ListQueues(c echo.Context) error {
+	queues, err := h.Queues.Summaries(c.Request().Context())
 	if err != nil {
 		return err
 	}
@@ -21,33 +22,33 @@ func (s *server) apiQueues(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"queues": queues})
 }
 
-func (s *server) apiQueueStats(c echo.Context) error {
-	st, err := s.Queues.Stats(c.Request().Context(), pathParam(c, "queue"))
+func (h *Handlers) QueueStats(c echo.Context) error {
+	st, err := h.Queues.Stats(c.Request().Context(), httpio.PathParam(c, "queue"))
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, st)
 }
 
-// apiPutQueueSettings saves a queue's settings. Fields left out keep their current values.
-func (s *server) apiPutQueueSettings(c echo.Context) error {
-	ctx, queue := c.Request().Context(), pathParam(c, "queue")
+// PutQueueSettings saves a queue's settings. Fields left out keep their current values.
+func (h *Handlers) PutQueueSettings(c echo.Context) error {
+	ctx, queue := c.Request().Context(), httpio.PathParam(c, "queue")
 	var req struct {
 		Kind        *domain.QueueKind `json:"kind"`
 		MaxAttempts json.RawMessage   `json:"max_attempts"`
 	}
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
 	patch := domain.QueueSettingsPatch{Kind: req.Kind}
 	if req.MaxAttempts != nil {
-		n, err := maxAttemptsInput.json(req.MaxAttempts)
+		n, err := httpio.MaxAttemptsInput.JSON(req.MaxAttempts)
 		if err != nil {
 			return err
 		}
 		patch.MaxAttempts = new(int(n))
 	}
-	set, err := s.Queues.PatchSettings(ctx, queue, patch)
+	set, err := h.Queues.PatchSettings(ctx, queue, patch)
 	if err != nil {
 		return err
 	}
@@ -62,29 +63,29 @@ type enqueueRequest struct {
 	Payload  json.RawMessage `json:"payload"`
 }
 
-func (s *server) apiEnqueue(c echo.Context) error {
+func (h *Handlers) Enqueue(c echo.Context) error {
 	var req enqueueRequest
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
 	job, err := req.job()
 	if err != nil {
 		return err
 	}
-	e, err := s.Queues.Enqueue(c.Request().Context(), pathParam(c, "queue"), job)
+	e, err := h.Queues.Enqueue(c.Request().Context(), httpio.PathParam(c, "queue"), job)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, e)
 }
 
-func (s *server) apiPoll(c echo.Context) error {
+func (h *Handlers) Poll(c echo.Context) error {
 	var req struct {
 		LeaseMs  json.RawMessage `json:"lease_ms"`
 		WaitMs   json.RawMessage `json:"wait_ms"`
 		Consumer *string         `json:"consumer"`
 	}
-	if err := decodeOptionalJSON(c, &req); err != nil { // no body is a plain poll
+	if err := httpio.DecodeOptionalJSON(c, &req); err != nil { // no body is a plain poll
 		return err
 	}
 	var (
@@ -92,102 +93,102 @@ func (s *server) apiPoll(c echo.Context) error {
 		err error
 	)
 	if req.LeaseMs != nil {
-		if opt.Lease, err = leaseInput.millis(req.LeaseMs); err != nil {
+		if opt.Lease, err = httpio.LeaseInput.Millis(req.LeaseMs); err != nil {
 			return err
 		}
 	}
 	if req.WaitMs != nil {
-		if opt.Wait, err = takeWaitInput.millis(req.WaitMs); err != nil {
+		if opt.Wait, err = httpio.TakeWaitInput.Millis(req.WaitMs); err != nil {
 			return err
 		}
 	}
 	if opt.Consumer, err = pollConsumer(c, req.Consumer); err != nil {
 		return err
 	}
-	d, ok, err := s.Queues.Poll(c.Request().Context(), pathParam(c, "queue"), opt)
+	d, ok, err := h.Queues.Poll(c.Request().Context(), httpio.PathParam(c, "queue"), opt)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		unchanged(c)
+		httpio.MarkUnchanged(c)
 		return c.NoContent(http.StatusNoContent)
 	}
 	return c.JSON(http.StatusOK, d)
 }
 
-// apiAck completes a leased job: {"token": the poll's token}.
-func (s *server) apiAck(c echo.Context) error {
+// Ack completes a leased job: {"token": the poll's token}.
+func (h *Handlers) Ack(c echo.Context) error {
 	var req struct {
 		Token string `json:"token"`
 	}
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
-	if err := s.Queues.Ack(c.Request().Context(), pathParam(c, "queue"), pathParam(c, "id"), req.Token); err != nil {
+	if err := h.Queues.Ack(c.Request().Context(), httpio.PathParam(c, "queue"), httpio.PathParam(c, "id"), req.Token); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
 }
 
-// apiExtend is a worker's heartbeat: {"token", "lease_ms"}; the lease then ends lease_ms
+// Extend is a worker's heartbeat: {"token", "lease_ms"}; the lease then ends lease_ms
 // from now.
-func (s *server) apiExtend(c echo.Context) error {
+func (h *Handlers) Extend(c echo.Context) error {
 	var req struct {
 		Token   string          `json:"token"`
 		LeaseMs json.RawMessage `json:"lease_ms"`
 	}
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
 	if req.LeaseMs == nil {
 		return domain.Errorf(domain.EINVALID, "lease_ms is required: the lease's new length from now, %d to %d ms", domain.MinLease.Milliseconds(), domain.MaxLease.Milliseconds())
 	}
-	lease, err := leaseInput.millis(req.LeaseMs)
+	lease, err := httpio.LeaseInput.Millis(req.LeaseMs)
 	if err != nil {
 		return err
 	}
-	queue, id := pathParam(c, "queue"), pathParam(c, "id")
-	deadline, err := s.Queues.Extend(c.Request().Context(), queue, id, req.Token, lease)
+	queue, id := httpio.PathParam(c, "queue"), httpio.PathParam(c, "id")
+	deadline, err := h.Queues.Extend(c.Request().Context(), queue, id, req.Token, lease)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"id": id, "queue": queue, "lease_deadline": deadline})
 }
 
-// apiNack gives a leased job back: {"token", "delay_ms"?, "error"?}.
-func (s *server) apiNack(c echo.Context) error {
+// Nack gives a leased job back: {"token", "delay_ms"?, "error"?}.
+func (h *Handlers) Nack(c echo.Context) error {
 	var req struct {
 		Token   string          `json:"token"`
 		DelayMs json.RawMessage `json:"delay_ms"`
 		Error   string          `json:"error"`
 	}
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
 	var delay time.Duration
 	if req.DelayMs != nil {
 		var err error
-		if delay, err = delayInput.millis(req.DelayMs); err != nil {
+		if delay, err = httpio.DelayInput.Millis(req.DelayMs); err != nil {
 			return err
 		}
 	}
-	queue, id := pathParam(c, "queue"), pathParam(c, "id")
-	where, err := s.Queues.Nack(c.Request().Context(), queue, id, req.Token, delay, req.Error)
+	queue, id := httpio.PathParam(c, "queue"), httpio.PathParam(c, "id")
+	where, err := h.Queues.Nack(c.Request().Context(), queue, id, req.Token, delay, req.Error)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"id": id, "queue": queue, "state": where})
 }
 
-func (s *server) apiDeleteJob(c echo.Context) error {
-	if _, err := s.Queues.Delete(c.Request().Context(), pathParam(c, "queue"), pathParam(c, "id")); err != nil {
+func (h *Handlers) DeleteJob(c echo.Context) error {
+	if _, err := h.Queues.Delete(c.Request().Context(), httpio.PathParam(c, "queue"), httpio.PathParam(c, "id")); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
 }
 
-func (s *server) apiRequeue(c echo.Context) error {
-	if err := s.Queues.Requeue(c.Request().Context(), pathParam(c, "queue"), pathParam(c, "id")); err != nil {
+func (h *Handlers) Requeue(c echo.Context) error {
+	if err := h.Queues.Requeue(c.Request().Context(), httpio.PathParam(c, "queue"), httpio.PathParam(c, "id")); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -210,7 +211,7 @@ func (req enqueueRequest) job() (domain.NewJob, error) {
 		return job, err
 	}
 	if req.DelayMs != nil {
-		d, err := delayInput.millis(req.DelayMs)
+		d, err := httpio.DelayInput.Millis(req.DelayMs)
 		if err != nil {
 			return job, err
 		}
@@ -231,7 +232,7 @@ func decodePriority(raw json.RawMessage) (p int, has bool, err error) {
 	if raw == nil {
 		return 0, false, nil
 	}
-	n, err := priorityInput.json(raw)
+	n, err := httpio.PriorityInput.JSON(raw)
 	return int(n), err == nil, err
 }
 
@@ -240,9 +241,5 @@ func decodeRunAt(s *string) (time.Time, error) {
 	if s == nil {
 		return time.Time{}, nil
 	}
-	t, err := time.Parse(time.RFC3339, *s)
-	if err != nil {
-		return t, domain.Errorf(domain.EINVALID, "run_at must be an RFC 3339 time such as \"2026-11-29T12:30:00Z\" (got %q)", clipped(*s))
-	}
-	return t, nil
+	return httpio.RunAtInput.Parse(*s)
 }

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"encoding/json"
@@ -7,35 +7,18 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 // The API of what operators do with many jobs (search, bulk actions) and with a dead job
 // before its retry.
 
-// jobSearchOptions reads a search from ?state=&q=&limit=&cursor=. A viewer who may not see
-// payloads (not an admin while an admin token is set) matches ids only: a payload match
-// would tell what a payload holds.
-func jobSearchOptions(c echo.Context) (domain.JobSearchOptions, error) {
-	list, err := jobListQuery(c)
-	if err != nil {
-		return domain.JobSearchOptions{}, err
-	}
-	opt := domain.JobSearchOptions{State: list.State, Text: c.QueryParam("q"), IDsOnly: !who(c).admin, Limit: list.Limit, Cursor: list.Cursor}
-	return opt, opt.Validate()
-}
-
-// searching says whether a jobs list asks for a search (?q=, even empty).
-func searching(c echo.Context) bool {
-	_, ok := c.QueryParams()["q"]
-	return ok
-}
-
-func (s *server) apiSearchJobs(c echo.Context) error {
-	opt, err := jobSearchOptions(c)
+func (h *Handlers) searchJobs(c echo.Context) error {
+	opt, err := httpio.JobSearchOptions(c, h.Admin(c))
 	if err != nil {
 		return err
 	}
-	page, err := s.Queues.SearchJobs(c.Request().Context(), pathParam(c, "queue"), opt)
+	page, err := h.Queues.SearchJobs(c.Request().Context(), httpio.PathParam(c, "queue"), opt)
 	if err != nil {
 		return err
 	}
@@ -53,9 +36,9 @@ type bulkRequestBody struct {
 	} `json:"match"`
 }
 
-func (s *server) apiBulkJobs(c echo.Context) error {
+func (h *Handlers) BulkJobs(c echo.Context) error {
 	var body bulkRequestBody
-	if err := decodeJSON(c, &body); err != nil {
+	if err := httpio.DecodeJSON(c, &body); err != nil {
 		return err
 	}
 	req := domain.BulkRequest{Action: domain.BulkAction(body.Action), IDs: body.IDs}
@@ -66,7 +49,7 @@ func (s *server) apiBulkJobs(c echo.Context) error {
 		}
 		req.Match = &domain.JobSearchOptions{State: st, Text: body.Match.Q, Cursor: body.Match.Cursor}
 	}
-	res, err := s.Queues.BulkJobs(c.Request().Context(), pathParam(c, "queue"), req)
+	res, err := h.Queues.BulkJobs(c.Request().Context(), httpio.PathParam(c, "queue"), req)
 	if err != nil {
 		return err
 	}
@@ -99,16 +82,16 @@ func (req retryRequest) retry() (domain.JobRetry, error) {
 	return r, r.Validate()
 }
 
-func (s *server) apiRetry(c echo.Context) error {
+func (h *Handlers) Retry(c echo.Context) error {
 	var req retryRequest
-	if err := decodeOptionalJSON(c, &req); err != nil { // no body: requeue unchanged
+	if err := httpio.DecodeOptionalJSON(c, &req); err != nil { // no body: requeue unchanged
 		return err
 	}
 	r, err := req.retry()
 	if err != nil {
 		return err
 	}
-	res, err := s.Queues.Retry(c.Request().Context(), pathParam(c, "queue"), pathParam(c, "id"), r)
+	res, err := h.Queues.Retry(c.Request().Context(), httpio.PathParam(c, "queue"), httpio.PathParam(c, "id"), r)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 // limiterPolicyRequest is the body of PUT /api/v1/limiters/:limiter. Whole numbers are read
@@ -21,13 +22,13 @@ type limiterPolicyRequest struct {
 	SharedWindowMs json.RawMessage `json:"shared_window_ms"`
 }
 
-func (s *server) apiSetLimiter(c echo.Context) error {
-	name := pathParam(c, "limiter")
+func (h *Handlers) SetLimiter(c echo.Context) error {
+	name := httpio.PathParam(c, "limiter")
 	if err := domain.ValidateLimiterName(name); err != nil {
 		return err
 	}
 	var req limiterPolicyRequest
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
 	if req.Algorithm == nil {
@@ -36,46 +37,46 @@ func (s *server) apiSetLimiter(c echo.Context) error {
 	p := domain.LimitPolicy{Name: name, Algorithm: domain.Algorithm(*req.Algorithm)}
 	var err error
 	if p.Algorithm == domain.TokenBucket {
-		if p.RatePerS, err = rateInput.json(req.RatePerS); err != nil {
+		if p.RatePerS, err = httpio.RateInput.JSON(req.RatePerS); err != nil {
 			return err
 		}
-		if p.Burst, err = burstInput.json(req.Burst); err != nil {
+		if p.Burst, err = httpio.BurstInput.JSON(req.Burst); err != nil {
 			return err
 		}
 	} else {
-		if p.Limit, err = limitInput.json(req.Limit); err != nil {
+		if p.Limit, err = httpio.LimitInput.JSON(req.Limit); err != nil {
 			return err
 		}
-		window, err := windowInput.millis(req.WindowMs)
+		window, err := httpio.WindowInput.Millis(req.WindowMs)
 		if err != nil {
 			return err
 		}
 		p.WindowMs = window.Milliseconds()
 		if len(req.SharedWindowMs) > 0 && string(req.SharedWindowMs) != "null" {
-			shared, err := sharedWindowInput.millis(req.SharedWindowMs)
+			shared, err := httpio.SharedWindowInput.Millis(req.SharedWindowMs)
 			if err != nil {
 				return err
 			}
 			p.SharedWindowMs = shared.Milliseconds()
 		}
 	}
-	p, err = s.Limiters.SetPolicy(c.Request().Context(), p)
+	p, err = h.Limiters.SetPolicy(c.Request().Context(), p)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, p)
 }
 
-func (s *server) apiLimiter(c echo.Context) error {
-	p, err := s.Limiters.Policy(c.Request().Context(), pathParam(c, "limiter"))
+func (h *Handlers) Limiter(c echo.Context) error {
+	p, err := h.Limiters.Policy(c.Request().Context(), httpio.PathParam(c, "limiter"))
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, p)
 }
 
-func (s *server) apiLimiters(c echo.Context) error {
-	ps, err := s.Limiters.Policies(c.Request().Context())
+func (h *Handlers) ListLimiters(c echo.Context) error {
+	ps, err := h.Limiters.Policies(c.Request().Context())
 	if err != nil {
 		return err
 	}
@@ -86,25 +87,32 @@ type checkRequest struct {
 	Client *string `json:"client"`
 }
 
-func (s *server) apiCheck(c echo.Context) error {
+func (h *Handlers) Check(c echo.Context) error {
 	var req checkRequest
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
 	if req.Client == nil {
 		return domain.Errorf(domain.EINVALID, "client is required: 1 to %d bytes of printable UTF-8", domain.MaxMemberBytes)
 	}
-	res, err := s.Limiters.Allow(c.Request().Context(), pathParam(c, "limiter"), *req.Client)
+	res, err := h.Limiters.Allow(c.Request().Context(), httpio.PathParam(c, "limiter"), *req.Client)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, res)
 }
 
-func (s *server) apiPeek(c echo.Context) error {
-	res, err := s.Limiters.Peek(c.Request().Context(), pathParam(c, "limiter"), pathParam(c, "client"))
+func (h *Handlers) Peek(c echo.Context) error {
+	res, err := h.Limiters.Peek(c.Request().Context(), httpio.PathParam(c, "limiter"), httpio.PathParam(c, "client"))
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, res)
+}
+
+func (h *Handlers) DeleteLimiter(c echo.Context) error {
+	if err := h.Limiters.DeletePolicy(c.Request().Context(), httpio.PathParam(c, "limiter")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
 }

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"encoding/json"
@@ -7,33 +7,37 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 type acquireLockRequest struct {
 	TTLms    json.RawMessage `json:"ttl_ms"`
 	WaitMs   json.RawMessage `json:"wait_ms"`
 	Owner    *string         `json:"owner"`
-	Watchdog bool            `json:"watchdog"`
+	Watchdog json.RawMessage `json:"watchdog"`
 }
 
-func (s *server) apiAcquireLock(c echo.Context) error {
-	name := pathParam(c, "lock")
+func (h *Handlers) AcquireLock(c echo.Context) error {
+	name := httpio.PathParam(c, "lock")
 	if err := domain.ValidateName("lock", name); err != nil {
 		return err
 	}
 	var req acquireLockRequest
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
-	opt := domain.LockOptions{TTL: domain.DefaultLockTTL, Watchdog: req.Watchdog}
-	var err error
+	watchdog, err := httpio.WatchdogInput.JSON(req.Watchdog)
+	if err != nil {
+		return err
+	}
+	opt := domain.LockOptions{TTL: domain.DefaultLockTTL, Watchdog: watchdog}
 	if req.TTLms != nil {
-		if opt.TTL, err = lockTTLInput.millis(req.TTLms); err != nil {
+		if opt.TTL, err = httpio.LockTTLInput.Millis(req.TTLms); err != nil {
 			return err
 		}
 	}
 	if req.WaitMs != nil {
-		if opt.Wait, err = lockWaitInput.millis(req.WaitMs); err != nil {
+		if opt.Wait, err = httpio.LockWaitInput.Millis(req.WaitMs); err != nil {
 			return err
 		}
 	}
@@ -43,7 +47,7 @@ func (s *server) apiAcquireLock(c echo.Context) error {
 		}
 		opt.Owner = *req.Owner
 	}
-	lease, err := s.Locks.Acquire(c.Request().Context(), name, opt)
+	lease, err := h.Locks.Acquire(c.Request().Context(), name, opt)
 	if err != nil {
 		return err
 	}
@@ -64,7 +68,7 @@ type extendLockRequest struct {
 
 // lockAndToken is the lock in the path and the token of a release or extend body.
 func lockAndToken(c echo.Context, token *string) (string, string, error) {
-	name := pathParam(c, "lock")
+	name := httpio.PathParam(c, "lock")
 	if err := domain.ValidateName("lock", name); err != nil {
 		return "", "", err
 	}
@@ -77,18 +81,18 @@ func lockAndToken(c echo.Context, token *string) (string, string, error) {
 	return name, *token, nil
 }
 
-// apiReleaseLock answers 204 when the lock is free, and 200 with the holds left when a
+// ReleaseLock answers 204 when the lock is free, and 200 with the holds left when a
 // reentrant owner still holds it.
-func (s *server) apiReleaseLock(c echo.Context) error {
+func (h *Handlers) ReleaseLock(c echo.Context) error {
 	var req releaseLockRequest
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
 	name, token, err := lockAndToken(c, req.Token)
 	if err != nil {
 		return err
 	}
-	holds, err := s.Locks.Release(c.Request().Context(), name, token)
+	holds, err := h.Locks.Release(c.Request().Context(), name, token)
 	if err != nil {
 		return err
 	}
@@ -98,9 +102,9 @@ func (s *server) apiReleaseLock(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-func (s *server) apiExtendLock(c echo.Context) error {
+func (h *Handlers) ExtendLock(c echo.Context) error {
 	var req extendLockRequest
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
 	name, token, err := lockAndToken(c, req.Token)
@@ -109,11 +113,11 @@ func (s *server) apiExtendLock(c echo.Context) error {
 	}
 	ttl := domain.DefaultLockTTL
 	if req.TTLms != nil {
-		if ttl, err = lockTTLInput.millis(req.TTLms); err != nil {
+		if ttl, err = httpio.LockTTLInput.Millis(req.TTLms); err != nil {
 			return err
 		}
 	}
-	lease, err := s.Locks.Extend(c.Request().Context(), name, token, ttl)
+	lease, err := h.Locks.Extend(c.Request().Context(), name, token, ttl)
 	if err != nil {
 		return err
 	}
@@ -124,36 +128,36 @@ type forceReleaseRequest struct {
 	Token string `json:"token"`
 }
 
-// apiForceReleaseLock deletes a lock whoever holds it; with {"token": ...} only while that
+// ForceReleaseLock deletes a lock whoever holds it; with {"token": ...} only while that
 // token holds it. The body is optional.
-func (s *server) apiForceReleaseLock(c echo.Context) error {
-	name := pathParam(c, "lock")
+func (h *Handlers) ForceReleaseLock(c echo.Context) error {
+	name := httpio.PathParam(c, "lock")
 	if err := domain.ValidateName("lock", name); err != nil {
 		return err
 	}
 	var req forceReleaseRequest
-	if err := decodeOptionalJSON(c, &req); err != nil {
+	if err := httpio.DecodeOptionalJSON(c, &req); err != nil {
 		return err
 	}
-	if err := s.Locks.ForceRelease(c.Request().Context(), name, req.Token); err != nil {
+	if err := h.Locks.ForceRelease(c.Request().Context(), name, req.Token); err != nil {
 		return err
 	}
-	s.Log.Warn("a lock was force-released through the API", "lock", name)
+	h.Log.Warn("a lock was force-released through the API", "lock", name)
 	return c.NoContent(http.StatusNoContent)
 }
 
-func (s *server) apiLocks(c echo.Context) error {
-	held, err := s.Locks.List(c.Request().Context())
+func (h *Handlers) ListLocks(c echo.Context) error {
+	held, err := h.Locks.List(c.Request().Context())
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, s.audience(c).Locks(held))
+	return c.JSON(http.StatusOK, h.Audience(c).Locks(held))
 }
 
-func (s *server) apiLock(c echo.Context) error {
-	info, err := s.Locks.Inspect(c.Request().Context(), pathParam(c, "lock"))
+func (h *Handlers) Lock(c echo.Context) error {
+	info, err := h.Locks.Inspect(c.Request().Context(), httpio.PathParam(c, "lock"))
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, s.audience(c).Lock(info))
+	return c.JSON(http.StatusOK, h.Audience(c).Lock(info))
 }

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 // The batch API: many items in one request, each its own atomic step with its own answer.
@@ -21,8 +22,8 @@ type batchResults struct {
 }
 
 // itemError is the envelope of one item's error.
-func itemError(err error) apiError {
-	_, e := apiErrorOf(err)
+func itemError(err error) httpio.APIError {
+	_, e := httpio.APIErrorOf(err)
 	return e
 }
 
@@ -43,7 +44,7 @@ func answerBatch[In, Item, Out any](c echo.Context, items []In, read func(In) (I
 		sent = append(sent, i)
 	}
 	if len(valid) == 0 {
-		unchanged(c)
+		httpio.MarkUnchanged(c)
 		return c.JSON(http.StatusOK, batchResults{results})
 	}
 	out, err := send(valid)
@@ -56,61 +57,61 @@ func answerBatch[In, Item, Out any](c echo.Context, items []In, read func(In) (I
 	return c.JSON(http.StatusOK, batchResults{results})
 }
 
-// apiAddPointsBatch: {"scores": [{"player", "points"}, ...]}, up to domain.MaxBatchScores.
-func (s *server) apiAddPointsBatch(c echo.Context) error {
-	board := pathParam(c, "board")
+// AddPointsBatch: {"scores": [{"player", "points"}, ...]}, up to domain.MaxBatchScores.
+func (h *Handlers) AddPointsBatch(c echo.Context) error {
+	board := httpio.PathParam(c, "board")
 	if err := domain.ValidateName("board", board); err != nil {
 		return err
 	}
 	var req struct {
 		Scores []addPointsRequest `json:"scores"`
 	}
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
 	if err := domain.ValidateBatch("scores", len(req.Scores), domain.MaxBatchScores); err != nil {
 		return err
 	}
 	return answerBatch(c, req.Scores, addPointsRequest.scoreAdd, func(adds []domain.ScoreAdd) ([]domain.Result[domain.Entry], error) {
-		return s.Leaderboards.AddPointsBatch(c.Request().Context(), board, adds)
+		return h.Leaderboards.AddPointsBatch(c.Request().Context(), board, adds)
 	})
 }
 
-// apiEnqueueBatch: {"jobs": [enqueue request, ...]}, up to domain.MaxBatchJobs.
-func (s *server) apiEnqueueBatch(c echo.Context) error {
+// EnqueueBatch: {"jobs": [enqueue request, ...]}, up to domain.MaxBatchJobs.
+func (h *Handlers) EnqueueBatch(c echo.Context) error {
 	var req struct {
 		Jobs []enqueueRequest `json:"jobs"`
 	}
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
 	if err := domain.ValidateBatch("jobs", len(req.Jobs), domain.MaxBatchJobs); err != nil {
 		return err
 	}
 	return answerBatch(c, req.Jobs, enqueueRequest.job, func(jobs []domain.NewJob) ([]domain.Result[domain.Enqueued], error) {
-		return s.Queues.EnqueueBatch(c.Request().Context(), pathParam(c, "queue"), jobs)
+		return h.Queues.EnqueueBatch(c.Request().Context(), httpio.PathParam(c, "queue"), jobs)
 	})
 }
 
-// apiPollBatch: {"count": 1..domain.MaxBatchPoll, "lease_ms"}: the jobs leased, each with
+// PollBatch: {"count": 1..domain.MaxBatchPoll, "lease_ms"}: the jobs leased, each with
 // its own token; fewer (maybe none) when fewer are due.
-func (s *server) apiPollBatch(c echo.Context) error {
+func (h *Handlers) PollBatch(c echo.Context) error {
 	var req struct {
 		Count    json.RawMessage `json:"count"`
 		LeaseMs  json.RawMessage `json:"lease_ms"`
 		Consumer *string         `json:"consumer"`
 	}
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
 	if req.Count == nil || req.LeaseMs == nil {
 		return domain.Errorf(domain.EINVALID, "count (1 to %d) and lease_ms (%d to %d) are required", domain.MaxBatchPoll, domain.MinLease.Milliseconds(), domain.MaxLease.Milliseconds())
 	}
-	n, err := batchCountInput.json(req.Count)
+	n, err := httpio.BatchCountInput.JSON(req.Count)
 	if err != nil {
 		return err
 	}
-	lease, err := leaseInput.millis(req.LeaseMs)
+	lease, err := httpio.LeaseInput.Millis(req.LeaseMs)
 	if err != nil {
 		return err
 	}
@@ -118,12 +119,12 @@ func (s *server) apiPollBatch(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ds, err := s.Queues.PollBatch(c.Request().Context(), pathParam(c, "queue"), int(n), lease, consumer)
+	ds, err := h.Queues.PollBatch(c.Request().Context(), httpio.PathParam(c, "queue"), int(n), lease, consumer)
 	if err != nil {
 		return err
 	}
 	if len(ds) == 0 {
-		unchanged(c)
+		httpio.MarkUnchanged(c)
 	}
 	if ds == nil {
 		ds = []domain.Delivery{}
@@ -131,19 +132,19 @@ func (s *server) apiPollBatch(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"jobs": ds})
 }
 
-// apiAckBatch: {"acks": [{"id", "token"}, ...]}, up to domain.MaxBatchAcks; each result is
+// AckBatch: {"acks": [{"id", "token"}, ...]}, up to domain.MaxBatchAcks; each result is
 // {"id", "acked": true} or the item's error.
-func (s *server) apiAckBatch(c echo.Context) error {
+func (h *Handlers) AckBatch(c echo.Context) error {
 	var req struct {
 		Acks []domain.AckItem `json:"acks"`
 	}
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
 	if err := domain.ValidateBatch("acks", len(req.Acks), domain.MaxBatchAcks); err != nil {
 		return err
 	}
-	errs, err := s.Queues.AckBatch(c.Request().Context(), pathParam(c, "queue"), req.Acks)
+	errs, err := h.Queues.AckBatch(c.Request().Context(), httpio.PathParam(c, "queue"), req.Acks)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package web
+package httpio
 
 import (
 	"bytes"
@@ -16,9 +16,9 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// pathParam returns a path parameter decoded. echo matches on the raw path when the request
+// PathParam returns a path parameter decoded. echo matches on the raw path when the request
 // escaped a character such as "/" (%2F), and then hands the parameter over still escaped.
-func pathParam(c echo.Context, name string) string {
+func PathParam(c echo.Context, name string) string {
 	v := c.Param(name)
 	if c.Request().URL.RawPath == "" {
 		return v
@@ -29,12 +29,15 @@ func pathParam(c echo.Context, name string) string {
 	return v
 }
 
-// decodeJSON reads the body, one JSON object, into v (see decodeBody).
-func decodeJSON(c echo.Context, v any) error { return decodeBody(c, v, false) }
+// SeasonParam is the season number of the path.
+func SeasonParam(c echo.Context) (int64, error) { return SeasonInput.Parse(PathParam(c, "season")) }
 
-// decodeOptionalJSON is decodeJSON for the calls whose body may be left out: an empty body
+// DecodeJSON reads the body, one JSON object, into v (see decodeBody).
+func DecodeJSON(c echo.Context, v any) error { return decodeBody(c, v, false) }
+
+// DecodeOptionalJSON is DecodeJSON for the calls whose body may be left out: an empty body
 // leaves v as it is.
-func decodeOptionalJSON(c echo.Context, v any) error { return decodeBody(c, v, true) }
+func DecodeOptionalJSON(c echo.Context, v any) error { return decodeBody(c, v, true) }
 
 // decodeBody is the one JSON decoder of the API: one object, unknown fields and trailing
 // data refused, and every failure an EINVALID that says what is allowed. The body must be

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
 // pollConsumer is who a poll comes from (domain.ConsumerID): the consumer name it sent,
@@ -34,15 +35,15 @@ type consumerResponse struct {
 	NacksThisMinute int64     `json:"nacks_this_minute"`
 }
 
-// apiConsumers lists who consumes a queue. A caller who does not see client ids
+// Consumers lists who consumes a queue. A caller who does not see client ids
 // (domain.Audience) reads "hidden" for the consumers known by their client address.
-func (s *server) apiConsumers(c echo.Context) error {
-	queue := pathParam(c, "queue")
-	cs, err := s.Queues.Consumers(c.Request().Context(), queue)
+func (h *Handlers) Consumers(c echo.Context) error {
+	queue := httpio.PathParam(c, "queue")
+	cs, err := h.Queues.Consumers(c.Request().Context(), queue)
 	if err != nil {
 		return err
 	}
-	cs = s.audience(c).Consumers(cs)
+	cs = h.Audience(c).Consumers(cs)
 	out := make([]consumerResponse, len(cs))
 	for i, v := range cs {
 		out[i] = consumerResponse{Consumer: v.Name, Address: v.Address, LastPoll: time.UnixMilli(v.LastPollMs).UTC(), Leases: v.Leases,

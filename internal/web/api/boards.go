@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"encoding/json"
@@ -7,10 +7,11 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
-func (s *server) apiBoards(c echo.Context) error {
-	boards, err := s.Leaderboards.Summaries(c.Request().Context())
+func (h *Handlers) ListBoards(c echo.Context) error {
+	boards, err := h.Leaderboards.Summaries(c.Request().Context())
 	if err != nil {
 		return err
 	}
@@ -27,86 +28,83 @@ func (r addPointsRequest) scoreAdd() (domain.ScoreAdd, error) {
 	if r.Player == nil {
 		return domain.ScoreAdd{}, domain.Errorf(domain.EINVALID, "player is required: 1 to %d bytes of printable UTF-8", domain.MaxMemberBytes)
 	}
-	points, err := pointsInput.json(r.Points)
+	points, err := httpio.PointsInput.JSON(r.Points)
 	return domain.ScoreAdd{Player: *r.Player, Points: points}, err
 }
 
-func (s *server) apiAddPoints(c echo.Context) error {
-	board := pathParam(c, "board")
+func (h *Handlers) AddPoints(c echo.Context) error {
+	board := httpio.PathParam(c, "board")
 	if err := domain.ValidateName("board", board); err != nil {
 		return err
 	}
 	var req addPointsRequest
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
 	add, err := req.scoreAdd()
 	if err != nil {
 		return err
 	}
-	entry, err := s.Leaderboards.AddPoints(c.Request().Context(), board, add.Player, add.Points)
+	entry, err := h.Leaderboards.AddPoints(c.Request().Context(), board, add.Player, add.Points)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, entry)
 }
 
-func (s *server) apiSetScore(c echo.Context) error {
+func (h *Handlers) SetScore(c echo.Context) error {
 	var req struct {
 		Score json.RawMessage `json:"score"`
 	}
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
-	score, err := scoreInput.json(req.Score)
+	score, err := httpio.ScoreInput.JSON(req.Score)
 	if err != nil {
 		return err
 	}
-	entry, err := s.Leaderboards.SetScore(c.Request().Context(), pathParam(c, "board"), pathParam(c, "player"), score)
+	entry, err := h.Leaderboards.SetScore(c.Request().Context(), httpio.PathParam(c, "board"), httpio.PathParam(c, "player"), score)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, entry)
 }
 
-func (s *server) apiRemovePlayer(c echo.Context) error {
-	if err := s.Leaderboards.RemovePlayer(c.Request().Context(), pathParam(c, "board"), pathParam(c, "player")); err != nil {
+func (h *Handlers) RemovePlayer(c echo.Context) error {
+	if err := h.Leaderboards.RemovePlayer(c.Request().Context(), httpio.PathParam(c, "board"), httpio.PathParam(c, "player")); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
 }
 
-// maxTrimKeep is the most players a trim can be asked to keep.
-const maxTrimKeep = 1_000_000_000
-
-func (s *server) apiTrim(c echo.Context) error {
+func (h *Handlers) Trim(c echo.Context) error {
 	var req struct {
 		Keep json.RawMessage `json:"keep"`
 	}
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
-	keep, err := keepInput.json(req.Keep)
+	keep, err := httpio.KeepInput.JSON(req.Keep)
 	if err != nil {
 		return err
 	}
-	removed, err := s.Leaderboards.Trim(c.Request().Context(), pathParam(c, "board"), keep)
+	removed, err := h.Leaderboards.Trim(c.Request().Context(), httpio.PathParam(c, "board"), keep)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]int64{"removed": removed})
 }
 
-func (s *server) apiReset(c echo.Context) error {
+func (h *Handlers) ResetBoard(c echo.Context) error {
 	period, err := domain.ParsePeriod(c.QueryParam("period"))
 	if err != nil {
 		return err
 	}
 	var n int64
 	if period != domain.AllTime { // that period's current board only
-		n, err = s.Leaderboards.ResetPeriod(c.Request().Context(), pathParam(c, "board"), period)
+		n, err = h.Leaderboards.ResetPeriod(c.Request().Context(), httpio.PathParam(c, "board"), period)
 	} else {
-		n, err = s.Leaderboards.Reset(c.Request().Context(), pathParam(c, "board"))
+		n, err = h.Leaderboards.Reset(c.Request().Context(), httpio.PathParam(c, "board"))
 	}
 	if err != nil {
 		return err
@@ -114,17 +112,17 @@ func (s *server) apiReset(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]int64{"deleted_keys": n})
 }
 
-func (s *server) apiSettings(c echo.Context) error {
-	set, err := s.Leaderboards.Settings(c.Request().Context(), pathParam(c, "board"))
+func (h *Handlers) BoardSettings(c echo.Context) error {
+	set, err := h.Leaderboards.Settings(c.Request().Context(), httpio.PathParam(c, "board"))
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, set)
 }
 
-// apiPutSettings saves a board's settings. Fields left out keep their current values.
-func (s *server) apiPutSettings(c echo.Context) error {
-	ctx, board := c.Request().Context(), pathParam(c, "board")
+// PutBoardSettings saves a board's settings. Fields left out keep their current values.
+func (h *Handlers) PutBoardSettings(c echo.Context) error {
+	ctx, board := c.Request().Context(), httpio.PathParam(c, "board")
 	var req struct {
 		TieBreak      *domain.TieBreak `json:"tie_break"`
 		Periods       *[]domain.Period `json:"periods"`
@@ -133,85 +131,85 @@ func (s *server) apiPutSettings(c echo.Context) error {
 		SeasonEvery   *domain.Period   `json:"season_every"`
 		SeasonZone    *string          `json:"season_zone"`
 	}
-	if err := decodeJSON(c, &req); err != nil {
+	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
 	patch := domain.BoardSettingsPatch{TieBreak: req.TieBreak, Periods: req.Periods, SeasonEvery: req.SeasonEvery, SeasonZone: req.SeasonZone}
 	if len(req.KeepSeasons) > 0 {
-		keep, err := keepSeasonsInput.json(req.KeepSeasons)
+		keep, err := httpio.KeepSeasonsInput.JSON(req.KeepSeasons)
 		if err != nil {
 			return err
 		}
 		patch.KeepSeasons = new(int(keep))
 	}
 	if len(req.RetentionDays) > 0 {
-		days, err := retentionInput.json(req.RetentionDays)
+		days, err := httpio.RetentionInput.JSON(req.RetentionDays)
 		if err != nil {
 			return err
 		}
 		patch.RetentionDays = new(int(days))
 	}
-	set, err := s.Leaderboards.PatchSettings(ctx, board, patch)
+	set, err := h.Leaderboards.PatchSettings(ctx, board, patch)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, set)
 }
 
-func (s *server) apiTop(c echo.Context) error {
+func (h *Handlers) Top(c echo.Context) error {
 	period, err := domain.ParsePeriod(c.QueryParam("period"))
 	if err != nil {
 		return err
 	}
-	n, err := topNInput.query(c, domain.BoardTopN)
+	n, err := httpio.TopNInput.Query(c, domain.BoardTopN)
 	if err != nil {
 		return err
 	}
-	top, err := s.Leaderboards.Top(c.Request().Context(), pathParam(c, "board"), period, n)
+	top, err := h.Leaderboards.Top(c.Request().Context(), httpio.PathParam(c, "board"), period, n)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, top)
 }
 
-func (s *server) apiPlayer(c echo.Context) error {
+func (h *Handlers) Player(c echo.Context) error {
 	period, err := domain.ParsePeriod(c.QueryParam("period"))
 	if err != nil {
 		return err
 	}
-	entry, err := s.Leaderboards.Player(c.Request().Context(), pathParam(c, "board"), period, pathParam(c, "player"))
+	entry, err := h.Leaderboards.Player(c.Request().Context(), httpio.PathParam(c, "board"), period, httpio.PathParam(c, "player"))
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, entry)
 }
 
-func (s *server) apiAround(c echo.Context) error {
+func (h *Handlers) Around(c echo.Context) error {
 	period, err := domain.ParsePeriod(c.QueryParam("period"))
 	if err != nil {
 		return err
 	}
-	n, err := aroundNInput.query(c, 5)
+	n, err := httpio.AroundNInput.Query(c, 5)
 	if err != nil {
 		return err
 	}
-	entries, err := s.Leaderboards.Around(c.Request().Context(), pathParam(c, "board"), period, pathParam(c, "player"), n)
+	entries, err := h.Leaderboards.Around(c.Request().Context(), httpio.PathParam(c, "board"), period, httpio.PathParam(c, "player"), n)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"entries": entries})
 }
 
-func (s *server) apiEntries(c echo.Context) error {
+func (h *Handlers) Entries(c echo.Context) error {
 	period, err := domain.ParsePeriod(c.QueryParam("period"))
 	if err != nil {
 		return err
 	}
-	limit, err := entriesInput.query(c, 100)
+	limit, err := httpio.EntriesInput.Query(c, 100)
 	if err != nil {
 		return err
 	}
-	page, err := s.Leaderboards.Entries(c.Request().Context(), pathParam(c, "board"), period, c.QueryParam("cursor"), limit)
+	page, err := h.Leaderboards.Entries(c.Request().Context(), httpio.PathParam(c, "board"), period, c.QueryParam("cursor"), limit)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,12 @@
-package web
+package httpio
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"slices"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -36,17 +39,56 @@ func TestErrorStatuses(t *testing.T) {
 		{"echo 418", echo.NewHTTPError(http.StatusTeapot), http.StatusTeapot, domain.EINTERNAL, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, code, message := describeError(tc.err)
+			status, code, message := DescribeError(tc.err)
 			if status != tc.status || code != tc.code || message == "" {
-				t.Errorf("describeError = %d %q %q; want %d %q", status, code, message, tc.status, tc.code)
+				t.Errorf("DescribeError = %d %q %q; want %d %q", status, code, message, tc.status, tc.code)
 			}
 			if _, isHTTP := tc.err.(*echo.HTTPError); isHTTP {
 				return // forms answer domain errors only
 			}
-			formStatus, _, shown := formFailure(tc.err, "nothing was changed")
+			formStatus, _, shown := FormFailure(tc.err, "nothing was changed")
 			if shown != (tc.formStatus != 0) || (shown && formStatus != tc.formStatus) {
-				t.Errorf("formFailure = %d, %v; want %d", formStatus, shown, tc.formStatus)
+				t.Errorf("FormFailure = %d, %v; want %d", formStatus, shown, tc.formStatus)
 			}
 		})
+	}
+}
+
+// The error codes internal/web/openapi.json lists are the codes the table knows.
+func TestOpenAPIErrorCodes(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas struct {
+				Error struct {
+					Properties struct {
+						Error struct {
+							Properties struct {
+								Code struct {
+									Enum []string `json:"enum"`
+								} `json:"code"`
+							} `json:"properties"`
+						} `json:"error"`
+					} `json:"properties"`
+				} `json:"Error"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	listed := doc.Components.Schemas.Error.Properties.Error.Properties.Code.Enum
+	var known []string
+	for _, row := range errorStatuses {
+		known = append(known, row.code)
+	}
+	slices.Sort(listed)
+	slices.Sort(known)
+	if len(listed) == 0 || !slices.Equal(listed, known) {
+		t.Errorf("openapi.json error codes %v, errors.go %v", listed, known)
 	}
 }

@@ -1,0 +1,31 @@
+// Package api is zpulse's JSON API under /api/v1: one handler a call, registered by
+// internal/web's routes.go behind its middleware (JSON only, the API's rate limit, the
+// bearer token, admin checks and the watcher's nudge on changes). A handler reads its
+// request with httpio's decoder and binder, asks one domain service and answers JSON; its
+// errors go back to internal/web's error handler, which answers them with httpio's error
+// envelope. The API is described by internal/web/openapi.json. It imports domain, httpio
+// and echo, never internal/web.
+package api
+
+import (
+	"log/slog"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
+)
+
+// Handlers are the API's handlers, over the domain services they call.
+type Handlers struct {
+	Leaderboards domain.LeaderboardService
+	Queues       domain.QueueService
+	Limiters     domain.LimiterService
+	Locks        domain.LockService
+	Sources      domain.SourceService
+	Log          *slog.Logger
+	// Audience is what the request's reader may see of secrets (domain.Audience): every
+	// handler that shows a lock, a job, a consumer or a source passes it through this.
+	Audience func(echo.Context) domain.Audience
+	// Admin says whether the request comes from an admin, who may search job payloads.
+	Admin func(echo.Context) bool
+}
