@@ -254,3 +254,37 @@ func TestATickThatSentNothingHoldsBackATenthOfTheGap(t *testing.T) {
 		t.Fatalf("a change %v after a tick that sent nothing waited for the %v gap (%d renders)", DefaultMinGap/10, DefaultMinGap, r.count("t"))
 	}
 }
+
+// A periodic tick that published (what moved since the last poll, as a limiter's quota
+// refilling) holds the next one back by a tenth of the gap only: another service's write
+// right after it goes out at once. (It held the whole gap, and a new limiter client reached
+// the screen up to 50 ms late when it landed just after a poll that moved a client's row.)
+// A tick a nudge asked for still holds the whole gap.
+func TestAPeriodicTickHoldsBackATenthOfTheGap(t *testing.T) {
+	w, src, r, _, subscribe := newWatcher(t)
+	w.interval = 250 * time.Millisecond
+	subscribe("t")
+	clock, waitHandled := runManual(t, w)
+	src.set("t", 1)
+	w.Nudge()
+	waitHandled(1)
+	src.set("t", 2)
+	waitHandled(clock.Advance(250 * time.Millisecond)) // the periodic tick publishes 2
+	if r.count("t") != 2 {
+		t.Fatalf("rendered %d times, want 2 (the nudge's tick, the periodic tick)", r.count("t"))
+	}
+	src.set("t", 3)
+	waitHandled(clock.Advance(DefaultMinGap / 10))
+	w.Nudge()
+	waitHandled(1)
+	if r.count("t") != 3 {
+		t.Fatalf("a change %v after a periodic tick waited for the %v gap (%d renders)", DefaultMinGap/10, DefaultMinGap, r.count("t"))
+	}
+	src.set("t", 4)
+	waitHandled(clock.Advance(DefaultMinGap / 10))
+	w.Nudge()
+	waitHandled(1)
+	if r.count("t") != 3 {
+		t.Fatal("a change right after a nudge's tick that published did not wait for the gap")
+	}
+}

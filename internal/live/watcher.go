@@ -216,6 +216,13 @@ func (w *Watcher) keyIndex() *keyIndex {
 	return w.index
 }
 
+// hasPending says whether Changed routed topics since the last tick.
+func (w *Watcher) hasPending() bool {
+	w.pendingMu.Lock()
+	defer w.pendingMu.Unlock()
+	return len(w.pending) > 0
+}
+
 // takePending returns the topics Changed routed since the last tick and forgets them.
 func (w *Watcher) takePending() map[string]bool {
 	w.pendingMu.Lock()
@@ -226,13 +233,16 @@ func (w *Watcher) takePending() map[string]bool {
 }
 
 // Run ticks every interval and when nudged, until ctx ends, never two ticks closer than the
-// minimum gap after a tick that published: a request that comes sooner waits for the gap's
-// end, and every other request made meanwhile merges into that one tick. So a flood of writes
-// costs each viewer at most one frame per gap, and a periodic tick still publishes within a
-// gap of its time. A tick that published nothing (a periodic poll of an idle page, a write
-// that left every panel as it was) holds the next one back by a tenth of the gap only, so the
-// first change after a quiet spell goes out at once, while reads stay bounded. The tick each
-// interval asks for polls as Periodic (also when it merged with a nudge's), the others not.
+// minimum gap after a tick that published changes it was asked for (a nudge's, Changed's): a
+// request that comes sooner waits for the gap's end, and every other request made meanwhile
+// merges into that one tick. So a flood of writes costs each viewer at most one frame per gap,
+// and a periodic tick still publishes within a gap of its time. A tick that published nothing
+// (a periodic poll of an idle page, a write that left every panel as it was), and a periodic
+// tick alone (what it publishes is what moved since the last poll: a limiter's quota refilling,
+// a chart's new bucket), hold the next one back by a tenth of the gap only, so a change right
+// after them goes out at once, while reads stay bounded and a viewer gets at most one frame
+// per gap and one per interval. The tick each interval asks for polls as Periodic (also when
+// it merged with a nudge's), the others not.
 func (w *Watcher) Run(ctx context.Context) {
 	w.statusMu.Lock()
 	w.status.Mode = w.modeNow() // as pages rendered it: the first tick pushes no change
@@ -243,6 +253,7 @@ func (w *Watcher) Run(ctx context.Context) {
 	gap := w.minGap              // how long after last the next tick may start
 	full := false                // the coming tick polls every topic, not only Changed's
 	due := false                 // the interval passed: the coming full tick is the periodic one
+	nudged := false              // a nudge asked for the coming full tick
 	for {
 		select {
 		case <-ctx.Done():
@@ -251,7 +262,7 @@ func (w *Watcher) Run(ctx context.Context) {
 			periodic = w.clock.After(w.interval)
 			full, due = true, true
 		case <-w.nudge:
-			full = true
+			full, nudged = true, true
 		case <-w.routed:
 		case <-gapOver:
 			gapOver = nil
@@ -261,12 +272,13 @@ func (w *Watcher) Run(ctx context.Context) {
 			if wait := gap - now.Sub(last); !last.IsZero() && wait > 0 {
 				gapOver = w.clock.After(wait)
 			} else if full {
-				last, full = now, false
-				gap = w.gapAfter(w.fullTick(ctx, due))
+				asked := nudged || w.hasPending()
+				last, full, nudged = now, false, false
+				gap = w.gapAfter(w.fullTick(ctx, due), asked)
 				due = false
 			} else if only := w.takePending(); len(only) > 0 { // else a full tick took them
 				last = now
-				gap = w.gapAfter(w.tick(ctx, only))
+				gap = w.gapAfter(w.tick(ctx, only), true)
 			}
 		}
 		if w.handled != nil {
@@ -275,10 +287,11 @@ func (w *Watcher) Run(ctx context.Context) {
 	}
 }
 
-// gapAfter is how long after a tick that published pushed fragments the next one may start: the
-// minimum gap, or a tenth of it after a tick that published nothing.
-func (w *Watcher) gapAfter(pushed int) time.Duration {
-	if pushed == 0 {
+// gapAfter is how long after a tick that published pushed fragments the next one may start:
+// the minimum gap after a tick asked for changes (a nudge, Changed) that published, a tenth of
+// it after one that published nothing or a periodic tick alone.
+func (w *Watcher) gapAfter(pushed int, asked bool) time.Duration {
+	if pushed == 0 || !asked {
 		return w.minGap / 10
 	}
 	return w.minGap
