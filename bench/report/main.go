@@ -348,6 +348,7 @@ func goBench(pkg, name, benchtime string) map[string]map[string]float64 {
 	out, err := exec.Command("go", "test", "-run", "^$", "-bench", name, "-benchtime", benchtime, pkg).CombinedOutput()
 	if err != nil {
 		log.Printf("go test -bench %s %s: %v\n%s", name, pkg, err, out)
+		add("go test -bench "+name+" "+pkg, "failed: "+err.Error(), "", "", "")
 		return nil
 	}
 	res := map[string]map[string]float64{}
@@ -371,11 +372,15 @@ func goBench(pkg, name, benchtime string) map[string]map[string]float64 {
 			res[bench][m[2]] = v
 		}
 	}
+	if len(res) == 0 { // moved or renamed: a line of the table says so rather than going missing
+		add("go test -bench "+name+" "+pkg, "failed: no benchmark of that name ran", "", "", "")
+		return nil
+	}
 	return res
 }
 
 func goBenchmarks() {
-	if r := goBench("./internal/redisrepo", "BenchmarkAllow", "3000x"); r != nil {
+	if r := goBench("./internal/redisrepo/limiters", "BenchmarkAllow", "3000x"); r != nil {
 		gcra := r["BenchmarkAllow/redis_rate_gcra"]["allows/s"]
 		for name, m := range r {
 			if v, ok := m["vs_gcra"]; ok {
