@@ -17,8 +17,9 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-// Loading pages never changes what the watcher or discovery knows: pages read through stateless service
-// methods, the watcher through its own reader. Between two ticks every page is loaded; the
+// Loading pages and the API's reads never changes what the watcher or discovery knows: pages
+// and the API read through stateless service methods, the watcher through its own reader.
+// Between two ticks every page is loaded; the
 // tick after publishes nothing (no topic is republished unchanged), and after a change to
 // every topic the next tick publishes each of them exactly once (none is skipped). Pages used
 // to call the watcher's reader, which made it forget its limiters: the tick after a page load
@@ -92,8 +93,12 @@ func TestPageLoadsLeaveTheWatcherAlone(t *testing.T) {
 		t.Fatal("the watcher never settled: every tick publishes something with nothing changing")
 	}
 
+	// The pages, and the API's reads of the same things (GET /api/v1/locks once advanced the
+	// sweep too).
 	pages := []string{"/", "/boards", "/boards/game", "/boards/game/entries", "/queues", "/queues/jobs",
-		"/limiters", "/limiters/api", "/limiters/default", "/locks", "/sources", "/sources/theirs"}
+		"/limiters", "/limiters/api", "/limiters/default", "/locks", "/sources", "/sources/theirs",
+		"/api/v1/boards", "/api/v1/boards/game/top", "/api/v1/queues", "/api/v1/queues/jobs",
+		"/api/v1/limiters", "/api/v1/limiters/api", "/api/v1/locks", "/api/v1/sources", "/api/v1/sources/theirs"}
 	loadAll := func() {
 		t.Helper()
 		for _, page := range pages {
