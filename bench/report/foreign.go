@@ -32,10 +32,7 @@ const foreignPoll = time.Second
 // a board, a queue, a limiter client and a new lock, on two zpulse instances of one private
 // Redis: one with --live-notifications on, one off, both polling every foreignPoll.
 func foreignWrites(zpulse string, writes int) {
-	port := freePort()
-	addr := "127.0.0.1:" + port
-	startProc("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
-	waitTCP(addr)
+	addr := privateRedis()
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	defer rdb.Close()
 	urls := map[string]string{}

@@ -88,14 +88,6 @@ func main() {
 	}
 	tmpDir = tmp
 	defer stopAll()
-	start := func(name string, args ...string) {
-		cmd := exec.Command(name, args...)
-		cmd.Stdout, cmd.Stderr = nil, nil
-		if err := cmd.Start(); err != nil {
-			fatalf("start %s: %v", name, err)
-		}
-		procs = append(procs, cmd)
-	}
 	build := func(pkg string) string {
 		out := filepath.Join(tmp, filepath.Base(pkg))
 		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
@@ -122,16 +114,11 @@ func main() {
 		zpulse = build("./cmd/web")
 	}
 
-	redisPort, zPort, mPort := freePort(), freePort(), freePort()
-	redisAddr := "127.0.0.1:" + redisPort
-	start("redis-server", "--port", redisPort, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
-	waitTCP(redisAddr)
-	// The load tools' viewers all come from 127.0.0.1: the per-address and total websocket
-	// limits are raised so that they measure fan-out, not admission.
-	start(zpulse, "-addr", "127.0.0.1:"+zPort, "-redis-url", "redis://"+redisAddr, "-ws-per-address", "30000", "-ws-max-conns", "30000")
-	start(minimal, "-addr", "127.0.0.1:"+mPort, "-redis", redisAddr)
-	zURL, mURL := "http://127.0.0.1:"+zPort, "http://127.0.0.1:"+mPort
-	waitHTTP(zURL + "/healthz")
+	redisAddr := privateRedis()
+	zURL := viewersZpulse(zpulse, redisAddr)
+	mPort := freePort()
+	startProc(minimal, "-addr", "127.0.0.1:"+mPort, "-redis", redisAddr)
+	mURL := "http://127.0.0.1:" + mPort
 	waitTCP("127.0.0.1:" + mPort)
 
 	load := func(url string, extra ...string) result {
@@ -163,7 +150,7 @@ func main() {
 		fanoutNotified(zpulse, wsload, 10000)
 	}
 	if *only == "" {
-		hold(wsload, zURL, redisAddr)
+		hold(zpulse, wsload)
 		wire(wsload, zURL, redisAddr)
 
 		fmt.Fprintln(os.Stderr, "foreign write → frame, notifications on and off…")
@@ -293,14 +280,9 @@ func fanout(wsload, zURL, redisAddr string, n int, how string) {
 // still polling every 250 ms. The polling zpulse of the other lines idles meanwhile (no
 // viewers, its board unwritten).
 func fanoutNotified(zpulse, wsload string, n int) {
-	port := freePort()
-	addr := "127.0.0.1:" + port
-	startProc("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
-	waitTCP(addr)
-	zAddr := "127.0.0.1:" + freePort()
-	startProc(zpulse, "-addr", zAddr, "-redis-url", "redis://"+addr, "-live-notifications", "on",
-		"-ws-per-address", "30000", "-ws-max-conns", "30000")
-	waitHTTP("http://" + zAddr + "/healthz")
+	addr := privateRedis()
+	zURL := viewersZpulse(zpulse, addr, "-live-notifications", "on")
+	zAddr := strings.TrimPrefix(zURL, "http://")
 	for deadline := time.Now().Add(10 * time.Second); !liveByNotifications(zAddr) && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond) // the notifier's first probe
 	}
@@ -308,7 +290,27 @@ func fanoutNotified(zpulse, wsload string, n int) {
 		add(fmt.Sprintf("live latency, %d viewers, keyspace notifications on", n), "failed: zpulse did not report live by notifications", "", "", "p99 ≤ 100 ms")
 		return
 	}
-	fanout(wsload, "http://"+zAddr, addr, n, "keyspace notifications on")
+	fanout(wsload, zURL, addr, n, "keyspace notifications on")
+}
+
+// privateRedis starts a redis-server of this run on a free port of 127.0.0.1, keeping nothing
+// on disk, and returns its address.
+func privateRedis() string {
+	port := freePort()
+	addr := "127.0.0.1:" + port
+	startProc("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	waitTCP(addr)
+	return addr
+}
+
+// viewersZpulse starts a zpulse of this run on redisAddr, with flags, and returns its URL. The
+// load tools' viewers all come from 127.0.0.1: its per-address and total websocket limits are
+// raised so that they measure fan-out, not admission.
+func viewersZpulse(zpulse, redisAddr string, flags ...string) string {
+	addr := "127.0.0.1:" + freePort()
+	startProc(zpulse, append([]string{"-addr", addr, "-redis-url", "redis://" + redisAddr, "-ws-per-address", "30000", "-ws-max-conns", "30000"}, flags...)...)
+	waitHTTP("http://" + addr + "/healthz")
+	return "http://" + addr
 }
 
 // serverPID finds the zpulse process listening at zURL among this program's children: the

@@ -94,10 +94,14 @@ func fanoutExtras(out []byte, n int) {
 }
 
 // hold holds 19,000 idle viewers for a minute and says how many stayed.
-func hold(wsload, zURL, redisAddr string) {
+func hold(zpulse, wsload string) {
 	if !*hold19k {
 		return
 	}
+	// A zpulse of its own: its memory before the viewers is not the garbage and the goroutine
+	// stacks the 10,000-viewer runs left in the other (which read as less than nothing a viewer).
+	redisAddr := privateRedis()
+	zURL := viewersZpulse(zpulse, redisAddr)
 	out, err := exec.Command(wsload, "-url", zURL, "-redis", redisAddr, "-viewers", "19000", "-dialers", "100", "-hold", "60s", "-duration", "2s").CombinedOutput()
 	open, frames := wsOpen.FindSubmatch(out), wsFrames.FindSubmatch(out)
 	if err != nil || open == nil || frames == nil {
