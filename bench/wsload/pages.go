@@ -111,6 +111,33 @@ type page struct {
 
 var wsConnect = regexp.MustCompile(`ws-connect="([^"]+)"`)
 
+// charted matches a page whose history chart has recorded something: a series with a sum.
+var charted = regexp.MustCompile(`data-sum="[1-9]`)
+
+// waitCharted waits until each page's history chart shows a recorded bucket (the recorder
+// runs every domain.HistoryStep; recorded names are the ones discovery found), for at most
+// six steps.
+func waitCharted(base string, paths ...string) {
+	deadline := time.Now().Add(6 * domain.HistoryStep)
+	for _, path := range paths {
+		for {
+			resp, err := http.Get(base + path)
+			if err != nil {
+				log.Fatalf("wsload: GET %s: %v", path, err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if charted.Match(body) {
+				break
+			}
+			if time.Now().After(deadline) {
+				log.Fatalf("wsload: %s's chart recorded nothing within %v", path, 6*domain.HistoryStep)
+			}
+			time.Sleep(200 * time.Millisecond) // a poll of a page, not a synchronisation
+		}
+	}
+}
+
 func pagesMode(base, redisAddr string) {
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: redisAddr})
@@ -161,9 +188,10 @@ func pagesMode(base, redisAddr string) {
 
 	// Discovery's sweep (every 5 s) finds the new names: the lists they join change once; and
 	// the history recorder writes the first bucket that holds them (a board's players, a
-	// queue's waiting jobs: within a 10 s step and its second of delay), which the board's and
-	// the queue's charts draw once. Counted as idle, that first bucket was a frame a minute.
-	time.Sleep(domain.HistoryStep + 2*time.Second)
+	// queue's waiting jobs: within a 10 s step and its second of delay, later on a busy
+	// machine), which the board's and the queue's charts draw once. Counted as idle, that first
+	// bucket was a frame a minute: the pages are watched once their charts show it.
+	waitCharted(base, "/boards/wire", "/queues/wire")
 	pages := []*page{
 		{name: "overview", path: "/"}, {name: "board", path: "/boards/wire"}, {name: "queue", path: "/queues/wire"},
 		{name: "limiter", path: "/limiters/wire"}, {name: "locks", path: "/locks"}, {name: "job", path: "/queues/wire/jobs/job-0"},
