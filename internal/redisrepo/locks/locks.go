@@ -291,7 +291,7 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 		return domain.LockInfo{}, err
 	}
 	pipe := l.rdb.Pipeline()
-	read := planLockInfo(ctx, pipe, l.keys, name, pipe.Time(ctx))
+	read := planLockInfo(ctx, pipe, l.keys, name)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return domain.LockInfo{}, store.OpError("locks.Locks.Inspect", err)
 	}
@@ -328,13 +328,14 @@ func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
 // planLockInfo adds the reads of one lock on pipe. None of them fails whatever type the
 // lock key has (MGET answers nil for a non-string), so a foreign lock never breaks the
 // pipeline it shares with other topics. The decoder reports whether the lock is held.
-// clock is Redis's TIME read in the same pipeline: with the PTTL it gives the absolute
-// expiry, which stays equal from read to read.
-func planLockInfo(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, name string, clock *redis.TimeCmd) func() (domain.LockInfo, bool) {
+// PEXPIRETIME (Redis 7) gives the absolute expiry in one command, so it reads the same from
+// tick to tick until the lease changes.
+func planLockInfo(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, name string) func() (domain.LockInfo, bool) {
 	key := keys.Lock(name)
 	val := pipe.MGet(ctx, key)
 	typ := pipe.Type(ctx, key)
 	pttl := pipe.PTTL(ctx, key)
+	at := pipe.PExpireTime(ctx, key)
 	meta := pipe.HMGet(ctx, keys.LockMeta(name), "owner", "holds", "ttl_ms", "watchdog", "reentrant", "fence")
 	return func() (domain.LockInfo, bool) {
 		if typ.Val() == "none" || typ.Val() == "" {
@@ -347,9 +348,10 @@ func planLockInfo(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, na
 		// PTTL answers a duration in ms; go-redis turns -1 (no expiry) into -1ns.
 		if d := pttl.Val(); d >= 0 {
 			info.RemainingMs = d.Milliseconds() / 100 * 100
-			if now := clock.Val(); !now.IsZero() {
-				info.ExpiresAtMs = (now.UnixMilli() + d.Milliseconds() + expiryStepMs/2) / expiryStepMs * expiryStepMs
-			}
+		}
+		// PEXPIRETIME answers epoch ms, -1 for no expiry and -2 for no key (go-redis: as ns).
+		if ms := at.Val().Milliseconds(); ms > 0 {
+			info.ExpiresAtMs = ms
 		}
 		m := meta.Val()
 		if len(m) == 6 && info.Token != "" && m[0] == info.Token {
