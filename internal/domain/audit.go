@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -35,8 +36,9 @@ const (
 	AuditDetailMax   = 200
 )
 
-// AuditFilter picks entries of the trail: every non-empty field must match (Actor, Action and
-// Target exactly; Action also as a dotted prefix ending in "."), Since and Until bound At
+// AuditFilter picks entries of the trail: every non-empty field must match (Actor exactly;
+// Action exactly or as a dotted prefix ending in "."; Target exactly or as the thing a
+// target's part belongs to: "queue:email" picks "queue:email/job-1"), Since and Until bound At
 // (zero: open). Cursor continues a previous page; Limit is 1..AuditPageMax.
 type AuditFilter struct {
 	Actor, Action, Target string
@@ -50,11 +52,10 @@ func (f AuditFilter) Matches(e AuditEntry) bool {
 	if f.Actor != "" && e.Actor != f.Actor {
 		return false
 	}
-	if f.Target != "" && e.Target != f.Target {
+	if f.Target != "" && e.Target != f.Target && !strings.HasPrefix(e.Target, f.Target+"/") {
 		return false
 	}
-	if f.Action != "" && e.Action != f.Action &&
-		!(f.Action[len(f.Action)-1] == '.' && len(e.Action) > len(f.Action) && e.Action[:len(f.Action)] == f.Action) {
+	if f.Action != "" && e.Action != f.Action && !(strings.HasSuffix(f.Action, ".") && strings.HasPrefix(e.Action, f.Action)) {
 		return false
 	}
 	return true
