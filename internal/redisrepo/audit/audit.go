@@ -131,3 +131,16 @@ func entryOf(m redis.XMessage) domain.AuditEntry {
 		Action: s("action"), Target: s("target"), Detail: s("detail"), Outcome: s("outcome"), Client: s("client"),
 		RequestID: s("request_id")}
 }
+
+// PlanLatest adds the read of the trail's newest n entries to pipe (the watcher's poll: the
+// audit topic) and returns its decoder.
+func PlanLatest(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, n int64) func() domain.AuditPage {
+	cmd := pipe.XRevRangeN(ctx, keys.Audit(), "+", "-", n)
+	return func() domain.AuditPage {
+		page := domain.AuditPage{Entries: []domain.AuditEntry{}}
+		for _, m := range cmd.Val() {
+			page.Entries = append(page.Entries, entryOf(m))
+		}
+		return page
+	}
+}
