@@ -42,7 +42,7 @@ func NewSources(rdb redis.UniversalClient, keys store.Keys, found *store.Discove
 func (s *Sources) Sources(ctx context.Context) ([]domain.Source, error) {
 	return s.cache.Get(ctx, "", func(ctx context.Context) ([]domain.Source, error) {
 		h, err := s.rdb.HGetAll(ctx, s.keys.Sources()).Result()
-		if err != nil {
+		if err != nil && !store.IndexOfAnotherType(s.keys.Sources(), err) {
 			return nil, store.OpError("sources.Sources.Sources", err)
 		}
 		out := make([]domain.Source, 0, len(h))
