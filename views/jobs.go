@@ -44,6 +44,8 @@ func stateLabel(s domain.JobState) string {
 		return "In flight"
 	case domain.JobDead:
 		return "Dead"
+	case domain.JobCompleted:
+		return "Completed"
 	}
 	return "Gone"
 }

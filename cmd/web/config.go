@@ -29,17 +29,18 @@ type config struct {
 	MinGap         time.Duration // shortest time between two watcher ticks, however often nudged
 	Notifications  string        // --live-notifications: notify.Auto, On or Off
 	AdminToken     string
-	Demo           optionalBool  // unset: on with the embedded Redis, off otherwise
-	DemoEvery      time.Duration // how often the demo makes a round of traffic
-	BigKey         int64         // members above which a board page warns of a big key
-	APIRateLimit   string        // limiter policy protecting the JSON API per client; "" is off
-	TrustProxy     bool          // honour X-Forwarded-For/-Proto/-Host from TrustedProxies
-	Proxies        string        // --trusted-proxies as given
-	TrustedProxies []*net.IPNet  // Proxies parsed
-	OpenAccess     bool          // without an admin token, accept changes from any address, not only loopback
-	WS             web.WSLimits  // bounds on websocket viewers
-	WaitReplicas   int           // replicas an enqueue and a lock acquisition wait for; 0 is off
-	LogFormat      string        // text or json
+	Demo           optionalBool           // unset: on with the embedded Redis, off otherwise
+	DemoEvery      time.Duration          // how often the demo makes a round of traffic
+	BigKey         int64                  // members above which a board page warns of a big key
+	APIRateLimit   string                 // limiter policy protecting the JSON API per client; "" is off
+	TrustProxy     bool                   // honour X-Forwarded-For/-Proto/-Host from TrustedProxies
+	Proxies        string                 // --trusted-proxies as given
+	TrustedProxies []*net.IPNet           // Proxies parsed
+	OpenAccess     bool                   // without an admin token, accept changes from any address, not only loopback
+	WS             web.WSLimits           // bounds on websocket viewers
+	WaitReplicas   int                    // replicas an enqueue and a lock acquisition wait for; 0 is off
+	Completed      domain.CompletedPolicy // the completed jobs an ack keeps per queue
+	LogFormat      string                 // text or json
 	LogLevel       slog.Level
 	AccessLog      string // web.AccessLogAll, AccessLogErrors or AccessLogOff
 	BasePath       string // path prefix behind a proxy, "/zpulse"; "" is the root
@@ -98,6 +99,12 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	envOf["open-access"] = "ZPULSE_OPEN_ACCESS"
 	fs.IntVar(&cfg.WaitReplicas, "redis-wait-replicas", 0, fmt.Sprintf("`replicas` an enqueue and a lock acquisition wait for (WAIT, up to 1 s), 0 to %d; 0: off (ZPULSE_REDIS_WAIT_REPLICAS)", redisrepo.MaxWaitReplicas))
 	envOf["redis-wait-replicas"] = "ZPULSE_REDIS_WAIT_REPLICAS"
+	fs.IntVar(&cfg.Completed.Keep, "completed-keep", domain.DefaultCompletedKeep, fmt.Sprintf("completed `jobs` kept per queue, the newest, 0 (none) to %d (ZPULSE_COMPLETED_KEEP)", domain.MaxCompletedKeep))
+	envOf["completed-keep"] = "ZPULSE_COMPLETED_KEEP"
+	fs.DurationVar(&cfg.Completed.MaxAge, "completed-max-age", domain.DefaultCompletedMaxAge, "how long a completed job is kept, a duration from 1m to 720h (ZPULSE_COMPLETED_MAX_AGE)")
+	envOf["completed-max-age"] = "ZPULSE_COMPLETED_MAX_AGE"
+	fs.BoolVar(&cfg.Completed.Payloads, "keep-completed-payloads", false, "keep completed jobs' payloads too, shown as waiting jobs' are (ZPULSE_KEEP_COMPLETED_PAYLOADS)")
+	envOf["keep-completed-payloads"] = "ZPULSE_KEEP_COMPLETED_PAYLOADS"
 	def := web.DefaultWSLimits
 	wsLimits := []struct {
 		name, env, usage string
@@ -166,6 +173,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	}
 	if cfg.WaitReplicas < 0 || cfg.WaitReplicas > redisrepo.MaxWaitReplicas {
 		return cfg, fmt.Errorf("redis-wait-replicas must be a whole number from 0 to %d (got %d)", redisrepo.MaxWaitReplicas, cfg.WaitReplicas)
+	}
+	if err := cfg.Completed.Validate(); err != nil {
+		return cfg, errors.New(domain.ErrorMessage(err))
 	}
 	if cfg.APIRateLimit != "" {
 		if err := domain.ValidateLimiterName(cfg.APIRateLimit); err != nil {

@@ -62,7 +62,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	// keyspace notifications brought every new lock (then it leaves out its lock step): only
 	// the watcher asks, and it runs after the notifier exists.
 	var notifier *notify.Notifier
-	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log, WaitReplicas: cfg.WaitReplicas,
+	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log, WaitReplicas: cfg.WaitReplicas, Completed: cfg.Completed,
 		Notified: func() bool { return notifier.Heard() }})
 	if err != nil {
 		return err

@@ -135,6 +135,9 @@ func (r BulkRequest) Validate() error {
 		return Errorf(EINVALID, "give ids (1 to %d job ids) or match ({state, q, cursor}), one of them", MaxBulkIDs)
 	}
 	if r.Match != nil {
+		if r.Match.State == JobCompleted {
+			return Errorf(EINVALID, "completed jobs are a record of what ran: bulk actions apply to waiting, scheduled, in_flight and dead jobs")
+		}
 		m := *r.Match
 		m.Limit = MaxJobPage
 		return m.Validate()

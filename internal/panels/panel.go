@@ -180,6 +180,9 @@ type Rooms struct {
 	// Notified says whether keyspace notifications told discovery of every change since its
 	// last call (redisrepo.OpenOptions.Notified); nil: they never do. Read.Step asks it.
 	Notified func() bool
+	// Completed is the completed jobs queues keep (redisrepo.OpenOptions.Completed): a
+	// job's read finds one while it is kept.
+	Completed domain.CompletedPolicy
 }
 
 // Read is one poll's planning: the pipeline every topic's reads ride in, the time of the read

@@ -56,6 +56,9 @@ type OpenOptions struct {
 	// audit.DefaultMaxEntries and audit.DefaultMaxAge.
 	AuditMaxEntries int64
 	AuditMaxAge     time.Duration
+	// Completed is how many completed jobs an ack keeps per queue, and for how long; the
+	// zero value is domain.DefaultCompletedPolicy. Open refuses one that does not validate.
+	Completed domain.CompletedPolicy
 }
 
 // Keys name every key zpulse reads or writes (store.Keys, built in store/keys.go).
@@ -120,6 +123,13 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	if err := store.ValidateWaitReplicas(opt.WaitReplicas); err != nil {
 		return nil, fmt.Errorf("redisrepo.Open: %w", err)
 	}
+	completed := opt.Completed
+	if completed == (domain.CompletedPolicy{}) {
+		completed = domain.DefaultCompletedPolicy
+	}
+	if err := completed.Validate(); err != nil {
+		return nil, fmt.Errorf("redisrepo.Open: %w", err)
+	}
 	s := &Services{Client: opt.Client}
 	if opt.Client == nil {
 		redis.SetLogger(goRedisLogger{opt.Log}) // go-redis would log every failed dial while Redis is down
@@ -160,14 +170,14 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Limiters = limiters.NewLimiters(rdb, keys, c)
 	s.Discovery = store.NewDiscovery(rdb, keys, func(ctx context.Context, keys []string) { _ = s.Limiters.AdoptClients(ctx, keys) })
 	s.Leaderboards = boards.NewLeaderboards(rdb, keys, s.Discovery, c)
-	s.Queues = queues.NewQueues(rdb, blocking, keys, s.Discovery, c, replicas)
+	s.Queues = queues.NewQueues(rdb, blocking, keys, s.Discovery, c, replicas, completed)
 	s.Locks = locks.NewLocks(rdb, keys, s.Discovery, c, replicas)
 	s.Singletons = locks.NewSingletons(s.Locks, keys, opt.Log, opt.SingletonTimings)
 	s.Demo = newDemoSwitch(rdb, keys)
 	s.Auth = auth.NewAuth(rdb, keys, c)
 	s.Audit = audit.NewTrail(rdb, keys, opt.AuditMaxEntries, opt.AuditMaxAge)
 	s.Sources = sources.NewSources(rdb, keys, s.Discovery, c)
-	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c, s.Sources, opt.Notified)
+	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c, s.Sources, opt.Notified, completed)
 	s.History = history.NewHistory(rdb, keys, s.Discovery, c)
 	s.Business = history.NewBusiness(rdb, keys, s.Discovery, c)
 	s.CommandErrors = &store.CommandErrors{}

@@ -21,15 +21,17 @@ import (
 var _ domain.JobOps = (*Queues)(nil)
 
 // PlanJob adds the read of one job to pipe (a read-only script, so the watcher's pipeline
-// carries it too) and returns its decoder; ok is false when the job is nowhere.
-func PlanJob(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, queue, id string, now time.Time) func() (domain.JobDetail, bool) {
+// carries it too) and returns its decoder; ok is false when the job is nowhere (a completed
+// job is somewhere while completed keeps it).
+func PlanJob(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, completed domain.CompletedPolicy, queue, id string, now time.Time) func() (domain.JobDetail, bool) {
 	cmd := jobScript.Run(ctx, pipe, []string{keys.Queue(queue), keys.QueueProcessing(queue), keys.QueueDead(queue), keys.QueueJobs(queue),
 		keys.QueueAttempts(queue), keys.QueueScores(queue), keys.QueueLeases(queue), keys.QueueErrors(queue),
-		keys.QueueSettings(queue), keys.QueuePaused(queue), keys.QueueRetry(queue)}, id)
+		keys.QueueSettings(queue), keys.QueuePaused(queue), keys.QueueRetry(queue), keys.QueueDone(queue), keys.QueueDoneInfo(queue),
+		keys.QueueDonePayloads(queue)}, id, completedSince(completed, now), locks.BoolArg(completed.Payloads))
 	holder := pipe.HGet(ctx, keys.QueueHolders(queue), id)
 	return func() (domain.JobDetail, bool) {
 		vals, _ := cmd.Val().([]any)
-		if len(vals) != 10 || vals[0] == "" {
+		if len(vals) != 11 || vals[0] == "" {
 			return domain.JobDetail{}, false
 		}
 		str := func(i int) (string, bool) { s, ok := vals[i].(string); return s, ok }
@@ -57,6 +59,13 @@ func PlanJob(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, queue, 
 			j.State = domain.JobInFlight
 			d := time.UnixMilli(int64(at)).UTC()
 			j.LeaseDeadline = &d
+		case "completed":
+			info, _ := str(10)
+			j = completedJob(j, at, info)
+			if p, ok := str(3); ok && p != "" {
+				j.Payload = boundPayload(p, 0, false) // kept as it was delivered
+			}
+			return j, true
 		default:
 			j.State = domain.JobDead
 			d := time.UnixMilli(int64(at)).UTC()
@@ -109,13 +118,13 @@ func (q *Queues) Job(ctx context.Context, queue, id string) (domain.JobDetail, e
 		return domain.JobDetail{}, err
 	}
 	pipe := q.Rdb.Pipeline()
-	read := PlanJob(ctx, pipe, q.keys, queue, id, q.now())
+	read := PlanJob(ctx, pipe, q.keys, q.completed, queue, id, q.now())
 	if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
 		return domain.JobDetail{}, store.OpError("queues.Queues.Job", err)
 	}
 	j, ok := read()
 	if !ok {
-		return domain.JobDetail{}, domain.Errorf(domain.ENOTFOUND, "job %q is not in queue %q: not waiting, scheduled, in flight or dead", id, queue)
+		return domain.JobDetail{}, domain.Errorf(domain.ENOTFOUND, "job %q is not in queue %q: not waiting, scheduled, in flight, dead or completed lately", id, queue)
 	}
 	return j, nil
 }
@@ -132,6 +141,7 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 		return domain.JobPage{}, err
 	}
 	now := q.now().UnixMilli()
+	since := completedSince(q.completed, q.now())
 	which, lo, hi, due := "1", "-inf", "+inf", ""
 	if set.Kind == domain.DelayedQueue {
 		due = strconv.FormatInt(now, 10)
@@ -151,6 +161,8 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 		which = "2"
 	case domain.JobDead:
 		which = "3"
+	case domain.JobCompleted:
+		which, lo = "5", "("+strconv.FormatInt(since, 10)
 	}
 	// The list's order is up or down (dead jobs: latest death first); a cursor going back
 	// reads the other way from where it points.
@@ -171,18 +183,18 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 	if up {
 		dir = "up"
 	}
-	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue), q.keys.QueueRetry(queue)}
+	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue), q.keys.QueueRetry(queue), q.keys.QueueDone(queue)}
 	vals, err := jobPageScript.Run(ctx, q.Rdb, keys, which, lo, hi, dir, locks.BoolArg(hasCursor),
-		strconv.FormatFloat(cur.Score, 'f', -1, 64), cur.ID, opt.Limit, due).Slice()
+		strconv.FormatFloat(cur.Score, 'f', -1, 64), cur.ID, opt.Limit, due, since).Slice()
 	if err != nil {
 		return domain.JobPage{}, store.OpError("queues.Queues.Jobs", err)
 	}
-	if len(vals) != 6 {
+	if len(vals) != 7 {
 		return domain.JobPage{}, fmt.Errorf("queues.Queues.Jobs: unexpected reply %v", vals)
 	}
 	n := func(i int) int64 { v, _ := vals[i].(int64); return v }
 	page := domain.JobPage{Queue: queue, State: opt.State, Jobs: []domain.JobListItem{},
-		Counts: domain.JobCounts{Waiting: n(1), Scheduled: n(2), InFlight: n(3), Dead: n(4)}}
+		Counts: domain.JobCounts{Waiting: n(1), Scheduled: n(2), InFlight: n(3), Dead: n(4), Completed: n(6)}}
 	flat, _ := vals[5].([]any)
 	for i := 0; i+1 < len(flat); i += 2 {
 		id, _ := flat[i].(string)

@@ -87,6 +87,21 @@ func (q *Queues) searchPayloads(ctx context.Context, queue string, opt domain.Jo
 		ids[i] = it.ID
 	}
 	pipe := q.Rdb.Pipeline()
+	if opt.State == domain.JobCompleted { // a completed job's payload, when kept, as delivered
+		if !q.completed.Payloads {
+			return out, nil
+		}
+		done := pipe.HMGet(ctx, q.keys.QueueDonePayloads(queue), ids...)
+		if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
+			return nil, store.OpError("queues.Queues.searchPayloads", err)
+		}
+		for i := range items {
+			if p, ok := done.Val()[i].(string); ok && p != "" {
+				out[i] = boundPayload(p, 0, false)
+			}
+		}
+		return out, nil
+	}
 	payloads := pipe.HMGet(ctx, q.keys.QueueJobs(queue), ids...)
 	kept := pipe.HMGet(ctx, q.keys.QueueScores(queue), ids...) // the queue score of a job in flight or dead
 	if err := store.Exec(ctx, q.Rdb, pipe); err != nil {

@@ -395,6 +395,21 @@ func (k Keys) QueueCompleted(name string) string { return k.queueTag(name) + ":c
 // consumer that acked succeeds again, and another's is told the job is done.
 func (k Keys) QueueAckTokens(name string) string { return k.queueTag(name) + ":acked" }
 
+// QueueDone is zpulse's ZSET of the completed jobs kept for operators
+// (domain.CompletedPolicy): member = job id, score = when it was acked, epoch ms (lease
+// clock). Trimmed by every ack to the policy's Keep newest and MaxAge; expires MaxAge after
+// the last ack. Apart from QueueCompleted, which only makes an enqueue safe to retry.
+func (k Keys) QueueDone(name string) string { return k.queueTag(name) + ":done" }
+
+// QueueDoneInfo is zpulse's HASH of what is kept of each job of QueueDone: job id ->
+// "<lease-to-ack ms>|<attempts>|<consumer>" (a field "" when not known).
+func (k Keys) QueueDoneInfo(name string) string { return k.queueTag(name) + ":done:info" }
+
+// QueueDonePayloads is zpulse's HASH of the payloads of the jobs of QueueDone, written only
+// with domain.CompletedPolicy.Payloads: job id -> payload as enqueued (bound, see
+// queues.boundPayload).
+func (k Keys) QueueDonePayloads(name string) string { return k.queueTag(name) + ":done:payloads" }
+
 // QueueSettings is zpulse's HASH of a queue's settings: kind ("priority" or "delayed"),
 // max_attempts. Scripts read it in the queue's slot.
 func (k Keys) QueueSettings(name string) string { return k.queueTag(name) + ":settings" }
