@@ -109,6 +109,14 @@ func (k Keys) SeasonBoard(board string, n int64) string {
 // ended season n "<n>:started", "<n>:ended" (epoch ms), "<n>:ties" (its encoding).
 func (k Keys) Seasons(board string) string { return k.seasonTag(board) + ":seasons" }
 
+// ScoreRewrite is the HASH that marks an encoding rewrite of one board key (the all-time
+// board or a period board, given as its key): from, to, state ("running", then "done" for a
+// while), and during the run "m:<player>" for each player whose score is already in the new
+// encoding. Its braces hold the board key, so it shares the key's Cluster slot and every
+// score script reads it in the same step as the score ({leaderboard:<board>}:rewrite is also
+// the seasons' slot).
+func (k Keys) ScoreRewrite(boardKey string) string { return "{" + boardKey + "}:rewrite" }
+
 // BoardIndex is the SET of board names zpulse has written to.
 func (k Keys) BoardIndex() string { return k.OwnPrefix + "index:boards" }
 
