@@ -221,7 +221,9 @@ type JobBulkOps interface {
 
 	// Retry requeues a dead job as Requeue does, after the change r, in one atomic step,
 	// and keeps what changed in the job's history (its AttemptErrors). Returns ENOTFOUND
-	// when the job is not dead; ECONFLICT when that id is waiting again; EINVALID (a
+	// when the queue does not hold the job; ECONFLICT when it is not dead (waiting,
+	// scheduled, in flight or retrying: the message says which) or that id is waiting
+	// again; EINVALID (a
 	// priority on a delayed queue, a run-at on a priority queue or out of range);
 	// EUNAVAILABLE.
 	Retry(ctx context.Context, queue, id string, r JobRetry) (Retried, error)
