@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -56,8 +55,8 @@ func TestAdminSignIn(t *testing.T) {
 	// The session works for the htmx post too (cookie and CSRF token).
 	waitLive(t, ctx)
 	submitForm(t, ctx, "root", "3")
-	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="add-points-ok"]') !== null`, 5*time.Second)
-	waitRow(t, ctx, "root", "3", 5*time.Second)
+	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="add-points-ok"]') !== null`, eventWait)
+	waitRow(t, ctx, "root", "3", eventWait)
 }
 
 // signIn submits the sign-in form with token and returns the response of the page it leads to.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/redis/go-redis/v9"
@@ -39,12 +38,12 @@ func TestBasePathEndToEnd(t *testing.T) {
 	}
 
 	submitForm(t, ctx, "dora", "40")
-	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="add-points-ok"]') !== null`, 5*time.Second)
-	waitRow(t, ctx, "dora", "40", 5*time.Second)
+	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="add-points-ok"]') !== null`, eventWait)
+	waitRow(t, ctx, "dora", "40", eventWait)
 	if err := rdb.ZAdd(context.Background(), boardKey, redis.Z{Score: 500, Member: "erin"}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	waitRow(t, ctx, "erin", "500", 5*time.Second) // pushed over /zpulse/ws
+	waitRow(t, ctx, "erin", "500", eventWait) // pushed over /zpulse/ws
 
 	// A second page: every asset comes from the browser's cache. The access log line of a
 	// request is written before its answer is flushed, so what the page needed to go live

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
@@ -29,11 +28,11 @@ func TestAddPointsFormWithJS(t *testing.T) {
 	eval[int](t, ctx, `window.__zpulseMarker = 42`)
 
 	submitForm(t, ctx, "dora", "40")
-	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="add-points-ok"]') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="add-points-ok"]') !== null`, eventWait)
 	if got, want := text(t, ctx, `[data-testid="add-points-ok"]`), "dora now has 40 points, rank 2."; got != want {
 		t.Errorf("success message = %q, want %q", got, want)
 	}
-	if r := waitRow(t, ctx, "dora", "40", 5*time.Second); r.Rank != "2" {
+	if r := waitRow(t, ctx, "dora", "40", eventWait); r.Rank != "2" {
 		t.Errorf("dora's row = %+v, want rank 2", r)
 	}
 	if got := eval[int](t, ctx, `window.__zpulseMarker`); got != 42 {
@@ -42,7 +41,7 @@ func TestAddPointsFormWithJS(t *testing.T) {
 
 	// Bad points: an inline error under the points field, the input kept, nothing written.
 	submitForm(t, ctx, "erin", "1.5")
-	waitJS(t, ctx, "the error under points", `document.querySelector('#f-add-points-error') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the error under points", `document.querySelector('#f-add-points-error') !== null`, eventWait)
 	if msg := text(t, ctx, "#f-add-points-error"); !strings.Contains(msg, "whole number") {
 		t.Errorf("points error = %q, want it to say a whole number is needed", msg)
 	}
@@ -60,7 +59,7 @@ func TestAddPointsFormWithJS(t *testing.T) {
 	// A 65-byte player: an inline error under the player field.
 	long := strings.Repeat("x", 65)
 	submitForm(t, ctx, long, "5")
-	waitJS(t, ctx, "the error under player", `document.querySelector('#f-add-player-error') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the error under player", `document.querySelector('#f-add-player-error') !== null`, eventWait)
 	if msg := text(t, ctx, "#f-add-player-error"); !strings.Contains(msg, "64 bytes") {
 		t.Errorf("player error = %q, want it to give the 64-byte limit", msg)
 	}

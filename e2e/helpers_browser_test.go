@@ -188,7 +188,7 @@ func navigatedAway(err error) bool {
 // waitLive waits until the page's live connection is open (the ws wrapper's data-conn).
 func waitLive(t *testing.T, ctx context.Context) {
 	t.Helper()
-	waitJS(t, ctx, "the live connection to open", `document.querySelector('[data-conn="open"]') !== null`, 10*time.Second)
+	waitJS(t, ctx, "the live connection to open", `document.querySelector('[data-conn="open"]') !== null`, eventWait)
 }
 
 // jsString quotes s as a JavaScript string literal.

@@ -12,6 +12,11 @@ const pollInterval = 100 * time.Millisecond
 // beside it.
 const testTimeout = 60 * time.Second
 
+// eventWait bounds a wait for something the page shows (a live frame, a form's answer, a
+// theme): only a guard against a hang, since the tests share a busy machine whose ticks and
+// renders run late. How fast is make bench's subject, not these tests'.
+const eventWait = 20 * time.Second
+
 // boardKey is the sorted set behind /boards/game:2048, the board most tests use.
 const boardKey = "leaderboard:game:2048"
 

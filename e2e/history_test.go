@@ -3,7 +3,6 @@ package e2e
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -34,10 +33,10 @@ func TestHistoryChartGrowsLive(t *testing.T) {
 	if r := eval[string](t, ctx, `document.querySelector('[data-testid="history"] [aria-current="true"]').dataset.range`); r != "1h" {
 		t.Errorf("the chart's range = %q, want 1h by default", r)
 	}
-	waitJS(t, ctx, "the chart to show the first 2 enqueues", enqueuedSumJS+` >= 2`, 13*time.Second)
+	waitJS(t, ctx, "the chart to show the first 2 enqueues", enqueuedSumJS+` >= 2`, eventWait)
 
 	enqueue("c", "d", "e")
-	waitJS(t, ctx, "the chart to grow to 5 enqueues", enqueuedSumJS+` >= 5`, 13*time.Second)
+	waitJS(t, ctx, "the chart to grow to 5 enqueues", enqueuedSumJS+` >= 5`, eventWait)
 	if eval[int](t, ctx, `window.__zpulseMarker || 0`) != 7 {
 		t.Error("the page reloaded; the chart should have been pushed live")
 	}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -43,7 +42,7 @@ func TestSearchSelectAndBulkRequeue(t *testing.T) {
 	do(t, ctx, "open the queue", chromedp.Navigate(z.URL+"/queues/mail"),
 		chromedp.SendKeys(`#job-search-q`, "ana@"), chromedp.SetValue(`#job-search-state`, "dead"))
 	clickAndLoad(t, ctx, "search", `[data-testid="job-search-go"]`)
-	waitJS(t, ctx, "the matches", `document.querySelectorAll('[data-testid="job-match"]').length === 3`, 5*time.Second)
+	waitJS(t, ctx, "the matches", `document.querySelectorAll('[data-testid="job-match"]').length === 3`, eventWait)
 	if got := text(t, ctx, `[data-testid="search-summary"]`); !strings.Contains(got, "3 matches in 5 jobs scanned") {
 		t.Errorf("summary = %q", got)
 	}
@@ -53,7 +52,7 @@ func TestSearchSelectAndBulkRequeue(t *testing.T) {
 	}
 	do(t, ctx, "tick two", clickJS(`tr[data-job="mail-0"] [data-testid="select-job"]`), clickJS(`tr[data-job="mail-4"] [data-testid="select-job"]`))
 	clickAndLoad(t, ctx, "ask to requeue", `[data-testid="bulk-requeue"]`)
-	waitJS(t, ctx, "the confirmation", `document.querySelector('[data-testid="confirm-bulk"]') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the confirmation", `document.querySelector('[data-testid="confirm-bulk"]') !== null`, eventWait)
 	if got := text(t, ctx, `[data-testid="confirm-what"]`); !strings.Contains(got, "Each of the 2 selected jobs of queue mail goes back to the queue") {
 		t.Errorf("the confirmation says %q", got)
 	}
@@ -62,7 +61,7 @@ func TestSearchSelectAndBulkRequeue(t *testing.T) {
 		t.Fatalf("something moved before the confirmation: %d", n)
 	}
 	clickAndLoad(t, ctx, "confirm", `[data-testid="confirm-bulk"]`)
-	waitJS(t, ctx, "the outcome on the queue page", `document.body.textContent.includes("Requeued 2 jobs.")`, 5*time.Second)
+	waitJS(t, ctx, "the outcome on the queue page", `document.body.textContent.includes("Requeued 2 jobs.")`, eventWait)
 	if got := rdb.ZRange(bg, "queue:mail", 0, -1).Val(); strings.Join(got, ",") != "mail-0,mail-4" {
 		t.Fatalf("waiting after the requeue: %v", got)
 	}
@@ -91,7 +90,7 @@ func TestEditDeadJobAndRetry(t *testing.T) {
 	}
 	ctx := newBrowser(t)
 	do(t, ctx, "open the dead job", chromedp.Navigate(z.URL+"/queues/fixes/jobs/fix-1"))
-	waitJS(t, ctx, "the retry form", `document.querySelector('[data-testid="retry-form"]') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the retry form", `document.querySelector('[data-testid="retry-form"]') !== null`, eventWait)
 	injectAxe(t, ctx, axe)
 	for _, v := range axeViolations(t, ctx) {
 		t.Errorf("dead job page: %s", v)
@@ -99,7 +98,7 @@ func TestEditDeadJobAndRetry(t *testing.T) {
 	do(t, ctx, "edit", chromedp.SetValue(`[data-testid="retry-payload"]`, `{"to":"typo@example.org"}`),
 		chromedp.SetValue(`#f-retry-priority`, "1"))
 	clickAndLoad(t, ctx, "retry", `[data-testid="retry-submit"]`)
-	waitJS(t, ctx, "the edit in the history", `document.querySelector('[data-testid="job-edit"]') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the edit in the history", `document.querySelector('[data-testid="job-edit"]') !== null`, eventWait)
 	if got := text(t, ctx, `[data-testid="job-edit"]`); !strings.Contains(got, "priority 1 (was 3)") || strings.Contains(got, "example.org") {
 		t.Errorf("the history says %q, want the priority change and no payload", got)
 	}

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/redis/go-redis/v9"
@@ -34,9 +33,9 @@ func TestOpenJobFromQueuePage(t *testing.T) {
 	ctx := newBrowser(t)
 	do(t, ctx, "open the queue", chromedp.Navigate(z.URL+"/queues/mail"))
 	waitLive(t, ctx)
-	waitJS(t, ctx, "the job's link", `document.querySelector('a[data-testid="job-link"]') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the job's link", `document.querySelector('a[data-testid="job-link"]') !== null`, eventWait)
 	clickAndLoad(t, ctx, "open the job", `a[data-testid="job-link"]`)
-	waitJS(t, ctx, "the job's page", `document.querySelector('[data-testid="job-payload"]') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the job's page", `document.querySelector('[data-testid="job-payload"]') !== null`, eventWait)
 	if got := text(t, ctx, `[data-testid="job-payload"]`); !strings.Contains(got, `"to": "ana@example.com"`) {
 		t.Errorf("payload = %q", got)
 	}
@@ -51,7 +50,7 @@ func TestOpenJobFromQueuePage(t *testing.T) {
 	if status, body := postJSON(t, base+"/poll", map[string]any{"lease_ms": 30000}); status != http.StatusOK {
 		t.Fatalf("second poll: %d %s", status, body)
 	}
-	waitJS(t, ctx, "the job in flight", `(document.querySelector('[data-testid="job-state"]') || {}).textContent === "In flight"`, 5*time.Second)
+	waitJS(t, ctx, "the job in flight", `(document.querySelector('[data-testid="job-state"]') || {}).textContent === "In flight"`, eventWait)
 	if got := text(t, ctx, `[data-testid="job-attempts"]`); !strings.HasPrefix(got, "2 of") {
 		t.Errorf("attempts = %q", got)
 	}
@@ -71,9 +70,9 @@ func TestRequeueAllDeadAfterConfirmation(t *testing.T) {
 
 	ctx := newBrowser(t)
 	do(t, ctx, "open the queue", chromedp.Navigate(z.URL+"/queues/mail"))
-	waitJS(t, ctx, "the requeue-all link", `document.querySelector('[data-testid="requeue-all"]') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the requeue-all link", `document.querySelector('[data-testid="requeue-all"]') !== null`, eventWait)
 	clickAndLoad(t, ctx, "ask to requeue all", `[data-testid="requeue-all"]`)
-	waitJS(t, ctx, "the confirmation", `document.querySelector('[data-testid="confirm-requeue-dead"]') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the confirmation", `document.querySelector('[data-testid="confirm-requeue-dead"]') !== null`, eventWait)
 	if got := text(t, ctx, `[data-testid="confirm-what"]`); !strings.Contains(got, "each of the 3 dead jobs of queue mail") {
 		t.Errorf("the confirmation says %q", got)
 	}
@@ -81,7 +80,7 @@ func TestRequeueAllDeadAfterConfirmation(t *testing.T) {
 		t.Fatalf("something moved before the confirmation: %d", n)
 	}
 	clickAndLoad(t, ctx, "confirm", `[data-testid="confirm-requeue-dead"]`)
-	waitJS(t, ctx, "the outcome on the queue page", `document.body.textContent.includes("Requeued 3 dead jobs.")`, 5*time.Second)
+	waitJS(t, ctx, "the outcome on the queue page", `document.body.textContent.includes("Requeued 3 dead jobs.")`, eventWait)
 	if n, d := rdb.ZCard(bg, "queue:mail").Val(), rdb.ZCard(bg, "{queue:mail}:dead").Val(); n != 3 || d != 0 {
 		t.Fatalf("after the requeue: %d waiting, %d dead", n, d)
 	}
@@ -101,7 +100,7 @@ func TestPauseQueueOnPage(t *testing.T) {
 	do(t, ctx, "open the queue", chromedp.Navigate(z.URL+"/queues/mail"))
 	waitLive(t, ctx)
 	do(t, ctx, "pause", clickJS(`[data-testid="pause"]`))
-	waitJS(t, ctx, "the paused note", `document.querySelector('[data-testid="paused-note"]') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the paused note", `document.querySelector('[data-testid="paused-note"]') !== null`, eventWait)
 	if got := text(t, ctx, `[data-testid="paused-note"]`); !strings.Contains(got, "not stopped") {
 		t.Errorf("paused note = %q", got)
 	}
@@ -111,7 +110,7 @@ func TestPauseQueueOnPage(t *testing.T) {
 		}
 	}
 	do(t, ctx, "resume", clickJS(`[data-testid="resume"]`))
-	waitJS(t, ctx, "the pause button again", `document.querySelector('[data-testid="pause"]') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the pause button again", `document.querySelector('[data-testid="pause"]') !== null`, eventWait)
 	if status, body := postJSON(t, base+"/poll", map[string]any{}); status != http.StatusOK || !strings.Contains(body, `"id":"a"`) {
 		t.Fatalf("poll after resume: %d %s", status, body)
 	}

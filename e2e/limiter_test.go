@@ -43,7 +43,7 @@ func TestLimiterTryFormLive(t *testing.T) {
 		chromedp.Clear(chromedp.ID("f-client")), chromedp.SendKeys(chromedp.ID("f-client"), "c-42"),
 		chromedp.Clear(chromedp.ID("f-n")), chromedp.SendKeys(chromedp.ID("f-n"), "5"),
 		chromedp.Click(chromedp.CSS(`#limiter-try button[type="submit"]`)))
-	waitJS(t, ctx, "the try results", `document.querySelector('[data-testid="try-results"]') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the try results", `document.querySelector('[data-testid="try-results"]') !== null`, eventWait)
 	if a, r := text(t, ctx, `[data-testid="try-allowed"]`), text(t, ctx, `[data-testid="try-rejected"]`); a != "3 allowed" || r != "2 rejected" {
 		t.Errorf("try results say %q, %q; want 3 allowed, 2 rejected", a, r)
 	}
@@ -52,7 +52,7 @@ func TestLimiterTryFormLive(t *testing.T) {
 	}
 
 	// The live panel: c-42's bar full, its timeline with the 3 admitted and 2 rejected.
-	waitJS(t, ctx, "c-42's full bar", `(`+clientJS("c-42")+` || {}).full === 'true'`, 5*time.Second)
+	waitJS(t, ctx, "c-42's full bar", `(`+clientJS("c-42")+` || {}).full === 'true'`, eventWait)
 	row := eval[clientRow](t, ctx, clientJS("c-42"))
 	if row.Used != "3" || row.Limit != "3" || row.Allowed != 3 || row.Rejected != 2 {
 		t.Errorf("c-42's row = %+v, want 3 of 3 used, 3 allowed and 2 rejected on its timeline", row)
@@ -67,7 +67,7 @@ func TestLimiterTryFormLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	rdb.PExpire(context.Background(), "rate:c-77", 10*time.Second)
-	waitJS(t, ctx, "c-77, written by another service", `(`+clientJS("c-77")+` || {}).used === '1'`, 10*time.Second)
+	waitJS(t, ctx, "c-77, written by another service", `(`+clientJS("c-77")+` || {}).used === '1'`, eventWait)
 	if got := eval[int](t, ctx, `window.__zpulseMarker`); got != 42 {
 		t.Errorf("the page was reloaded")
 	}
@@ -92,7 +92,7 @@ func TestPolicyFormShowsTheChosenAlgorithm(t *testing.T) {
 	z := startZpulse(t, addr)
 	ctx := newBrowser(t)
 	do(t, ctx, "open a new limiter", chromedp.Navigate(z.URL+"/limiters/form-test"))
-	waitJS(t, ctx, "the policy form", `document.querySelector('#limiter-policy select[name=algorithm]') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the policy form", `document.querySelector('#limiter-policy select[name=algorithm]') !== null`, eventWait)
 	shown := `['limit', 'window', 'shared', 'rate', 'burst'].filter(n => {
 		const e = document.querySelector('#limiter-policy [name=' + n + ']'); return e && e.offsetParent !== null; }).join(' ')`
 	if got := eval[string](t, ctx, `document.querySelector('#limiter-policy select[name=algorithm]').value`); got != "sliding_log" {

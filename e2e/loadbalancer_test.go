@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -94,7 +93,7 @@ func TestBehindARoundRobinLoadBalancer(t *testing.T) {
 		submitForm(t, ctx, "balanced", fmt.Sprint(i))
 		// The row shows the new total over the live connection (the form's answer swaps the
 		// form only).
-		waitRow(t, ctx, "balanced", fmt.Sprint(total), 5*time.Second)
+		waitRow(t, ctx, "balanced", fmt.Sprint(total), eventWait)
 		if got := text(t, ctx, `[data-testid="add-points-ok"]`); got == "" {
 			t.Fatalf("post %d: no success message; the form says %q", i, text(t, ctx, "#add-points"))
 		}

@@ -37,19 +37,19 @@ func TestLocksPageLive(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("f-ttl"), "20"),
 		chromedp.Click(chromedp.CSS(`#lock-forms form[action="/locks/acquire"] button[type="submit"]`)),
 	)
-	waitJS(t, ctx, "the acquired message", `document.querySelector('[data-testid="acquired"]') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the acquired message", `document.querySelector('[data-testid="acquired"]') !== null`, eventWait)
 	token := text(t, ctx, `[data-testid="acquired-token"]`)
 	if got := rdb.Get(context.Background(), "lock:order:1001").Val(); got != token || token == "" {
 		t.Fatalf("lock:order:1001 = %q, the page says token %q", got, token)
 	}
 
-	waitJS(t, ctx, "the lock's row", lockTTLJS("order:1001")+` !== null`, 5*time.Second)
+	waitJS(t, ctx, "the lock's row", lockTTLJS("order:1001")+` !== null`, eventWait)
 	first := eval[int](t, ctx, lockTTLJS("order:1001"))
 	if first <= 0 || first > 20000 {
 		t.Fatalf("countdown = %d ms, want within the 20 s lease", first)
 	}
 	// The countdown moves without a reload: Redis's PTTL, pushed on the watcher's ticks.
-	waitJS(t, ctx, "the countdown to move", lockTTLJS("order:1001")+` <= `+strconv.Itoa(first-500), 5*time.Second)
+	waitJS(t, ctx, "the countdown to move", lockTTLJS("order:1001")+` <= `+strconv.Itoa(first-500), eventWait)
 	holder := `[...document.querySelectorAll('tr[data-lock]')].find(r => r.dataset.lock === 'order:1001').querySelector('[data-testid="holder"]').textContent`
 	if got := eval[string](t, ctx, holder); got != token {
 		t.Errorf("holder = %q, want the token %q", got, token)
@@ -64,8 +64,8 @@ func TestLocksPageLive(t *testing.T) {
 		t.Errorf("release form token = %q, want %q", got, token)
 	}
 	do(t, ctx, "submit the release form", chromedp.Click(chromedp.CSS(`#lock-forms form[action="/locks/release"] button[type="submit"]`)))
-	waitJS(t, ctx, "the released message", `document.querySelector('[data-testid="released"]') !== null`, 5*time.Second)
-	waitJS(t, ctx, "the row to go", lockTTLJS("order:1001")+` === null`, 5*time.Second)
+	waitJS(t, ctx, "the released message", `document.querySelector('[data-testid="released"]') !== null`, eventWait)
+	waitJS(t, ctx, "the row to go", lockTTLJS("order:1001")+` === null`, eventWait)
 	if rdb.Exists(context.Background(), "lock:order:1001").Val() != 0 {
 		t.Error("lock:order:1001 still exists")
 	}

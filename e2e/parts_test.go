@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/redis/go-redis/v9"
@@ -27,7 +26,7 @@ func TestOneRowChangeSwapsOnlyThatRow(t *testing.T) {
 	waitLive(t, ctx)
 	// A first change, seen on the page, comes after the panel's whole first fragment.
 	rdb.ZIncrBy(context.Background(), key, 10, "cat")
-	waitRow(t, ctx, "cat", "110", 5*time.Second)
+	waitRow(t, ctx, "cat", "110", eventWait)
 	// The elements as they are now, and every live message from here on.
 	eval[bool](t, ctx, `(() => {
 		const panel = document.querySelector('[data-rank-panel]');
@@ -39,7 +38,7 @@ func TestOneRowChangeSwapsOnlyThatRow(t *testing.T) {
 	})()`)
 
 	rdb.ZIncrBy(context.Background(), key, 50, "ben") // 250: still second
-	if r := waitRow(t, ctx, "ben", "250", 5*time.Second); r.Rank != "2" {
+	if r := waitRow(t, ctx, "ben", "250", eventWait); r.Rank != "2" {
 		t.Fatalf("ben's row = %+v, want rank 2", r)
 	}
 	msgs := eval[[]string](t, ctx, `window.__msgs`)
@@ -56,7 +55,7 @@ func TestOneRowChangeSwapsOnlyThatRow(t *testing.T) {
 	}
 
 	rdb.ZAdd(context.Background(), key, redis.Z{Score: 260, Member: "dan"}) // in at second
-	waitRow(t, ctx, "dan", "260", 5*time.Second)
+	waitRow(t, ctx, "dan", "260", eventWait)
 	order := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-rank-panel] tr[data-player]')].map(r => r.dataset.rank + ' ' + r.dataset.player)`)
 	if want := []string{"1 amy", "2 dan", "3 ben", "4 cat"}; !slices.Equal(order, want) {
 		t.Errorf("rows %q, want %q", order, want)

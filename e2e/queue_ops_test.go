@@ -3,7 +3,6 @@ package e2e
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -26,17 +25,17 @@ func TestConsumersPanelAndPausedBadge(t *testing.T) {
 		t.Fatalf("poll: %d %s", status, body)
 	}
 	row := `document.querySelector('[data-testid="consumers"] tr[data-consumer="worker-7"]')`
-	waitJS(t, ctx, "worker-7 listed with its lease", `(() => { const r = `+row+`; return r !== null && r.querySelector('[data-testid="consumer-leases"]').textContent === "1"; })()`, 5*time.Second)
+	waitJS(t, ctx, "worker-7 listed with its lease", `(() => { const r = `+row+`; return r !== null && r.querySelector('[data-testid="consumer-leases"]').textContent === "1"; })()`, eventWait)
 	token := body[strings.Index(body, `"token":"`)+9:]
 	token = token[:strings.IndexByte(token, '"')]
 	if status, body := postJSON(t, z.URL+"/api/v1/queues/ops-mail/jobs/j1/ack", map[string]any{"token": token}); status != 204 {
 		t.Fatalf("ack: %d %s", status, body)
 	}
-	waitJS(t, ctx, "worker-7's ack counted, its lease gone", `(() => { const r = `+row+`; return r.querySelector('[data-testid="consumer-leases"]').textContent === "0" && r.querySelector('[data-testid="consumer-now"]').textContent.trim().startsWith("1 /"); })()`, 5*time.Second)
+	waitJS(t, ctx, "worker-7's ack counted, its lease gone", `(() => { const r = `+row+`; return r.querySelector('[data-testid="consumer-leases"]').textContent === "0" && r.querySelector('[data-testid="consumer-now"]').textContent.trim().startsWith("1 /"); })()`, eventWait)
 
 	if status, body := postJSON(t, z.URL+"/api/v1/queues/ops-mail/pause", map[string]any{}); status >= 300 {
 		t.Fatalf("pause: %d %s", status, body)
 	}
 	do(t, ctx, "open the queues", chromedp.Navigate(z.URL+"/queues"))
-	waitJS(t, ctx, "the paused badge", `(() => { const r = document.querySelector('tr[data-queue="ops-mail"] [data-testid="paused-badge"]'); return r !== null && r.offsetParent !== null; })()`, 5*time.Second)
+	waitJS(t, ctx, "the paused badge", `(() => { const r = document.querySelector('tr[data-queue="ops-mail"] [data-testid="paused-badge"]'); return r !== null && r.offsetParent !== null; })()`, eventWait)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -38,11 +37,11 @@ func TestQueueFormAndLiveDepth(t *testing.T) {
 			chromedp.Click(chromedp.CSS(`#queue-enqueue button[type=submit]`)))
 	}
 	enqueueForm("password-reset", "2")
-	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="queue-enqueue-ok"]') !== null`, 5*time.Second)
-	waitJS(t, ctx, "priority 2's bar to grow to 1", laneJS("2")+` === 1`, 5*time.Second)
+	waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="queue-enqueue-ok"]') !== null`, eventWait)
+	waitJS(t, ctx, "priority 2's bar to grow to 1", laneJS("2")+` === 1`, eventWait)
 	// The fragment carries the enqueue time; the browser says it relative to its own clock.
-	waitJS(t, ctx, "the job's enqueue time shown relative", `(() => { const e = document.querySelector('tr[data-job="password-reset"] [data-at-ms]'); return e !== null && /^(now|[0-9.]+ s ago)$/.test(e.textContent); })()`, 5*time.Second)
-	waitJS(t, ctx, "the oldest job's age", `/^[0-9.]+ (ms|s)$/.test(document.querySelector('[data-testid="stat-oldest"]').textContent)`, 5*time.Second)
+	waitJS(t, ctx, "the job's enqueue time shown relative", `(() => { const e = document.querySelector('tr[data-job="password-reset"] [data-at-ms]'); return e !== null && /^(now|[0-9.]+ s ago)$/.test(e.textContent); })()`, eventWait)
+	waitJS(t, ctx, "the oldest job's age", `/^[0-9.]+ (ms|s)$/.test(document.querySelector('[data-testid="stat-oldest"]').textContent)`, eventWait)
 	if w := eval[string](t, ctx, `document.querySelector('[data-priority="2"] .lane-bar').getAttribute('width')`); w != "100" {
 		t.Errorf("the only lane's bar is %q wide, want 100%%", w)
 	}
@@ -52,7 +51,7 @@ func TestQueueFormAndLiveDepth(t *testing.T) {
 
 	// A priority outside 0..9: an inline error, nothing written.
 	enqueueForm("newsletter", "12")
-	waitJS(t, ctx, "the error under priority", `document.querySelector('#f-enqueue-priority-error') !== null`, 5*time.Second)
+	waitJS(t, ctx, "the error under priority", `document.querySelector('#f-enqueue-priority-error') !== null`, eventWait)
 	if msg := text(t, ctx, "#f-enqueue-priority-error"); !strings.Contains(msg, "0 (first) to 9") {
 		t.Errorf("priority error = %q", msg)
 	}
@@ -64,7 +63,7 @@ func TestQueueFormAndLiveDepth(t *testing.T) {
 	if status, body := postJSON(t, z.URL+"/api/v1/queues/email-jobs/poll", map[string]any{}); status != 200 || !strings.Contains(body, `"password-reset"`) {
 		t.Fatalf("poll: %d %s", status, body)
 	}
-	waitJS(t, ctx, "priority 2's bar to shrink to 0", laneJS("2")+` === 0`, 5*time.Second)
+	waitJS(t, ctx, "priority 2's bar to shrink to 0", laneJS("2")+` === 0`, eventWait)
 	if got := eval[int](t, ctx, `window.__zpulseMarker`); got != 42 {
 		t.Errorf("the page was reloaded")
 	}

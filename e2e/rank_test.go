@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/redis/go-redis/v9"
@@ -37,8 +36,8 @@ func TestRankChangesLiveWithMovement(t *testing.T) {
 				t.Fatalf("cat starts at rank %s", r.Rank)
 			}
 			submitForm(t, ctx, "cat", "30")
-			waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="add-points-ok"]') !== null`, 5*time.Second)
-			if r := waitRow(t, ctx, "cat", "110", 5*time.Second); r.Rank != "1" {
+			waitJS(t, ctx, "the success message", `document.querySelector('[data-testid="add-points-ok"]') !== null`, eventWait)
+			if r := waitRow(t, ctx, "cat", "110", eventWait); r.Rank != "1" {
 				t.Errorf("cat's row = %+v, want rank 1", r)
 			}
 			for player, want := range map[string]string{"cat": "▲2", "amy": "▼1", "ben": "▼1"} {
@@ -49,7 +48,7 @@ func TestRankChangesLiveWithMovement(t *testing.T) {
 			}
 			// Someone new enters the top from outside: marked new.
 			rdb.ZIncrBy(context.Background(), "leaderboard:"+board, 500, "dan")
-			waitJS(t, ctx, "dan marked new", `(()=>{const r=[...document.querySelectorAll('[data-rank-panel] tr[data-player]')].find(r=>r.dataset.player==='dan');return r && r.querySelector('.move').textContent==='new'})()`, 5*time.Second)
+			waitJS(t, ctx, "dan marked new", `(()=>{const r=[...document.querySelectorAll('[data-rank-panel] tr[data-player]')].find(r=>r.dataset.player==='dan');return r && r.querySelector('.move').textContent==='new'})()`, eventWait)
 			if size.mobile {
 				width := eval[int](t, ctx, `document.documentElement.scrollWidth`)
 				if width > int(size.width) {
@@ -78,7 +77,7 @@ func TestPlayerLookupFollowsTheBoard(t *testing.T) {
 	}
 	eval[int](t, ctx, `window.__zpulseMarker = 42`)
 	rdb.ZIncrBy(context.Background(), boardKey, 100, "ben")
-	waitJS(t, ctx, "ben's new rank in the lookup", `(document.querySelector('[data-testid="lookup"] p') || {}).textContent?.replace(/\s+/g, ' ').trim() === 'ben is #1 with 150 points.'`, 5*time.Second)
+	waitJS(t, ctx, "ben's new rank in the lookup", `(document.querySelector('[data-testid="lookup"] p') || {}).textContent?.replace(/\s+/g, ' ').trim() === 'ben is #1 with 150 points.'`, eventWait)
 	if got := eval[int](t, ctx, `window.__zpulseMarker`); got != 42 {
 		t.Error("the page was reloaded")
 	}

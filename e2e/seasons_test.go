@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
@@ -83,9 +82,9 @@ func TestSeasonsPage(t *testing.T) {
 		}
 		do(t, ctx, "open the seasons page", chromedp.Navigate(z.URL+"/boards/"+board+"/seasons"))
 		waitLive(t, ctx)
-		waitJS(t, ctx, "three past seasons and the current leaders", `document.querySelectorAll('[data-season]').length === 3 && document.querySelector('[data-testid="current-season"] tr[data-player="moss"]') !== null`, 10*time.Second)
-		waitJS(t, ctx, "the "+l.scheme+" theme", `document.documentElement.classList.contains('dark') === `+strconv.FormatBool(l.scheme == "dark"), 2*time.Second)
-		waitJS(t, ctx, "colours settling", `!document.getAnimations().some(a => a instanceof CSSTransition)`, 2*time.Second)
+		waitJS(t, ctx, "three past seasons and the current leaders", `document.querySelectorAll('[data-season]').length === 3 && document.querySelector('[data-testid="current-season"] tr[data-player="moss"]') !== null`, eventWait)
+		waitJS(t, ctx, "the "+l.scheme+" theme", `document.documentElement.classList.contains('dark') === `+strconv.FormatBool(l.scheme == "dark"), eventWait)
+		waitJS(t, ctx, "colours settling", `!document.getAnimations().some(a => a instanceof CSSTransition)`, eventWait)
 		injectAxe(t, ctx, axe)
 		for _, v := range axeViolations(t, ctx) {
 			t.Errorf("%s: %s", name, v)

@@ -88,8 +88,8 @@ func TestAdoptedBoardPage(t *testing.T) {
 		if _, err := chromedp.Call(b, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: l.scheme}}}); err != nil {
 			t.Fatal(err)
 		}
-		waitJS(t, b, "following a "+l.scheme+" system", `document.documentElement.classList.contains('dark') === `+strconv.FormatBool(l.scheme == "dark"), 2*time.Second)
-		waitJS(t, b, "the colours settling", `!document.getAnimations().some(a => a instanceof CSSTransition)`, 2*time.Second)
+		waitJS(t, b, "following a "+l.scheme+" system", `document.documentElement.classList.contains('dark') === `+strconv.FormatBool(l.scheme == "dark"), eventWait)
+		waitJS(t, b, "the colours settling", `!document.getAnimations().some(a => a instanceof CSSTransition)`, eventWait)
 		if width := eval[int](t, b, `document.documentElement.scrollWidth`); width > int(l.width) {
 			t.Errorf("%s: the page is %dpx wide", l.file, width)
 		}
@@ -130,12 +130,12 @@ func TestAdoptedBoardPage(t *testing.T) {
 	// A jump to a rank and back a page, as on a zpulse board, with no axe-core violation.
 	do(t, b, "jump to rank 60", chromedp.Navigate(z.URL+"/sources/cn-daily/entries"), chromedp.SetValue(`#jump-rank`, "60"),
 		chromedp.Submit(`#jump-rank`))
-	waitJS(t, b, "the page from rank 60", `document.querySelector('tr[data-player]')?.dataset.rank === '60' && document.querySelectorAll('tr[data-player]').length === 5`, 5*time.Second)
+	waitJS(t, b, "the page from rank 60", `document.querySelector('tr[data-player]')?.dataset.rank === '60' && document.querySelectorAll('tr[data-player]').length === 5`, eventWait)
 	if got := eval[string](t, b, `document.querySelector('[data-testid="entries-total"]').textContent`); got != "64" {
 		t.Errorf("the total says %q", got)
 	}
 	do(t, b, "the previous page", chromedp.Click(`[data-testid="entries-prev"]`))
-	waitJS(t, b, "the page from rank 10", `document.querySelector('tr[data-player]')?.dataset.rank === '10'`, 5*time.Second)
+	waitJS(t, b, "the page from rank 10", `document.querySelector('tr[data-player]')?.dataset.rank === '10'`, eventWait)
 	injectAxe(t, b, axe)
 	for _, v := range axeViolations(t, b) {
 		t.Errorf("entries: %s", v)
@@ -144,5 +144,5 @@ func TestAdoptedBoardPage(t *testing.T) {
 	do(t, b, "find lin.wei again", chromedp.Navigate(z.URL+"/sources/cn-daily?player=lin.wei"))
 	waitLive(t, b)
 	rdb.ZIncrBy(ctx, key, 5_000*10_000_000_000, "lin.wei")
-	waitJS(t, b, "the lookup following the board", `document.querySelector('[data-testid="lookup"] p').textContent.replace(/\s+/g, ' ').includes('is #1 with 102,908 points')`, 15*time.Second)
+	waitJS(t, b, "the lookup following the board", `document.querySelector('[data-testid="lookup"] p').textContent.replace(/\s+/g, ' ').includes('is #1 with 102,908 points')`, eventWait)
 }

@@ -46,5 +46,5 @@ func TestAdoptedBoardShowsLive(t *testing.T) {
 		t.Errorf("adopted board shows %q, want true points, first to 50 first", got)
 	}
 	rdb.ZAdd(ctx, key, redis.Z{Score: e10(70, time.Now()), Member: "user:1003"}) // the service writes
-	waitJS(t, b, "the service's write, live", fmt.Sprintf(`%s.startsWith('1. user:1003 70')`, rows), 5*time.Second)
+	waitJS(t, b, "the service's write, live", fmt.Sprintf(`%s.startsWith('1. user:1003 70')`, rows), eventWait)
 }

@@ -125,7 +125,7 @@ func tourPage(t *testing.T, ctx context.Context, url, name, path string, panels 
 	setLook(t, ctx, tourLooks[0])
 	do(t, ctx, "open "+path, chromedp.Navigate(url))
 	waitLive(t, ctx)
-	waitJS(t, ctx, name+" shows data", `document.querySelector(`+jsString(data)+`) !== null`, 10*time.Second)
+	waitJS(t, ctx, name+" shows data", `document.querySelector(`+jsString(data)+`) !== null`, eventWait)
 	before := make([]string, len(panels))
 	for i, panel := range panels {
 		before[i] = eval[string](t, ctx, `document.querySelector(`+jsString(panel)+`).outerHTML`)
@@ -301,7 +301,7 @@ func readmePictures(t *testing.T, base string) {
 		}
 		do(t, ctx, "open the overview for "+p.file, viewport, chromedp.Navigate(base+"/"))
 		waitLive(t, ctx)
-		waitJS(t, ctx, "the demo's data", `document.querySelector('#limiters-overview [data-limiter="demo-fixed"] svg') !== null && document.querySelector('#queues-list [data-testid="depth"]') !== null`, 10*time.Second)
+		waitJS(t, ctx, "the demo's data", `document.querySelector('#limiters-overview [data-limiter="demo-fixed"] svg') !== null && document.querySelector('#queues-list [data-testid="depth"]') !== null`, eventWait)
 		buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 		if err != nil {
 			t.Fatalf("screenshot %s: %v", p.file, err)

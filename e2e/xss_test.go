@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -42,8 +41,8 @@ func TestPlayerNamesAreText(t *testing.T) {
 	// Once more while the page is open: these arrive in a pushed fragment.
 	addPoints(img, 5)
 	addPoints(svg, 1)
-	waitRow(t, ctx, img, "10", 5*time.Second)
-	waitRow(t, ctx, svg, "1", 5*time.Second)
+	waitRow(t, ctx, img, "10", eventWait)
+	waitRow(t, ctx, svg, "1", eventWait)
 	assertLiteral(t, ctx, panel, img, "10")
 	assertLiteral(t, ctx, panel, svg, "1")
 

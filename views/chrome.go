@@ -95,3 +95,11 @@ func statusText(status int) string { return strconv.Itoa(status) + " · " + http
 
 // formatMs shows milliseconds as people read them (domain.FormatDuration).
 func formatMs(ms int64) string { return domain.FormatDuration(time.Duration(ms) * time.Millisecond) }
+
+// timeValue is t as a filter's text box shows it: RFC 3339 in UTC, or "" for the zero time.
+func timeValue(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}

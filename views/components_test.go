@@ -239,7 +239,7 @@ func TestPolicyFormParts(t *testing.T) {
 func TestSourcesFormEncodingChoice(t *testing.T) {
 	f := NewForm()
 	f.Values["kind"] = "queue"
-	doc := render(t, SourcesPage(Chrome{}, nil, f, nil))
+	doc := render(t, SourcesPage(Chrome{}, nil, nil, f, nil))
 	radios := findAll(doc, func(n *html.Node) bool { v, _ := attr(n, "name"); return v == "encoding" })
 	if len(radios) != len(domain.TieBreaks)+5 { // + priority, run_at, fixed_window, sliding_log, token_bucket
 		t.Fatalf("%d encoding choices, want %d", len(radios), len(domain.TieBreaks)+5)

@@ -139,7 +139,7 @@ func LocksPage(c Chrome, held domain.HeldLocks, f LockForms, flash string) templ
 }
 
 // LocksPanel is the held locks; pushed live on topic "locks". A lease's countdown and bar
-// run in the browser (app.js), from its absolute expiry (Redis's TIME plus PTTL), so a held
+// run in the browser (app.js), from its absolute expiry (Redis's PEXPIRETIME), so a held
 // lock's fragment stays equal from tick to tick and an idle locks page gets no frame. A lock
 // its watchdog renews (zpulse's own singletons: a 3 s lease renewed every second) says so
 // instead of counting down: its expiry moves with every renewal, which would be a frame a

@@ -16,6 +16,7 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/internal/redisrepo/audit"
 	"github.com/zpulse/zpulse/internal/redisrepo/notify"
 	"github.com/zpulse/zpulse/internal/web"
 )
@@ -40,6 +41,8 @@ type config struct {
 	WS             web.WSLimits           // bounds on websocket viewers
 	WaitReplicas   int                    // replicas an enqueue and a lock acquisition wait for; 0 is off
 	Completed      domain.CompletedPolicy // the completed jobs an ack keeps per queue
+	AuditMax       int64                  // entries the audit trail keeps, about
+	AuditMaxAge    time.Duration          // the oldest entry the audit trail keeps
 	LogFormat      string                 // text or json
 	LogLevel       slog.Level
 	AccessLog      string // web.AccessLogAll, AccessLogErrors or AccessLogOff
@@ -50,6 +53,9 @@ type config struct {
 	// (--show-to-anonymous): payloads, client ids; lock tokens never.
 	ShowAnon domain.Secrets
 }
+
+// maxAuditEntries bounds --audit-max-entries.
+const maxAuditEntries = 100_000_000
 
 // maxMetricsEntities bounds --metrics-max-entities: a scrape reads about 17 commands per queue.
 const maxMetricsEntities = 10_000
@@ -105,6 +111,10 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	envOf["completed-max-age"] = "ZPULSE_COMPLETED_MAX_AGE"
 	fs.BoolVar(&cfg.Completed.Payloads, "keep-completed-payloads", false, "keep completed jobs' payloads too, shown as waiting jobs' are (ZPULSE_KEEP_COMPLETED_PAYLOADS)")
 	envOf["keep-completed-payloads"] = "ZPULSE_KEEP_COMPLETED_PAYLOADS"
+	fs.Int64Var(&cfg.AuditMax, "audit-max-entries", audit.DefaultMaxEntries, fmt.Sprintf("`entries` the audit trail keeps, about (the newest), 1,000 to %d (ZPULSE_AUDIT_MAX_ENTRIES)", maxAuditEntries))
+	envOf["audit-max-entries"] = "ZPULSE_AUDIT_MAX_ENTRIES"
+	fs.DurationVar(&cfg.AuditMaxAge, "audit-max-age", audit.DefaultMaxAge, "how long the audit trail keeps an entry, a duration from 1h to 87600h (ZPULSE_AUDIT_MAX_AGE)")
+	envOf["audit-max-age"] = "ZPULSE_AUDIT_MAX_AGE"
 	def := web.DefaultWSLimits
 	wsLimits := []struct {
 		name, env, usage string
@@ -173,6 +183,12 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	}
 	if cfg.WaitReplicas < 0 || cfg.WaitReplicas > redisrepo.MaxWaitReplicas {
 		return cfg, fmt.Errorf("redis-wait-replicas must be a whole number from 0 to %d (got %d)", redisrepo.MaxWaitReplicas, cfg.WaitReplicas)
+	}
+	if cfg.AuditMax < 1000 || cfg.AuditMax > maxAuditEntries {
+		return cfg, fmt.Errorf("audit-max-entries must be a whole number from 1000 to %d (got %d)", maxAuditEntries, cfg.AuditMax)
+	}
+	if cfg.AuditMaxAge < time.Hour || cfg.AuditMaxAge > 10*365*24*time.Hour {
+		return cfg, fmt.Errorf("audit-max-age must be a duration from 1h to 87600h (got %s)", cfg.AuditMaxAge)
 	}
 	if err := cfg.Completed.Validate(); err != nil {
 		return cfg, errors.New(domain.ErrorMessage(err))

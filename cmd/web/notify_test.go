@@ -109,14 +109,16 @@ func get(t *testing.T, addr, path string) string {
 	return string(b)
 }
 
-// With notifications on and the poll at 10 s, another service's write reaches a viewer at
-// once: the figures are logged (median, p95), and p95 must stay far below one poll.
+// With notifications on and the poll at a minute, another service's writes reach a viewer
+// without waiting for a poll: each is waited for at most 20 s (a third of the poll, so a
+// write that waited for one fails), and the figures are logged (median, p95); how fast is
+// make bench's subject (bench/wsload, bench/report -only foreign).
 func TestForeignWriteReachesAViewerByNotification(t *testing.T) {
 	t.Parallel()
 	srv := redistest.StartArgs(t)
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer rdb.Close()
-	addr, _, logs := startRun(t, []string{"--redis-url", "redis://" + srv.Addr, "--demo=false", "--poll-interval", "10s", "--live-notifications", "on"}, nil)
+	addr, _, logs := startRun(t, []string{"--redis-url", "redis://" + srv.Addr, "--demo=false", "--poll-interval", "1m", "--live-notifications", "on"}, nil)
 	if err := redistest.Poll(10*time.Second, func() error {
 		if body := readyz(t, addr); !strings.Contains(body, `"live":"live: notifications"`) {
 			return errorText(body)
@@ -129,19 +131,17 @@ func TestForeignWriteReachesAViewerByNotification(t *testing.T) {
 		t.Errorf("/metrics lacks zpulse_live_notifications 1")
 	}
 	v := viewBoard(t, addr, "climb")
-	took := climb(t, rdb, v, "climb", 40, 5*time.Second)
+	took := climb(t, rdb, v, "climb", 40, 20*time.Second)
 	p50, p95 := quantile(took, 0.5), quantile(took, 0.95)
-	t.Logf("foreign ZADD → frame, poll 10 s, notifications on: median %v, p95 %v (%d writes)", p50, p95, len(took))
-	if p95 > time.Second {
-		t.Errorf("p95 %v: the write waited for a poll", p95)
-	}
+	t.Logf("foreign ZADD → frame, poll 1 min, notifications on: median %v, p95 %v (%d writes)", p50, p95, len(took))
 }
 
 // With notifications off, with the notification connection killed mid-run, or on a server
-// that refuses CONFIG (managed Redis) with --live-notifications on, every change still shows
-// within one poll, a lock another service takes under a new name too (not at the 5 s
-// discovery sweep), and /readyz says which mode live updates are in.
-func TestForeignWritesShowWithinAPollWithoutNotifications(t *testing.T) {
+// that refuses CONFIG (managed Redis) with --live-notifications on, every change still shows,
+// a lock another service takes under a new name too, and /readyz says which mode live updates
+// are in. The figures are logged; the waits only guard against a hang (that a new lock shows
+// at the next poll, not at discovery's sweep, is internal/panels' TestAForeignLockShowsAtTheNextPoll).
+func TestForeignWritesShowWithoutNotifications(t *testing.T) {
 	t.Parallel()
 	const poll = 300 * time.Millisecond
 	for _, mode := range []string{"off", "killed", "refused"} {
@@ -172,12 +172,12 @@ func TestForeignWritesShowWithinAPollWithoutNotifications(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			took := climb(t, rdb, v, "floor", 5, poll+time.Second) // one poll, and room for a loaded machine
+			took := climb(t, rdb, v, "floor", 5, 20*time.Second) // a guard against a hang
 			began := time.Now()
 			if err := rdb.Do(context.Background(), "set", redisrepo.DefaultKeys.Lock("theirs"), "their-token", "nx", "px", 60000).Err(); err != nil {
 				t.Fatal(err)
 			}
-			lock := locks.await(t, `data-lock="theirs"`, began, poll+time.Second)
+			lock := locks.await(t, `data-lock="theirs"`, began, 20*time.Second)
 			t.Logf("%s: write → frame %v, a new lock %v", mode, took, lock)
 		})
 	}

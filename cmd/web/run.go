@@ -63,6 +63,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	// the watcher asks, and it runs after the notifier exists.
 	var notifier *notify.Notifier
 	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log, WaitReplicas: cfg.WaitReplicas, Completed: cfg.Completed,
+		AuditMaxEntries: cfg.AuditMax, AuditMaxAge: cfg.AuditMaxAge,
 		Notified: func() bool { return notifier.Heard() }})
 	if err != nil {
 		return err
@@ -160,7 +161,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		Leaderboards: leaderboards, Queues: queues, Locks: locks, History: svc.History, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
 		AdminToken: cfg.AdminToken, ShowToAnonymous: cfg.ShowAnon, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
 		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
-		Auth: svc.Auth, TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies, OpenAccess: cfg.OpenAccess, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
+		Auth: svc.Auth, Trail: svc.Audit, TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies, OpenAccess: cfg.OpenAccess, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
 		Sources: svc.Sources, LiveMode: liveMode,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)

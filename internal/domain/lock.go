@@ -59,10 +59,9 @@ type LockInfo struct {
 	Fence int64  `json:"fencing_token"` // 0 when the lock was not taken through zpulse
 	// RemainingMs is the key's PTTL rounded down to 100 ms; -1 when it never expires.
 	RemainingMs int64 `json:"remaining_ms"`
-	// ExpiresAtMs is when the lease ends by Redis's clock (TIME beside the PTTL), to 100 ms;
-	// 0 when it never expires or is unknown. Pages count down to it in the browser, so a held
-	// lock's live fragment does not change from tick to tick (the live read keeps the last
-	// read's value while a read differs from it by the rounding only).
+	// ExpiresAtMs is when the lease ends by Redis's clock (PEXPIRETIME), epoch ms; 0 when it
+	// never expires or is unknown. Pages count down to it in the browser, so a held lock's
+	// live fragment does not change from tick to tick.
 	ExpiresAtMs int64 `json:"-"`
 	LeaseMs     int64 `json:"lease_ms"`  // the TTL it was taken or last extended with; 0 when unknown (foreign lock)
 	Holds       int64 `json:"holds"`     // reentrancy count; 1 for a plain or foreign lock

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/audit"
 	"github.com/zpulse/zpulse/internal/redisrepo/auth"
 	"github.com/zpulse/zpulse/internal/redisrepo/boards"
 	"github.com/zpulse/zpulse/internal/redisrepo/history"
@@ -51,6 +52,10 @@ type OpenOptions struct {
 	// store.Discovery.StepLocks, an adopted source's StepAdopted). nil: they never do. Only the
 	// watcher's poll (Snapshots.Read) calls it, once a read (panels.Read.Step).
 	Notified func() bool
+	// AuditMaxEntries and AuditMaxAge cap the audit trail; zero values are
+	// audit.DefaultMaxEntries and audit.DefaultMaxAge.
+	AuditMaxEntries int64
+	AuditMaxAge     time.Duration
 	// Completed is how many completed jobs an ack keeps per queue, and for how long; the
 	// zero value is domain.DefaultCompletedPolicy. Open refuses one that does not validate.
 	Completed domain.CompletedPolicy
@@ -89,6 +94,8 @@ type Services struct {
 	CommandErrors *store.CommandErrors
 	// Auth keeps admin sessions and the sign-in attempt counters.
 	Auth *auth.Auth
+	// Audit keeps the audit trail of change requests.
+	Audit *audit.Trail
 	// Snapshots is the live watcher's reader, and only its: it keeps state between reads.
 	Snapshots *Snapshots
 	// Discovery finds boards, queues, locks and limiter clients by bounded SCAN (Run drives it).
@@ -168,6 +175,7 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Singletons = locks.NewSingletons(s.Locks, keys, opt.Log, opt.SingletonTimings)
 	s.Demo = newDemoSwitch(rdb, keys)
 	s.Auth = auth.NewAuth(rdb, keys, c)
+	s.Audit = audit.NewTrail(rdb, keys, opt.AuditMaxEntries, opt.AuditMaxAge)
 	s.Sources = sources.NewSources(rdb, keys, s.Discovery, c)
 	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c, s.Sources, opt.Notified, completed)
 	s.History = history.NewHistory(rdb, keys, s.Discovery, c)

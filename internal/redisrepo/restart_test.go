@@ -17,7 +17,7 @@ import (
 // A Redis restart while the watchdog runs. Defined behaviour (see Watchdog):
 //   - Redis comes back empty before the lease ran out: the next renewal finds the lock gone
 //     and the holder is told at once;
-//   - Redis stays down: the holder is told when the lease it last confirmed runs out,
+//   - Redis stays down: the holder is told that the lease it last confirmed ran out,
 //     because from then on another owner may hold the lock.
 func TestWatchdogAcrossARedisRestart(t *testing.T) {
 	// Serial: it sets go-redis's logger, which is the whole process's.
@@ -50,7 +50,7 @@ func TestWatchdogAcrossARedisRestart(t *testing.T) {
 		if err := srv.Restart(); err != nil {
 			t.Fatal(err)
 		}
-		cause := waitDone(t, h, 5*time.Second)
+		cause := waitDone(t, h, 10*time.Second) // a guard against a hang
 		if !errors.Is(cause, domain.ErrLockLost) || !strings.Contains(cause.Error(), "Redis lost it") {
 			t.Errorf("cause = %v, want ErrLockLost saying the lock is gone", cause)
 		}
@@ -62,18 +62,12 @@ func TestWatchdogAcrossARedisRestart(t *testing.T) {
 		}
 		srv.Stop()
 		stopped := time.Now()
-		cause := waitDone(t, h, 2*time.Second)
-		elapsed := time.Since(stopped)
-		t.Logf("told %v after Redis stopped (TTL %v)", elapsed.Round(time.Millisecond), ttl)
+		cause := waitDone(t, h, 10*time.Second) // a guard against a hang
+		t.Logf("told %v after Redis stopped (TTL %v)", time.Since(stopped).Round(time.Millisecond), ttl)
+		// When is locks' TestWatchdogTellsTheHolderWhenItsLeaseRunsOutWithRedisDown, by the
+		// watchdog's clock: at the lease's end, not a renewal later.
 		if !errors.Is(cause, domain.ErrLockLost) || !strings.Contains(cause.Error(), "lease ran out before it could be renewed") {
 			t.Errorf("cause = %v, want ErrLockLost saying the lease ran out", cause)
-		}
-		// It is told when the last confirmed lease runs out, at most a TTL less the drift
-		// allowance after the stop. The margin is for timers on a busy machine (go test runs
-		// packages side by side under -race); what it guards against is waiting for a dial
-		// timeout (2 s) or a renewal that never comes, far beyond it.
-		if elapsed > ttl+400*time.Millisecond {
-			t.Errorf("told %v after Redis stopped: later than a TTL (%v), when another owner may hold the lock", elapsed, ttl)
 		}
 		if err := srv.Restart(); err != nil {
 			t.Fatal(err)

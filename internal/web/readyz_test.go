@@ -13,7 +13,9 @@ import (
 )
 
 // /readyz asks Redis on every call, within a second: while Redis is stalled by a DEBUG SLEEP
-// it answers 503 within 2 s (no cached status, and the client enforces the deadline).
+// it answers 503 (no cached status, and the client enforces the deadline) long before the
+// stall ends. The stall is a minute, so the bound only tells a deadline from none on a busy
+// machine; how fast is not the subject.
 func TestReadyzDuringStall(t *testing.T) {
 	t.Parallel()
 	srv, err := redistest.Start() // a Redis of its own: the stall must not hold up other tests
@@ -31,18 +33,18 @@ func TestReadyzDuringStall(t *testing.T) {
 	}
 	staller := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1})
 	stalled := make(chan error, 1)
-	go func() { stalled <- staller.Do(context.Background(), "DEBUG", "SLEEP", "5").Err() }()
+	go func() { stalled <- staller.Do(context.Background(), "DEBUG", "SLEEP", "60").Err() }()
 	defer func() {
 		srv.Close() // ends the sleep at once
 		<-stalled
 		staller.Close()
 	}()
-	// Until the sleep starts /readyz answers 200; from then on, 503. Every answer comes within 2 s.
+	// Until the sleep starts /readyz answers 200; from then on, 503, each well before the stall ends.
 	for {
 		start := time.Now()
 		status, body := s.get(t, "/readyz")
-		if took := time.Since(start); took > 2*time.Second {
-			t.Fatalf("readyz took %v (%d %s); want an answer within 2 s", took, status, body)
+		if took := time.Since(start); took > 20*time.Second {
+			t.Fatalf("readyz took %v (%d %s); want an answer by its deadline (1 s), not at the stall's end", took, status, body)
 		}
 		if status == http.StatusServiceUnavailable {
 			break

@@ -39,6 +39,8 @@ type Deps struct {
 	// Auth keeps admin sessions and the sign-in attempt counters (redisrepo.Services.Auth).
 	Auth       domain.AuthStore
 	AdminToken string
+	// Trail keeps the audit trail of change requests (redisrepo.Services.Audit); nil records none.
+	Trail domain.AuditLog
 	// OpenAccess accepts changes from every address when AdminToken is empty; without it they
 	// are accepted from loopback clients only (fromLoopback).
 	OpenAccess   bool

@@ -32,14 +32,13 @@ type LockDirectory struct {
 	found *store.Discovery
 
 	mu      sync.Mutex
-	indexed map[string]bool  // Names in the index at the last read
-	prune   []string         // index names whose lock was gone at the last read
-	expiry  map[string]int64 // each lock's ExpiresAtMs as the last read gave it (keepExpiries)
+	indexed map[string]bool // Names in the index at the last read
+	prune   []string        // index names whose lock was gone at the last read
 }
 
 // NewLockDirectory returns the locks topic's reader over found.
 func NewLockDirectory(found *store.Discovery) *LockDirectory {
-	return &LockDirectory{found: found, indexed: map[string]bool{}, expiry: map[string]int64{}}
+	return &LockDirectory{found: found, indexed: map[string]bool{}}
 }
 
 // Plan adds this tick's reads to pipe and returns the decoder of the snapshot, which reports
@@ -70,7 +69,6 @@ func (d *LockDirectory) Plan(ctx context.Context, pipe redis.Pipeliner, keys sto
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		out, gone := read()
-		d.expiry = keepExpiries(d.expiry, out.Locks)
 		for _, n := range gone {
 			if d.indexed[n] {
 				d.prune = append(d.prune, n)
@@ -86,27 +84,6 @@ func (d *LockDirectory) Plan(ctx context.Context, pipe redis.Pipeliner, keys sto
 	}
 }
 
-// keepExpiries gives each lock the expiry of the last read (prev) when this read's differs
-// from it by one rounding step or less, and returns the expiries to keep for the next read.
-// ExpiresAtMs is Redis's TIME plus the PTTL, two commands a moment apart: when they fall
-// either side of a millisecond the sum is a millisecond short, and for a lock whose expiry
-// sits on a rounding boundary the 100 ms it rounds to flipped from read to read, which sent
-// the lock's row to every viewer at every poll and held the next frame back by the watcher's
-// gap. A renewal or a new lease moves the expiry by far more than a step.
-func keepExpiries(prev map[string]int64, locks []domain.LockInfo) map[string]int64 {
-	next := make(map[string]int64, len(locks))
-	for i, l := range locks {
-		if was, ok := prev[l.Lock]; ok && l.ExpiresAtMs > 0 && was > 0 && max(l.ExpiresAtMs-was, was-l.ExpiresAtMs) <= expiryStepMs {
-			locks[i].ExpiresAtMs = was
-		}
-		next[l.Lock] = locks[i].ExpiresAtMs
-	}
-	return next
-}
-
-// expiryStepMs is what ExpiresAtMs is rounded to (planLockInfo).
-const expiryStepMs = 100
-
 // planHeld adds the reads of the locks named (sorted, duplicates once, at most lockReadMax)
 // to pipe, and returns the decoder of the locks held among them and the names whose lock is
 // gone: the locks topic (LockDirectory.Plan) and Locks.List both read through it.
@@ -116,12 +93,8 @@ func planHeld(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, names 
 	more := max(len(names)-lockReadMax, 0)
 	names = names[:len(names)-more]
 	reads := make([]func() (domain.LockInfo, bool), len(names))
-	var clock *redis.TimeCmd
-	if len(names) > 0 {
-		clock = pipe.Time(ctx)
-	}
 	for i, n := range names {
-		reads[i] = planLockInfo(ctx, pipe, keys, n, clock)
+		reads[i] = planLockInfo(ctx, pipe, keys, n)
 	}
 	return func() (domain.HeldLocks, []string) {
 		out := domain.HeldLocks{Locks: []domain.LockInfo{}, More: more}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -45,6 +46,14 @@ func NewLocks(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery
 
 // Watchdog returns the watchdog that renews this Locks' watched leases.
 func (l *Locks) Watchdog() *Watchdog { return l.watchdog }
+
+// scriptError is the error reply of a script's run, "" for none (or no run).
+func scriptError(cmd *redis.Cmd) string {
+	if cmd == nil || cmd.Err() == nil {
+		return ""
+	}
+	return cmd.Err().Error()
+}
 
 func (l *Locks) lockKeys(name string) []string {
 	return []string{l.keys.Lock(name), l.keys.LockMeta(name), l.keys.LockFence(name)}
@@ -139,6 +148,10 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 				return domain.Lease{}, time.Time{}, 0, fmt.Errorf("locks.Locks.acquire: lock %q was given back: %w", name, err)
 			}
 			err = nil // not taken: nothing to confirm
+		}
+		if value, ok := strings.CutPrefix(scriptError(cmd), "BADFENCE "); ok {
+			return domain.Lease{}, time.Time{}, 0, fmt.Errorf("locks.Locks.acquire: %w", domain.Errorf(domain.ECONFLICT,
+				"the fencing counter %s holds %q, which zpulse cannot raise to a token above every earlier one: lock %q was not taken and nothing was written; set the counter to a whole number above the last token given (or delete it: it restarts at Redis's time in µs)", l.keys.LockFence(name), value, name))
 		}
 		if err != nil {
 			return domain.Lease{}, time.Time{}, 0, store.OpWriteError("locks.Locks.acquire", err)
@@ -291,7 +304,7 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 		return domain.LockInfo{}, err
 	}
 	pipe := l.rdb.Pipeline()
-	read := planLockInfo(ctx, pipe, l.keys, name, pipe.Time(ctx))
+	read := planLockInfo(ctx, pipe, l.keys, name)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return domain.LockInfo{}, store.OpError("locks.Locks.Inspect", err)
 	}
@@ -307,7 +320,7 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 // took shows once discovery's own loop found it).
 func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
 	indexed, err := l.rdb.SMembers(ctx, l.keys.LockIndex()).Result()
-	if err != nil {
+	if err != nil && !store.IndexOfAnotherType(l.keys.LockIndex(), err) {
 		return domain.HeldLocks{}, store.OpError("locks.Locks.List", err)
 	}
 	names := l.found.Names(store.KindLock)
@@ -328,13 +341,14 @@ func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
 // planLockInfo adds the reads of one lock on pipe. None of them fails whatever type the
 // lock key has (MGET answers nil for a non-string), so a foreign lock never breaks the
 // pipeline it shares with other topics. The decoder reports whether the lock is held.
-// clock is Redis's TIME read in the same pipeline: with the PTTL it gives the absolute
-// expiry, which stays equal from read to read.
-func planLockInfo(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, name string, clock *redis.TimeCmd) func() (domain.LockInfo, bool) {
+// PEXPIRETIME (Redis 7) gives the absolute expiry in one command, so it reads the same from
+// tick to tick until the lease changes.
+func planLockInfo(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, name string) func() (domain.LockInfo, bool) {
 	key := keys.Lock(name)
 	val := pipe.MGet(ctx, key)
 	typ := pipe.Type(ctx, key)
 	pttl := pipe.PTTL(ctx, key)
+	at := pipe.PExpireTime(ctx, key)
 	meta := pipe.HMGet(ctx, keys.LockMeta(name), "owner", "holds", "ttl_ms", "watchdog", "reentrant", "fence")
 	return func() (domain.LockInfo, bool) {
 		if typ.Val() == "none" || typ.Val() == "" {
@@ -347,9 +361,10 @@ func planLockInfo(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, na
 		// PTTL answers a duration in ms; go-redis turns -1 (no expiry) into -1ns.
 		if d := pttl.Val(); d >= 0 {
 			info.RemainingMs = d.Milliseconds() / 100 * 100
-			if now := clock.Val(); !now.IsZero() {
-				info.ExpiresAtMs = (now.UnixMilli() + d.Milliseconds() + expiryStepMs/2) / expiryStepMs * expiryStepMs
-			}
+		}
+		// PEXPIRETIME answers epoch ms, -1 for no expiry and -2 for no key (go-redis: as ns).
+		if ms := at.Val().Milliseconds(); ms > 0 {
+			info.ExpiresAtMs = ms
 		}
 		m := meta.Val()
 		if len(m) == 6 && info.Token != "" && m[0] == info.Token {

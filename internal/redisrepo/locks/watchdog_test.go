@@ -109,6 +109,45 @@ func TestWatchdogTellsTheHolderWhenTheLockIsLost(t *testing.T) {
 	}
 }
 
+// While Redis does not answer, a holder keeps its lock until the lease it last confirmed runs
+// out (less the drift allowance) and is told at that moment, not a renewal later: from then on
+// another owner may hold the lock. By the watchdog's clock, so the moment is exact.
+func TestWatchdogTellsTheHolderWhenItsLeaseRunsOutWithRedisDown(t *testing.T) {
+	t.Parallel()
+	srv, err := redistest.Start() // a Redis of its own, to stop
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1})
+	t.Cleanup(func() { rdb.Close() })
+	clock := domain.NewManualClock(epoch)
+	lk, _ := openLocks(rdb, clock)
+	const ttl = 3 * time.Second
+	h, err := lk.Hold(ctx, "job", domain.LockOptions{TTL: ttl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop()
+	end := ttl - drift(ttl)
+	clock.Advance(ttl / 3) // the first renewal is due, and fails
+	if renewed, lost := lk.Watchdog().RenewDue(ctx); renewed != 0 || lost != 0 || h.Context().Err() != nil {
+		t.Fatalf("a failed renewal with the lease still valid: renewed %d, lost %d, holder told %v", renewed, lost, context.Cause(h.Context()))
+	}
+	clock.Advance(end - ttl/3 - time.Millisecond)
+	lk.Watchdog().RenewDue(ctx)
+	if h.Context().Err() != nil {
+		t.Fatalf("told a millisecond before the lease ran out: %v", context.Cause(h.Context()))
+	}
+	clock.Advance(time.Millisecond)
+	if _, lost := lk.Watchdog().RenewDue(ctx); lost != 1 {
+		t.Fatalf("lost = %d when the lease ran out, want 1", lost)
+	}
+	if cause := context.Cause(h.Context()); !errors.Is(cause, domain.ErrLockLost) || !strings.Contains(cause.Error(), "lease ran out before it could be renewed") {
+		t.Errorf("cause = %v, want ErrLockLost saying the lease ran out", cause)
+	}
+}
+
 // Many held locks renew in few round trips: 90 leases taken at times spread over 10 s of a
 // 30 s TTL, driven for 60 s the way Run drives them (sleep until the next is due, renew),
 // Take about two pipelines per TTL/3 instead of one round trip per lease.
@@ -150,8 +189,8 @@ func TestWatchdogBatchesRenewals(t *testing.T) {
 	}
 }
 
-// The same on real time, with Run: a holder keeps a 200 ms lock through three renewals (more
-// than a TTL of work), and once released it is no longer watched, so no renewal follows. The
+// The same on real time, with Run: a holder keeps a 3 s lock through three renewals (a TTL
+// of work), and once released it is no longer watched, so no renewal follows. The
 // test waits on the renewals themselves (a hook), not on a sleep.
 func TestWatchdogRunsOnRealTime(t *testing.T) {
 	t.Parallel()
@@ -172,7 +211,7 @@ func TestWatchdogRunsOnRealTime(t *testing.T) {
 
 	// A TTL long enough that a machine busy with other packages' tests (-race, side by side)
 	// does not starve a renewal past it: renewals come every TTL/3.
-	const ttl = time.Second
+	const ttl = 3 * time.Second
 	start := time.Now()
 	h, err := lk.Hold(ctx, "job", domain.LockOptions{TTL: ttl})
 	if err != nil {

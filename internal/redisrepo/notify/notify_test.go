@@ -132,7 +132,7 @@ func foreignWrites(t *testing.T, rdb redis.UniversalClient, r *recorder, tag str
 		if err := w.write(); err != nil {
 			t.Fatal(err)
 		}
-		took := r.await(t, w.key, began, 2*time.Second)
+		took := r.await(t, w.key, began, 10*time.Second) // a guard against a hang
 		t.Logf("%s: write → callback %v", w.key, took)
 	}
 	for kind, name := range map[store.Kind]string{store.KindBoard: "b" + tag, store.KindQueue: "q" + tag, store.KindLock: "l" + tag} {
@@ -159,7 +159,7 @@ func TestForeignWritesReachTheCallback(t *testing.T) {
 			if err := rdb.ZAdd(context.Background(), key, redis.Z{Score: 1, Member: "p"}).Err(); err != nil {
 				t.Fatal(err)
 			}
-			r.await(t, key, began, 2*time.Second)
+			r.await(t, key, began, 10*time.Second) // a guard against a hang
 		}
 		if c, ok := rdb.(*redis.ClusterClient); ok {
 			masters := map[string]bool{}
@@ -190,7 +190,7 @@ func TestFollowsASentinelFailover(t *testing.T) {
 	// are on again on the new master. The state may still say on from before the failover
 	// until a probe goes unheard, so what is awaited is a write on the new master heard.
 	ctx := context.Background()
-	err := redistest.Poll(10*time.Second, func() error {
+	err := redistest.Poll(30*time.Second, func() error {
 		key := store.DefaultKeys.Leaderboard("after-failover")
 		if err := rdb.ZIncrBy(ctx, key, 1, "p").Err(); err != nil {
 			return err

@@ -539,6 +539,14 @@ func (k Keys) Session(idHash string) string { return k.OwnPrefix + "{sessions}:i
 // Addresses (IPv4, IPv6) hold no braces, so the key is one address's alone.
 func (k Keys) SignInAttempts(addr string) string { return k.OwnPrefix + "sign-in:{" + addr + "}" }
 
+// Audit is zpulse's STREAM of change requests, the audit trail (domain.AuditEntry): one entry
+// a request, fields actor, role, via, action, target, detail, outcome, client, request_id;
+// the id is Redis's time of the write. Capped by count (XADD MAXLEN ~) and by age (XTRIM
+// MINID). Its hash tag gives it a slot of its own on a Cluster.
+//
+//	zpulse:{audit}  STREAM
+func (k Keys) Audit() string { return k.OwnPrefix + "{audit}" }
+
 // ---- prefixes a live panel watches (internal/panels: what a keyspace notification wakes) ----
 
 // BoardOwn starts every key of zpulse's own for a board (settings, unique counts, adds, history).

@@ -22,6 +22,7 @@ type Handlers struct {
 	Limiters     domain.LimiterService
 	Locks        domain.LockService
 	Sources      domain.SourceService
+	Trail        domain.AuditLog // the audit trail, read by admins
 	Log          *slog.Logger
 	// Audience is what the request's reader may see of secrets (domain.Audience): every
 	// handler that shows a lock, a job, a consumer or a source passes it through this.
