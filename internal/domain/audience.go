@@ -74,6 +74,21 @@ func (a Audience) Job(j JobDetail) JobDetail {
 	return j
 }
 
+// JobSearch is p as the audience sees it: without payload excerpts unless it sees
+// JobPayloads.
+func (a Audience) JobSearch(p JobSearchPage) JobSearchPage {
+	if a.Sees(JobPayloads) {
+		return p
+	}
+	jobs := make([]JobMatch, len(p.Jobs))
+	for i, j := range p.Jobs {
+		j.Excerpt = nil
+		jobs[i] = j
+	}
+	p.Jobs = jobs
+	return p
+}
+
 // Client is a limiter client's id as the audience sees it: the id, or a label that tells
 // clients apart without naming them ("client #3f2a9c1b0d4e").
 func (a Audience) Client(id string) string {

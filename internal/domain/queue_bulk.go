@@ -65,6 +65,9 @@ func containsFold(s, sub string) bool {
 type JobMatch struct {
 	JobListItem
 	Match string `json:"match"` // "id" or "payload"
+	// Excerpt is the payload's text around a payload match, the match marked; nil for an id
+	// match, and for a reader who does not see payloads (Audience.JobSearch).
+	Excerpt *Excerpt `json:"excerpt,omitempty"`
 }
 
 // JobSearchPage is one step of a search: the matches among the jobs it scanned, in list order.

@@ -56,7 +56,15 @@ func (s *server) jobsPage(c echo.Context) error {
 	if page.Queue == "" {
 		page = domain.JobPage{Queue: queue, State: opt.State}
 	}
-	return s.render(c, http.StatusOK, views.JobsPage(unavailable(s.chrome(c, queue+" jobs"), err), page, nil))
+	var groups *domain.DeadErrorGroups
+	if err == nil && opt.State == domain.JobDead && opt.Cursor == "" && page.Counts.Dead > 0 {
+		g, gerr := s.Queues.DeadErrors(c.Request().Context(), queue)
+		if gerr != nil && domain.ErrorCode(gerr) != domain.EUNAVAILABLE {
+			return gerr
+		}
+		err, groups = gerr, &g
+	}
+	return s.render(c, http.StatusOK, views.JobsPage(unavailable(s.chrome(c, queue+" jobs"), err), page, nil, groups))
 }
 
 // confirmPage renders the confirmation step ask describes.

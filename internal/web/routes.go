@@ -142,6 +142,7 @@ func (s *server) routes(e *echo.Echo) {
 	v1.POST("/queues/:queue/dead/requeue", h.RequeueDead, write...)
 	v1.DELETE("/queues/:queue/dead", h.DeleteDead, write...)
 	get(v1, "/queues/:queue/dead/export.csv", s.deadExport)
+	get(v1, "/queues/:queue/dead/errors", h.DeadErrors)
 	v1.POST("/queues/:queue/pause", h.Pause(true), write...)
 	v1.POST("/queues/:queue/resume", h.Pause(false), write...)
 	get(v1, "/sources", h.ListSources)

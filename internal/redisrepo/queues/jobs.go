@@ -178,19 +178,21 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 	if up {
 		dir = "up"
 	}
-	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue), q.keys.QueueRetry(queue), q.keys.QueueDone(queue)}
+	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue), q.keys.QueueRetry(queue), q.keys.QueueDone(queue),
+		q.keys.QueueErrors(queue)}
 	vals, err := jobPageScript.Run(ctx, q.Rdb, keys, which, lo, hi, dir, locks.BoolArg(hasCursor),
 		strconv.FormatFloat(cur.Score, 'f', -1, 64), cur.ID, opt.Limit, due, since).Slice()
 	if err != nil {
 		return domain.JobPage{}, store.OpError("queues.Queues.Jobs", err)
 	}
-	if len(vals) != 7 {
+	if len(vals) != 8 {
 		return domain.JobPage{}, fmt.Errorf("queues.Queues.Jobs: unexpected reply %v", vals)
 	}
 	n := func(i int) int64 { v, _ := vals[i].(int64); return v }
 	page := domain.JobPage{Queue: queue, State: opt.State, Jobs: []domain.JobListItem{},
 		Counts: domain.JobCounts{Waiting: n(1), Scheduled: n(2), InFlight: n(3), Dead: n(4), Completed: n(6)}}
 	flat, _ := vals[5].([]any)
+	errs, _ := vals[7].([]any) // a dead job's kept errors, beside it
 	for i := 0; i+1 < len(flat); i += 2 {
 		id, _ := flat[i].(string)
 		score, _ := strconv.ParseFloat(toString(flat[i+1]), 64)
@@ -198,6 +200,11 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 		if (opt.State == domain.JobWaiting) && set.Kind == domain.PriorityQueue {
 			if p, ms, ok := domain.ScorePriority(score); ok {
 				item.Priority, item.At = &p, time.UnixMilli(ms).UTC()
+			}
+		}
+		if i/2 < len(errs) {
+			if e, ok := errs[i/2].(string); ok {
+				item.LastError = domain.ShortError(domain.LastError(decodeAttemptErrors(e)))
 			}
 		}
 		page.Jobs = append(page.Jobs, item)

@@ -53,7 +53,11 @@ func (q *Queues) SearchJobs(ctx context.Context, queue string, opt domain.JobSea
 		for i, item := range page.Jobs {
 			res.Scanned++
 			if m := opt.Matches(item.ID, payloads[i]); m != "" {
-				res.Jobs = append(res.Jobs, domain.JobMatch{JobListItem: item, Match: m})
+				match := domain.JobMatch{JobListItem: item, Match: m}
+				if m == "payload" {
+					match.Excerpt = opt.ExcerptOf(payloads[i])
+				}
+				res.Jobs = append(res.Jobs, match)
 			}
 			if len(res.Jobs) == opt.Limit && (i < len(page.Jobs)-1 || page.Next != "") {
 				res.Next = searchCursor(key, queue, opt.State, item) // stopped at the last match
