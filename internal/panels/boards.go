@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"context"
+
 	"github.com/a-h/templ"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -18,8 +20,8 @@ var Boards = declare(&Kind[struct{}, []domain.BoardSummary]{
 	Watch: func(r *Rooms, _ struct{}) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.BoardIndex()}, Prefixes: []string{r.Keys.LeaderboardPrefix, r.Keys.BoardsOwn()}}
 	},
-	Plan: func(r *Read, _ struct{}) func() ([]domain.BoardSummary, bool) {
-		read := boards.PlanSummaries(r.Ctx, r.Pipe, r.Rooms.Keys, r.Rooms.Found.Names(store.KindBoard), r.Now)
+	Plan: func(ctx context.Context, r *Read, _ struct{}) func() ([]domain.BoardSummary, bool) {
+		read := boards.PlanSummaries(ctx, r.Pipe, r.Rooms.Keys, r.Rooms.Found.Names(store.KindBoard), r.Now)
 		return func() ([]domain.BoardSummary, bool) { return read(), true }
 	},
 	Render: func(env Env, _ struct{}, _ domain.Audience, s []domain.BoardSummary) templ.Component {

@@ -32,16 +32,16 @@ func wired(t *testing.T, svc *redisrepo.Services, topics ...string) (*live.Watch
 func wiredSeeing(t *testing.T, svc *redisrepo.Services, seen func(snaps map[string]any), topics ...string) (*live.Watcher, *websocket.Conn, *atomic.Int64) {
 	t.Helper()
 	polls := &atomic.Int64{}
-	poll := func(ctx context.Context, topics []string) (map[string]any, error) {
+	poll := func(ctx context.Context, topics []string, how live.Poll) (map[string]any, error) {
 		polls.Add(1)
-		snaps, err := svc.Snapshots.Read(ctx, topics)
+		snaps, err := svc.Snapshots.Read(ctx, topics, how)
 		if seen != nil && err == nil {
 			seen(snaps)
 		}
 		return snaps, err
 	}
 	hub := live.NewHub(nil)
-	render := panels.Renderer(panels.Env{Ctx: context.Background(), Keys: redisrepo.DefaultKeys.Display()})
+	render := panels.Renderer(panels.Env{Keys: redisrepo.DefaultKeys.Display()})
 	w := live.NewWatcher(poll, render, hub, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)), nil,
 		live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()))
 	ctx, stop := context.WithCancel(context.Background())

@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"context"
+
 	"github.com/a-h/templ"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -18,9 +20,9 @@ var Limiter = declare(&Kind[string, domain.LimiterView]{
 		return live.Watch{Keys: []string{r.Keys.LimiterPolicy(name)},
 			Prefixes: append([]string{r.Keys.LimiterPolicy(name) + ":"}, r.Keys.LimiterStatePrefixes(name)...)}
 	},
-	Plan: func(r *Read, name string) func() (domain.LimiterView, bool) {
+	Plan: func(ctx context.Context, r *Read, name string) func() (domain.LimiterView, bool) {
 		r.limiters[name] = true
-		read := r.Rooms.Limiters.PlanLive(r.Ctx, r.Pipe, name)
+		read := r.Rooms.Limiters.PlanLive(ctx, r.Pipe, name)
 		return func() (domain.LimiterView, bool) {
 			v, seen, whole := read()
 			return v, seen && (whole || r.Again)

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/panels"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
@@ -75,7 +76,7 @@ func TestTheLockStepRunsOnlyWhileNeeded(t *testing.T) {
 			t.Errorf("a periodic poll nobody watches the locks in sent SCANs: %v", got)
 		}
 		locks, _, _ := wired(t, svc, domain.TopicLocks)
-		if _, err := svc.Snapshots.Read(ctx, []string{domain.TopicLocks}); err != nil {
+		if _, err := svc.Snapshots.Read(ctx, []string{domain.TopicLocks}, live.Poll{}); err != nil {
 			t.Fatal(err)
 		}
 		if got := scans.take(); len(got) != 0 {

@@ -25,6 +25,7 @@ import (
 	"github.com/zpulse/zpulse/internal/redisrepo/locks"
 	"github.com/zpulse/zpulse/internal/redisrepo/sources"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
+	"github.com/zpulse/zpulse/views"
 )
 
 // Kind declares one kind of panel: P is its topic's parameters, S its snapshot.
@@ -38,7 +39,7 @@ type Kind[P, S any] struct {
 	// Plan adds the panel's read to r's pipeline and returns its decoder, which reports false
 	// while the read only learns what to read next time (nothing to publish). Nil: the
 	// watcher itself makes the snapshot (the status).
-	Plan func(r *Read, p P) func() (S, bool)
+	Plan func(ctx context.Context, r *Read, p P) func() (S, bool)
 	// Render is the fragment of snapshot s as audience aud may see it; its root element
 	// carries ID(p).
 	Render func(env Env, p P, aud domain.Audience, s S) templ.Component
@@ -53,7 +54,7 @@ type panel interface {
 // instance is a topic of a kind: the kind and its parsed parameters.
 type instance interface {
 	watch(r *Rooms) live.Watch
-	plan(r *Read) func() (any, bool) // nil: no read of its own
+	plan(ctx context.Context, r *Read) func() (any, bool) // nil: no read of its own
 	render(env Env, aud domain.Audience, snap any) (templ.Component, error)
 	same(a, b any) bool
 	id() string
@@ -75,11 +76,11 @@ type topicOf[P, S any] struct {
 func (t topicOf[P, S]) watch(r *Rooms) live.Watch { return t.kind.Watch(r, t.p) }
 func (t topicOf[P, S]) id() string                { return t.kind.ID(t.p) }
 
-func (t topicOf[P, S]) plan(r *Read) func() (any, bool) {
+func (t topicOf[P, S]) plan(ctx context.Context, r *Read) func() (any, bool) {
 	if t.kind.Plan == nil {
 		return nil
 	}
-	read := t.kind.Plan(r, t.p)
+	read := t.kind.Plan(ctx, r, t.p)
 	return func() (any, bool) { return read() }
 }
 
@@ -159,11 +160,11 @@ func Same(topic string, a, b any) bool {
 	return ok && in.same(a, b)
 }
 
-// Env is what panels render with: the context carries the base path zpulse is served under.
+// Env is what panels render with.
 type Env struct {
-	Ctx    context.Context
-	BigKey int64             // a board with more players shows the big-key note
-	Keys   domain.KeyDisplay // key names as pages show them
+	BasePath string            // the path zpulse is served under (views.WithBasePath)
+	BigKey   int64             // a board with more players shows the big-key note
+	Keys     domain.KeyDisplay // key names as pages show them
 }
 
 // Rooms is what panels read and watch: the key layout and the rooms' live readers, whose
@@ -183,17 +184,17 @@ type Rooms struct {
 }
 
 // Read is one poll's planning: the pipeline every topic's reads ride in, the time of the read
-// and what was read (for the rooms to forget the rest).
+// and what was read (for the rooms to forget the rest). The poll's context is the plan
+// functions' parameter.
 type Read struct {
-	Ctx   context.Context
 	Pipe  redis.Pipeliner
 	Now   time.Time
 	Rooms *Rooms
 	// Again marks the read again, at once, of the topics whose first read this poll only
 	// learnt what to read (Snapshots.Read): what it learnt then no longer holds a panel back.
 	Again bool
-	// Periodic marks the watcher's tick at its interval (live.Periodic), read once: work bound
-	// to the poll cadence (discovery's steps: Step) runs then only.
+	// Periodic marks the watcher's tick at its interval (live.Poll.Periodic): work bound to
+	// the poll cadence (discovery's steps: Step) runs then only.
 	Periodic bool
 
 	limiters map[string]bool
@@ -218,10 +219,10 @@ func (r *Read) Step() bool {
 
 // Plan adds the reads of topics to pipe and returns each read topic's decoder; a decoder's
 // false is nothing to publish yet (the read learnt what to read). Topics no panel reads are
-// left out. Then the rooms forget what no topic read, unless the read is live.Partial (some
-// subscribed topics only) or a read again (again: Read.Again).
-func (r *Rooms) Plan(ctx context.Context, pipe redis.Pipeliner, now time.Time, topics []string, again bool) map[string]func() (any, bool) {
-	rd := &Read{Ctx: ctx, Pipe: pipe, Now: now, Rooms: r, Again: again, Periodic: live.Periodic(ctx) && !again,
+// left out. Then the rooms forget what no topic read, unless the poll is partial (some
+// subscribed topics only: how.Partial) or a read again (again: Read.Again).
+func (r *Rooms) Plan(ctx context.Context, pipe redis.Pipeliner, now time.Time, topics []string, how live.Poll, again bool) map[string]func() (any, bool) {
+	rd := &Read{Pipe: pipe, Now: now, Rooms: r, Again: again, Periodic: how.Periodic && !again,
 		limiters: map[string]bool{}, charts: map[history.ChartID]bool{}}
 	out := make(map[string]func() (any, bool), len(topics))
 	for _, t := range topics {
@@ -229,11 +230,11 @@ func (r *Rooms) Plan(ctx context.Context, pipe redis.Pipeliner, now time.Time, t
 		if !ok {
 			continue
 		}
-		if read := in.plan(rd); read != nil {
+		if read := in.plan(ctx, rd); read != nil {
 			out[t] = read
 		}
 	}
-	if !live.Partial(ctx) && !again {
+	if !how.Partial && !again {
 		r.Limiters.Forget(rd.limiters)
 		r.Charts.Forget(rd.charts)
 	}
@@ -261,7 +262,7 @@ func Renderer(env Env) live.RenderFunc {
 		if err != nil {
 			return nil, err
 		}
-		return renderHTML(env.Ctx, comp)
+		return renderHTML(views.WithBasePath(context.Background(), env.BasePath), comp)
 	}
 }
 

@@ -33,17 +33,17 @@ var Source = declare(&Kind[string, domain.SourceView]{
 		}
 		return w
 	},
-	Plan: func(r *Read, name string) func() (domain.SourceView, bool) {
-		src, err := r.Rooms.Sources.Source(r.Ctx, name) // cached: a round trip once a second at most
+	Plan: func(ctx context.Context, r *Read, name string) func() (domain.SourceView, bool) {
+		src, err := r.Rooms.Sources.Source(ctx, name) // cached: a round trip once a second at most
 		if err != nil {
 			return func() (domain.SourceView, bool) { return domain.SourceView{}, false }
 		}
 		if src.ScanPattern() != "" && r.Step() {
 			// A failed step (counted with the command errors on /metrics) leaves the keys as they
 			// were, and the next poll tries again; an unreachable Redis fails the read below.
-			_ = r.Rooms.Found.StepAdopted(r.Ctx, src.ScanPattern())
+			_ = r.Rooms.Found.StepAdopted(ctx, src.ScanPattern())
 		}
-		read := sources.PlanSourceView(r.Ctx, r.Pipe, r.Rooms.Keys, r.Rooms.Found, src, r.Now)
+		read := sources.PlanSourceView(ctx, r.Pipe, r.Rooms.Keys, r.Rooms.Found, src, r.Now)
 		return func() (domain.SourceView, bool) { return read(), true }
 	},
 	Render: func(_ Env, _ string, aud domain.Audience, v domain.SourceView) templ.Component {

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/panels"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
@@ -131,7 +132,7 @@ func TestTheAdoptedStepRunsOnlyWhileNeeded(t *testing.T) {
 		}
 
 		w, _, _ := wired(t, svc, lockTopic, limiterTopic, domain.TopicLocks)
-		if _, err := svc.Snapshots.Read(ctx, []string{lockTopic, limiterTopic}); err != nil {
+		if _, err := svc.Snapshots.Read(ctx, []string{lockTopic, limiterTopic}, live.Poll{}); err != nil {
 			t.Fatal(err)
 		}
 		if got := scans.take(); len(got) != 0 {
