@@ -57,7 +57,7 @@ func TestSnapshotsReadLocksTopic(t *testing.T) {
 	lk.ForceRelease(ctx, "order:1001", "")
 	rdb.Del(ctx, "lock:article")
 	gone, _ := lk.Acquire(ctx, "short", domain.LockOptions{TTL: domain.MinLockTTL})
-	snaps.Read(ctx, topics, live.Poll{})                       // learns the name "short"
+	snaps.Read(ctx, topics, live.Poll{})          // learns the name "short"
 	rdb.Del(ctx, store.DefaultKeys.Lock("short")) // as its lease running out would
 	got, _ = snaps.Read(ctx, topics, live.Poll{})
 	if held := got[domain.TopicLocks].(domain.HeldLocks); len(held.Locks) != 0 {
