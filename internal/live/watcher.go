@@ -167,13 +167,14 @@ func (w *Watcher) Nudge() {
 // topics that watch any of them (WithRouter) are polled at once, alone, under the same
 // minimum gap as every tick: the first change after a quiet gap goes out at once, a burst
 // merges into one tick per gap. A key no subscribed topic watches polls nothing. It never
-// blocks on the poll. Without a router it nudges a full tick.
-func (w *Watcher) Changed(keys []string) {
+// blocks on the poll; ctx bounds what the router reads to route (Router). Without a router it
+// nudges a full tick.
+func (w *Watcher) Changed(ctx context.Context, keys []string) {
 	if w.router == nil {
 		w.Nudge()
 		return
 	}
-	ix := w.keyIndex()
+	ix := w.keyIndex(ctx)
 	matched := map[string]bool{}
 	for _, k := range keys {
 		ix.route(k, matched)
@@ -195,7 +196,7 @@ func (w *Watcher) Changed(keys []string) {
 // keyIndex returns the index of the subscribed topics, brought up to date when a connection
 // came or went since (asking the router, which may read a source's layout, outside
 // pendingMu).
-func (w *Watcher) keyIndex() *keyIndex {
+func (w *Watcher) keyIndex(ctx context.Context) *keyIndex {
 	w.indexMu.Lock()
 	defer w.indexMu.Unlock()
 	w.hub.mu.Lock()
@@ -205,7 +206,7 @@ func (w *Watcher) keyIndex() *keyIndex {
 		w.index = newKeyIndex(w.router)
 	}
 	if w.indexOf != version {
-		w.index.sync(w.hub.Topics())
+		w.index.sync(ctx, w.hub.Topics())
 		w.indexOf = version
 	}
 	return w.index

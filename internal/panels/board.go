@@ -27,7 +27,7 @@ var Board = declare(&Kind[BoardParams, domain.BoardTop]{
 		return BoardParams{b, period, n}, ok
 	},
 	// A period's board key moves with the period, so all of the board's are watched.
-	Watch: func(r *Rooms, p BoardParams) live.Watch {
+	Watch: func(_ context.Context, r *Rooms, p BoardParams) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.Leaderboard(p.Board)},
 			Prefixes: []string{r.Keys.Leaderboard(p.Board) + ":", r.Keys.BoardOwn(p.Board)}}
 	},

@@ -17,7 +17,7 @@ import (
 var Boards = declare(&Kind[struct{}, []domain.BoardSummary]{
 	Topic: func(struct{}) string { return domain.TopicBoards },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicBoards },
-	Watch: func(r *Rooms, _ struct{}) live.Watch {
+	Watch: func(_ context.Context, r *Rooms, _ struct{}) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.BoardIndex()}, Prefixes: []string{r.Keys.LeaderboardPrefix, r.Keys.BoardsOwn()}}
 	},
 	Plan: func(ctx context.Context, r *Read, _ struct{}) func() ([]domain.BoardSummary, bool) {

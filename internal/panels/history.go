@@ -26,7 +26,7 @@ var History = declare(&Kind[ChartParams, domain.History]{
 		kind, name, r, ok := domain.ParseHistoryTopic(t)
 		return ChartParams{Kind: kind, Name: name, Range: r}, ok
 	},
-	Watch: func(r *Rooms, c ChartParams) live.Watch {
+	Watch: func(_ context.Context, r *Rooms, c ChartParams) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.HistoryRing(c.Kind, c.Name, c.Range)}}
 	},
 	Plan: func(ctx context.Context, r *Read, c ChartParams) func() (domain.History, bool) {

@@ -22,7 +22,7 @@ var Job = declare(&Kind[JobParams, domain.JobDetail]{
 		q, id, ok := domain.ParseJobTopic(t)
 		return JobParams{q, id}, ok
 	},
-	Watch: func(r *Rooms, p JobParams) live.Watch {
+	Watch: func(_ context.Context, r *Rooms, p JobParams) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.Queue(p.Queue)}, Prefixes: []string{r.Keys.QueueOwn(p.Queue)}}
 	},
 	Plan: func(ctx context.Context, r *Read, p JobParams) func() (domain.JobDetail, bool) {

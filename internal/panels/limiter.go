@@ -16,7 +16,7 @@ import (
 var Limiter = declare(&Kind[string, domain.LimiterView]{
 	Topic: domain.LimiterTopic,
 	Parse: domain.ParseLimiterTopic,
-	Watch: func(r *Rooms, name string) live.Watch {
+	Watch: func(_ context.Context, r *Rooms, name string) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.LimiterPolicy(name)},
 			Prefixes: append([]string{r.Keys.LimiterPolicy(name) + ":"}, r.Keys.LimiterStatePrefixes(name)...)}
 	},

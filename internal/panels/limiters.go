@@ -16,7 +16,7 @@ import (
 var Limiters = declare(&Kind[struct{}, []domain.LimiterView]{
 	Topic: func(struct{}) string { return domain.TopicLimiters },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicLimiters },
-	Watch: func(r *Rooms, _ struct{}) live.Watch {
+	Watch: func(_ context.Context, r *Rooms, _ struct{}) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.LimiterIndex()}, Prefixes: []string{r.Keys.LimitersOwn(), r.Keys.RatePrefix}}
 	},
 	Plan: func(ctx context.Context, r *Read, _ struct{}) func() ([]domain.LimiterView, bool) {

@@ -19,7 +19,7 @@ import (
 var Locks = declare(&Kind[struct{}, domain.HeldLocks]{
 	Topic: func(struct{}) string { return domain.TopicLocks },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicLocks },
-	Watch: func(r *Rooms, _ struct{}) live.Watch {
+	Watch: func(_ context.Context, r *Rooms, _ struct{}) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.LockIndex()}, Prefixes: []string{r.Keys.LockPrefix, r.Keys.LocksMeta()}}
 	},
 	Plan: func(ctx context.Context, r *Read, _ struct{}) func() (domain.HeldLocks, bool) {

@@ -64,7 +64,7 @@ func TestTheLockStepRunsOnlyWhileNeeded(t *testing.T) {
 	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
 		ctx := context.Background()
 		var notified atomic.Bool
-		svc := open(t, rdb, notified.Load)
+		svc := open(t, rdb, func() (bool, uint64) { return notified.Load(), 0 })
 		if err := svc.Discovery.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}

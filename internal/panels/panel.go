@@ -35,7 +35,7 @@ type Kind[P, S any] struct {
 	Parse func(topic string) (P, bool)
 	// Watch is every key the panel's read touches (exact keys, or prefixes where the keys
 	// move with time or with names found later). TestEveryPanelIsWhole holds it to the read.
-	Watch func(r *Rooms, p P) live.Watch
+	Watch func(ctx context.Context, r *Rooms, p P) live.Watch
 	// Plan adds the panel's read to r's pipeline and returns its decoder, which reports false
 	// while the read only learns what to read next time (nothing to publish). Nil: the
 	// watcher itself makes the snapshot (the status).
@@ -53,7 +53,7 @@ type panel interface {
 
 // instance is a topic of a kind: the kind and its parsed parameters.
 type instance interface {
-	watch(r *Rooms) live.Watch
+	watch(ctx context.Context, r *Rooms) live.Watch
 	plan(ctx context.Context, r *Read) func() (any, bool) // nil: no read of its own
 	render(env Env, aud domain.Audience, snap any) (templ.Component, error)
 	same(a, b any) bool
@@ -73,8 +73,10 @@ type topicOf[P, S any] struct {
 	p    P
 }
 
-func (t topicOf[P, S]) watch(r *Rooms) live.Watch { return t.kind.Watch(r, t.p) }
-func (t topicOf[P, S]) id() string                { return t.kind.ID(t.p) }
+func (t topicOf[P, S]) watch(ctx context.Context, r *Rooms) live.Watch {
+	return t.kind.Watch(ctx, r, t.p)
+}
+func (t topicOf[P, S]) id() string { return t.kind.ID(t.p) }
 
 func (t topicOf[P, S]) plan(ctx context.Context, r *Read) func() (any, bool) {
 	if t.kind.Plan == nil {
@@ -178,9 +180,13 @@ type Rooms struct {
 	Overview *limiters.Overview
 	Charts   *history.Charts
 	Sources  *sources.Sources
-	// Notified says whether keyspace notifications told discovery of every change since its
-	// last call (redisrepo.OpenOptions.Notified); nil: they never do. Read.Step asks it.
-	Notified func() bool
+	// Notified says whether keyspace notifications are on and how many of their
+	// subscriptions (re)started so far, each a gap whose events were lost
+	// (notify.Notifier.Heard; redisrepo.OpenOptions.Notified); nil: they are never on.
+	// Read.Step asks it.
+	Notified func() (on bool, gaps uint64)
+
+	gapsSeen uint64 // Notified's count when Step last asked it (the watcher's reads only)
 }
 
 // Read is one poll's planning: the pipeline every topic's reads ride in, the time of the read
@@ -206,15 +212,26 @@ type Read struct {
 // StepAdopted) before planning: on the watcher's periodic tick only, once discovery has run
 // (a step before would find what its first refresh finds), and only when keyspace
 // notifications did not tell discovery of every change since the last time it was asked
-// (Rooms.Notified). Notified is asked at most once a read, by the first panel that needs it,
-// and its answer holds for every panel of the read: it covers the changes since its last
-// call, so a second call in the same read would wrongly say a gap is over.
+// (Rooms.Notified: off, or a subscription (re)started since). Notified is asked at most once
+// a read, by the first panel that needs it, and its answer holds for every panel of the read.
 func (r *Read) Step() bool {
 	if r.step == nil {
-		step := r.Periodic && r.Rooms.Found.Refreshed() && (r.Rooms.Notified == nil || !r.Rooms.Notified())
+		step := r.Periodic && r.Rooms.Found.Refreshed() && !r.Rooms.heard()
 		r.step = &step
 	}
 	return *r.step
+}
+
+// heard says whether keyspace notifications told discovery of every change since the last
+// time it was asked: on, and no subscription (re)started since.
+func (r *Rooms) heard() bool {
+	if r.Notified == nil {
+		return false
+	}
+	on, gaps := r.Notified()
+	seen := r.gapsSeen
+	r.gapsSeen = gaps
+	return on && gaps == seen
 }
 
 // Plan adds the reads of topics to pipe and returns each read topic's decoder; a decoder's
@@ -242,9 +259,10 @@ func (r *Rooms) Plan(ctx context.Context, pipe redis.Pipeliner, now time.Time, t
 }
 
 // Watches is what topic's read touches (live.Router); nothing for a topic no panel declares.
-func (r *Rooms) Watches(topic string) live.Watch {
+// ctx bounds a read it needs (an adopted source's layout).
+func (r *Rooms) Watches(ctx context.Context, topic string) live.Watch {
 	if in, ok := lookup(topic); ok {
-		return in.watch(r)
+		return in.watch(ctx, r)
 	}
 	return live.Watch{}
 }

@@ -16,7 +16,7 @@ import (
 var Queue = declare(&Kind[string, domain.QueueView]{
 	Topic: domain.QueueTopic,
 	Parse: domain.ParseQueueTopic,
-	Watch: func(r *Rooms, q string) live.Watch {
+	Watch: func(_ context.Context, r *Rooms, q string) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.Queue(q)}, Prefixes: []string{r.Keys.QueueOwn(q)}}
 	},
 	Plan: func(ctx context.Context, r *Read, q string) func() (domain.QueueView, bool) {

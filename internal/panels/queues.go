@@ -17,7 +17,7 @@ import (
 var Queues = declare(&Kind[struct{}, []domain.QueueSummary]{
 	Topic: func(struct{}) string { return domain.TopicQueues },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicQueues },
-	Watch: func(r *Rooms, _ struct{}) live.Watch {
+	Watch: func(_ context.Context, r *Rooms, _ struct{}) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.QueueIndex()}, Prefixes: []string{r.Keys.QueuePrefix, r.Keys.QueuesOwn()}}
 	},
 	Plan: func(ctx context.Context, r *Read, _ struct{}) func() ([]domain.QueueSummary, bool) {

@@ -23,9 +23,9 @@ import (
 var Source = declare(&Kind[string, domain.SourceView]{
 	Topic: domain.SourceTopic,
 	Parse: domain.ParseSourceTopic,
-	Watch: func(r *Rooms, name string) live.Watch {
+	Watch: func(ctx context.Context, r *Rooms, name string) live.Watch {
 		w := live.Watch{Keys: []string{r.Keys.Sources()}}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(ctx, time.Second) // the notification's batch waits on it
 		defer cancel()
 		if src, err := r.Sources.Source(ctx, name); err == nil { // cached: a round trip once a second at most
 			layout, _, _ := strings.Cut(src.Key, "{")

@@ -108,16 +108,17 @@ func TestAnAdoptedSourcesNewKeyShowsAtTheNextPoll(t *testing.T) {
 // (known keys) never does; a periodic poll without them sends each master at most
 // store.StepCalls SCANs of COUNT store.ScanCount and MATCH the source's pattern, for each lock
 // or limiter source watched. Notified is asked once a poll, its answer shared by the locks
-// topic and the sources: after a gap (Heard's answer is false once), both make their step.
+// topic and the sources: after a gap (Heard counts one more), both make their step.
 func TestTheAdoptedStepRunsOnlyWhileNeeded(t *testing.T) {
 	t.Parallel()
 	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
 		ctx := context.Background()
-		var heard, gap atomic.Bool
+		var heard atomic.Bool
+		var gaps atomic.Uint64
 		var asked atomic.Int64
-		notified := func() bool { // as notify.Notifier.Heard: a gap is told once
+		notified := func() (bool, uint64) { // as notify.Notifier.Heard
 			asked.Add(1)
-			return !gap.Swap(false) && heard.Load()
+			return heard.Load(), gaps.Load()
 		}
 		svc := open(t, rdb, notified)
 		lockTopic, limiterTopic := adopt(t, svc, "step")
@@ -175,7 +176,7 @@ func TestTheAdoptedStepRunsOnlyWhileNeeded(t *testing.T) {
 				}
 			}
 		}
-		gap.Store(true)
+		gaps.Add(1)
 		check("after a gap in the notifications")
 		heard.Store(false)
 		check("without notifications")

@@ -122,7 +122,7 @@ var examples = []string{
 
 // open opens the services over rdb as cmd/web does, on the test server's clock; notified is
 // OpenOptions.Notified (nil: keyspace notifications never reach discovery).
-func open(t *testing.T, rdb redis.UniversalClient, notified func() bool) *redisrepo.Services {
+func open(t *testing.T, rdb redis.UniversalClient, notified func() (on bool, gaps uint64)) *redisrepo.Services {
 	t.Helper()
 	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb, Clock: redistest.ServerClock{}, TakePool: 2, Notified: notified})
 	if err != nil {
@@ -191,7 +191,7 @@ func TestEveryPanelIsWhole(t *testing.T) {
 			}
 		})
 		touched := keysOf(t, keys, cmds)
-		w := svc.Snapshots.Rooms().Watches(topic)
+		w := svc.Snapshots.Rooms().Watches(context.Background(), topic)
 		t.Logf("%s reads %q", topic, touched)
 		if miss := uncovered(touched, w); len(miss) > 0 {
 			t.Errorf("%s reads keys it does not watch: %q (it watches %+v)", topic, miss, w)
@@ -211,7 +211,7 @@ func TestWholenessCatchesAnUnwatchedKey(t *testing.T) {
 	svc := seed(t, rdb)
 	topic := panels.Board.Topic(panels.BoardParams{Board: "game:2048", Period: domain.AllTime, N: 10})
 	cmds := rec.record(func() { _, _ = svc.Snapshots.Read(context.Background(), []string{topic}, live.Poll{}) })
-	w := svc.Snapshots.Rooms().Watches(topic)
+	w := svc.Snapshots.Rooms().Watches(context.Background(), topic)
 	w.Prefixes = w.Prefixes[:1] // leaves out the board's own keys (settings, unique players)
 	if miss := uncovered(keysOf(t, redistest.DB(t), cmds), w); len(miss) == 0 {
 		t.Errorf("a watch without the board's settings passed")
