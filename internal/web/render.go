@@ -44,6 +44,7 @@ func (s *server) chrome(c echo.Context, title string, topics ...string) views.Ch
 		Embedded:   s.Embedded,
 		AdminToken: s.AdminToken != "",
 		SignedIn:   who(c).signedIn,
+		Actor:      who(c).actor,
 		OpenAccess: s.OpenAccess,
 		CSRF:       token,
 		Status:     views.Status{Available: st.Available, Detail: st.Detail},

@@ -36,8 +36,11 @@ type Deps struct {
 	Ping               func(context.Context) error // answers whether Redis is reachable
 	Registry           *prometheus.Registry
 	Log                *slog.Logger
-	// Auth keeps admin sessions and the sign-in attempt counters (redisrepo.Services.Auth).
-	Auth       domain.AuthStore
+	// Auth keeps sessions and the sign-in attempt counters (redisrepo.Services.Auth).
+	Auth domain.AuthStore
+	// Tokens keeps personal API tokens (redisrepo.Services.Auth); nil: none. They are taken
+	// only while an admin token is configured (without one, access is open).
+	Tokens     domain.TokenStore
 	AdminToken string
 	// OpenAccess accepts changes from every address when AdminToken is empty; without it they
 	// are accepted from loopback clients only (fromLoopback).
@@ -123,8 +126,8 @@ func NewServer(d Deps) *echo.Echo {
 // apiHandlers are the JSON API's handlers (internal/web/api), over this server's services,
 // with the reader's audience and admin status as authenticate found them.
 func (s *server) apiHandlers() *api.Handlers {
-	return &api.Handlers{Leaderboards: s.Leaderboards, Queues: s.Queues, Limiters: s.Limiters, Locks: s.Locks, Sources: s.Sources,
-		Log: s.Log, Audience: s.audience, Admin: func(c echo.Context) bool { return who(c).admin }}
+	return &api.Handlers{Tokens: s.tokens(), Leaderboards: s.Leaderboards, Queues: s.Queues, Limiters: s.Limiters, Locks: s.Locks, Sources: s.Sources,
+		Log: s.Log, Audience: s.audience, Payloads: func(c echo.Context) bool { return s.audience(c).Sees(domain.JobPayloads) }}
 }
 
 // The HTTP server's timeouts. Reads and writes are bounded so a slow or stalled client cannot
@@ -142,4 +145,12 @@ const (
 func NewHTTPServer(h http.Handler, errorLog *log.Logger) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
 		WriteTimeout: writeTimeout, IdleTimeout: idleTimeout, ErrorLog: errorLog}
+}
+
+// tokens is the personal tokens' store while they are taken: with an admin token only.
+func (s *server) tokens() domain.TokenStore {
+	if s.AdminToken == "" {
+		return nil
+	}
+	return s.Tokens
 }
