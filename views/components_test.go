@@ -166,7 +166,7 @@ func TestFormAlertAndSuccess(t *testing.T) {
 		f := NewForm()
 		f.Errors[""] = "Redis is unavailable"
 		f.Success = "Points added."
-		doc := render(t, formShell(Chrome{CSRF: "tok", Actor: domain.Actor{Role: domain.RoleAdmin}}, "add", "/boards/b/points", f))
+		doc := render(t, formShell(Chrome{CSRF: "tok", Actor: domain.Actor{Role: domain.RoleAdmin}}, domain.RoleOperator, "add", "/boards/b/points", f))
 		form := must(t, doc, "form", tag("form"))
 		if tgt, _ := attr(form, "hx-target"); tgt != "#add" {
 			t.Errorf("hx-target %q, want #add", tgt)

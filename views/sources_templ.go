@@ -241,7 +241,7 @@ func SourcesPage(c Chrome, sources []domain.Source, f Form, found []domain.Sourc
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if c.CanWrite() {
+			if c.Can(domain.RoleAdmin) {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<section class=\"card\" aria-label=\"Adopt a source\"><div class=\"card-head\"><h2 class=\"text-base font-semibold\">Adopt a source</h2></div><form method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -700,7 +700,7 @@ func SourcePage(c Chrome, v domain.SourceView, try TryForm, lookup *Lookup) temp
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if c.CanWrite() {
+			if c.Can(domain.RoleAdmin) {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 63, "<form method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -762,7 +762,7 @@ func SourcePage(c Chrome, v domain.SourceView, try TryForm, lookup *Lookup) temp
 					return templ_7745c5c3_Err
 				}
 			}
-			if v.Source.Kind == domain.SourceLimiter && c.CanWrite() {
+			if v.Source.Kind == domain.SourceLimiter && c.Can(domain.RoleAdmin) {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 70, "<section class=\"card\"><h2 class=\"px-4 pt-4 text-sm font-semibold\">Try it (counts on the service's key)</h2><form method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

@@ -125,8 +125,8 @@ func TestAdminSignInForForms(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	_, page := s.get(t, "/boards/b")
-	if !strings.Contains(page, "Sign in to add points") || strings.Contains(page, `name="points"`) {
-		t.Error("the page offers the form without a session")
+	if !strings.Contains(page, "the operator role to use this") || !strings.Contains(page, `<fieldset disabled`) {
+		t.Error("the page offers the form without a session, or does not say why it is disabled")
 	}
 	status, _, h := s.postForm(t, "/login", "/boards/b/points", url.Values{"player": {"a"}, "points": {"1"}})
 	if status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), "/login") {
@@ -147,7 +147,7 @@ func TestAdminSignInForForms(t *testing.T) {
 		t.Errorf("score after a signed-in post = %v", got)
 	}
 	s.postForm(t, "/boards/b", "/logout", url.Values{})
-	if _, page = s.get(t, "/boards/b"); !strings.Contains(page, "Sign in to add points") {
+	if _, page = s.get(t, "/boards/b"); !strings.Contains(page, "the operator role to use this") {
 		t.Error("still signed in after sign-out")
 	}
 }
