@@ -18,7 +18,7 @@ type Chrome struct {
 	Title      string
 	Topics     []string // live topics the page subscribes to, besides domain.TopicStatus
 	Embedded   bool     // data lives in an in-memory Redis inside this process
-	AdminToken bool     // an admin token is configured
+	AdminToken bool     // access is protected: an admin token or an authenticating proxy is configured
 	SignedIn   bool     // this browser holds a session
 	// Actor is who is looking and the role they act with (the HTTP layer's identity): a
 	// session's holder, a token's name, the client's address under open access, "anonymous".

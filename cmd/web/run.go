@@ -160,7 +160,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		Leaderboards: leaderboards, Queues: queues, Locks: locks, History: svc.History, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
 		AdminToken: cfg.AdminToken, ShowToAnonymous: cfg.ShowAnon, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
 		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
-		Auth: svc.Auth, Tokens: svc.Auth, TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies, OpenAccess: cfg.OpenAccess, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
+		Auth: svc.Auth, Tokens: svc.Auth, AuthProxy: cfg.AuthProxy, TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies, OpenAccess: cfg.OpenAccess, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
 		Sources: svc.Sources, LiveMode: liveMode,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -170,6 +170,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	srv := web.NewHTTPServer(handler, slog.NewLogLogger(log.Handler(), slog.LevelWarn))
 	access := "admin token required for changes"
 	switch {
+	case cfg.AuthProxy.Header != "":
+		access = "signed in by the authenticating proxy's " + cfg.AuthProxy.Header + " header from " + cfg.Proxies
 	case cfg.AdminToken != "":
 	case cfg.OpenAccess:
 		access = "open: anyone who reaches this server can change data (--open-access)"

@@ -85,7 +85,7 @@ func (s *server) identify(c echo.Context, sessions bool) (identity, error) {
 		via = domain.ViaPage
 	}
 	anonymous := identity{actor: domain.Actor{Name: domain.NoActor.Name, Role: domain.RoleNone, Via: via}}
-	if s.AdminToken == "" {
+	if !s.protected() {
 		role := domain.RoleNone
 		if s.OpenAccess || s.fromLoopback(c) {
 			role = domain.RoleAdmin
@@ -96,6 +96,10 @@ func (s *server) identify(c echo.Context, sessions bool) (identity, error) {
 		id, err := s.checkToken(c, token)
 		id.actor.Via, id.secret = via, token
 		return id, err
+	}
+	if a, ok := s.proxyIdentity(c.Request()); ok {
+		a.Via = via
+		return identity{actor: a}, nil
 	}
 	ck, err := c.Cookie(sessionCookie)
 	if !sessions || err != nil || ck.Value == "" {
@@ -127,7 +131,7 @@ func bearerToken(r *http.Request) (string, bool) {
 // secret's public id, its hash compared in constant time). Either way the outcome counts
 // through the one attempt limit (checkAttempt); nothing of the token is logged.
 func (s *server) checkToken(c echo.Context, given string) (identity, error) {
-	admin := subtle.ConstantTimeCompare([]byte(given), []byte(s.AdminToken)) == 1
+	admin := s.AdminToken != "" && subtle.ConstantTimeCompare([]byte(given), []byte(s.AdminToken)) == 1
 	var tok domain.APIToken
 	var found bool
 	if !admin && s.Tokens != nil {
@@ -210,7 +214,7 @@ func (s *server) requireRole(a access, page bool) echo.MiddlewareFunc {
 				return next(c)
 			case id.err != nil:
 				return id.err
-			case s.AdminToken == "":
+			case !s.protected():
 				return loopbackOnly
 			case id.actor.Role == domain.RoleNone && page:
 				login := "/login?" + url.Values{"next": {refererPath(c)}}.Encode()
@@ -233,7 +237,7 @@ func (s *server) loginPage(c echo.Context) error {
 
 func (s *server) login(c echo.Context) error {
 	next := localPath(c.FormValue("next"))
-	if s.AdminToken == "" {
+	if !s.protected() {
 		return seeOther(c, next) // access is open: nothing to sign in to
 	}
 	who, err := s.checkToken(c, c.FormValue("token"))
@@ -263,7 +267,7 @@ func (s *server) login(c echo.Context) error {
 // logout ends this browser's session in Redis, so a copy of the cookie kept elsewhere
 // changes nothing.
 func (s *server) logout(c echo.Context) error {
-	if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" && s.AdminToken != "" {
+	if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" && s.protected() {
 		if err := s.Auth.EndSession(c.Request().Context(), ck.Value); err != nil {
 			return err
 		}
@@ -274,7 +278,7 @@ func (s *server) logout(c echo.Context) error {
 
 // logoutEverywhere ends every admin session, on every browser and instance.
 func (s *server) logoutEverywhere(c echo.Context) error {
-	if s.AdminToken == "" {
+	if !s.protected() {
 		return seeOther(c, "/")
 	}
 	if err := s.Auth.EndAllSessions(c.Request().Context()); err != nil {

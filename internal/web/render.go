@@ -42,7 +42,7 @@ func (s *server) chrome(c echo.Context, title string, topics ...string) views.Ch
 		Title:      title,
 		Topics:     topics,
 		Embedded:   s.Embedded,
-		AdminToken: s.AdminToken != "",
+		AdminToken: s.protected(),
 		SignedIn:   who(c).signedIn,
 		Actor:      who(c).actor,
 		OpenAccess: s.OpenAccess,

@@ -58,6 +58,8 @@ type Deps struct {
 	// SessionRecheck is how often a signed-in admin's live connection checks its session is
 	// still there (0: every 10 s); tests make it short.
 	SessionRecheck time.Duration
+	// AuthProxy is sign-in by an authenticating proxy (authproxy.go); zero: off.
+	AuthProxy AuthProxy
 	// TrustedProxies are the proxies' address ranges (nil: DefaultTrustedProxies, loopback).
 	TrustedProxies []*net.IPNet
 	// WS bounds the websocket viewers (zero fields: DefaultWSLimits).
@@ -92,7 +94,7 @@ type server struct {
 // NewServer returns zpulse's HTTP handler: middleware, then the routes of routes.go. With an
 // admin token, d.Auth is required.
 func NewServer(d Deps) *echo.Echo {
-	if d.AdminToken != "" && d.Auth == nil {
+	if (d.AdminToken != "" || d.AuthProxy.Header != "") && d.Auth == nil {
 		panic("web.NewServer: an admin token needs Deps.Auth (redisrepo.Services.Auth) for its sessions and attempt limit")
 	}
 	s := &server{Deps: d, tokenFingerprint: fingerprint(d.AdminToken), anonymous: domain.Anonymous(d.ShowToAnonymous, d.AdminToken),
@@ -147,9 +149,10 @@ func NewHTTPServer(h http.Handler, errorLog *log.Logger) *http.Server {
 		WriteTimeout: writeTimeout, IdleTimeout: idleTimeout, ErrorLog: errorLog}
 }
 
-// tokens is the personal tokens' store while they are taken: with an admin token only.
+// tokens is the personal tokens' store while they are taken: while access is protected
+// (an admin token or an authenticating proxy).
 func (s *server) tokens() domain.TokenStore {
-	if s.AdminToken == "" {
+	if !s.protected() {
 		return nil
 	}
 	return s.Tokens
