@@ -21,7 +21,7 @@ import (
 
 // searchPage is one step of a search of a queue's jobs (?state=&q=&cursor=).
 func (s *server) searchPage(c echo.Context, queue string) error {
-	opt, err := httpio.JobSearchOptions(c, who(c).admin)
+	opt, err := httpio.JobSearchOptions(c, s.audience(c).Sees(domain.JobPayloads))
 	if err != nil {
 		return err
 	}

@@ -85,6 +85,7 @@ func (s *server) confirmDeleteJob(c echo.Context) (views.ConfirmData, error) {
 		return views.ConfirmData{}, err
 	}
 	return views.ConfirmData{
+		Need:  domain.RoleOperator,
 		Title: "Delete a job",
 		What: []string{
 			fmt.Sprintf("This deletes job %s of queue %s, now %s, with its payload, attempt count and kept errors.", id, queue, stateWord(j.State)),

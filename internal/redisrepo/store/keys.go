@@ -534,7 +534,11 @@ func (k Keys) HistoryTotals(kind domain.HistoryKind) string {
 // so reading the keyspace does not give away a session.
 //
 //	zpulse:{sessions}:generation      STRING  counter, no expiry: "sign out everywhere" bumps it
-//	zpulse:{sessions}:id:<sha256 hex> STRING  "<generation>:<token fingerprint>", PX the session's life
+//	zpulse:{sessions}:id:<sha256 hex> STRING  "<generation>:<token fingerprint>:<role>:<token id>:<name>", PX the session's life
+//	zpulse:{sessions}:token:<id>      HASH    a personal token: name, role, hash (SHA-256 of the secret),
+//	                                          created_at, created_by, expires_at (ms; 0 never), last_used; PXAT its expiry
+//	zpulse:{sessions}:token-name:<n>  STRING  the id of the token named n; PXAT its expiry
+//	zpulse:{sessions}:tokens          SET     every token's id (an id whose record expired is dropped when listed)
 //	zpulse:sign-in:{<address>}        HASH    fixed_window state of domain.SignInAttempts: w, n
 
 // SessionGeneration is the counter that ends every session opened before it changed.
@@ -542,6 +546,16 @@ func (k Keys) SessionGeneration() string { return k.OwnPrefix + "{sessions}:gene
 
 // Session is the record of the session whose id hashes to idHash (64 hex digits).
 func (k Keys) Session(idHash string) string { return k.OwnPrefix + "{sessions}:id:" + idHash }
+
+// Token is the record of the personal token whose id is id (16 hex digits, the public part of
+// its secret).
+func (k Keys) Token(id string) string { return k.OwnPrefix + "{sessions}:token:" + id }
+
+// TokenName is the id of the personal token named name.
+func (k Keys) TokenName(name string) string { return k.OwnPrefix + "{sessions}:token-name:" + name }
+
+// Tokens is the set of every personal token's id.
+func (k Keys) Tokens() string { return k.OwnPrefix + "{sessions}:tokens" }
 
 // SignInAttempts is an address's count of admin-token attempts in the current window.
 // Addresses (IPv4, IPv6) hold no braces, so the key is one address's alone.

@@ -14,7 +14,7 @@ import (
 // before its retry.
 
 func (h *Handlers) searchJobs(c echo.Context) error {
-	opt, err := httpio.JobSearchOptions(c, h.Admin(c))
+	opt, err := httpio.JobSearchOptions(c, h.Payloads(c))
 	if err != nil {
 		return err
 	}
