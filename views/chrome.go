@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -66,6 +67,14 @@ func (c Chrome) wsURL() string {
 var navLinks = []struct{ href, label string }{
 	{"/", "Overview"}, {"/boards", "Leaderboards"}, {"/queues", "Queues"}, {"/limiters", "Limiters"}, {"/locks", "Locks"},
 	{"/sources", "Sources"},
+}
+
+// navLinksFor are the header's links for this reader: the audit trail for admins too.
+func (c Chrome) navLinksFor() []struct{ href, label string } {
+	if !c.Can(domain.RoleAdmin) {
+		return navLinks
+	}
+	return append(slices.Clip(navLinks), struct{ href, label string }{"/audit", "Audit"})
 }
 
 // navCurrent says whether the page is href's or below it, for aria-current.

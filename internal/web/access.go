@@ -23,11 +23,12 @@ func accessOf(c echo.Context) (access, bool) {
 }
 
 // declare returns the declaration of a page's (page) or the API's mutating routes: given the
-// role and the action, the route's middleware: the role check (requireRole, which records
-// the declaration in the request), then, for a change, the watcher's nudge.
+// role and the action, the route's middleware: the audit trail's record of the request once
+// it is answered, accepted or refused (auditTrail.around), the role check (requireRole, which
+// records the declaration in the request), then, for a change, the watcher's nudge.
 func (s *server) declare(page bool) func(role domain.Role, action string) []echo.MiddlewareFunc {
 	return func(role domain.Role, action string) []echo.MiddlewareFunc {
-		chain := []echo.MiddlewareFunc{s.requireRole(access{role: role, action: action}, page)}
+		chain := []echo.MiddlewareFunc{s.audit.around(action), s.requireRole(access{role: role, action: action}, page)}
 		if role > domain.RoleNone {
 			chain = append(chain, s.nudgeAfterChange)
 		}

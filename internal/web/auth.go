@@ -33,6 +33,10 @@ type identity struct {
 	tokenID  string // the personal token the request or its session came with
 	secret   string // the bearer secret of this request (never logged): a websocket rechecks it
 	err      error  // the session could not be checked (Redis down): refused where a role is needed
+	// refused is why the credentials the request sent were refused (a wrong token, too many
+	// attempts): a change is answered with it by its role check, so the audit trail records
+	// it with the route's action; a read is answered with it at once.
+	refused error
 }
 
 // may says whether the request may do what needs role r.
@@ -69,7 +73,10 @@ func (s *server) authenticate(sessions bool) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			id, err := s.identify(c, sessions)
 			if err != nil {
-				return err
+				if m := c.Request().Method; m == http.MethodGet || m == http.MethodHead {
+					return err
+				}
+				id = identity{actor: domain.Actor{Name: domain.NoActor.Name, Via: viaOf(c)}, refused: err}
 			}
 			c.Set(identityKey, id)
 			r := c.Request()
@@ -210,6 +217,8 @@ func (s *server) requireRole(a access, page bool) echo.MiddlewareFunc {
 			}
 			id := who(c)
 			switch {
+			case id.refused != nil:
+				return id.refused
 			case id.may(a.role):
 				return next(c)
 			case id.err != nil:

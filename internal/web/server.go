@@ -91,6 +91,7 @@ type server struct {
 	anonymous        domain.Audience // what readers who are not admins see
 	proxies          []*net.IPNet    // TrustedProxies, or the default
 	admission        *wsAdmission
+	audit            *auditTrail
 }
 
 // NewServer returns zpulse's HTTP handler: middleware, then the routes of routes.go. With an
@@ -100,7 +101,7 @@ func NewServer(d Deps) *echo.Echo {
 		panic("web.NewServer: an admin token needs Deps.Auth (redisrepo.Services.Auth) for its sessions and attempt limit")
 	}
 	s := &server{Deps: d, tokenFingerprint: fingerprint(d.AdminToken), anonymous: domain.Anonymous(d.ShowToAnonymous, d.AdminToken),
-		admission: newWSAdmission(d.WS), proxies: d.TrustedProxies}
+		admission: newWSAdmission(d.WS), proxies: d.TrustedProxies, audit: newAuditTrail(d)}
 	if s.proxies == nil {
 		s.proxies, _ = ParseTrustedProxies(DefaultTrustedProxies)
 	}
@@ -130,7 +131,7 @@ func NewServer(d Deps) *echo.Echo {
 // apiHandlers are the JSON API's handlers (internal/web/api), over this server's services,
 // with the reader's audience and admin status as authenticate found them.
 func (s *server) apiHandlers() *api.Handlers {
-	return &api.Handlers{Tokens: s.tokens(), Leaderboards: s.Leaderboards, Queues: s.Queues, Limiters: s.Limiters, Locks: s.Locks, Sources: s.Sources,
+	return &api.Handlers{Tokens: s.tokens(), Leaderboards: s.Leaderboards, Queues: s.Queues, Limiters: s.Limiters, Locks: s.Locks, Sources: s.Sources, Trail: s.Trail,
 		Log: s.Log, Audience: s.audience, Payloads: func(c echo.Context) bool { return s.audience(c).Sees(domain.JobPayloads) }}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -158,6 +159,9 @@ func (s *server) serveWS(c echo.Context) error {
 	id, err := s.identify(c, true) // the connection's audience, for its whole life
 	if err != nil {
 		return err
+	}
+	if slices.Contains(r.URL.Query()["topic"], domain.TopicAudit) && !id.may(domain.RoleAdmin) {
+		return domain.Errorf(domain.EFORBIDDEN, "the audit trail is for admins: its live topic is too")
 	}
 	release, refused := s.admission.admit(c.RealIP(), r.URL.Query()["topic"])
 	if refused != nil {
