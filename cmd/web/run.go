@@ -138,13 +138,26 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 			return svc.History.RunRecorder(ctx, watcher.Nudge)
 		})
 	})
-	// One instance ends the seasons of boards with a schedule (season_every) at each boundary.
+	// One instance ends the seasons of boards with a schedule (season_every) at each boundary;
+	// one board's failure is logged and counted, and the other boards roll all the same.
+	rolloverFailures := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "zpulse_season_rollover_failures_total",
+		Help: "Scheduled season ends that failed, one per board and round (a board's page and the overview say why), and rounds that failed as a whole, counted by the instance that ran the season rollover.",
+	})
+	reg.MustRegister(rolloverFailures)
 	wg.Go(func() {
 		_ = singletons.Run(ctx, "season-rollover", func(ctx context.Context, _ int64) error {
 			return leaderboards.RunSeasonRollover(ctx, seasonRolloverEvery, func(ended int) {
 				log.Info("ended scheduled seasons", "boards", ended)
 				watcher.Nudge()
-			}, func(err error) { log.Warn("cannot roll seasons over; trying again", "err", err) })
+			}, func(board string, err error) {
+				rolloverFailures.Inc()
+				if board == "" {
+					log.Warn("cannot roll seasons over; trying again", "err", err)
+				} else {
+					log.Warn("cannot roll a board's season over; the other boards rolled, trying again", "board", board, "err", err)
+				}
+			})
 		})
 	})
 	wg.Go(func() {

@@ -16,7 +16,7 @@ var Boards = declare(&Kind[struct{}, []domain.BoardSummary]{
 	Topic: func(struct{}) string { return domain.TopicBoards },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicBoards },
 	Watch: func(r *Rooms, _ struct{}) live.Watch {
-		return live.Watch{Keys: []string{r.Keys.BoardIndex()}, Prefixes: []string{r.Keys.LeaderboardPrefix, r.Keys.BoardsOwn()}}
+		return live.Watch{Keys: []string{r.Keys.BoardIndex(), r.Keys.SeasonRolloverFailures()}, Prefixes: []string{r.Keys.LeaderboardPrefix, r.Keys.BoardsOwn()}}
 	},
 	Plan: func(r *Read, _ struct{}) func() ([]domain.BoardSummary, bool) {
 		read := boards.PlanSummaries(r.Ctx, r.Pipe, r.Rooms.Keys, r.Rooms.Found.Names(store.KindBoard), r.Now)
