@@ -207,7 +207,7 @@ func raceFixEncoding(t *testing.T, rdb redis.UniversalClient, from, to domain.Ti
 	if err != nil {
 		t.Fatalf("%s → %s: %v", from, to, err)
 	}
-	if t.Failed() {
+	if failed.Load() {
 		t.FailNow()
 	}
 
