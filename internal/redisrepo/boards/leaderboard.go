@@ -212,6 +212,14 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 			deleted[i] = pipe.Del(ctx, k)
 		}
 	}
+	// The encoding rewrites' markers of the keys a fix marks (all time, the current periods):
+	// an emptied board has no scores in an old encoding, and a stopped fix's marker would
+	// otherwise hold its seasons and encoding.
+	now := l.clock.Now()
+	pipe.Del(ctx, l.keys.ScoreRewrite(all))
+	for _, p := range domain.Periods {
+		pipe.Del(ctx, l.keys.ScoreRewrite(l.keys.PeriodBoard(board, p, now)))
+	}
 	pipe.SRem(ctx, l.keys.BoardIndex(), board)
 	l.bookkept.Forget(board)
 	l.bookkept.Forget(l.keys.BoardUnique(board, l.clock.Now()))
