@@ -92,7 +92,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		svc.Notifier.Run(ctx, notify.Handlers{OnChange: watcher.Changed, OnResubscribed: watcher.Nudge})
 	})
 	wg.Go(func() { watcher.Run(ctx) })
-	demoSwitch := runSingletons(ctx, &wg, cfg, svc, watcher.Nudge, log)
+	demoSwitch := runSingletons(ctx, &wg, cfg, svc, watcher.Nudge, reg, log)
 
 	handler := web.NewServer(web.Deps{
 		Leaderboards: svc.Leaderboards, Queues: svc.Queues, Locks: svc.Locks, History: svc.History, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
@@ -124,8 +124,8 @@ func newRegistry(svc *redisrepo.Services, cfg config, log *slog.Logger) *prometh
 // runSingletons starts the loops that run in one instance at a time however many share the
 // Redis (the demo's seed and traffic when the demo is on, the history recorder, the season
 // rollover, the queue reaper), each under wg until ctx ends; nudge wakes the watcher after
-// their changes. It returns the demo's switch, nil with the demo off.
-func runSingletons(ctx context.Context, wg *sync.WaitGroup, cfg config, svc *redisrepo.Services, nudge func(), log *slog.Logger) domain.DemoSwitch {
+// their changes; reg takes their counters. It returns the demo's switch, nil with the demo off.
+func runSingletons(ctx context.Context, wg *sync.WaitGroup, cfg config, svc *redisrepo.Services, nudge func(), reg prometheus.Registerer, log *slog.Logger) domain.DemoSwitch {
 	singletons := svc.Singletons
 	var demoSwitch domain.DemoSwitch
 	if cfg.demoEnabled() {
@@ -149,13 +149,26 @@ func runSingletons(ctx context.Context, wg *sync.WaitGroup, cfg config, svc *red
 			return svc.History.RunRecorder(ctx, nudge)
 		})
 	})
-	// One instance ends the seasons of boards with a schedule (season_every) at each boundary.
+	// One instance ends the seasons of boards with a schedule (season_every) at each boundary;
+	// one board's failure is logged and counted, and the other boards roll all the same.
+	rolloverFailures := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "zpulse_season_rollover_failures_total",
+		Help: "Scheduled season ends that failed, one per board and round (a board's page and the overview say why), and rounds that failed as a whole, counted by the instance that ran the season rollover.",
+	})
+	reg.MustRegister(rolloverFailures)
 	wg.Go(func() {
 		_ = singletons.Run(ctx, "season-rollover", func(ctx context.Context, _ int64) error {
 			return svc.Leaderboards.RunSeasonRollover(ctx, seasonRolloverEvery, func(ended int) {
 				log.Info("ended scheduled seasons", "boards", ended)
 				nudge()
-			}, func(err error) { log.Warn("cannot roll seasons over; trying again", "err", err) })
+			}, func(board string, err error) {
+				rolloverFailures.Inc()
+				if board == "" {
+					log.Warn("cannot roll seasons over; trying again", "err", err)
+				} else {
+					log.Warn("cannot roll a board's season over; the other boards rolled, trying again", "board", board, "err", err)
+				}
+			})
 		})
 	})
 	wg.Go(func() {

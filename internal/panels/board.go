@@ -28,7 +28,7 @@ var Board = declare(&Kind[BoardParams, domain.BoardTop]{
 	},
 	// A period's board key moves with the period, so all of the board's are watched.
 	Watch: func(_ context.Context, r *Rooms, p BoardParams) live.Watch {
-		return live.Watch{Keys: []string{r.Keys.Leaderboard(p.Board)},
+		return live.Watch{Keys: []string{r.Keys.Leaderboard(p.Board), r.Keys.SeasonRolloverFailures()},
 			Prefixes: []string{r.Keys.Leaderboard(p.Board) + ":", r.Keys.BoardOwn(p.Board)}}
 	},
 	Plan: func(ctx context.Context, r *Read, p BoardParams) func() (domain.BoardTop, bool) {

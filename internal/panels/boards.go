@@ -18,7 +18,7 @@ var Boards = declare(&Kind[struct{}, []domain.BoardSummary]{
 	Topic: func(struct{}) string { return domain.TopicBoards },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicBoards },
 	Watch: func(_ context.Context, r *Rooms, _ struct{}) live.Watch {
-		return live.Watch{Keys: []string{r.Keys.BoardIndex()}, Prefixes: []string{r.Keys.LeaderboardPrefix, r.Keys.BoardsOwn()}}
+		return live.Watch{Keys: []string{r.Keys.BoardIndex(), r.Keys.SeasonRolloverFailures()}, Prefixes: []string{r.Keys.LeaderboardPrefix, r.Keys.BoardsOwn()}}
 	},
 	Plan: func(ctx context.Context, r *Read, _ struct{}) func() ([]domain.BoardSummary, bool) {
 		read := boards.PlanSummaries(ctx, r.Pipe, r.Rooms.Keys, r.Rooms.Found.Names(store.KindBoard), r.Now)

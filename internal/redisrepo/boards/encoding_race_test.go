@@ -87,29 +87,7 @@ func raceFixEncoding(t *testing.T, rdb redis.UniversalClient, from, to domain.Ti
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
-	want := map[string]int64{}      // all time
-	wantDaily := map[string]int64{} // adds only
-	seed := make([]domain.ScoreAdd, players)
-	for i := range seed {
-		seed[i] = domain.ScoreAdd{Player: fmt.Sprintf("p%03d", i), Points: int64(1 + i%50)}
-		want[seed[i].Player], wantDaily[seed[i].Player] = seed[i].Points, seed[i].Points
-	}
-	res, err := lb.AddPointsBatch(ctx, board, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range res {
-		if r.Err != nil {
-			t.Fatal(r.Err)
-		}
-	}
-	for i := range setters {
-		p := fmt.Sprintf("s%02d", i)
-		if _, err := lb.SetScore(ctx, board, p, 7); err != nil {
-			t.Fatal(err)
-		}
-		want[p] = 7
-	}
+	want, wantDaily := seedFixBoard(t, lb, board, players, setters)
 	if _, err := other.Settings(ctx, board); err != nil { // cached: the old encoding
 		t.Fatal(err)
 	}
@@ -207,11 +185,48 @@ func raceFixEncoding(t *testing.T, rdb redis.UniversalClient, from, to domain.Ti
 	if err != nil {
 		t.Fatalf("%s → %s: %v", from, to, err)
 	}
-	if t.Failed() {
+	if failed.Load() {
 		t.FailNow()
 	}
 
-	reader := openBoards(rdb, clock)
+	checkPointsAfterFix(t, openBoards(rdb, clock), board, from, to, fix, want, wantDaily)
+}
+
+// seedFixBoard gives a board players p000… (added, so also on the daily board) and s00… (set
+// to 7 on the all-time board), and returns what each holds: all time, and daily.
+func seedFixBoard(t *testing.T, lb *Leaderboards, board string, players, setters int) (want, wantDaily map[string]int64) {
+	t.Helper()
+	ctx := context.Background()
+	want, wantDaily = map[string]int64{}, map[string]int64{}
+	seed := make([]domain.ScoreAdd, players)
+	for i := range seed {
+		seed[i] = domain.ScoreAdd{Player: fmt.Sprintf("p%03d", i), Points: int64(1 + i%50)}
+		want[seed[i].Player], wantDaily[seed[i].Player] = seed[i].Points, seed[i].Points
+	}
+	res, err := lb.AddPointsBatch(ctx, board, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+	for i := range setters {
+		p := fmt.Sprintf("s%02d", i)
+		if _, err := lb.SetScore(ctx, board, p, 7); err != nil {
+			t.Fatal(err)
+		}
+		want[p] = 7
+	}
+	return want, wantDaily
+}
+
+// checkPointsAfterFix reads every player's points through reader (an instance that cached
+// nothing) on the all-time and the daily board, and the encoding check afterwards.
+func checkPointsAfterFix(t *testing.T, reader *Leaderboards, board string, from, to domain.TieBreak, fix domain.EncodingFix, want, wantDaily map[string]int64) {
+	t.Helper()
+	ctx := context.Background()
 	var wrong []string
 	for p, n := range want {
 		e, err := reader.Player(ctx, board, domain.AllTime, p)

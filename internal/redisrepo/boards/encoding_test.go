@@ -177,3 +177,29 @@ func TestAStoppedRewriteIsFinishedByTheNextFix(t *testing.T) {
 		t.Fatalf("cid's score %v is not in the saved encoding", s)
 	}
 }
+
+// A reset empties the board and drops a stopped rewrite's marker with it: seasons end again.
+func TestResetDropsAStoppedRewrite(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lb, rdb, _ := newBoards(t)
+	if _, err := lb.AddPoints(ctx, "gone", "ann", 4); err != nil {
+		t.Fatal(err)
+	}
+	key := store.DefaultKeys.Leaderboard("gone")
+	if err := startRewriteScript.Run(ctx, rdb, []string{store.DefaultKeys.ScoreRewrite(key)}, "none", "first_reached").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lb.Reset(ctx, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := rdb.Exists(ctx, store.DefaultKeys.ScoreRewrite(key)).Result(); n != 0 {
+		t.Fatal("the reset left the rewrite's marker")
+	}
+	if _, err := lb.AddPoints(ctx, "gone", "bob", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lb.EndSeason(ctx, "gone"); err != nil {
+		t.Fatalf("a season end after the reset: %v", err)
+	}
+}

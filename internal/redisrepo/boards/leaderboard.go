@@ -212,6 +212,14 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 			deleted[i] = pipe.Del(ctx, k)
 		}
 	}
+	// The encoding rewrites' markers of the keys a fix marks (all time, the current periods):
+	// an emptied board has no scores in an old encoding, and a stopped fix's marker would
+	// otherwise hold its seasons and encoding.
+	now := l.clock.Now()
+	pipe.Del(ctx, l.keys.ScoreRewrite(all))
+	for _, p := range domain.Periods {
+		pipe.Del(ctx, l.keys.ScoreRewrite(l.keys.PeriodBoard(board, p, now)))
+	}
 	pipe.SRem(ctx, l.keys.BoardIndex(), board)
 	l.bookkept.Forget(board)
 	l.bookkept.Forget(l.keys.BoardUnique(board, l.clock.Now()))
@@ -262,13 +270,18 @@ func PlanTop(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, board s
 	rng := pipe.ZRevRangeWithScores(ctx, key, 0, int64(n-1))
 	card := pipe.ZCard(ctx, key)
 	unique := pipe.PFCount(ctx, keys.BoardUnique(board, now))
+	failure := pipe.HMGet(ctx, keys.SeasonRolloverFailures(), board)
 	return func() domain.BoardTop {
+		var failed string // none: nil, or a key of another type
+		if v := failure.Val(); len(v) == 1 {
+			failed, _ = v[0].(string)
+		}
 		if t := typ.Val(); t != "zset" && t != "none" && t != "" {
-			return domain.BoardTop{Board: board, Period: period, Key: key, WrongType: t, Entries: []domain.Entry{}}
+			return domain.BoardTop{Board: board, Period: period, Key: key, WrongType: t, Entries: []domain.Entry{}, RolloverFailure: failed}
 		}
 		enc := decodeSettings(settings.Val()).TieBreak
 		top := domain.BoardTop{Board: board, Period: period, Key: key, Players: card.Val(),
-			UniqueToday: unique.Val(), Entries: make([]domain.Entry, 0, len(rng.Val()))}
+			UniqueToday: unique.Val(), Entries: make([]domain.Entry, 0, len(rng.Val())), RolloverFailure: failed}
 		for i, z := range rng.Val() {
 			top.Entries = append(top.Entries, domain.NewEntry(enc, int64(i+1), z.Member.(string), z.Score))
 		}
@@ -361,7 +374,7 @@ func PlanSummaries(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, b
 		out := make([]domain.BoardSummary, len(reads))
 		for i, read := range reads {
 			top := read()
-			out[i] = domain.BoardSummary{Board: top.Board, Players: top.Players, Top: top.Entries, WrongType: top.WrongType}
+			out[i] = domain.BoardSummary{Board: top.Board, Players: top.Players, Top: top.Entries, WrongType: top.WrongType, RolloverFailure: top.RolloverFailure}
 		}
 		return out
 	}

@@ -251,64 +251,6 @@ func (l *Leaderboards) SeasonPlayer(ctx context.Context, board string, n int64, 
 	return e, err
 }
 
-func (l *Leaderboards) RollSeasons(ctx context.Context) (int, error) {
-	names, err := l.Found.NamesWarm(ctx, store.KindBoard)
-	if err != nil || len(names) == 0 {
-		return 0, err
-	}
-	pipe := l.rdb.Pipeline()
-	reads := make([]*redis.MapStringStringCmd, len(names))
-	for i, b := range names {
-		reads[i] = pipe.HGetAll(ctx, l.keys.BoardSettings(b))
-	}
-	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
-		return 0, store.OpError("boards.Leaderboards.RollSeasons", err)
-	}
-	ended := 0
-	now := l.clock.Now()
-	for i, b := range names {
-		set := decodeSettings(reads[i].Val())
-		if set.SeasonEvery == domain.AllTime || domain.ValidateNewBoardName(b) != nil {
-			continue
-		}
-		loc, err := domain.SeasonLocation(set.SeasonZone)
-		if err != nil {
-			continue
-		}
-		_, ok, err := l.endSeason(ctx, b, set, domain.SeasonBoundary(set.SeasonEvery, loc, now))
-		if errors.Is(err, errRewriting) {
-			continue // the next round ends it, once the rewrite is done
-		}
-		if err != nil {
-			return ended, err
-		}
-		if ok {
-			ended++
-		}
-	}
-	return ended, nil
-}
-
-// RunSeasonRollover calls RollSeasons every interval until ctx ends (one instance: run it
-// under Singletons), calling onEnd after a round that ended seasons.
-func (l *Leaderboards) RunSeasonRollover(ctx context.Context, every time.Duration, onEnd func(ended int), onErr func(error)) error {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		switch n, err := l.RollSeasons(ctx); {
-		case err != nil && ctx.Err() == nil:
-			onErr(err)
-		case n > 0:
-			onEnd(n)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-}
-
 // seasonFields are the settings hash fields a patch of the season settings writes.
 func seasonFields(p domain.BoardSettingsPatch, valid domain.BoardSettings) []any {
 	var fields []any

@@ -117,6 +117,11 @@ func (k Keys) Seasons(board string) string { return k.seasonTag(board) + ":seaso
 // the seasons' slot).
 func (k Keys) ScoreRewrite(boardKey string) string { return "{" + boardKey + "}:rewrite" }
 
+// SeasonRolloverFailures is the HASH board → "<when>: <error>" of the boards whose scheduled
+// season end failed at the season rollover's last round (the others' fields are deleted):
+// the board's page and the overview show it.
+func (k Keys) SeasonRolloverFailures() string { return k.OwnPrefix + "season-rollover:failures" }
+
 // BoardIndex is the SET of board names zpulse has written to.
 func (k Keys) BoardIndex() string { return k.OwnPrefix + "index:boards" }
 
