@@ -161,7 +161,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		AdminToken: cfg.AdminToken, ShowToAnonymous: cfg.ShowAnon, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
 		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
 		Auth: svc.Auth, TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies, OpenAccess: cfg.OpenAccess, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
-		Sources: svc.Sources, LiveMode: liveMode,
+		Sources: svc.Sources, LiveMode: liveMode, IndexNotes: svc.IndexNotes,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

@@ -42,8 +42,10 @@ func NewSources(rdb redis.UniversalClient, keys store.Keys, found *store.Discove
 func (s *Sources) Sources(ctx context.Context) ([]domain.Source, error) {
 	return s.cache.Get(ctx, "", func(ctx context.Context) ([]domain.Source, error) {
 		h, err := s.rdb.HGetAll(ctx, s.keys.Sources()).Result()
-		if err != nil && !store.IndexOfAnotherType(s.keys.Sources(), err) {
+		if err != nil && !store.IndexOfAnotherType(s.rdb, s.keys.Sources(), err) {
 			return nil, store.OpError("sources.Sources.Sources", err)
+		} else if err == nil {
+			store.IndexReadOK(s.rdb, s.keys.Sources())
 		}
 		out := make([]domain.Source, 0, len(h))
 		for _, v := range h {
