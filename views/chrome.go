@@ -31,6 +31,7 @@ type Chrome struct {
 	Path       string            // the page's own path, for "back here after sign-in"
 	Keys       domain.KeyDisplay // Redis key names as pages show them
 	LiveMode   string            // how live updates learn of changes, for the footer; "" shows nothing
+	Notes      []string          // notes about zpulse's own keys (an index of another type), atop the page
 }
 
 // Status is Redis availability as a page shows it.

@@ -72,6 +72,10 @@ type Keys = store.Keys
 // DefaultKeys are the keys of the default prefixes.
 var DefaultKeys = store.DefaultKeys
 
+// IndexNotes are the notes pages show about zpulse's own index keys these services last read
+// as another type (store.IndexNotes): read as empty, the lists show what discovery finds.
+func (s *Services) IndexNotes() []string { return store.IndexNotes(s.Client) }
+
 // MaxWaitReplicas bounds OpenOptions.WaitReplicas.
 const MaxWaitReplicas = store.MaxWaitReplicas
 

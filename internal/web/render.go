@@ -51,7 +51,16 @@ func (s *server) chrome(c echo.Context, title string, topics ...string) views.Ch
 		Path:       c.Request().URL.RequestURI(),
 		Keys:       s.Keys,
 		LiveMode:   s.liveMode(),
+		Notes:      s.indexNotes(),
 	}
+}
+
+// indexNotes is Deps.IndexNotes's answer, or none.
+func (s *server) indexNotes() []string {
+	if s.IndexNotes == nil {
+		return nil
+	}
+	return s.IndexNotes()
 }
 
 // liveMode is Deps.LiveMode's answer, or "".

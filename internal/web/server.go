@@ -75,6 +75,9 @@ type Deps struct {
 	// LiveMode says how live pages learn of changes ("live: notifications", "live: polling
 	// every 250 ms (why)"), for the footer and /readyz; nil says nothing.
 	LiveMode func() string
+	// IndexNotes are notes about zpulse's own index keys holding another type (read as empty:
+	// redisrepo.IndexNotes), shown at the top of every page; nil shows none.
+	IndexNotes func() []string
 }
 
 // Watcher is what the HTTP layer asks of the live watcher (*live.Watcher): what it knows of
