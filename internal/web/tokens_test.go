@@ -151,3 +151,39 @@ func TestTokenSessionEndsWithItsToken(t *testing.T) {
 		}
 	}
 }
+
+// The tokens page: an admin lists, makes (the secret shown once) and revokes tokens; a
+// viewer gets 403, an anonymous reader the sign-in page.
+func TestTokensPage(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, "the-admin", nil)
+	viewer := makeToken(t, s, "the-admin", "ann", "viewer")
+	if status, _, h := s.do(t, http.MethodGet, "/tokens", "", ""); status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), "/login") {
+		t.Errorf("anonymous: %d %q", status, h.Get("Location"))
+	}
+	if status, _, _ := s.do(t, http.MethodGet, "/tokens", "", "", "Authorization", "Bearer "+viewer); status != http.StatusForbidden {
+		t.Errorf("a viewer: %d", status)
+	}
+	s.signIn(t, "the-admin")
+	status, body := s.get(t, "/tokens")
+	if status != http.StatusOK || !strings.Contains(body, `data-token="ann"`) || strings.Contains(body, viewer) {
+		t.Fatalf("GET /tokens: %d", status)
+	}
+	status, body, _ = s.postForm(t, "/tokens", "/tokens", url.Values{"name": {"Bad Name"}, "role": {"viewer"}})
+	if status != http.StatusBadRequest || !strings.Contains(body, "1 to 64 characters") {
+		t.Errorf("a bad name: %d", status)
+	}
+	status, body, _ = s.postForm(t, "/tokens", "/tokens", url.Values{"name": {"ci"}, "role": {"operator"}, "expires_in": {"720h"}})
+	if status != http.StatusCreated || !strings.Contains(body, `data-testid="made-secret">zpt_`) || !strings.Contains(body, "data-copy") {
+		t.Fatalf("make a token: %d", status)
+	}
+	if _, body = s.get(t, "/tokens"); strings.Contains(body, "made-secret") || !strings.Contains(body, `data-token="ci"`) {
+		t.Error("the secret is shown again, or the token is not listed")
+	}
+	if status, _, h := s.postForm(t, "/tokens", "/tokens/ann/revoke", url.Values{}); status != http.StatusSeeOther || h.Get("Location") != "/tokens" {
+		t.Errorf("revoke: %d", status)
+	}
+	if status, _, _ := s.do(t, http.MethodGet, "/api/v1/boards", "", "", "Authorization", "Bearer "+viewer); status != http.StatusUnauthorized {
+		t.Errorf("a token revoked on the page still reads: %d", status)
+	}
+}
