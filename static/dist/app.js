@@ -40,7 +40,7 @@
   // A copy button ([data-copy]: the selector of what it copies), shown once the clipboard
   // is there to copy to.
   document.addEventListener('DOMContentLoaded', function () {
-    if (!navigator.clipboard) return;
+    if (typeof navigator === 'undefined' || !navigator.clipboard) return;
     document.querySelectorAll('[data-copy]').forEach(function (button) {
       button.classList.remove('hidden');
       button.addEventListener('click', function () {
