@@ -187,3 +187,35 @@ func TestTokensPage(t *testing.T) {
 		t.Errorf("a token revoked on the page still reads: %d", status)
 	}
 }
+
+// Forged, malformed and expired credentials get 401 (or the sign-in page), never a 500 and
+// never access.
+func TestForgedTokensAreRefusedNotFailed(t *testing.T) {
+	t.Parallel()
+	clock := domain.NewManualClock(testNow)
+	rdb := redistest.DB(t)
+	w := newTestWiring(t, rdb, "the-admin", wiringOptions{clock: clock})
+	s := serveWiring(t, rdb, w)
+	_, short, err := w.svc.Auth.CreateToken(t.Context(), domain.NewAPIToken{Name: "short", Role: domain.RoleAdmin, ExpiresIn: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Hour)
+	for _, bearer := range []string{short, "zpt_", "zpt_0123456789abcdef_", "zpt_0123456789abcdef_" + strings.Repeat("A", 43),
+		"zpt_ZZZZ_x", "zpt_" + strings.Repeat("0", 4000), "zpt_\xff\xfe", "the-admin2", "Bearer"} {
+		status, _ := s.postJSON(t, "/api/v1/boards/b/scores", `{"player":"p","points":1}`, "Authorization", "Bearer "+bearer)
+		if status != http.StatusUnauthorized {
+			t.Errorf("bearer %.30q: %d, want 401", bearer, status)
+		}
+	}
+	for _, cookie := range []string{"forged", strings.Repeat("x", 4000), "a:b:c"} {
+		status, _, h := s.do(t, http.MethodPost, "/api/v1/boards/b/scores", "application/json", `{"player":"p","points":1}`, "Cookie", "zpulse_session="+cookie)
+		if status != http.StatusUnauthorized {
+			t.Errorf("API with cookie %.20q: %d", cookie, status)
+		}
+		status, _, h = s.do(t, http.MethodGet, "/tokens", "", "", "Cookie", "zpulse_session="+cookie)
+		if status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), "/login") {
+			t.Errorf("page with cookie %.20q: %d", cookie, status)
+		}
+	}
+}
