@@ -151,3 +151,71 @@ func TestTokenSessionEndsWithItsToken(t *testing.T) {
 		}
 	}
 }
+
+// The tokens page: an admin lists, makes (the secret shown once) and revokes tokens; a
+// viewer gets 403, an anonymous reader the sign-in page.
+func TestTokensPage(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, "the-admin", nil)
+	viewer := makeToken(t, s, "the-admin", "ann", "viewer")
+	if status, _, h := s.do(t, http.MethodGet, "/tokens", "", ""); status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), "/login") {
+		t.Errorf("anonymous: %d %q", status, h.Get("Location"))
+	}
+	if status, _, _ := s.do(t, http.MethodGet, "/tokens", "", "", "Authorization", "Bearer "+viewer); status != http.StatusForbidden {
+		t.Errorf("a viewer: %d", status)
+	}
+	s.signIn(t, "the-admin")
+	status, body := s.get(t, "/tokens")
+	if status != http.StatusOK || !strings.Contains(body, `data-token="ann"`) || strings.Contains(body, viewer) {
+		t.Fatalf("GET /tokens: %d", status)
+	}
+	status, body, _ = s.postForm(t, "/tokens", "/tokens", url.Values{"name": {"Bad Name"}, "role": {"viewer"}})
+	if status != http.StatusBadRequest || !strings.Contains(body, "1 to 64 characters") {
+		t.Errorf("a bad name: %d", status)
+	}
+	status, body, _ = s.postForm(t, "/tokens", "/tokens", url.Values{"name": {"ci"}, "role": {"operator"}, "expires_in": {"720h"}})
+	if status != http.StatusCreated || !strings.Contains(body, `data-testid="made-secret">zpt_`) || !strings.Contains(body, "data-copy") {
+		t.Fatalf("make a token: %d", status)
+	}
+	if _, body = s.get(t, "/tokens"); strings.Contains(body, "made-secret") || !strings.Contains(body, `data-token="ci"`) {
+		t.Error("the secret is shown again, or the token is not listed")
+	}
+	if status, _, h := s.postForm(t, "/tokens", "/tokens/ann/revoke", url.Values{}); status != http.StatusSeeOther || h.Get("Location") != "/tokens" {
+		t.Errorf("revoke: %d", status)
+	}
+	if status, _, _ := s.do(t, http.MethodGet, "/api/v1/boards", "", "", "Authorization", "Bearer "+viewer); status != http.StatusUnauthorized {
+		t.Errorf("a token revoked on the page still reads: %d", status)
+	}
+}
+
+// Forged, malformed and expired credentials get 401 (or the sign-in page), never a 500 and
+// never access.
+func TestForgedTokensAreRefusedNotFailed(t *testing.T) {
+	t.Parallel()
+	clock := domain.NewManualClock(testNow)
+	rdb := redistest.DB(t)
+	w := newTestWiring(t, rdb, "the-admin", wiringOptions{clock: clock})
+	s := serveWiring(t, rdb, w)
+	_, short, err := w.svc.Auth.CreateToken(t.Context(), domain.NewAPIToken{Name: "short", Role: domain.RoleAdmin, ExpiresIn: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Hour)
+	for _, bearer := range []string{short, "zpt_", "zpt_0123456789abcdef_", "zpt_0123456789abcdef_" + strings.Repeat("A", 43),
+		"zpt_ZZZZ_x", "zpt_" + strings.Repeat("0", 4000), "zpt_\xff\xfe", "the-admin2", "Bearer"} {
+		status, _ := s.postJSON(t, "/api/v1/boards/b/scores", `{"player":"p","points":1}`, "Authorization", "Bearer "+bearer)
+		if status != http.StatusUnauthorized {
+			t.Errorf("bearer %.30q: %d, want 401", bearer, status)
+		}
+	}
+	for _, cookie := range []string{"forged", strings.Repeat("x", 4000), "a:b:c"} {
+		status, _, h := s.do(t, http.MethodPost, "/api/v1/boards/b/scores", "application/json", `{"player":"p","points":1}`, "Cookie", "zpulse_session="+cookie)
+		if status != http.StatusUnauthorized {
+			t.Errorf("API with cookie %.20q: %d", cookie, status)
+		}
+		status, _, h = s.do(t, http.MethodGet, "/tokens", "", "", "Cookie", "zpulse_session="+cookie)
+		if status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), "/login") {
+			t.Errorf("page with cookie %.20q: %d", cookie, status)
+		}
+	}
+}

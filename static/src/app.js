@@ -37,6 +37,18 @@
     var msg = doc.querySelector('[data-error-message]');
     return (msg && msg.textContent.trim()) || ('The server answered ' + status.trim() + ': nothing was changed.');
   }
+  // A copy button ([data-copy]: the selector of what it copies), shown once the clipboard
+  // is there to copy to.
+  document.addEventListener('DOMContentLoaded', function () {
+    if (typeof navigator === 'undefined' || !navigator.clipboard) return;
+    document.querySelectorAll('[data-copy]').forEach(function (button) {
+      button.classList.remove('hidden');
+      button.addEventListener('click', function () {
+        var source = document.querySelector(button.getAttribute('data-copy'));
+        navigator.clipboard.writeText(source.textContent.trim()).then(function () { button.textContent = 'Copied'; });
+      });
+    });
+  });
   document.addEventListener('htmx:responseError', function (evt) {
     var xhr = evt.detail.xhr;
     if (xhr.getResponseHeader('HX-Redirect')) return; // htmx follows it (to sign in)
