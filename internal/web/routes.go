@@ -101,6 +101,7 @@ func (s *server) routes(e *echo.Echo) {
 	v1.PUT("/boards/:board/players/:player", h.SetScore, write...)
 	v1.DELETE("/boards/:board/players/:player", h.RemovePlayer, write...)
 	get(v1, "/boards/:board/players/:player/around", h.Around)
+	get(v1, "/boards/:board/players/:player/history", h.PlayerHistory)
 	v1.POST("/boards/:board/seasons", h.EndSeason, write...)
 	get(v1, "/boards/:board/seasons", h.ListSeasons)
 	get(v1, "/boards/:board/seasons/:season/top", h.SeasonTop)

@@ -22,6 +22,7 @@ type Leaderboards struct {
 	settings *store.TTLCache[domain.BoardSettings]
 	Found    *store.Discovery
 	bookkept *store.SeenSet // boards indexed and unique keys given their expiry, by this process
+	history  int64          // events kept in a board's score history (--score-history); 0: none
 }
 
 var _ domain.LeaderboardService = (*Leaderboards)(nil)
@@ -33,9 +34,10 @@ const uniqueTTL = 24 * time.Hour
 // reads it within seconds, to catch up after a handover.
 const boardAddsTTL = 10 * time.Minute
 
-// NewLeaderboards returns leaderboards kept in rdb under keys, listing the boards found.
-func NewLeaderboards(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks) *Leaderboards {
-	return &Leaderboards{rdb: rdb, keys: keys, clock: c.Local(), stamp: c.Script, Found: found, settings: store.NewTTLCache[domain.BoardSettings](SettingsTTL, c.Local()), bookkept: store.NewSeenSet()}
+// NewLeaderboards returns leaderboards kept in rdb under keys, listing the boards found, each
+// keeping the last history changes zpulse made to its scores (0: none).
+func NewLeaderboards(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks, history int64) *Leaderboards {
+	return &Leaderboards{history: history, rdb: rdb, keys: keys, clock: c.Local(), stamp: c.Script, Found: found, settings: store.NewTTLCache[domain.BoardSettings](SettingsTTL, c.Local()), bookkept: store.NewSeenSet()}
 }
 
 // AddPoints is a batch of one (AddPointsBatch): one way to add, checked and answered alike.
@@ -70,7 +72,8 @@ func (l *Leaderboards) SetScore(ctx context.Context, board, player string, point
 		stamp = strconv.FormatInt(l.stamp.Now().UnixMilli(), 10)
 	}
 	pipe := l.rdb.Pipeline()
-	res := setScript.Run(ctx, pipe, []string{l.keys.Leaderboard(board)}, player, points, max, string(set.TieBreak), stamp)
+	keys, args := l.withHistory(ctx, board, []string{l.keys.Leaderboard(board)}, []any{player, points, max, string(set.TieBreak), stamp})
+	res := setScript.Run(ctx, pipe, keys, args...)
 	if err := l.send(ctx, pipe, board, now, 1, player); err != nil {
 		return domain.Entry{}, store.OpWriteError("boards.Leaderboards.SetScore", err)
 	}
@@ -161,14 +164,15 @@ func (l *Leaderboards) RemovePlayer(ctx context.Context, board, player string) e
 	}
 	now := l.clock.Now()
 	pipe := l.rdb.Pipeline()
-	removed := pipe.ZRem(ctx, l.keys.Leaderboard(board), player)
+	keys, args := l.withHistory(ctx, board, []string{l.keys.Leaderboard(board)}, []any{player, string(set.TieBreak), l.stampArg()})
+	removed := removeScript.Run(ctx, pipe, keys, args...)
 	for _, p := range set.Periods {
 		pipe.ZRem(ctx, l.keys.PeriodBoard(board, p, now), player)
 	}
 	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
 		return store.OpWriteError("boards.Leaderboards.RemovePlayer", err)
 	}
-	if removed.Val() == 0 {
+	if n, _ := removed.Int64(); n == 0 {
 		return domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
 	}
 	return nil

@@ -87,12 +87,14 @@ end
 // ARGV[3]  the largest allowed |points| on this board
 // ARGV[4]  the board's encoding: a domain.TieBreak value
 // ARGV[5]  now, epoch ms; "" reads Redis TIME (only tie-break boards need it)
+// KEYS[2], ARGV[6], ARGV[7]: the score history, its actor and cap (luaScoreHistory), or none
 // Returns  {1, new score (string), 0-based rank from the top}
 //
 //	{-1, now ms} when now is outside the encoding's range of times; nothing is written.
-var setScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + `
+var setScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + luaScoreHistory + `
 local r = addOne(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], 'set', ARGV[5])
 if r[1] ~= 1 then return r end
+recordScore(ARGV[1], ARGV[2], r[2], ARGV[4], 'set', ARGV[5])
 return {1, r[2], redis.call('ZREVRANK', KEYS[1], ARGV[1])}
 `)
 
@@ -107,12 +109,15 @@ return {1, r[2], redis.call('ZREVRANK', KEYS[1], ARGV[1])}
 // ARGV[3]  PEXPIREAT for the key in epoch ms (period boards), "" for none (set when it differs)
 // ARGV[4]  now, epoch ms; "" reads Redis TIME
 // ARGV[5…] player id, points to add, player id, points to add, …
+// KEYS[2] and the last two ARGV: the score history, its actor and cap (luaScoreHistory), given
+// for the all-time board only
 // Returns  {code, score or now, rank, …} per player: addOne's code and value, and the 0-based
 // rank from the top (-1 when refused)
-var addBatchScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + `
+var addBatchScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + luaScoreHistory + `
 local max, out = tonumber(ARGV[1]), {}
 for i = 5, #ARGV, 2 do
   local r = addOne(KEYS[1], ARGV[i], ARGV[i + 1], max, ARGV[2], 'add', ARGV[4])
+  if r[1] == 1 then recordScore(ARGV[i], ARGV[i + 1], r[2], ARGV[2], 'add', ARGV[4]) end
   out[#out + 1], out[#out + 2], out[#out + 3] = r[1], r[2], -1
 end
 for j = 1, #out, 3 do
