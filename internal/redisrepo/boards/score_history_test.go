@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -80,6 +81,30 @@ func testScoreHistory(t *testing.T, rdb redis.UniversalClient) {
 	}
 	if _, err := lb.PlayerHistory(context.Background(), "game:2048", "p1", domain.HistoryOptions{Limit: 3, Cursor: "x"}); domain.ErrorCode(err) != domain.EINVALID {
 		t.Errorf("a made-up cursor: %v; want invalid", err)
+	}
+}
+
+// The history's scripts take their arguments off ARGV's end (luaScoreHistory): the embedded
+// in-memory Redis (miniredis's Lua) runs them as Redis does.
+func TestScoreHistoryOnMiniredis(t *testing.T) {
+	t.Parallel()
+	m := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	lb := openBoards(rdb, domain.NewManualClock(testNow))
+	ctx := domain.WithActor(context.Background(), domain.Actor{Name: "alice"})
+	if _, err := lb.AddPoints(ctx, "g", "p1", 5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lb.SetScore(ctx, "g", "p1", 9); err != nil {
+		t.Fatal(err)
+	}
+	if err := lb.RemovePlayer(ctx, "g", "p1"); err != nil {
+		t.Fatal(err)
+	}
+	h, err := lb.PlayerHistory(context.Background(), "g", "p1", domain.HistoryOptions{Limit: 10})
+	if err != nil || len(h.Events) != 3 || h.Events[0].Action != domain.ScoreRemoved || h.Events[2].Points != 5 || h.Events[1].Actor != "alice" {
+		t.Fatalf("history on miniredis = %+v, %v", h, err)
 	}
 }
 
