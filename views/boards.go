@@ -44,6 +44,8 @@ func scoreChange(e domain.ScoreEvent) string {
 		return "set to " + FormatCount(e.Points)
 	case e.Action == domain.ScoreRemoved:
 		return "removed"
+	case e.Action == domain.ScoreReset:
+		return "board reset"
 	case e.Points >= 0:
 		return "+" + FormatCount(e.Points)
 	}

@@ -515,7 +515,7 @@ func scoreTimeline(h domain.ScoreHistory) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "<p class=\"mt-2 text-xs text-slate-600 dark:text-slate-400\" data-testid=\"score-history-note\">Only changes made through zpulse (add, set, remove) are kept here, the latest of each board's capped history; other services' writes straight to Redis are not in it.</p></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "<p class=\"mt-2 text-xs text-slate-600 dark:text-slate-400\" data-testid=\"score-history-note\">Only changes made through zpulse (add, set, remove, board reset) are kept here, the latest of each board's capped history; other services' writes straight to Redis are not in it.</p></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

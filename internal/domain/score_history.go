@@ -7,7 +7,7 @@ import (
 )
 
 // A player's score history: each change zpulse makes to a player's score on a board (add,
-// set, remove) is kept in a capped stream per board, written by the script that makes the
+// set, remove, and a reset of the whole board) is kept in a capped stream per board, written by the script that makes the
 // change. Writes other services make straight to Redis are not in it.
 
 // Score history limits.
@@ -23,6 +23,7 @@ const (
 	ScoreAdded   = "add"
 	ScoreSet     = "set"
 	ScoreRemoved = "remove"
+	ScoreReset   = "reset" // the whole board was reset: an event of every player's history
 )
 
 // ScoreEvent is one change to a player's score.
@@ -31,10 +32,11 @@ type ScoreEvent struct {
 	// Points is what the change added (negative: taken away); for a set, the points set;
 	// for a remove, minus the points the player had.
 	Points int64 `json:"points"`
-	// Score is the player's all-time points after the change (0 after a remove).
+	// Score is the player's all-time points after the change (0 after a remove or a reset;
+	// a reset's Points is 0: what each player had is not kept).
 	Score  int64  `json:"score"`
 	Actor  string `json:"actor"`
-	Action string `json:"action"` // ScoreAdded, ScoreSet or ScoreRemoved
+	Action string `json:"action"` // ScoreAdded, ScoreSet, ScoreRemoved or ScoreReset
 }
 
 // ScoreHistory is one page of a player's changes on a board, newest first.

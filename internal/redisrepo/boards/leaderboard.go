@@ -213,7 +213,11 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 	deleted := make([]redis.Cmder, len(keys))
 	for i, k := range keys { // one DEL per key: the keys may live in different cluster slots
 		if k == all || strings.HasPrefix(k, all+":") {
-			deleted[i] = deleteSortedSetScript.Run(ctx, pipe, []string{k})
+			on, args := []string{k}, []any(nil)
+			if k == all { // the all-time board's reset is in the score history
+				on, args = l.withHistory(ctx, board, on, []any{l.stampArg()})
+			}
+			deleted[i] = deleteSortedSetScript.Run(ctx, pipe, on, args...)
 		} else {
 			deleted[i] = pipe.Del(ctx, k)
 		}

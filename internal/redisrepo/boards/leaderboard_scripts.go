@@ -184,12 +184,17 @@ return {start, redis.call('ZREVRANGE', key, start, start + limit - 1, 'WITHSCORE
 `)
 
 // deleteSortedSetScript deletes a board's key (all-time or one period) unless it holds
-// another type than a sorted set (another service's data, refused by the guard).
+// another type than a sorted set (another service's data, refused by the guard); a reset of
+// the all-time board is recorded in the score history as one event of every player's.
 //
 // KEYS[1]  the board's ZSET
+// KEYS[2], ARGV[1] and the last two ARGV: the score history, now (epoch ms, "" for Redis
+// TIME), its actor and cap (luaScoreHistory), or none
 // Returns  the keys deleted: 1 or 0
-var deleteSortedSetScript = store.NewScript(store.LuaSortedSetGuard + `
-return redis.call('DEL', KEYS[1])
+var deleteSortedSetScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaScoreHistory + `
+local n = redis.call('DEL', KEYS[1])
+if n == 1 then recordScore('', '0', '0', 'none', 'reset', ARGV[1]) end
+return n
 `)
 
 // rewriteScoresScript rewrites members' scores (an encoding fix) only where each still has

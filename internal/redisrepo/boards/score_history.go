@@ -48,7 +48,7 @@ func (l *Leaderboards) PlayerHistory(ctx context.Context, board, player string, 
 		}
 		for i, m := range msgs {
 			scanned++
-			if p, _ := m.Values["p"].(string); p == player {
+			if p, _ := m.Values["p"].(string); p == player || p == "" { // "": the whole board's (a reset)
 				out.Events = append(out.Events, scoreEvent(m))
 			}
 			if len(out.Events) == opt.Limit || scanned == domain.MaxHistoryScan {

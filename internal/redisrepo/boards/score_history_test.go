@@ -79,6 +79,15 @@ func testScoreHistory(t *testing.T, rdb redis.UniversalClient) {
 			t.Errorf("%s: next page = %+v, %v; want the first add and no more", board, rest, err)
 		}
 	}
+	if _, err := lb.Reset(alice, "game:2048"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"p1", "p2"} { // a reset is every player's
+		h, err := lb.PlayerHistory(context.Background(), "game:2048", p, domain.HistoryOptions{Limit: 1})
+		if err != nil || len(h.Events) != 1 || h.Events[0].Action != domain.ScoreReset || h.Events[0].Actor != "alice" || h.Events[0].Score != 0 {
+			t.Errorf("%s after a reset: %+v, %v; want the reset by alice first", p, h, err)
+		}
+	}
 	if _, err := lb.PlayerHistory(context.Background(), "game:2048", "p1", domain.HistoryOptions{Limit: 3, Cursor: "x"}); domain.ErrorCode(err) != domain.EINVALID {
 		t.Errorf("a made-up cursor: %v; want invalid", err)
 	}
