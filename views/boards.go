@@ -31,6 +31,25 @@ type Lookup struct {
 	Entry  *domain.Entry
 	Around []domain.Entry
 	Err    string
+	// History is the player's latest score changes through zpulse (a zpulse board's; nil
+	// for an adopted board, which has none).
+	History *domain.ScoreHistory
+}
+
+// scoreChange is a score event as the player's timeline says it: "+7", "−3", "set to 40",
+// "removed".
+func scoreChange(e domain.ScoreEvent) string {
+	switch {
+	case e.Action == domain.ScoreSet:
+		return "set to " + FormatCount(e.Points)
+	case e.Action == domain.ScoreRemoved:
+		return "removed"
+	case e.Action == domain.ScoreReset:
+		return "board reset"
+	case e.Points >= 0:
+		return "+" + FormatCount(e.Points)
+	}
+	return "−" + FormatCount(-e.Points)
 }
 
 // BoardFormIDs are the board page's forms: add points, set a score, remove a player, trim,

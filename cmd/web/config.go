@@ -45,6 +45,7 @@ type config struct {
 	WS                                     web.WSLimits           // bounds on websocket viewers
 	WaitReplicas                           int                    // replicas an enqueue and a lock acquisition wait for; 0 is off
 	Completed                              domain.CompletedPolicy // the completed jobs an ack keeps per queue
+	ScoreHistory                           int64                  // events a board's score history keeps; 0: none
 	AuditMax                               int64                  // entries the audit trail keeps, about
 	AuditMaxAge                            time.Duration          // the oldest entry the audit trail keeps
 	LogFormat                              string                 // text or json
@@ -120,6 +121,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	envOf["completed-max-age"] = "ZPULSE_COMPLETED_MAX_AGE"
 	fs.BoolVar(&cfg.Completed.Payloads, "keep-completed-payloads", false, "keep completed jobs' payloads too, shown as waiting jobs' are (ZPULSE_KEEP_COMPLETED_PAYLOADS)")
 	envOf["keep-completed-payloads"] = "ZPULSE_KEEP_COMPLETED_PAYLOADS"
+	fs.Int64Var(&cfg.ScoreHistory, "score-history", domain.DefaultScoreHistory, fmt.Sprintf("`events` of changes to players' scores kept per board (add, set, remove through zpulse), 0 (none) to %d (ZPULSE_SCORE_HISTORY)", domain.MaxScoreHistory))
+	envOf["score-history"] = "ZPULSE_SCORE_HISTORY"
 	fs.Int64Var(&cfg.AuditMax, "audit-max-entries", audit.DefaultMaxEntries, fmt.Sprintf("`entries` the audit trail keeps, about (the newest), 1,000 to %d (ZPULSE_AUDIT_MAX_ENTRIES)", maxAuditEntries))
 	envOf["audit-max-entries"] = "ZPULSE_AUDIT_MAX_ENTRIES"
 	fs.DurationVar(&cfg.AuditMaxAge, "audit-max-age", audit.DefaultMaxAge, "how long the audit trail keeps an entry, a duration from 1h to 87600h (ZPULSE_AUDIT_MAX_AGE)")
@@ -198,6 +201,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	}
 	if cfg.AuditMaxAge < time.Hour || cfg.AuditMaxAge > 10*365*24*time.Hour {
 		return cfg, fmt.Errorf("audit-max-age must be a duration from 1h to 87600h (got %s)", cfg.AuditMaxAge)
+	}
+	if cfg.ScoreHistory < 0 || cfg.ScoreHistory > domain.MaxScoreHistory {
+		return cfg, fmt.Errorf("score-history must be a whole number from 0 (none) to %d (got %d)", domain.MaxScoreHistory, cfg.ScoreHistory)
 	}
 	if err := cfg.Completed.Validate(); err != nil {
 		return cfg, errors.New(domain.ErrorMessage(err))

@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	defer cancel()
 	var wg sync.WaitGroup
 
-	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log, WaitReplicas: cfg.WaitReplicas, Completed: cfg.Completed,
+	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log, WaitReplicas: cfg.WaitReplicas, Completed: cfg.Completed, ScoreHistory: scoreHistoryOption(cfg.ScoreHistory),
 		AuditMaxEntries: cfg.AuditMax, AuditMaxAge: cfg.AuditMaxAge,
 		Notifications: notify.Mode(cfg.Notifications)})
 	if err != nil {
@@ -260,4 +260,12 @@ func displayAddr(a net.Addr) string {
 		host = "localhost"
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// scoreHistoryOption is --score-history as redisrepo.OpenOptions takes it: 0 (none) is -1.
+func scoreHistoryOption(events int64) int64 {
+	if events == 0 {
+		return -1
+	}
+	return events
 }

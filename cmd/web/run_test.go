@@ -374,3 +374,19 @@ func TestParseCompletedConfig(t *testing.T) {
 		}
 	}
 }
+
+// --score-history: 10,000 events a board by default, 0 keeps none (-1 to redisrepo.Open),
+// out of range refused naming the flag.
+func TestParseScoreHistoryConfig(t *testing.T) {
+	if cfg, err := parseConfig(nil, env(nil), io.Discard); err != nil || cfg.ScoreHistory != domain.DefaultScoreHistory || scoreHistoryOption(cfg.ScoreHistory) != domain.DefaultScoreHistory {
+		t.Errorf("default: %d %v", cfg.ScoreHistory, err)
+	}
+	if cfg, err := parseConfig(nil, env(map[string]string{"ZPULSE_SCORE_HISTORY": "0"}), io.Discard); err != nil || scoreHistoryOption(cfg.ScoreHistory) != -1 {
+		t.Errorf("0 from the environment: %d %v; want none", cfg.ScoreHistory, err)
+	}
+	for _, bad := range []string{"-1", "16777217", "many"} {
+		if _, err := parseConfig([]string{"--score-history", bad}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "score-history") {
+			t.Errorf("%q: %v, want an error naming the flag", bad, err)
+		}
+	}
+}

@@ -161,6 +161,8 @@ func (s BoardSettings) Retention() time.Duration {
 // first, each with optional daily, weekly and monthly boards beside it. Methods that take a
 // period read that period's current board (UTC); AllTime is the board itself.
 type LeaderboardService interface {
+	ScoreHistoryOps
+
 	// AddPoints adds points (negative allowed) to a player on the board and on every period
 	// board its settings keep, and returns the all-time entry after the add. Each board's
 	// read-modify-write is atomic. Returns EINVALID for a bad board or player, or when a new

@@ -64,6 +64,9 @@ type OpenOptions struct {
 	// Completed is how many completed jobs an ack keeps per queue, and for how long; the
 	// zero value is domain.DefaultCompletedPolicy. Open refuses one that does not validate.
 	Completed domain.CompletedPolicy
+	// ScoreHistory is the events a board's score history keeps (--score-history); 0 is
+	// domain.DefaultScoreHistory, a negative number keeps none.
+	ScoreHistory int64
 }
 
 // Keys name every key zpulse reads or writes (store.Keys, built in store/keys.go).
@@ -142,6 +145,15 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	if err := completed.Validate(); err != nil {
 		return nil, fmt.Errorf("redisrepo.Open: %w", err)
 	}
+	scores := opt.ScoreHistory
+	switch {
+	case scores == 0:
+		scores = domain.DefaultScoreHistory
+	case scores < 0:
+		scores = 0
+	case scores > domain.MaxScoreHistory:
+		return nil, fmt.Errorf("redisrepo.Open: score history must keep at most %d events a board (got %d)", domain.MaxScoreHistory, scores)
+	}
 	s := &Services{Client: opt.Client}
 	switch {
 	case opt.Client != nil:
@@ -178,7 +190,7 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Keys = keys.Display()
 	s.Limiters = limiters.NewLimiters(rdb, keys, c)
 	s.Discovery = store.NewDiscovery(rdb, keys, func(ctx context.Context, keys []string) { _ = s.Limiters.AdoptClients(ctx, keys) })
-	s.Leaderboards = boards.NewLeaderboards(rdb, keys, s.Discovery, c)
+	s.Leaderboards = boards.NewLeaderboards(rdb, keys, s.Discovery, c, scores)
 	s.Queues = queues.NewQueues(rdb, blocking, keys, s.Discovery, c, replicas, completed)
 	s.Locks = locks.NewLocks(rdb, keys, s.Discovery, c, replicas)
 	s.Singletons = locks.NewSingletons(s.Locks, keys, opt.Log, opt.SingletonTimings)

@@ -122,8 +122,8 @@ func TestAPISetRemoveTrimReset(t *testing.T) {
 	if status, b, _ = s.do(t, http.MethodDelete, "/api/v1/boards/b", "", "", auth...); status != http.StatusOK || !strings.Contains(b, `"deleted_keys":`) {
 		t.Errorf("reset: %d %s", status, b)
 	}
-	if k := keys(t, s.rdb); len(k) != 0 {
-		t.Errorf("after reset: %v", k)
+	if k := keys(t, s.rdb); len(k) != 1 || k[0] != "{leaderboard:b}:history" { // the record of changes stays
+		t.Errorf("after reset: %v; want the score history only", k)
 	}
 	for _, c := range [][2]string{{http.MethodPut, "/api/v1/boards/b"}, {http.MethodDelete, "/api/v1/boards/b"}, {http.MethodDelete, "/api/v1/boards/b/players/x"}, {http.MethodPut, "/api/v1/boards/b/players/x"}} {
 		if status, _, _ := s.do(t, c[0], c[1], "application/json", `{}`); status != http.StatusUnauthorized {

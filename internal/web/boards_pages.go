@@ -93,8 +93,15 @@ const lookupAround = 3
 // lookupPlayer finds a player's place and neighbours; an absent player is "not ranked", not an error.
 func (s *server) lookupPlayer(ctx context.Context, board string, period domain.Period, player string) *views.Lookup {
 	around, err := s.Leaderboards.Around(ctx, board, period, player, lookupAround)
-	return lookupOf(player, around, err)
+	l := lookupOf(player, around, err)
+	if h, err := s.Leaderboards.PlayerHistory(ctx, board, player, domain.HistoryOptions{Limit: lookupHistory}); err == nil {
+		l.History = &h
+	}
+	return l
 }
+
+// lookupHistory is how many of a player's latest score changes the lookup shows.
+const lookupHistory = 10
 
 // lookupOf is the lookup of a player from the read of the players around them.
 func lookupOf(player string, around []domain.Entry, err error) *views.Lookup {

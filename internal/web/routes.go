@@ -111,6 +111,7 @@ func (s *server) routes(e *echo.Echo) {
 	v1.PUT("/boards/:board/players/:player", h.SetScore, write(domain.RoleOperator, "board.set_score")...)
 	v1.DELETE("/boards/:board/players/:player", h.RemovePlayer, write(domain.RoleOperator, "board.remove_player")...)
 	get(v1, "/boards/:board/players/:player/around", h.Around)
+	get(v1, "/boards/:board/players/:player/history", h.PlayerHistory)
 	v1.POST("/boards/:board/seasons", h.EndSeason, write(domain.RoleAdmin, "season.end")...)
 	get(v1, "/boards/:board/seasons", h.ListSeasons)
 	get(v1, "/boards/:board/seasons/:season/top", h.SeasonTop)

@@ -23,6 +23,8 @@ type Leaderboards struct {
 	TopFn                 func(context.Context, string, domain.Period, int) (domain.BoardTop, error)
 	TopInvoked            bool
 	PlayerFn              func(context.Context, string, domain.Period, string) (domain.Entry, error)
+	PlayerHistoryFn       func(context.Context, string, string, domain.HistoryOptions) (domain.ScoreHistory, error)
+	PlayerHistoryInvoked  bool
 	PlayerInvoked         bool
 	AroundFn              func(context.Context, string, domain.Period, string, int) ([]domain.Entry, error)
 	AroundInvoked         bool
@@ -107,6 +109,14 @@ func (s *Leaderboards) Player(ctx context.Context, a1 string, a2 domain.Period, 
 		return
 	}
 	return s.PlayerFn(ctx, a1, a2, a3)
+}
+
+func (s *Leaderboards) PlayerHistory(ctx context.Context, a1 string, a2 string, a3 domain.HistoryOptions) (r0 domain.ScoreHistory, err error) {
+	s.PlayerHistoryInvoked = true
+	if s.PlayerHistoryFn == nil {
+		return
+	}
+	return s.PlayerHistoryFn(ctx, a1, a2, a3)
 }
 
 func (s *Leaderboards) Around(ctx context.Context, a1 string, a2 domain.Period, a3 string, a4 int) (r0 []domain.Entry, err error) {

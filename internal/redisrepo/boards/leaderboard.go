@@ -22,6 +22,7 @@ type Leaderboards struct {
 	settings *store.TTLCache[domain.BoardSettings]
 	Found    *store.Discovery
 	bookkept *store.SeenSet // boards indexed and unique keys given their expiry, by this process
+	history  int64          // events kept in a board's score history (--score-history); 0: none
 }
 
 var _ domain.LeaderboardService = (*Leaderboards)(nil)
@@ -33,9 +34,10 @@ const uniqueTTL = 24 * time.Hour
 // reads it within seconds, to catch up after a handover.
 const boardAddsTTL = 10 * time.Minute
 
-// NewLeaderboards returns leaderboards kept in rdb under keys, listing the boards found.
-func NewLeaderboards(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks) *Leaderboards {
-	return &Leaderboards{rdb: rdb, keys: keys, clock: c.Local(), stamp: c.Script, Found: found, settings: store.NewTTLCache[domain.BoardSettings](SettingsTTL, c.Local()), bookkept: store.NewSeenSet()}
+// NewLeaderboards returns leaderboards kept in rdb under keys, listing the boards found, each
+// keeping the last history changes zpulse made to its scores (0: none).
+func NewLeaderboards(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks, history int64) *Leaderboards {
+	return &Leaderboards{history: history, rdb: rdb, keys: keys, clock: c.Local(), stamp: c.Script, Found: found, settings: store.NewTTLCache[domain.BoardSettings](SettingsTTL, c.Local()), bookkept: store.NewSeenSet()}
 }
 
 // AddPoints is a batch of one (AddPointsBatch): one way to add, checked and answered alike.
@@ -71,7 +73,8 @@ func (l *Leaderboards) SetScore(ctx context.Context, board, player string, point
 	}
 	pipe := l.rdb.Pipeline()
 	key := l.keys.Leaderboard(board)
-	res := setScript.Run(ctx, pipe, []string{key, l.keys.ScoreRewrite(key)}, player, points, max, string(set.TieBreak), stamp)
+	keys, args := l.withHistory(ctx, board, []string{key, l.keys.ScoreRewrite(key)}, []any{player, points, max, string(set.TieBreak), stamp})
+	res := setScript.Run(ctx, pipe, keys, args...)
 	if err := l.send(ctx, pipe, board, now, 1, player); err != nil {
 		return domain.Entry{}, store.OpWriteError("boards.Leaderboards.SetScore", err)
 	}
@@ -159,14 +162,15 @@ func (l *Leaderboards) RemovePlayer(ctx context.Context, board, player string) e
 	}
 	now := l.clock.Now()
 	pipe := l.rdb.Pipeline()
-	removed := pipe.ZRem(ctx, l.keys.Leaderboard(board), player)
+	keys, args := l.withHistory(ctx, board, []string{l.keys.Leaderboard(board)}, []any{player, string(set.TieBreak), l.stampArg()})
+	removed := removeScript.Run(ctx, pipe, keys, args...)
 	for _, p := range set.Periods {
 		pipe.ZRem(ctx, l.keys.PeriodBoard(board, p, now), player)
 	}
 	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
 		return store.OpWriteError("boards.Leaderboards.RemovePlayer", err)
 	}
-	if removed.Val() == 0 {
+	if n, _ := removed.Int64(); n == 0 {
 		return domain.Errorf(domain.ENOTFOUND, "player %q is not on board %q", player, board)
 	}
 	return nil
@@ -207,7 +211,11 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 	deleted := make([]redis.Cmder, len(keys))
 	for i, k := range keys { // one DEL per key: the keys may live in different cluster slots
 		if k == all || strings.HasPrefix(k, all+":") {
-			deleted[i] = deleteSortedSetScript.Run(ctx, pipe, []string{k})
+			on, args := []string{k}, []any(nil)
+			if k == all { // the all-time board's reset is in the score history
+				on, args = l.withHistory(ctx, board, on, []any{l.stampArg()})
+			}
+			deleted[i] = deleteSortedSetScript.Run(ctx, pipe, on, args...)
 		} else {
 			deleted[i] = pipe.Del(ctx, k)
 		}

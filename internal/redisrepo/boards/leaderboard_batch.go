@@ -66,7 +66,11 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 			for _, i := range items {
 				args = append(args, adds[i].Player, adds[i].Points)
 			}
-			chunks = append(chunks, chunk{items: items, cmd: addBatchScript.Run(ctx, pipe, []string{key, l.keys.ScoreRewrite(key)}, args...), board: which})
+			keys := []string{key, l.keys.ScoreRewrite(key)}
+			if which == 0 { // the all-time board's adds are the score history's
+				keys, args = l.withHistory(ctx, board, keys, args)
+			}
+			chunks = append(chunks, chunk{items: items, cmd: addBatchScript.Run(ctx, pipe, keys, args...), board: which})
 		}
 	}
 	run(l.keys.Leaderboard(board), "", 0)

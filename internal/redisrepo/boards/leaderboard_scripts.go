@@ -122,15 +122,19 @@ end
 // ARGV[3]  the largest allowed |points| on this board
 // ARGV[4]  the board's encoding: a domain.TieBreak value (a rewrite's marker overrides it)
 // ARGV[5]  now, epoch ms; "" reads Redis TIME (only tie-break boards need it)
+// KEYS[2]  the board key's encoding rewrite HASH (store.Keys.ScoreRewrite), read when it exists
+// KEYS[3], ARGV[6], ARGV[7]: the score history, its actor and cap (luaScoreHistory), or none
 // Returns  {1, new score (string), 0-based rank from the top, the encoding written}
 //
 //	{0, current points} when the new points are outside the encoding's range;
 //	{-1, now ms} when now is outside the encoding's range of times; nothing is written.
-var setScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + `
+var setScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + luaScoreHistory(3) + `
 local rw = rewriteOf(KEYS[2])
 local r = addOne(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], 'set', ARGV[5], rw)
 if r[1] ~= 1 then return r end
-return {1, r[2], redis.call('ZREVRANK', KEYS[1], ARGV[1]), rw and rw.to or ARGV[4]}
+local enc = rw and rw.to or ARGV[4]
+recordScore(ARGV[1], ARGV[2], r[2], enc, 'set', ARGV[5])
+return {1, r[2], redis.call('ZREVRANK', KEYS[1], ARGV[1]), enc}
 `)
 
 // addBatchScript adds points for one or more players on one board in one call: each
@@ -145,13 +149,16 @@ return {1, r[2], redis.call('ZREVRANK', KEYS[1], ARGV[1]), rw and rw.to or ARGV[
 // ARGV[3]  PEXPIREAT for the key in epoch ms (period boards), "" for none (set when it differs)
 // ARGV[4]  now, epoch ms; "" reads Redis TIME
 // ARGV[5…] player id, points to add, player id, points to add, …
+// KEYS[3] and the last two ARGV: the score history, its actor and cap (luaScoreHistory), given
+// for the all-time board only
 // Returns  {code, score or now or current points, rank, …} per player: addOne's code and
 // value, and the 0-based rank from the top (-1 when refused); then the encoding written
-var addBatchScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + `
+var addBatchScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + luaScoreHistory(3) + `
 local max, out = tonumber(ARGV[1]), {}
 local rw = rewriteOf(KEYS[2])
 for i = 5, #ARGV, 2 do
   local r = addOne(KEYS[1], ARGV[i], ARGV[i + 1], max, ARGV[2], 'add', ARGV[4], rw)
+  if r[1] == 1 then recordScore(ARGV[i], ARGV[i + 1], r[2], rw and rw.to or ARGV[2], 'add', ARGV[4]) end
   out[#out + 1], out[#out + 2], out[#out + 3] = r[1], r[2], -1
 end
 for j = 1, #out, 3 do
@@ -219,12 +226,17 @@ return {start, redis.call('ZREVRANGE', key, start, start + limit - 1, 'WITHSCORE
 `)
 
 // deleteSortedSetScript deletes a board's key (all-time or one period) unless it holds
-// another type than a sorted set (another service's data, refused by the guard).
+// another type than a sorted set (another service's data, refused by the guard); a reset of
+// the all-time board is recorded in the score history as one event of every player's.
 //
 // KEYS[1]  the board's ZSET
+// KEYS[2], ARGV[1] and the last two ARGV: the score history, now (epoch ms, "" for Redis
+// TIME), its actor and cap (luaScoreHistory), or none
 // Returns  the keys deleted: 1 or 0
-var deleteSortedSetScript = store.NewScript(store.LuaSortedSetGuard + `
-return redis.call('DEL', KEYS[1])
+var deleteSortedSetScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaScoreHistory(2) + `
+local n = redis.call('DEL', KEYS[1])
+if n == 1 then recordScore('', '0', '0', 'none', 'reset', ARGV[1]) end
+return n
 `)
 
 // rewriteScoresScript rewrites members' scores (a step of an encoding fix) only where each

@@ -28,5 +28,5 @@ func newBoardsOn(_ *testing.T, rdb redis.UniversalClient) (*Leaderboards, *domai
 // discovery of its own, clock; nil is Redis TIME, as in production): another instance.
 func openBoards(rdb redis.UniversalClient, clock domain.Clock) *Leaderboards {
 	keys := store.DefaultKeys
-	return NewLeaderboards(rdb, keys, store.NewDiscovery(rdb, keys, nil), store.Clocks{Script: clock})
+	return NewLeaderboards(rdb, keys, store.NewDiscovery(rdb, keys, nil), store.Clocks{Script: clock}, domain.DefaultScoreHistory)
 }

@@ -196,7 +196,8 @@ func TestSetRemoveTrimReset(t *testing.T) {
 	if err != nil || n != 5 { // all-time, today's board, settings, today's unique count, this minute's count of writes
 		t.Errorf("reset deleted %d keys, %v", n, err)
 	}
-	if left := rdb.Keys(ctx, "*").Val(); !slices.Equal(sorted(left), []string{"leaderboard:b:eu"}) {
+	// The score history stays: it is the record of what was done to the board's scores.
+	if left := rdb.Keys(ctx, "*").Val(); !slices.Equal(sorted(left), []string{"leaderboard:b:eu", "{leaderboard:b}:history"}) {
 		t.Errorf("after reset: %v", left)
 	}
 }

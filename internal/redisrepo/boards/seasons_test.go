@@ -21,7 +21,7 @@ import (
 func seasonBoards(rdb redis.UniversalClient) (*Leaderboards, *domain.ManualClock) {
 	clock := domain.NewManualClock(testNow)
 	keys := store.DefaultKeys
-	return NewLeaderboards(rdb, keys, store.NewDiscovery(rdb, keys, nil), store.Clocks{Script: clock}), clock
+	return NewLeaderboards(rdb, keys, store.NewDiscovery(rdb, keys, nil), store.Clocks{Script: clock}, domain.DefaultScoreHistory), clock
 }
 
 // uniqueBoard is a board name no other test of the run uses (the Cluster is shared).

@@ -39,7 +39,7 @@ func openInstance(t *testing.T, rdb redis.UniversalClient, clock domain.Clock) *
 	found := store.NewDiscovery(rdb, keys, func(ctx context.Context, keys []string) { _ = l.AdoptClients(ctx, keys) })
 	blocking := queues.NewBlockingClient(rdb, 4)
 	in := &instance{Limiters: l, close: func() {},
-		Leaderboards: boards.NewLeaderboards(rdb, keys, found, c),
+		Leaderboards: boards.NewLeaderboards(rdb, keys, found, c, domain.DefaultScoreHistory),
 		History:      NewHistory(rdb, keys, found, c),
 		Business:     NewBusiness(rdb, keys, found, c),
 		Singletons:   locks.NewSingletons(locks.NewLocks(rdb, keys, found, c, store.ReplicaWait{}), keys, slog.New(slog.NewTextHandler(io.Discard, nil)), locks.SingletonTimings{}),

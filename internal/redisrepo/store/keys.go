@@ -122,6 +122,14 @@ func (k Keys) ScoreRewrite(boardKey string) string { return "{" + boardKey + "}:
 // the board's page and the overview show it.
 func (k Keys) SeasonRolloverFailures() string { return k.OwnPrefix + "season-rollover:failures" }
 
+// BoardHistory is the STREAM of the changes zpulse made to players' scores on a board (add,
+// set, remove), in the board's Cluster slot (the season tag), so the script that changes a
+// score appends its entry: fields p (player), d (points added; for a set, the points set),
+// s (the all-time score after it, as stored), e (the board's encoding then), a (actor),
+// k (add, set or remove), t (epoch ms, the scripts' clock). Capped with XADD MAXLEN ~
+// (--score-history).
+func (k Keys) BoardHistory(board string) string { return k.seasonTag(board) + ":history" }
+
 // BoardIndex is the SET of board names zpulse has written to.
 func (k Keys) BoardIndex() string { return k.OwnPrefix + "index:boards" }
 

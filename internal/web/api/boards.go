@@ -188,6 +188,20 @@ func (h *Handlers) Player(c echo.Context) error {
 	return c.JSON(http.StatusOK, entry)
 }
 
+// PlayerHistory answers a page of a player's score changes through zpulse, newest first.
+func (h *Handlers) PlayerHistory(c echo.Context) error {
+	limit, err := httpio.HistoryPageInput.Query(c, domain.DefaultHistoryPage)
+	if err != nil {
+		return err
+	}
+	hist, err := h.Leaderboards.PlayerHistory(c.Request().Context(), httpio.PathParam(c, "board"), httpio.PathParam(c, "player"),
+		domain.HistoryOptions{Limit: limit, Cursor: c.QueryParam("cursor")})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, hist)
+}
+
 func (h *Handlers) Around(c echo.Context) error {
 	period, err := domain.ParsePeriod(c.QueryParam("period"))
 	if err != nil {

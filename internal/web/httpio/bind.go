@@ -35,6 +35,7 @@ var (
 	AroundNInput     = Whole{field: "n", min: 1, max: domain.MaxAround}
 	EntriesInput     = Whole{field: "limit", min: 1, max: domain.MaxPageLimit}
 	JobPageInput     = Whole{field: "limit", min: 1, max: domain.MaxJobPage}
+	HistoryPageInput = Whole{field: "limit", unit: "events", min: 1, max: domain.MaxHistoryPage}
 	PriorityInput    = Whole{field: "priority", min: domain.MinPriority, max: domain.MaxPriority, ends: [2]string{"first", "last"}}
 	MaxAttemptsInput = Whole{field: "max_attempts", min: 1, max: domain.MaxMaxAttempts}
 	BatchCountInput  = Whole{field: "count", min: 1, max: domain.MaxBatchPoll}
