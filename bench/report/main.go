@@ -400,7 +400,7 @@ func goBenchmarks() {
 		for _, kind := range []string{"board", "boards", "queue", "queues", "limiter", "limiters", "locks"} {
 			ref, target := "", ""
 			if kind == "queue" {
-				ref, target = "32 before issue 16", "≤ 10"
+				ref, target = "32 earlier (docs/performance.md)", "≤ 10"
 			}
 			add("Redis commands per tick, one "+kind+" topic", strconv.FormatFloat(r["BenchmarkCommandsPerTick/"+kind]["cmds/tick"], 'f', 0, 64), ref, "", target)
 		}
