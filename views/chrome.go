@@ -18,10 +18,13 @@ type Chrome struct {
 	Title      string
 	Topics     []string // live topics the page subscribes to, besides domain.TopicStatus
 	Embedded   bool     // data lives in an in-memory Redis inside this process
-	AdminToken bool     // an admin token is configured
-	SignedIn   bool     // this browser holds an admin session
-	OpenAccess bool     // without an admin token, changes are accepted from every address, not only loopback
-	CSRF       string   // token for forms
+	AdminToken bool     // access is protected: an admin token or an authenticating proxy is configured
+	SignedIn   bool     // this browser holds a session
+	// Actor is who is looking and the role they act with (the HTTP layer's identity): a
+	// session's holder, a token's name, the client's address under open access, "anonymous".
+	Actor      domain.Actor
+	OpenAccess bool   // without an admin token, changes are accepted from every address, not only loopback
+	CSRF       string // token for forms
 	Status     Status
 	Unread     bool              // the page's own read found Redis down: panels say so, never "nothing here"
 	Path       string            // the page's own path, for "back here after sign-in"
@@ -35,8 +38,24 @@ type Status struct {
 	Detail    string
 }
 
-// CanWrite says whether this browser may use mutating forms.
-func (c Chrome) CanWrite() bool { return !c.AdminToken || c.SignedIn }
+// CanWrite says whether this browser may use the forms that act on single things (points,
+// jobs, locks, a limiter's try): the operator's. Can(domain.RoleAdmin) is the admin's forms.
+func (c Chrome) CanWrite() bool { return c.Can(domain.RoleOperator) }
+
+// Can says whether this browser may use the forms that need role r.
+func (c Chrome) Can(r domain.Role) bool { return c.Actor.Role.Allows(r) }
+
+// ReadOnlyWhy is the one line a disabled form shows: why it may not be used here and how to
+// get access, in every mode.
+func (c Chrome) ReadOnlyWhy(need domain.Role) string {
+	switch {
+	case !c.AdminToken && !c.OpenAccess:
+		return "Read-only from this address: changes are accepted from this machine only. Ask whoever runs zpulse for an admin token (--admin-token) to sign in."
+	case c.Actor.Role == domain.RoleNone:
+		return "Read-only: sign in with a token (or your single sign-on) that has the " + need.String() + " role to use this."
+	}
+	return "Your role is " + c.Actor.Role.String() + ": this needs the " + need.String() + " role. Ask an admin for a token with it."
+}
 
 func (c Chrome) wsURL() string {
 	q := url.Values{"topic": append([]string{domain.TopicStatus}, c.Topics...)}
@@ -95,3 +114,20 @@ func statusText(status int) string { return strconv.Itoa(status) + " · " + http
 
 // formatMs shows milliseconds as people read them (domain.FormatDuration).
 func formatMs(ms int64) string { return domain.FormatDuration(time.Duration(ms) * time.Millisecond) }
+
+// timeValue is t as a filter's text box shows it: RFC 3339 in UTC, or "" for the zero time.
+func timeValue(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+
+}
+
+// roleLabel is a role as the header says it: "viewer (read-only)", "operator", "admin".
+func roleLabel(r domain.Role) string {
+	if r == domain.RoleViewer {
+		return "viewer (read-only)"
+	}
+	return r.String()
+}

@@ -169,3 +169,17 @@ func sourcePanelTitle(v domain.SourceView) string {
 	}
 	return "Locks held"
 }
+
+// overlapsOf are the sources name overlaps, from the pairs of domain.SourceOverlaps.
+func overlapsOf(overlaps []domain.SourceOverlap, name string) []string {
+	var out []string
+	for _, o := range overlaps {
+		switch name {
+		case o.Source:
+			out = append(out, o.Other)
+		case o.Other:
+			out = append(out, o.Source)
+		}
+	}
+	return out
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo"
+	"github.com/zpulse/zpulse/internal/redisrepo/audit"
 	"github.com/zpulse/zpulse/internal/redisrepo/notify"
 	"github.com/zpulse/zpulse/internal/web"
 )
@@ -37,18 +38,28 @@ type config struct {
 	Proxies        string        // --trusted-proxies as given
 	TrustedProxies []*net.IPNet  // Proxies parsed
 	OpenAccess     bool          // without an admin token, accept changes from any address, not only loopback
-	WS             web.WSLimits  // bounds on websocket viewers
-	WaitReplicas   int           // replicas an enqueue and a lock acquisition wait for; 0 is off
-	LogFormat      string        // text or json
-	LogLevel       slog.Level
-	AccessLog      string // web.AccessLogAll, AccessLogErrors or AccessLogOff
-	BasePath       string // path prefix behind a proxy, "/zpulse"; "" is the root
-	Version        bool   // print the version and exit
-	MetricsMax     int    // labelled entities of each kind a /metrics scrape reports
+	// AuthProxy is sign-in by an authenticating proxy (--auth-proxy-*), believed only from
+	// TrustedProxies.
+	AuthProxy                              web.AuthProxy
+	proxyAdmins, proxyOperators, proxyRole string                 // the --auth-proxy-* lists and role as given
+	WS                                     web.WSLimits           // bounds on websocket viewers
+	WaitReplicas                           int                    // replicas an enqueue and a lock acquisition wait for; 0 is off
+	Completed                              domain.CompletedPolicy // the completed jobs an ack keeps per queue
+	AuditMax                               int64                  // entries the audit trail keeps, about
+	AuditMaxAge                            time.Duration          // the oldest entry the audit trail keeps
+	LogFormat                              string                 // text or json
+	LogLevel                               slog.Level
+	AccessLog                              string // web.AccessLogAll, AccessLogErrors or AccessLogOff
+	BasePath                               string // path prefix behind a proxy, "/zpulse"; "" is the root
+	Version                                bool   // print the version and exit
+	MetricsMax                             int    // labelled entities of each kind a /metrics scrape reports
 	// ShowAnon are the secrets readers who are not admins see while an admin token is set
 	// (--show-to-anonymous): payloads, client ids; lock tokens never.
 	ShowAnon domain.Secrets
 }
+
+// maxAuditEntries bounds --audit-max-entries.
+const maxAuditEntries = 100_000_000
 
 // maxMetricsEntities bounds --metrics-max-entities: a scrape reads about 17 commands per queue.
 const maxMetricsEntities = 10_000
@@ -94,10 +105,25 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", false, "zpulse is reached through a TLS-terminating proxy at an address of --trusted-proxies: honour its X-Forwarded-For (client address for limits and loopback-only access), -Proto (Secure cookies) and -Host (websocket Origin check) (ZPULSE_TRUST_PROXY)")
 	envOf["trust-proxy"] = "ZPULSE_TRUST_PROXY"
 	str(&cfg.Proxies, "trusted-proxies", "ZPULSE_TRUSTED_PROXIES", web.DefaultTrustedProxies, "comma-separated addresses or CIDR ranges of the proxies --trust-proxy believes; the client is the right-most X-Forwarded-For address outside them")
+	str(&cfg.AuthProxy.Header, "auth-proxy-header", "ZPULSE_AUTH_PROXY_HEADER", "", "header in which an authenticating proxy (oauth2-proxy, Pomerium, Cloudflare Access) names the signed-in person, e.g. X-Forwarded-Email; believed only from --trusted-proxies; none: off")
+	str(&cfg.AuthProxy.GroupsHeader, "auth-proxy-groups-header", "ZPULSE_AUTH_PROXY_GROUPS_HEADER", "", "header in which the proxy lists the person's groups, comma-separated, e.g. X-Forwarded-Groups")
+	str(&cfg.proxyAdmins, "auth-proxy-admins", "ZPULSE_AUTH_PROXY_ADMINS", "", "comma-separated people (as the proxy names them) and groups who are admins")
+	str(&cfg.proxyOperators, "auth-proxy-operators", "ZPULSE_AUTH_PROXY_OPERATORS", "", "comma-separated people and groups who are operators")
+	str(&cfg.proxyRole, "auth-proxy-default-role", "ZPULSE_AUTH_PROXY_DEFAULT_ROLE", "viewer", "role of everyone else the proxy signs in: viewer, or none (read as anonymous)")
 	fs.BoolVar(&cfg.OpenAccess, "open-access", false, "without --admin-token, accept changes from any address; off: only from loopback (this machine) (ZPULSE_OPEN_ACCESS)")
 	envOf["open-access"] = "ZPULSE_OPEN_ACCESS"
 	fs.IntVar(&cfg.WaitReplicas, "redis-wait-replicas", 0, fmt.Sprintf("`replicas` an enqueue and a lock acquisition wait for (WAIT, up to 1 s), 0 to %d; 0: off (ZPULSE_REDIS_WAIT_REPLICAS)", redisrepo.MaxWaitReplicas))
 	envOf["redis-wait-replicas"] = "ZPULSE_REDIS_WAIT_REPLICAS"
+	fs.IntVar(&cfg.Completed.Keep, "completed-keep", domain.DefaultCompletedKeep, fmt.Sprintf("completed `jobs` kept per queue, the newest, 0 (none) to %d (ZPULSE_COMPLETED_KEEP)", domain.MaxCompletedKeep))
+	envOf["completed-keep"] = "ZPULSE_COMPLETED_KEEP"
+	fs.DurationVar(&cfg.Completed.MaxAge, "completed-max-age", domain.DefaultCompletedMaxAge, "how long a completed job is kept, a duration from 1m to 720h (ZPULSE_COMPLETED_MAX_AGE)")
+	envOf["completed-max-age"] = "ZPULSE_COMPLETED_MAX_AGE"
+	fs.BoolVar(&cfg.Completed.Payloads, "keep-completed-payloads", false, "keep completed jobs' payloads too, shown as waiting jobs' are (ZPULSE_KEEP_COMPLETED_PAYLOADS)")
+	envOf["keep-completed-payloads"] = "ZPULSE_KEEP_COMPLETED_PAYLOADS"
+	fs.Int64Var(&cfg.AuditMax, "audit-max-entries", audit.DefaultMaxEntries, fmt.Sprintf("`entries` the audit trail keeps, about (the newest), 1,000 to %d (ZPULSE_AUDIT_MAX_ENTRIES)", maxAuditEntries))
+	envOf["audit-max-entries"] = "ZPULSE_AUDIT_MAX_ENTRIES"
+	fs.DurationVar(&cfg.AuditMaxAge, "audit-max-age", audit.DefaultMaxAge, "how long the audit trail keeps an entry, a duration from 1h to 87600h (ZPULSE_AUDIT_MAX_AGE)")
+	envOf["audit-max-age"] = "ZPULSE_AUDIT_MAX_AGE"
 	def := web.DefaultWSLimits
 	wsLimits := []struct {
 		name, env, usage string
@@ -167,6 +193,15 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	if cfg.WaitReplicas < 0 || cfg.WaitReplicas > redisrepo.MaxWaitReplicas {
 		return cfg, fmt.Errorf("redis-wait-replicas must be a whole number from 0 to %d (got %d)", redisrepo.MaxWaitReplicas, cfg.WaitReplicas)
 	}
+	if cfg.AuditMax < 1000 || cfg.AuditMax > maxAuditEntries {
+		return cfg, fmt.Errorf("audit-max-entries must be a whole number from 1000 to %d (got %d)", maxAuditEntries, cfg.AuditMax)
+	}
+	if cfg.AuditMaxAge < time.Hour || cfg.AuditMaxAge > 10*365*24*time.Hour {
+		return cfg, fmt.Errorf("audit-max-age must be a duration from 1h to 87600h (got %s)", cfg.AuditMaxAge)
+	}
+	if err := cfg.Completed.Validate(); err != nil {
+		return cfg, errors.New(domain.ErrorMessage(err))
+	}
 	if cfg.APIRateLimit != "" {
 		if err := domain.ValidateLimiterName(cfg.APIRateLimit); err != nil {
 			return cfg, fmt.Errorf("api rate limit: %s", domain.ErrorMessage(err))
@@ -179,7 +214,42 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	if cfg.BasePath, err = cleanBasePath(cfg.BasePath); err != nil {
 		return cfg, err
 	}
+	if err := cfg.authProxy(); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
+}
+
+// authProxy reads the --auth-proxy-* lists and default role.
+func (c *config) authProxy() error {
+	p := &c.AuthProxy
+	switch c.proxyRole {
+	case "viewer", "":
+		p.Default = domain.RoleViewer
+	case "none":
+		p.Default = domain.RoleNone
+	default:
+		return fmt.Errorf("auth-proxy-default-role must be viewer or none (got %q)", c.proxyRole)
+	}
+	p.Admins, p.Operators = splitList(c.proxyAdmins), splitList(c.proxyOperators)
+	if p.Header == "" && (p.GroupsHeader != "" || len(p.Admins) > 0 || len(p.Operators) > 0) {
+		return errors.New("the --auth-proxy-* settings need --auth-proxy-header, the header that names the signed-in person")
+	}
+	if p.Header != "" && (strings.ContainsAny(p.Header, " :") || strings.EqualFold(p.Header, "Authorization")) {
+		return fmt.Errorf("auth-proxy-header must be a header name such as X-Forwarded-Email (got %q)", p.Header)
+	}
+	return nil
+}
+
+// splitList is a comma-separated list's non-empty items.
+func splitList(s string) []string {
+	var out []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // cleanBasePath accepts "/zpulse" (or "zpulse/", "/zpulse/") as "/zpulse", and "" or "/" as

@@ -58,7 +58,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	defer cancel()
 	var wg sync.WaitGroup
 
-	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log, WaitReplicas: cfg.WaitReplicas,
+	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log, WaitReplicas: cfg.WaitReplicas, Completed: cfg.Completed,
+		AuditMaxEntries: cfg.AuditMax, AuditMaxAge: cfg.AuditMaxAge,
 		Notifications: notify.Mode(cfg.Notifications)})
 	if err != nil {
 		return err
@@ -97,7 +98,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		Leaderboards: svc.Leaderboards, Queues: svc.Queues, Locks: svc.Locks, History: svc.History, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
 		AdminToken: cfg.AdminToken, ShowToAnonymous: cfg.ShowAnon, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
 		Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
-		Auth: svc.Auth, TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies, OpenAccess: cfg.OpenAccess, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
+		Auth: svc.Auth, Tokens: svc.Auth, AuthProxy: cfg.AuthProxy, Trail: svc.Audit, TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies, OpenAccess: cfg.OpenAccess, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
 		Sources: svc.Sources, LiveMode: liveMode,
 	})
 	return serve(ctx, cfg, handler, hub, log)
@@ -206,6 +207,8 @@ func serve(ctx context.Context, cfg config, handler http.Handler, hub *live.Hub,
 // start-up line.
 func describeAccess(cfg config, log *slog.Logger) string {
 	switch {
+	case cfg.AuthProxy.Header != "":
+		return "signed in by the authenticating proxy's " + cfg.AuthProxy.Header + " header from " + cfg.Proxies
 	case cfg.AdminToken != "":
 		return "admin token required for changes"
 	case cfg.OpenAccess:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redistest"
 	"github.com/zpulse/zpulse/internal/web"
 )
@@ -348,6 +349,27 @@ func TestParseMetricsMaxEntities(t *testing.T) {
 	}
 	for _, bad := range []string{"0", "10001", "many"} {
 		if _, err := parseConfig([]string{"--metrics-max-entities", bad}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "metrics-max-entities") {
+			t.Errorf("%q: %v, want an error naming the flag", bad, err)
+		}
+	}
+}
+
+// The completed jobs kept: 1,000 a queue for a day without payloads by default; each flag
+// and its environment variable read through one parser; out of range refused, naming the flag.
+func TestParseCompletedConfig(t *testing.T) {
+	if cfg, err := parseConfig(nil, env(nil), io.Discard); err != nil || cfg.Completed != domain.DefaultCompletedPolicy {
+		t.Errorf("default: %+v %v, want %+v", cfg.Completed, err, domain.DefaultCompletedPolicy)
+	}
+	cfg, err := parseConfig([]string{"--completed-keep", "0", "--completed-max-age", "2h", "--keep-completed-payloads"}, env(nil), io.Discard)
+	if err != nil || cfg.Completed != (domain.CompletedPolicy{Keep: 0, MaxAge: 2 * time.Hour, Payloads: true}) {
+		t.Errorf("flags: %+v %v", cfg.Completed, err)
+	}
+	cfg, _ = parseConfig(nil, env(map[string]string{"ZPULSE_COMPLETED_KEEP": "50", "ZPULSE_KEEP_COMPLETED_PAYLOADS": "true"}), io.Discard)
+	if cfg.Completed.Keep != 50 || !cfg.Completed.Payloads {
+		t.Errorf("env not read: %+v", cfg.Completed)
+	}
+	for _, bad := range [][]string{{"--completed-keep", "-1"}, {"--completed-keep", "100001"}, {"--completed-max-age", "30s"}, {"--completed-max-age", "721h"}} {
+		if _, err := parseConfig(bad, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), bad[0][2:]) {
 			t.Errorf("%q: %v, want an error naming the flag", bad, err)
 		}
 	}

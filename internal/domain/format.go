@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // FormatDuration shows a duration as people read it, the one way zpulse writes durations in
@@ -50,4 +51,17 @@ func FormatCount(n int64) string {
 		b.WriteRune(r)
 	}
 	return sign + b.String()
+}
+
+// Shorten is s cut to at most n bytes on a rune boundary, ending in "…" when cut.
+func Shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const ellipsis = "…"
+	cut := max(n-len(ellipsis), 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + ellipsis
 }

@@ -34,6 +34,17 @@ func ParsePeriod(s string) (Period, error) {
 	}
 }
 
+// ParseOnePeriod reads a period that must name one: daily, weekly or monthly. Neither "" nor
+// "all" is one (all time is asked for by leaving the parameter out), so a caller that builds
+// ?period=$P from an empty $P is refused rather than read as all time. The error names the
+// period field.
+func ParseOnePeriod(s string) (Period, error) {
+	if p := Period(s); slices.Contains(Periods, p) {
+		return p, nil
+	}
+	return "", FieldErrorf("period", EINVALID, "period must be daily, weekly or monthly (got %q)", clip(s))
+}
+
 // Suffix names the period that contains t, as the key suffix the articles use:
 // 2026-11-29 (daily), 2026-W48 (weekly, ISO 8601), 2026-11 (monthly). All in UTC.
 func (p Period) Suffix(t time.Time) string {

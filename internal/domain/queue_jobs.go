@@ -24,10 +24,11 @@ const (
 	JobScheduled JobState = "scheduled" // in a delayed queue, its run-at still to come; or a priority queue's job nacked with a delay, until it returns
 	JobInFlight  JobState = "in_flight" // leased, not acked yet
 	JobDead      JobState = "dead"      // out of attempts
+	JobCompleted JobState = "completed" // acked, kept as CompletedPolicy says
 )
 
 // JobStates are the states in the order pages show them.
-var JobStates = []JobState{JobWaiting, JobScheduled, JobInFlight, JobDead}
+var JobStates = []JobState{JobWaiting, JobScheduled, JobInFlight, JobDead, JobCompleted}
 
 // ParseJobState reads a state as the API's ?state= gives it. Returns EINVALID.
 func ParseJobState(s string) (JobState, error) {
@@ -36,7 +37,7 @@ func ParseJobState(s string) (JobState, error) {
 			return st, nil
 		}
 	}
-	return "", Errorf(EINVALID, "state must be one of waiting, scheduled, in_flight, dead (got %q)", clip(s))
+	return "", Errorf(EINVALID, "state must be one of waiting, scheduled, in_flight, dead, completed (got %q)", clip(s))
 }
 
 // Job list limits.
@@ -80,6 +81,12 @@ type JobDetail struct {
 	// not known.
 	LeasedAt *time.Time `json:"leased_at,omitempty"`
 	DiedAt   *time.Time `json:"died_at,omitempty"`
+	// CompletedAt, DurationMs and Consumer are a completed job's: when it was acked, how
+	// long from its lease to the ack (nil when not known), and the consumer that polled it
+	// ("" when it gave no name).
+	CompletedAt *time.Time `json:"completed_at,omitempty"`
+	DurationMs  *int64     `json:"duration_ms,omitempty"`
+	Consumer    string     `json:"consumer,omitempty"`
 	// Errors are the kept errors of its failed attempts, oldest first.
 	Errors []AttemptError `json:"errors"`
 	// Paused says the queue is paused: polls through zpulse take nothing.
@@ -90,9 +97,12 @@ type JobDetail struct {
 type JobListItem struct {
 	ID    string    `json:"id"`
 	Score float64   `json:"score"`
-	At    time.Time `json:"at"` // enqueued (priority), run-at (delayed), lease deadline (in flight), died (dead)
+	At    time.Time `json:"at"` // enqueued (priority), run-at (delayed), lease deadline (in flight), died (dead), completed
 	// Priority is a waiting job's priority on a priority queue; nil otherwise.
 	Priority *int `json:"priority,omitempty"`
+	// LastError is a dead job's last error, shortened (ShortError; the whole one is on the
+	// job's page); "" otherwise.
+	LastError string `json:"last_error,omitempty"`
 }
 
 // JobCounts are a queue's jobs per state.
@@ -101,6 +111,7 @@ type JobCounts struct {
 	Scheduled int64 `json:"scheduled"`
 	InFlight  int64 `json:"in_flight"`
 	Dead      int64 `json:"dead"`
+	Completed int64 `json:"completed"`
 }
 
 // Of returns the count of one state.
@@ -112,6 +123,8 @@ func (c JobCounts) Of(s JobState) int64 {
 		return c.Scheduled
 	case JobInFlight:
 		return c.InFlight
+	case JobCompleted:
+		return c.Completed
 	default:
 		return c.Dead
 	}
@@ -136,8 +149,8 @@ type JobListOptions struct {
 
 // JobOrderDescending says a list by state is in decreasing (score, id) order: dead jobs,
 // latest death first. Waiting and scheduled jobs are listed in the order they leave, jobs in
-// flight by lease deadline.
-func JobOrderDescending(s JobState) bool { return s == JobDead }
+// flight by lease deadline; completed jobs newest first.
+func JobOrderDescending(s JobState) bool { return s == JobDead || s == JobCompleted }
 
 // JobCursor is a position in a list by state, between two jobs: the list continues after
 // (or, Back, before) the job of score Score and id ID. Lists are ordered by (score, id) as
@@ -235,6 +248,7 @@ type BulkResult struct {
 // queues' implementation (redisrepo/queues.Queues).
 type JobOps interface {
 	JobBulkOps
+	DeadErrorOps
 
 	// Job returns one job wherever it is. Returns ENOTFOUND when it is not waiting,
 	// scheduled, in flight or dead; EINVALID; EUNAVAILABLE.

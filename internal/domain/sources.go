@@ -171,6 +171,9 @@ func (s *Source) validateKind() error {
 			if clients != 1 || windows != 1 || tokens > 0 {
 				return FieldErrorf("key", EINVALID, "a fixed window's key holds {client} and {window_start} once each, e.g. limit:api:{client}:{window_start} (got %q)", clip(s.Key))
 			}
+			if ci, wi := strings.Index(s.Key, "{client}"), strings.Index(s.Key, "{window_start}"); wi < ci || wi == ci+len("{client}") {
+				return FieldErrorf("key", EINVALID, "a fixed window's key holds {client} first, then {window_start}, with at least one character between them (e.g. limit:api:{client}:{window_start}): only so can a key be read back as its client and window (got %q)", clip(s.Key))
+			}
 			if s.WindowMs%1000 != 0 {
 				return FieldErrorf("window_ms", EINVALID, "a fixed window's window_ms must be whole seconds: its key names the window's start in seconds (got %d)", s.WindowMs)
 			}
@@ -186,6 +189,11 @@ func (s *Source) validateKind() error {
 		}
 		if s.WindowMs < MinWindowMs || s.WindowMs > MaxWindowMs {
 			return FieldErrorf("window_ms", EINVALID, "window_ms must be from %d to %d (got %d)", MinWindowMs, MaxWindowMs, s.WindowMs)
+		}
+		// A layout whose keys do not read back as their client (and window) would refuse every
+		// try: refuse it now, with a client and window of the article's example.
+		if err := s.ValidateClient("user1001", time.Unix(1784977500, 0)); err != nil {
+			return FieldErrorf("key", EINVALID, "the layout %q does not read back: the key it makes for the client user1001 does not parse as that client and window, so every try would be refused; separate {client} from the other parts with a character a client does not hold, e.g. limit:api:{client}:{window_start}", clip(s.Key))
 		}
 	case SourceLock:
 		if tokens+clients+windows > 0 {

@@ -95,6 +95,9 @@ type BoardSummary struct {
 // TopicLocks carries the held locks (a HeldLocks) of the /locks page.
 const TopicLocks = "locks"
 
+// TopicAudit carries the newest entries of the audit trail (an AuditPage) of the /audit page.
+const TopicAudit = "audit"
+
 // limiterTopicPrefix + limiter: a limiter's live view (a LimiterView).
 const limiterTopicPrefix = "limiter:"
 

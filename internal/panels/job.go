@@ -26,7 +26,7 @@ var Job = declare(&Kind[JobParams, domain.JobDetail]{
 		return live.Watch{Keys: []string{r.Keys.Queue(p.Queue)}, Prefixes: []string{r.Keys.QueueOwn(p.Queue)}}
 	},
 	Plan: func(ctx context.Context, r *Read, p JobParams) func() (domain.JobDetail, bool) {
-		read := queues.PlanJob(ctx, r.Pipe, r.Rooms.Keys, p.Queue, p.ID, r.Now)
+		read := queues.PlanJob(ctx, r.Pipe, r.Rooms.Keys, r.Rooms.Completed, p.Queue, p.ID, r.Now)
 		return func() (domain.JobDetail, bool) {
 			if j, ok := read(); ok {
 				return j, true

@@ -187,6 +187,9 @@ type Rooms struct {
 	Notified func() (on bool, gaps uint64)
 
 	gapsSeen uint64 // Notified's count when Step last asked it (the watcher's reads only)
+	// Completed is the completed jobs queues keep (redisrepo.OpenOptions.Completed): a
+	// job's read finds one while it is kept.
+	Completed domain.CompletedPolicy
 }
 
 // Read is one poll's planning: the pipeline every topic's reads ride in, the time of the read

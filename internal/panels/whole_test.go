@@ -114,6 +114,7 @@ var examples = []string{
 	domain.TopicLimiters,
 	panels.Limiter.Topic(domain.DefaultLimiter),
 	domain.TopicLocks,
+	domain.TopicAudit,
 	panels.History.Topic(panels.ChartParams{Kind: domain.HistoryQueue, Name: "email", Range: domain.HistoryHour}),
 	panels.Source.Topic("rl"),
 	panels.Source.Topic("sb"),

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/audit"
 	"github.com/zpulse/zpulse/internal/redisrepo/auth"
 	"github.com/zpulse/zpulse/internal/redisrepo/boards"
 	"github.com/zpulse/zpulse/internal/redisrepo/history"
@@ -56,6 +57,13 @@ type OpenOptions struct {
 	// an adopted source's StepAdopted). Only the watcher's poll (Snapshots.Read) calls it,
 	// once a read (panels.Read.Step). nil: the Notifier's.
 	Notified func() (on bool, gaps uint64)
+	// AuditMaxEntries and AuditMaxAge cap the audit trail; zero values are
+	// audit.DefaultMaxEntries and audit.DefaultMaxAge.
+	AuditMaxEntries int64
+	AuditMaxAge     time.Duration
+	// Completed is how many completed jobs an ack keeps per queue, and for how long; the
+	// zero value is domain.DefaultCompletedPolicy. Open refuses one that does not validate.
+	Completed domain.CompletedPolicy
 }
 
 // Keys name every key zpulse reads or writes (store.Keys, built in store/keys.go).
@@ -91,6 +99,8 @@ type Services struct {
 	CommandErrors *store.CommandErrors
 	// Auth keeps admin sessions and the sign-in attempt counters.
 	Auth *auth.Auth
+	// Audit keeps the audit trail of change requests.
+	Audit *audit.Trail
 	// Snapshots is the live watcher's reader, and only its: it keeps state between reads.
 	Snapshots *Snapshots
 	// Discovery finds boards, queues, locks and limiter clients by bounded SCAN (Run drives it).
@@ -119,6 +129,13 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 		opt.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if err := store.ValidateWaitReplicas(opt.WaitReplicas); err != nil {
+		return nil, fmt.Errorf("redisrepo.Open: %w", err)
+	}
+	completed := opt.Completed
+	if completed == (domain.CompletedPolicy{}) {
+		completed = domain.DefaultCompletedPolicy
+	}
+	if err := completed.Validate(); err != nil {
 		return nil, fmt.Errorf("redisrepo.Open: %w", err)
 	}
 	s := &Services{Client: opt.Client}
@@ -158,11 +175,12 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Limiters = limiters.NewLimiters(rdb, keys, c)
 	s.Discovery = store.NewDiscovery(rdb, keys, func(ctx context.Context, keys []string) { _ = s.Limiters.AdoptClients(ctx, keys) })
 	s.Leaderboards = boards.NewLeaderboards(rdb, keys, s.Discovery, c)
-	s.Queues = queues.NewQueues(rdb, blocking, keys, s.Discovery, c, replicas)
+	s.Queues = queues.NewQueues(rdb, blocking, keys, s.Discovery, c, replicas, completed)
 	s.Locks = locks.NewLocks(rdb, keys, s.Discovery, c, replicas)
 	s.Singletons = locks.NewSingletons(s.Locks, keys, opt.Log, opt.SingletonTimings)
 	s.Demo = newDemoSwitch(rdb, keys)
 	s.Auth = auth.NewAuth(rdb, keys, c)
+	s.Audit = audit.NewTrail(rdb, keys, opt.AuditMaxEntries, opt.AuditMaxAge)
 	s.Sources = sources.NewSources(rdb, keys, s.Discovery, c)
 	if opt.Notifications == "" {
 		opt.Notifications = notify.Off
@@ -171,7 +189,7 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	if opt.Notified == nil {
 		opt.Notified = s.Notifier.Heard
 	}
-	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c, s.Sources, opt.Notified)
+	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c, s.Sources, opt.Notified, completed)
 	s.History = history.NewHistory(rdb, keys, s.Discovery, c)
 	s.Business = history.NewBusiness(rdb, keys, s.Discovery, c)
 	s.CommandErrors = &store.CommandErrors{}

@@ -25,10 +25,12 @@ type Snapshots struct {
 
 // newSnapshots returns the live watcher's reader of topics kept in rdb under keys. It keeps
 // state between reads (what it learnt of limiters, locks and charts): only the watcher calls
-// Read; pages call the services' stateless reads. notified is OpenOptions.Notified.
-func newSnapshots(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks, adopted *sources.Sources, notified func() (on bool, gaps uint64)) *Snapshots {
+// Read; pages call the services' stateless reads. notified is OpenOptions.Notified, completed
+// the completed jobs kept (a job's read shows one while it is kept).
+func newSnapshots(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks, adopted *sources.Sources, notified func() (on bool, gaps uint64),
+	completed domain.CompletedPolicy) *Snapshots {
 	views := limiters.NewLimiterViews(keys, c)
-	return &Snapshots{rdb: rdb, clock: c.Local(), rooms: &panels.Rooms{Keys: keys, Found: found, Sources: adopted, Notified: notified,
+	return &Snapshots{rdb: rdb, clock: c.Local(), rooms: &panels.Rooms{Keys: keys, Found: found, Sources: adopted, Notified: notified, Completed: completed,
 		Locks: locks.NewLockDirectory(found), Limiters: views, Overview: limiters.NewOverview(views), Charts: history.NewCharts(keys)}}
 }
 

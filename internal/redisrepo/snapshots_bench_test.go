@@ -66,7 +66,7 @@ func BenchmarkCommandsPerTick(b *testing.B) {
 		{"locks", domain.TopicLocks},
 	} {
 		b.Run(kind.name, func(b *testing.B) {
-			snaps := newSnapshots(rdb, store.DefaultKeys, svc.Discovery, store.Clocks{Script: clock}, nil, nil)
+			snaps := newSnapshots(rdb, store.DefaultKeys, svc.Discovery, store.Clocks{Script: clock}, nil, nil, domain.DefaultCompletedPolicy)
 			for range 3 { // the first reads learn what to read (a limiter's policy, the locks' names)
 				if _, err := snaps.Read(ctx, []string{kind.topic}, live.Poll{}); err != nil {
 					b.Fatal(err)

@@ -24,7 +24,7 @@ func TestSnapshotsReadBoardTopics(t *testing.T) {
 		lb.AddPoints(ctx, "big", string(rune('a'+i)), int64(i))
 	}
 	big10, empty10 := domain.BoardTopic("big", domain.AllTime, 10), domain.BoardTopic("empty", domain.AllTime, 10)
-	snaps, err := newSnapshots(rdb, store.DefaultKeys, lb.Found, store.Clocks{Script: clock}, nil, nil).Read(ctx, []string{big10, empty10, domain.TopicStatus, "nonsense"}, live.Poll{})
+	snaps, err := newSnapshots(rdb, store.DefaultKeys, lb.Found, store.Clocks{Script: clock}, nil, nil, domain.DefaultCompletedPolicy).Read(ctx, []string{big10, empty10, domain.TopicStatus, "nonsense"}, live.Poll{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestSnapshotsSurviveAKeyOfAnotherType(t *testing.T) {
 	rdb.Set(ctx, "leaderboard:oops", "not a sorted set", 0)
 	lb.AddPoints(ctx, "fine", "a", 1)
 	oops, fine := domain.BoardTopic("oops", domain.AllTime, 10), domain.BoardTopic("fine", domain.AllTime, 10)
-	snaps, err := newSnapshots(rdb, store.DefaultKeys, lb.Found, store.Clocks{Script: clock}, nil, nil).Read(ctx, []string{oops, fine}, live.Poll{})
+	snaps, err := newSnapshots(rdb, store.DefaultKeys, lb.Found, store.Clocks{Script: clock}, nil, nil, domain.DefaultCompletedPolicy).Read(ctx, []string{oops, fine}, live.Poll{})
 	if err != nil {
 		t.Fatalf("one WRONGTYPE failed the whole read: %v", err)
 	}
@@ -149,7 +149,7 @@ func TestSnapshotsReadLimiterTopics(t *testing.T) {
 	ctx := context.Background()
 	allow(t, l, "default", "c-1")
 	l.Flush(ctx)
-	s := newSnapshots(rdb, store.DefaultKeys, store.NewDiscovery(rdb, store.DefaultKeys, nil), store.Clocks{Script: clock}, nil, nil)
+	s := newSnapshots(rdb, store.DefaultKeys, store.NewDiscovery(rdb, store.DefaultKeys, nil), store.Clocks{Script: clock}, nil, nil, domain.DefaultCompletedPolicy)
 	topics := []string{domain.LimiterTopic("default"), domain.BoardTopic("b", domain.AllTime, domain.BoardTopN)}
 	hook := &redistest.CountingHook{}
 	rdb.AddHook(hook)

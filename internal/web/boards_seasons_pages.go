@@ -140,9 +140,9 @@ func (s *server) endSeasonPost(c echo.Context) error {
 
 func (s *server) confirmResetPeriod(c echo.Context) (views.ConfirmData, error) {
 	board := httpio.PathParam(c, "board")
-	period, err := domain.ParsePeriod(httpio.PathParam(c, "period"))
-	if err != nil || period == domain.AllTime {
-		return views.ConfirmData{}, domain.FieldErrorf("period", domain.EINVALID, "period must be daily, weekly or monthly (got %q)", httpio.PathParam(c, "period"))
+	period, err := domain.ParseOnePeriod(httpio.PathParam(c, "period"))
+	if err != nil {
+		return views.ConfirmData{}, err
 	}
 	back := boardPath(board) + "?" + url.Values{"period": {string(period)}}.Encode()
 	return views.ConfirmData{Title: "Reset " + strings.ToLower(period.Label()) + "'s board",
@@ -156,7 +156,7 @@ func (s *server) confirmResetPeriod(c echo.Context) (views.ConfirmData, error) {
 
 func (s *server) resetPeriodPost(c echo.Context) error {
 	board := httpio.PathParam(c, "board")
-	period, err := domain.ParsePeriod(httpio.PathParam(c, "period"))
+	period, err := domain.ParseOnePeriod(httpio.PathParam(c, "period"))
 	if err != nil {
 		return err
 	}

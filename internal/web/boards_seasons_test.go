@@ -224,3 +224,46 @@ func TestSeasonHandlersPassThrough(t *testing.T) {
 		t.Fatalf("a season beyond the range reached the service: %d", status)
 	}
 }
+
+// A period parameter always names one period: an empty one, "all" or any other value is a 400
+// naming period and deletes nothing (a script's ?period=$P with an empty $P must not wipe the
+// board); the page routes refuse "all" alike. Only a DELETE without the parameter resets the
+// whole board.
+func TestResetRefusesAnEmptyOrAllPeriod(t *testing.T) {
+	t.Parallel()
+	rdb := redistest.DB(t)
+	s := newTestServer(t, "", rdb)
+	s.do(t, http.MethodPut, "/api/v1/boards/p", "application/json", `{"periods":["daily"]}`)
+	s.postJSON(t, "/api/v1/boards/p/scores", `{"player":"ann","points":5}`)
+	for _, q := range []string{"?period=", "?period", "?period=all", "?period=ALL", "?period=hourly", "?period=%20daily"} {
+		status, body, _ := s.do(t, http.MethodDelete, "/api/v1/boards/p"+q, "", "")
+		var e struct {
+			Error struct{ Code, Field, Message string }
+		}
+		_ = json.Unmarshal([]byte(body), &e)
+		if status != http.StatusBadRequest || e.Error.Field != "period" || !strings.Contains(e.Error.Message, "daily, weekly or monthly") {
+			t.Errorf("DELETE %s: %d %s; want 400 naming period", q, status, body)
+		}
+	}
+	for _, path := range []string{"/api/v1/boards/p/top", "/api/v1/boards/p/top?period=daily"} {
+		if _, b := s.get(t, path); !strings.Contains(b, `"player":"ann"`) {
+			t.Fatalf("%s after refused resets: %s", path, b)
+		}
+	}
+	if status, _ := s.get(t, "/boards/p/periods/all/reset"); status != http.StatusBadRequest {
+		t.Errorf("the confirmation step of period all: %d", status)
+	}
+	if status, _, _ := s.postForm(t, "/boards/p", "/boards/p/periods/all/reset", url.Values{}); status != http.StatusBadRequest && status != http.StatusSeeOther {
+		t.Errorf("the form reset of period all: %d", status)
+	}
+	if _, b := s.get(t, "/api/v1/boards/p/top"); !strings.Contains(b, `"player":"ann"`) {
+		t.Fatalf("the form reset of period all deleted the board: %s", b)
+	}
+	status, body, _ := s.do(t, http.MethodDelete, "/api/v1/boards/p", "", "")
+	if status != http.StatusOK || !strings.Contains(body, `"deleted_keys":`) {
+		t.Fatalf("DELETE without period: %d %s", status, body)
+	}
+	if _, b := s.get(t, "/api/v1/boards/p/top"); !strings.Contains(b, `"entries":[]`) {
+		t.Fatalf("after the whole reset: %s", b)
+	}
+}

@@ -110,7 +110,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 	if opt.clock != nil {
 		clock = opt.clock
 	}
-	svc := openRepo(t, rdb, clock)
+	svc := openRepoWith(t, redisrepo.OpenOptions{Client: rdb, TakePool: 4, Clock: clock, Completed: opt.completed})
 	render := TopicRenderer(bigKey, svc.Keys, "")
 	if opt.rendered != nil {
 		next := render
@@ -127,7 +127,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 	t.Cleanup(func() { stop(); <-done })
 	return testWiring{
 		deps: Deps{
-			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks, Auth: svc.Auth, History: svc.History,
+			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks, Auth: svc.Auth, Tokens: svc.Auth, History: svc.History,
 			Sources: svc.Sources,
 			Hub:     hub, Watcher: watcher, Registry: reg, Log: log, Ping: svc.Ping, Keys: svc.Keys,
 			AdminToken: adminToken, BigKey: bigKey,
@@ -143,6 +143,8 @@ type wiringOptions struct {
 	clock    domain.Clock
 	rendered func(topic string)
 	mode     func() string // the live mode the watcher pushes (live.WithMode); nil: none
+	// completed is the completed jobs kept (--completed-keep and the rest); zero: the default
+	completed domain.CompletedPolicy
 }
 
 // openRepo builds the services over rdb with the production wiring (redisrepo.Open); clock
@@ -153,6 +155,12 @@ func openRepo(t testing.TB, rdb redis.UniversalClient, clock ...domain.Clock) *r
 	if len(clock) > 0 {
 		opt.Clock = clock[0]
 	}
+	return openRepoWith(t, opt)
+}
+
+// openRepoWith is openRepo with every option given.
+func openRepoWith(t testing.TB, opt redisrepo.OpenOptions) *redisrepo.Services {
+	t.Helper()
 	svc, err := redisrepo.Open(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ func (s *server) sourcesPageWith(c echo.Context, status int, f views.Form) error
 	}
 	ch := unavailable(s.chrome(c, "Adopted sources"), err)
 	found, _ := s.Sources.SourceSuggestions(c.Request().Context()) // none while Redis is away
-	return s.render(c, status, views.SourcesPage(ch, all, f, found))
+	return s.render(c, status, views.SourcesPage(ch, all, domain.SourceOverlaps(all), f, found))
 }
 
 // sourceFormFields are the fields of the form on /sources that show their errors (kind is

@@ -143,3 +143,26 @@ func TestAdoptedLimiterStaysInItsLayout(t *testing.T) {
 		t.Errorf("ratelog:h changed: %v", h)
 	}
 }
+
+// Sources saved before overlapping layouts were refused are flagged on /sources and in its
+// API, and a new overlapping layout is refused with 409 naming the source.
+func TestOverlappingSourcesAreFlaggedAndRefused(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, "", nil)
+	ctx := t.Context()
+	if status, body, _ := s.do(t, http.MethodPut, "/api/v1/sources/day", "application/json", `{"kind":"board","key":"svc:rank:{yyyymmdd}","encoding":"none"}`); status != http.StatusOK {
+		t.Fatalf("PUT day = %d %s", status, body)
+	}
+	// One saved before overlaps were refused: saving it again is refused.
+	s.rdb.HSet(ctx, "zpulse:sources", "log", `{"name":"log","kind":"limiter","key":"svc:rank:{client}","encoding":"sliding_log","limit":5,"window_ms":60000}`)
+	status, body, _ := s.do(t, http.MethodPut, "/api/v1/sources/log", "application/json", `{"kind":"limiter","key":"svc:rank:{client}","encoding":"sliding_log","limit":5,"window_ms":60000}`)
+	if status != http.StatusConflict || !strings.Contains(body, `"code":"conflict"`) || !strings.Contains(body, `\"day\"`) {
+		t.Errorf("PUT an overlapping log = %d %s, want 409 naming day", status, body)
+	}
+	if status, body := s.get(t, "/api/v1/sources"); status != http.StatusOK || !strings.Contains(body, `"overlaps":[{"source":"day","other":"log","example":"svc:rank:`) {
+		t.Errorf("GET /api/v1/sources = %d %s, want the pair flagged", status, body)
+	}
+	if status, body := s.get(t, "/sources"); status != http.StatusOK || !strings.Contains(body, `data-testid="source-overlaps"`) || strings.Count(body, `data-testid="source-overlap"`) != 2 {
+		t.Errorf("GET /sources = %d, want the pair flagged", status)
+	}
+}

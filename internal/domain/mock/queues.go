@@ -14,6 +14,8 @@ type Queues struct {
 	JobInvoked            atomic.Bool
 	JobsFn                func(context.Context, string, domain.JobListOptions) (domain.JobPage, error)
 	JobsInvoked           atomic.Bool
+	DeadErrorsFn          func(context.Context, string) (domain.DeadErrorGroups, error)
+	DeadErrorsInvoked     atomic.Bool
 	RequeueDeadFn         func(context.Context, string) (domain.BulkResult, error)
 	RequeueDeadInvoked    atomic.Bool
 	DeleteDeadFn          func(context.Context, string) (domain.BulkResult, error)
@@ -270,6 +272,14 @@ func (s *Queues) View(ctx context.Context, a1 string) (r0 domain.QueueView, err 
 		return
 	}
 	return s.ViewFn(ctx, a1)
+}
+
+func (s *Queues) DeadErrors(ctx context.Context, a1 string) (r0 domain.DeadErrorGroups, err error) {
+	s.DeadErrorsInvoked.Store(true)
+	if s.DeadErrorsFn == nil {
+		return
+	}
+	return s.DeadErrorsFn(ctx, a1)
 }
 
 func (s *Queues) SearchJobs(ctx context.Context, a1 string, a2 domain.JobSearchOptions) (r0 domain.JobSearchPage, err error) {

@@ -70,7 +70,8 @@ func (l *Leaderboards) SetScore(ctx context.Context, board, player string, point
 		stamp = strconv.FormatInt(l.stamp.Now().UnixMilli(), 10)
 	}
 	pipe := l.rdb.Pipeline()
-	res := setScript.Run(ctx, pipe, []string{l.keys.Leaderboard(board)}, player, points, max, string(set.TieBreak), stamp)
+	key := l.keys.Leaderboard(board)
+	res := setScript.Run(ctx, pipe, []string{key, l.keys.ScoreRewrite(key)}, player, points, max, string(set.TieBreak), stamp)
 	if err := l.send(ctx, pipe, board, now, 1, player); err != nil {
 		return domain.Entry{}, store.OpWriteError("boards.Leaderboards.SetScore", err)
 	}
@@ -83,15 +84,20 @@ func (l *Leaderboards) SetScore(ctx context.Context, board, player string, point
 		}
 		return domain.Entry{}, err
 	}
-	if len(vals) != 3 {
+	if len(vals) == 2 && vals[0] == int64(0) { // outside the range of a rewrite's new encoding
+		enc, _ := l.rewriteTarget(ctx, key)
+		return domain.Entry{}, domain.Errorf(domain.EINVALID, "points must be a whole number from %d to %d on %s", -enc.MaxPoints(), enc.MaxPoints(), enc.Describe())
+	}
+	if len(vals) != 4 {
 		return domain.Entry{}, fmt.Errorf("boards.Leaderboards.SetScore: unexpected reply %v", res.Val())
 	}
 	score, err := strconv.ParseFloat(fmt.Sprint(vals[1]), 64)
 	rank, ok := vals[2].(int64)
-	if err != nil || !ok {
+	enc := domain.TieBreak(fmt.Sprint(vals[3]))
+	if err != nil || !ok || !enc.Valid() {
 		return domain.Entry{}, fmt.Errorf("boards.Leaderboards.SetScore: unexpected reply %v", res.Val())
 	}
-	return domain.NewEntry(set.TieBreak, rank+1, player, score), nil
+	return domain.NewEntry(enc, rank+1, player, score), nil
 }
 
 // send runs a board write's pipeline of score scripts with the bookkeeping beside it. The
@@ -141,14 +147,6 @@ func (l *Leaderboards) send(ctx context.Context, pipe redis.Pipeliner, board str
 		l.bookkept.Done(adds, now)
 	}
 	return nil
-}
-
-func displayScore(t domain.TieBreak, v any) string {
-	f, err := strconv.ParseFloat(fmt.Sprint(v), 64)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return strconv.FormatInt(t.Points(f), 10) + " points"
 }
 
 func (l *Leaderboards) RemovePlayer(ctx context.Context, board, player string) error {

@@ -14,8 +14,8 @@ func (l *Leaderboards) ResetPeriod(ctx context.Context, board string, period dom
 	if err := domain.ValidateName("board", board); err != nil {
 		return 0, err
 	}
-	if period == domain.AllTime {
-		return 0, domain.FieldErrorf("period", domain.EINVALID, "period must be daily, weekly or monthly to reset one period; without it the whole board is reset")
+	if _, err := domain.ParseOnePeriod(string(period)); err != nil {
+		return 0, err
 	}
 	n, err := deleteSortedSetScript.Run(ctx, l.rdb, []string{l.keys.PeriodBoard(board, period, l.clock.Now())}).Int64()
 	return n, store.OpWriteError("boards.Leaderboards.ResetPeriod", err)

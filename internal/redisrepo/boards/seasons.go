@@ -2,6 +2,7 @@ package boards
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -20,6 +21,10 @@ const MaxSeason = domain.MaxSeason
 // endSeasonTries is how often EndSeason reads again after a concurrent end.
 const endSeasonTries = 5
 
+// errRewriting is endSeason's answer while the board's scores are being rewritten to another
+// encoding: no season ends then (a scheduled end is tried again at the next round).
+var errRewriting = errors.New("boards: the board's scores are being rewritten")
+
 var _ domain.SeasonOps = (*Leaderboards)(nil)
 
 func (l *Leaderboards) EndSeason(ctx context.Context, board string) (domain.Season, error) {
@@ -32,6 +37,9 @@ func (l *Leaderboards) EndSeason(ctx context.Context, board string) (domain.Seas
 	}
 	for range endSeasonTries {
 		s, ended, err := l.endSeason(ctx, board, set, time.Time{})
+		if errors.Is(err, errRewriting) {
+			return domain.Season{}, domain.Errorf(domain.ECONFLICT, "board %q's scores are being rewritten to another encoding; end the season once the rewrite is done", board)
+		}
 		if err != nil || ended {
 			return s, err
 		}
@@ -48,7 +56,8 @@ func (l *Leaderboards) endSeason(ctx context.Context, board string, set domain.B
 		return domain.Season{}, false, store.OpError("boards.Leaderboards.endSeason", err)
 	}
 	cur := currentSeason(h)
-	keys := []string{l.keys.Leaderboard(board), l.keys.Seasons(board), l.keys.SeasonBoard(board, cur)}
+	all := l.keys.Leaderboard(board)
+	keys := []string{all, l.keys.Seasons(board), l.keys.SeasonBoard(board, cur), l.keys.ScoreRewrite(all)}
 	args := []any{cur, l.stampArg(), string(set.TieBreak), ""}
 	if !due.IsZero() {
 		args[3] = due.UnixMilli()
@@ -71,10 +80,12 @@ func (l *Leaderboards) endSeason(ctx context.Context, board string, set domain.B
 		return domain.Season{}, false, nil
 	case code == -2:
 		return domain.Season{}, false, fmt.Errorf("boards.Leaderboards.endSeason: %s already exists; the seasons hash %s lost its count", keys[2], keys[1])
-	case len(res) != 5:
+	case code == 3:
+		return domain.Season{}, false, errRewriting
+	case len(res) != 6:
 		return domain.Season{}, false, fmt.Errorf("boards.Leaderboards.endSeason: unexpected reply %v", res)
 	}
-	s := domain.Season{Number: cur, TieBreak: set.TieBreak, Key: keys[2], Winners: []domain.Entry{}}
+	s := domain.Season{Number: cur, TieBreak: domain.TieBreak(fmt.Sprint(res[5])), Key: keys[2], Winners: []domain.Entry{}}
 	s.Started = msTime(fmt.Sprint(res[2]))
 	if t := msTime(fmt.Sprint(res[3])); t != nil {
 		s.Ended = *t
@@ -265,6 +276,9 @@ func (l *Leaderboards) RollSeasons(ctx context.Context) (int, error) {
 			continue
 		}
 		_, ok, err := l.endSeason(ctx, b, set, domain.SeasonBoundary(set.SeasonEvery, loc, now))
+		if errors.Is(err, errRewriting) {
+			continue // the next round ends it, once the rewrite is done
+		}
 		if err != nil {
 			return ended, err
 		}

@@ -44,7 +44,7 @@ func openInstance(t *testing.T, rdb redis.UniversalClient, clock domain.Clock) *
 		Business:     NewBusiness(rdb, keys, found, c),
 		Singletons:   locks.NewSingletons(locks.NewLocks(rdb, keys, found, c, store.ReplicaWait{}), keys, slog.New(slog.NewTextHandler(io.Discard, nil)), locks.SingletonTimings{}),
 	}
-	in.Queues = queues.NewQueues(rdb, blocking, keys, found, c, store.ReplicaWait{})
+	in.Queues = queues.NewQueues(rdb, blocking, keys, found, c, store.ReplicaWait{}, domain.DefaultCompletedPolicy)
 	if blocking != rdb {
 		in.close = sync.OnceFunc(func() { blocking.Close() })
 	}

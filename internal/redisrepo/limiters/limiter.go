@@ -252,7 +252,7 @@ func (l *Limiters) DeletePolicy(ctx context.Context, name string) error {
 
 func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 	names, err := l.Rdb.SMembers(ctx, l.Keys.LimiterIndex()).Result()
-	if err != nil {
+	if err != nil && !store.IndexOfAnotherType(l.Keys.LimiterIndex(), err) {
 		return nil, store.OpError("limiters.Limiters.Policies", err)
 	}
 	for name := range builtins {

@@ -58,7 +58,34 @@ local consume = ARGV[2] == '1'
 // Returns  the common answer, then the longest window seen of a writer with a longer one
 //
 //	than keep ms, 0 when none
-var SlidingLogScript = store.NewScript(store.LuaTypeGuard("zset") + limiterClock + `
+var SlidingLogScript = store.NewScript(store.LuaTypeGuard("zset") + limiterClock + slidingLog)
+
+// AdoptedSlidingLogScript is SlidingLogScript on another service's log (an adopted source's
+// key): before anything is written it refuses, in the same atomic step, a sorted set that is
+// not a sliding log, so a layout that names some other sorted set (a board, a queue) is never
+// trimmed or given an expiry. A log's entries are requests: the member a UUID (the main
+// article's) or the request's time itself (the second article's "score 和 member 都用时间戳"),
+// the score the request's epoch ms (from 2001 on: above 10^12). The oldest and the newest
+// entries are checked, two O(log n) reads.
+//
+// KEYS, ARGV, Returns as SlidingLogScript
+// Refuses  a key of another type (typeGuard), and a sorted set whose oldest or newest entry
+//
+//	is not a request: "WRONGTYPE notalog <member>"
+var AdoptedSlidingLogScript = store.NewScript(store.LuaTypeGuard("zset") + `
+local function request(e)
+  if not e[1] then return true end
+  local at = tonumber(e[2])
+  if not at or at < 1e12 or at >= 1e14 or at ~= math.floor(at) then return false end
+  return string.match(e[1], '^%x%x%x%x%x%x%x%x%-%x%x%x%x%-%x%x%x%x%-%x%x%x%x%-%x%x%x%x%x%x%x%x%x%x%x%x$') ~= nil or tonumber(e[1]) == at
+end
+for _, e in ipairs({redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES'), redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')}) do
+  if not request(e) then return redis.error_reply('WRONGTYPE notalog ' .. e[1]) end
+end
+` + limiterClock + slidingLog)
+
+// slidingLog is the body of the sliding-log scripts, after their guards and clock.
+const slidingLog = `
 local key    = KEYS[1]
 local window = tonumber(ARGV[3])
 local limit  = tonumber(ARGV[4])
@@ -96,7 +123,7 @@ local reset = 0
 local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
 if newest[2] then reset = math.max(tonumber(newest[2]) + window - now, 0) end
 return {allowed, remaining, math.ceil(retry), math.ceil(reset), now, seen}
-`)
+`
 
 // raiseSeenWindowScript records, on a policy's hash, the longest window seen of another
 // writer on its keys (LimitPolicy.SeenWindowMs): the field only grows.

@@ -27,12 +27,31 @@ import (
 // from 0 would hand out token 1 again and a protected resource would refuse every new
 // holder, or worse, accept two holders with equal tokens.
 //
+// The fencing counter is checked before the lock is set: a counter of another type, or one
+// INCR cannot raise (not a whole number, or already 2^63-1), is refused with nothing written,
+// so no lock is left set with a token nobody received.
+//
 // ARGV[1]  token (the owner for a reentrant lock)
 // ARGV[2]  lease, ms
 // ARGV[3]  "1" reentrant, "0" plain
 // ARGV[4]  "1" renewed by a watchdog, "0" not (shown on the page)
 // Returns  {1, fence, holds} when taken; {0, PTTL of the holder's lock} when held by another
+// Refuses  a fencing counter of another type ("WRONGTYPE want=string type=<type> key=<key>"),
+//
+//	or that INCR cannot raise ("BADFENCE <value>"), before anything is written
 var acquireLockScript = store.NewScript(`
+local ft = redis.call('TYPE', KEYS[3])['ok']
+if ft ~= 'none' and ft ~= 'string' then
+  return redis.error_reply('WRONGTYPE want=string type=' .. ft .. ' key=' .. KEYS[3])
+end
+if ft == 'string' then
+  local f = redis.call('GET', KEYS[3])
+  local digits = string.match(f, '^%-?(%d+)$')
+  if not digits or #digits > 19 or (#digits == 19 and string.sub(f, 1, 1) ~= '-' and digits >= '9223372036854775807')
+     or (#digits == 19 and string.sub(f, 1, 1) == '-' and digits > '9223372036854775808') then
+    return redis.error_reply('BADFENCE ' .. string.sub(f, 1, 40))
+  end
+end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   if redis.call('EXISTS', KEYS[3]) == 0 then
     local t = redis.call('TIME')

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -45,6 +46,14 @@ func NewLocks(rdb redis.UniversalClient, keys store.Keys, found *store.Discovery
 
 // Watchdog returns the watchdog that renews this Locks' watched leases.
 func (l *Locks) Watchdog() *Watchdog { return l.watchdog }
+
+// scriptError is the error reply of a script's run, "" for none (or no run).
+func scriptError(cmd *redis.Cmd) string {
+	if cmd == nil || cmd.Err() == nil {
+		return ""
+	}
+	return cmd.Err().Error()
+}
 
 func (l *Locks) lockKeys(name string) []string {
 	return []string{l.keys.Lock(name), l.keys.LockMeta(name), l.keys.LockFence(name)}
@@ -139,6 +148,10 @@ func (l *Locks) acquire(ctx context.Context, name string, opt domain.LockOptions
 				return domain.Lease{}, time.Time{}, 0, fmt.Errorf("locks.Locks.acquire: lock %q was given back: %w", name, err)
 			}
 			err = nil // not taken: nothing to confirm
+		}
+		if value, ok := strings.CutPrefix(scriptError(cmd), "BADFENCE "); ok {
+			return domain.Lease{}, time.Time{}, 0, fmt.Errorf("locks.Locks.acquire: %w", domain.Errorf(domain.ECONFLICT,
+				"the fencing counter %s holds %q, which zpulse cannot raise to a token above every earlier one: lock %q was not taken and nothing was written; set the counter to a whole number above the last token given (or delete it: it restarts at Redis's time in µs)", l.keys.LockFence(name), value, name))
 		}
 		if err != nil {
 			return domain.Lease{}, time.Time{}, 0, store.OpWriteError("locks.Locks.acquire", err)
@@ -307,7 +320,7 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 // took shows once discovery's own loop found it).
 func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
 	indexed, err := l.rdb.SMembers(ctx, l.keys.LockIndex()).Result()
-	if err != nil {
+	if err != nil && !store.IndexOfAnotherType(l.keys.LockIndex(), err) {
 		return domain.HeldLocks{}, store.OpError("locks.Locks.List", err)
 	}
 	names := l.found.Names(store.KindLock)

@@ -48,12 +48,13 @@ end
 // jobPageScript reads one page of a queue's jobs in one state, and the count of every state,
 // in one step. A state is a score range of one of the queue's sorted sets (waiting: the
 // queue up to now; scheduled: the queue after now; in flight: the processing set; dead: the
-// dead set; a priority queue's scheduled jobs: its retry set). The page starts after (up) or before (down) the cursor's (score, id), so a job
+// dead set; a priority queue's scheduled jobs: its retry set; completed: the done set since
+// the oldest completion kept). The page starts after (up) or before (down) the cursor's (score, id), so a job
 // that stays in the set while an operator pages through it is on exactly one page.
 //
 // KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:processing  KEYS[3]  {queue:<name>}:dead
-// KEYS[4]  {queue:<name>}:retry
-// ARGV[1]  which set: 1, 2, 3 or 4 (KEYS' order)
+// KEYS[4]  {queue:<name>}:retry  KEYS[5]  {queue:<name>}:done  KEYS[6]  {queue:<name>}:errors
+// ARGV[1]  which set: 1, 2, 3, 4 or 5 (KEYS' order)
 // ARGV[2]  the state's lowest score, as ZRANGEBYSCORE takes it ("-inf", "(123" or "123")
 // ARGV[3]  the state's highest score, likewise
 // ARGV[4]  "up" (increasing (score, id)) or "down"
@@ -61,7 +62,9 @@ end
 // ARGV[6]  the cursor's score   ARGV[7]  the cursor's id
 // ARGV[8]  how many jobs at most
 // ARGV[9]  now, epoch ms, when the queue is delayed (due up to now); "" for a priority queue
-// Returns  {more, waiting, scheduled, in flight, dead, {id, score, id, score, ...}}: the jobs
+// ARGV[10] the oldest completion kept, epoch ms (exclusive)
+// Returns  {more, waiting, scheduled, in flight, dead, {id, score, id, score, ...}, completed,
+// {errors JSON or false per job: dead jobs only, else {}}}: the jobs
 // in increasing order; more is 1 when the set holds more of the state past the page
 var jobPageScript = store.NewScript(store.LuaSortedSetGuard + luaKeyset + `
 local key = KEYS[tonumber(ARGV[1])]
@@ -93,7 +96,14 @@ if ARGV[9] ~= '' then
   scheduled = redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[9], '+inf')
   waiting = waiting - scheduled
 end
-return {more and 1 or 0, waiting, scheduled, redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]), jobs}
+local errs = {}
+if ARGV[1] == '3' and #jobs > 0 then
+  local ids = {}
+  for i = 1, #jobs, 2 do ids[#ids + 1] = jobs[i] end
+  errs = redis.call('HMGET', KEYS[6], unpack(ids))
+end
+return {more and 1 or 0, waiting, scheduled, redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]), jobs,
+  redis.call('ZCOUNT', KEYS[5], '(' .. ARGV[10], '+inf'), errs}
 `)
 
 // jobScript reads everything kept of one job, wherever it is, in one step.
@@ -104,10 +114,16 @@ return {more and 1 or 0, waiting, scheduled, redis.call('ZCARD', KEYS[2]), redis
 // KEYS[7]  {queue:<name>}:leases    KEYS[8]  {queue:<name>}:errors
 // KEYS[9]  {queue:<name>}:settings  KEYS[10] {queue:<name>}:paused
 // KEYS[11] {queue:<name>}:retry
+// KEYS[12] {queue:<name>}:done       KEYS[13] {queue:<name>}:done:info
+// KEYS[14] {queue:<name>}:done:payloads
 // ARGV[1]  job id
+// ARGV[2]  the oldest completion still kept, epoch ms (exclusive)
+// ARGV[3]  "1": read a completed job's kept payload
 // Returns  {where, score, kept score, payload, attempts, lease token, errors JSON, kind,
-// max attempts, paused}: where is "waiting", "processing", "dead", "retrying" (score: when
-// it returns) or "" (nowhere, and the rest then means nothing); a missing field is false
+// max attempts, paused, completed info}: where is "waiting", "processing", "dead", "retrying"
+// (score: when it returns), "completed" (score: when; payload: the kept one; info:
+// "<ms>|<attempts>|<consumer>") or "" (nowhere, and the rest then means nothing); a missing
+// field is false
 var jobScript = store.NewScript(store.LuaSortedSetGuard + `
 local id = ARGV[1]
 local where, score = '', false
@@ -118,13 +134,22 @@ if score then where = 'waiting' else
     score = redis.call('ZSCORE', KEYS[3], id)
     if score then where = 'dead' else
       score = redis.call('ZSCORE', KEYS[11], id)
-      if score then where = 'retrying' end
+      if score then where = 'retrying' else
+        score = redis.call('ZSCORE', KEYS[12], id)
+        if score and tonumber(score) > tonumber(ARGV[2]) then where = 'completed' else score = false end
+      end
     end
   end
 end
+if where == 'completed' then
+  local payload = false
+  if ARGV[3] == '1' then payload = redis.call('HGET', KEYS[14], id) end
+  return {where, score, false, payload, false, false, false, redis.call('HGET', KEYS[9], 'kind'),
+    redis.call('HGET', KEYS[9], 'max_attempts'), redis.call('EXISTS', KEYS[10]), redis.call('HGET', KEYS[13], id)}
+end
 return {where, score, redis.call('HGET', KEYS[6], id), redis.call('HGET', KEYS[4], id), redis.call('HGET', KEYS[5], id),
   redis.call('HGET', KEYS[7], id), redis.call('HGET', KEYS[8], id), redis.call('HGET', KEYS[9], 'kind'),
-  redis.call('HGET', KEYS[9], 'max_attempts'), redis.call('EXISTS', KEYS[10])}
+  redis.call('HGET', KEYS[9], 'max_attempts'), redis.call('EXISTS', KEYS[10]), false}
 `)
 
 // requeueDeadScript is requeueScript for a batch of dead jobs, the oldest deaths first: each
@@ -188,6 +213,19 @@ for _, id in ipairs(ids) do
   end
 end
 return #ids
+`)
+
+// deadErrorsScript reads the latest deaths of a queue's dead set with their kept errors, for
+// grouping by error.
+//
+// KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:dead  KEYS[3]  {queue:<name>}:errors
+// ARGV[1]  how many dead jobs at most (the latest deaths)
+// Returns  {dead jobs in all, {id, ...} latest death first, {errors JSON or false, ...}}
+var deadErrorsScript = store.NewScript(store.LuaSortedSetGuard + `
+local ids = redis.call('ZREVRANGE', KEYS[2], 0, tonumber(ARGV[1]) - 1)
+local errs = {}
+if #ids > 0 then errs = redis.call('HMGET', KEYS[3], unpack(ids)) end
+return {redis.call('ZCARD', KEYS[2]), ids, errs}
 `)
 
 // giveBackScript returns a job a blocking take (BZPOPMIN, which no script can wrap) popped

@@ -71,6 +71,37 @@ local function complete(ckey, akey, id, token, now, retention, kept)
 end
 `
 
+// luaKeepDone defines keepDone(done, info, payloads, id, now, info, withPayload, payload,
+// keep, maxAge): keeps id as completed at now for operators (domain.CompletedPolicy), with
+// its info ("<ms>|<attempts>|<consumer>") and, withPayload, its payload (none: any older one
+// of that id goes), then trims the record to its keep newest and to what completed within
+// maxAge. The trim is bounded: the count trim pops what is over (1 once the record is full; at most 100 a call),
+// the age trim at most 100 ids a call (every ack makes one, so the record never lags);
+// each key expires maxAge after the last ack, when all it holds is older.
+const luaKeepDone = `
+local function keepDone(dkey, ikey, pkey, id, now, info, withPayload, payload, keep, maxAge)
+  redis.call('ZADD', dkey, now, id)
+  redis.call('HSET', ikey, id, info)
+  if withPayload then
+    if payload then redis.call('HSET', pkey, id, payload) else redis.call('HDEL', pkey, id) end
+  end
+  local gone = redis.call('ZRANGEBYSCORE', dkey, '-inf', now - maxAge, 'LIMIT', 0, 100)
+  local over = redis.call('ZCARD', dkey) - #gone - keep
+  if #gone > 0 then redis.call('ZREM', dkey, unpack(gone)) end
+  if over > 0 then
+    local popped = redis.call('ZPOPMIN', dkey, math.min(over, 100))
+    for i = 1, #popped, 2 do gone[#gone + 1] = popped[i] end
+  end
+  if #gone > 0 then
+    redis.call('HDEL', ikey, unpack(gone))
+    if withPayload then redis.call('HDEL', pkey, unpack(gone)) end
+  end
+  redis.call('PEXPIRE', dkey, maxAge)
+  redis.call('PEXPIRE', ikey, maxAge)
+  if withPayload then redis.call('PEXPIRE', pkey, maxAge) end
+end
+`
+
 // luaAddError defines addError(errors, id, attempt, at, msg, kept, duration): appends
 // {attempt, at, error, duration_ms} to the job's JSON list of attempt errors, keeping the
 // last kept (duration_ms, the attempt's ms from its lease, is left out when nil). A damaged
@@ -169,18 +200,34 @@ return {id, score, deadline, attempt, redis.call('HGET', KEYS[3], id)}
 // KEYS[10] {queue:<name>}:holders    KEYS[11] {queue:<name>}:dur:<minute>
 // KEYS[12] {queue:<name>}:dur        KEYS[13] {queue:<name>}:cstats:<minute>
 // ARGV[8]  the 10 s part of the minute (0..5)
+// KEYS[14] {queue:<name>}:done       KEYS[15] {queue:<name>}:done:info
+// KEYS[16] {queue:<name>}:done:payloads
+// ARGV[9]  completed jobs kept (domain.CompletedPolicy.Keep; 0: none)
+// ARGV[10] their max age, ms         ARGV[11] "1": keep their payloads
+// The job is also kept as completed for operators (luaKeepDone): its attempts, lease-to-ack
+// time, consumer and, with ARGV[11], its payload.
 // Returns  {1} acked; a leaseCheck refusal otherwise ({-5, at}: acked before by this token)
-var ackScript = store.NewScript(store.LuaNow + luaLeaseCheck + luaComplete + luaHolder + luaRecordDuration + luaConsumerCount + `
+var ackScript = store.NewScript(store.LuaNow + luaLeaseCheck + luaComplete + luaHolder + luaRecordDuration + luaConsumerCount + luaKeepDone + `
 local now = nowMs(ARGV[3])
 local refused = leaseCheck(KEYS[1], KEYS[5], KEYS[7], KEYS[8], ARGV[1], ARGV[2], now, tonumber(ARGV[4]))
 if refused then return refused end
+local keep, attempts, payload = tonumber(ARGV[9]), false, false
+if keep > 0 then
+  attempts = redis.call('HGET', KEYS[3], ARGV[1])
+  if ARGV[11] == '1' then payload = redis.call('HGET', KEYS[2], ARGV[1]) end
+end
 redis.call('ZREM', KEYS[1], ARGV[1])
 for i = 2, 6 do redis.call('HDEL', KEYS[i], ARGV[1]) end
 complete(KEYS[7], KEYS[8], ARGV[1], ARGV[2], now, tonumber(ARGV[4]), tonumber(ARGV[5]))
 if redis.call('HINCRBY', KEYS[9], ARGV[6], 1) == 1 then redis.call('PEXPIRE', KEYS[9], ARGV[7]) end
 local start, consumer = releaseHolder(KEYS[10], ARGV[1])
-if start then recordDuration(KEYS[11], KEYS[12], math.max(now - start, 0), ARGV[8], ARGV[7]) end
+local took = start and math.max(now - start, 0)
+if took then recordDuration(KEYS[11], KEYS[12], took, ARGV[8], ARGV[7]) end
 consumerCount(KEYS[13], 'a', consumer, ARGV[7])
+if keep > 0 then
+  keepDone(KEYS[14], KEYS[15], KEYS[16], ARGV[1], now, (took or '') .. '|' .. (attempts or '') .. '|' .. consumer,
+    ARGV[11] == '1', payload, keep, tonumber(ARGV[10]))
+end
 return {1}
 `)
 

@@ -35,5 +35,5 @@ func openQueues(t testing.TB, rdb redis.UniversalClient, clock domain.Clock, tak
 		t.Cleanup(func() { blocking.Close() })
 	}
 	found := store.NewDiscovery(rdb, keys, nil)
-	return NewQueues(rdb, blocking, keys, found, store.Clocks{Script: clock}, store.ReplicaWait{}), found
+	return NewQueues(rdb, blocking, keys, found, store.Clocks{Script: clock}, store.ReplicaWait{}, domain.DefaultCompletedPolicy), found
 }

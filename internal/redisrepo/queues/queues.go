@@ -24,21 +24,23 @@ const reapBatch = 500
 
 // Queues is the Redis implementation of domain.QueueService.
 type Queues struct {
-	Rdb      redis.UniversalClient
-	blocking redis.UniversalClient // BZPOPMIN only: a blocked take holds one of these connections
-	keys     store.Keys
-	Clock    domain.Clock // scores, due times, throughput (the caller's clock, as the article)
-	lease    domain.Clock // lease deadlines; nil: Redis TIME
-	found    *store.Discovery
-	settings *store.TTLCache[domain.QueueSettings]
-	replicas store.ReplicaWait // an enqueue waits for replicas (OpenOptions.WaitReplicas)
-	bookkept *store.SeenSet    // queues this process put in the index (QueueIndex) lately
+	Rdb       redis.UniversalClient
+	blocking  redis.UniversalClient // BZPOPMIN only: a blocked take holds one of these connections
+	keys      store.Keys
+	Clock     domain.Clock // scores, due times, throughput (the caller's clock, as the article)
+	lease     domain.Clock // lease deadlines; nil: Redis TIME
+	found     *store.Discovery
+	settings  *store.TTLCache[domain.QueueSettings]
+	replicas  store.ReplicaWait      // an enqueue waits for replicas (OpenOptions.WaitReplicas)
+	bookkept  *store.SeenSet         // queues this process put in the index (QueueIndex) lately
+	completed domain.CompletedPolicy // the completed jobs an ack keeps (queue_completed.go)
 
 	sweepMu sync.Mutex
 	sweep   map[string]string // queue -> HSCAN cursor of its unfinished orphan sweep
 
-	cursorMu  sync.Mutex
-	cursorKey []byte // the secret signing job list cursors, once read (jobCursorKey)
+	cursorMu   sync.Mutex
+	cursorKey  []byte    // the secret signing job list cursors, as last read (jobCursorKey)
+	cursorRead time.Time // when it was read
 
 	resumeMu sync.Mutex
 	resumed  chan struct{} // closed when this process resumes a queue (then replaced): wakes paused takes
@@ -49,9 +51,11 @@ var _ domain.QueueService = (*Queues)(nil)
 // NewQueues returns queues kept in rdb under keys, listing those found. Blocking takes
 // (BZPOPMIN) run on blocking, a client with connections of its own (newBlockingClient), so a
 // Take that waits never delays another command. Scores use the local clock, leases the
-// scripts' (Redis TIME unless a clock is given).
-func NewQueues(rdb, blocking redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks, replicas store.ReplicaWait) *Queues {
-	return &Queues{replicas: replicas, Rdb: rdb, blocking: blocking, keys: keys, Clock: c.Local(), lease: c.Script, found: found,
+// scripts' (Redis TIME unless a clock is given). An ack keeps the completed job as completed
+// says (validated by the caller: Open).
+func NewQueues(rdb, blocking redis.UniversalClient, keys store.Keys, found *store.Discovery, c store.Clocks, replicas store.ReplicaWait,
+	completed domain.CompletedPolicy) *Queues {
+	return &Queues{completed: completed, replicas: replicas, Rdb: rdb, blocking: blocking, keys: keys, Clock: c.Local(), lease: c.Script, found: found,
 		settings: store.NewTTLCache[domain.QueueSettings](queueSettingsTTL, c.Local()), bookkept: store.NewSeenSet()}
 }
 

@@ -3,11 +3,11 @@ package sources
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -42,7 +42,7 @@ func NewSources(rdb redis.UniversalClient, keys store.Keys, found *store.Discove
 func (s *Sources) Sources(ctx context.Context) ([]domain.Source, error) {
 	return s.cache.Get(ctx, "", func(ctx context.Context) ([]domain.Source, error) {
 		h, err := s.rdb.HGetAll(ctx, s.keys.Sources()).Result()
-		if err != nil {
+		if err != nil && !store.IndexOfAnotherType(s.keys.Sources(), err) {
 			return nil, store.OpError("sources.Sources.Sources", err)
 		}
 		out := make([]domain.Source, 0, len(h))
@@ -70,18 +70,6 @@ func (s *Sources) Source(ctx context.Context, name string) (domain.Source, error
 		}
 	}
 	return domain.Source{}, domain.Errorf(domain.ENOTFOUND, "there is no adopted source %q: add it on /sources or with PUT /api/v1/sources/%s", name, name)
-}
-
-func (s *Sources) SaveSource(ctx context.Context, src domain.Source) (domain.Source, error) {
-	if err := src.Validate(s.keys.Families()); err != nil {
-		return domain.Source{}, err
-	}
-	b, _ := json.Marshal(src)
-	if err := s.rdb.HSet(ctx, s.keys.Sources(), src.Name, b).Err(); err != nil {
-		return domain.Source{}, store.OpWriteError("sources.Sources.SaveSource", err)
-	}
-	s.cache.Forget("")
-	return src, nil
 }
 
 func (s *Sources) DeleteSource(ctx context.Context, name string) error {
@@ -309,7 +297,11 @@ func (s *Sources) TrySource(ctx context.Context, name, client string) (domain.Li
 	if s.script != nil {
 		at = strconv.FormatInt(s.script.Now().UnixMilli(), 10)
 	}
-	vals, err := limiters.SlidingLogScript.Run(ctx, s.rdb, []string{key}, at, "1", src.WindowMs, src.Limit, limiters.NewUUID(), src.WindowMs).Int64Slice()
+	vals, err := limiters.AdoptedSlidingLogScript.Run(ctx, s.rdb, []string{key}, at, "1", src.WindowMs, src.Limit, limiters.NewUUID(), src.WindowMs).Int64Slice()
+	if member, ok := strings.CutPrefix(fmt.Sprint(err), "WRONGTYPE notalog "); ok {
+		return domain.LimitResult{}, fmt.Errorf("sources.Sources.TrySource: %w", domain.Errorf(domain.CodeWrongType,
+			"the key %q is a sorted set but not a sliding log: its entry %q is not a request (a UUID, or the request's epoch ms, at a score of epoch ms), so it is another thing's and zpulse left it as it was; nothing was counted", key, member))
+	}
 	if err != nil {
 		return domain.LimitResult{}, store.ScriptWriteError("sources.Sources.TrySource", key, err)
 	}

@@ -180,7 +180,7 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...Kind) error {
 			indexes[k] = pipe.SMembers(ctx, s.index)
 		}
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	if _, err := pipe.Exec(ctx); !d.indexesOfAnotherType(indexes[:]) {
 		d.endRefresh(kinds)
 		return OpError("store.Discovery.refresh", err)
 	}

@@ -108,6 +108,14 @@ func (k Keys) SeasonBoard(board string, n int64) string {
 // ended season n "<n>:started", "<n>:ended" (epoch ms), "<n>:ties" (its encoding).
 func (k Keys) Seasons(board string) string { return k.seasonTag(board) + ":seasons" }
 
+// ScoreRewrite is the HASH that marks an encoding rewrite of one board key (the all-time
+// board or a period board, given as its key): from, to, state ("running", then "done" for a
+// while), and during the run "m:<player>" for each player whose score is already in the new
+// encoding. Its braces hold the board key, so it shares the key's Cluster slot and every
+// score script reads it in the same step as the score ({leaderboard:<board>}:rewrite is also
+// the seasons' slot).
+func (k Keys) ScoreRewrite(boardKey string) string { return "{" + boardKey + "}:rewrite" }
+
 // BoardIndex is the SET of board names zpulse has written to.
 func (k Keys) BoardIndex() string { return k.OwnPrefix + "index:boards" }
 
@@ -394,6 +402,21 @@ func (k Keys) QueueCompleted(name string) string { return k.queueTag(name) + ":c
 // consumer that acked succeeds again, and another's is told the job is done.
 func (k Keys) QueueAckTokens(name string) string { return k.queueTag(name) + ":acked" }
 
+// QueueDone is zpulse's ZSET of the completed jobs kept for operators
+// (domain.CompletedPolicy): member = job id, score = when it was acked, epoch ms (lease
+// clock). Trimmed by every ack to the policy's Keep newest and MaxAge; expires MaxAge after
+// the last ack. Apart from QueueCompleted, which only makes an enqueue safe to retry.
+func (k Keys) QueueDone(name string) string { return k.queueTag(name) + ":done" }
+
+// QueueDoneInfo is zpulse's HASH of what is kept of each job of QueueDone: job id ->
+// "<lease-to-ack ms>|<attempts>|<consumer>" (a field "" when not known).
+func (k Keys) QueueDoneInfo(name string) string { return k.queueTag(name) + ":done:info" }
+
+// QueueDonePayloads is zpulse's HASH of the payloads of the jobs of QueueDone, written only
+// with domain.CompletedPolicy.Payloads: job id -> payload as enqueued (bound, see
+// queues.boundPayload).
+func (k Keys) QueueDonePayloads(name string) string { return k.queueTag(name) + ":done:payloads" }
+
 // QueueSettings is zpulse's HASH of a queue's settings: kind ("priority" or "delayed"),
 // max_attempts. Scripts read it in the queue's slot.
 func (k Keys) QueueSettings(name string) string { return k.queueTag(name) + ":settings" }
@@ -510,7 +533,11 @@ func (k Keys) HistoryTotals(kind domain.HistoryKind) string {
 // so reading the keyspace does not give away a session.
 //
 //	zpulse:{sessions}:generation      STRING  counter, no expiry: "sign out everywhere" bumps it
-//	zpulse:{sessions}:id:<sha256 hex> STRING  "<generation>:<token fingerprint>", PX the session's life
+//	zpulse:{sessions}:id:<sha256 hex> STRING  "<generation>:<token fingerprint>:<role>:<token id>:<name>", PX the session's life
+//	zpulse:{sessions}:token:<id>      HASH    a personal token: name, role, hash (SHA-256 of the secret),
+//	                                          created_at, created_by, expires_at (ms; 0 never), last_used; PXAT its expiry
+//	zpulse:{sessions}:token-name:<n>  STRING  the id of the token named n; PXAT its expiry
+//	zpulse:{sessions}:tokens          SET     every token's id (an id whose record expired is dropped when listed)
 //	zpulse:sign-in:{<address>}        HASH    fixed_window state of domain.SignInAttempts: w, n
 
 // SessionGeneration is the counter that ends every session opened before it changed.
@@ -519,9 +546,27 @@ func (k Keys) SessionGeneration() string { return k.OwnPrefix + "{sessions}:gene
 // Session is the record of the session whose id hashes to idHash (64 hex digits).
 func (k Keys) Session(idHash string) string { return k.OwnPrefix + "{sessions}:id:" + idHash }
 
+// Token is the record of the personal token whose id is id (16 hex digits, the public part of
+// its secret).
+func (k Keys) Token(id string) string { return k.OwnPrefix + "{sessions}:token:" + id }
+
+// TokenName is the id of the personal token named name.
+func (k Keys) TokenName(name string) string { return k.OwnPrefix + "{sessions}:token-name:" + name }
+
+// Tokens is the set of every personal token's id.
+func (k Keys) Tokens() string { return k.OwnPrefix + "{sessions}:tokens" }
+
 // SignInAttempts is an address's count of admin-token attempts in the current window.
 // Addresses (IPv4, IPv6) hold no braces, so the key is one address's alone.
 func (k Keys) SignInAttempts(addr string) string { return k.OwnPrefix + "sign-in:{" + addr + "}" }
+
+// Audit is zpulse's STREAM of change requests, the audit trail (domain.AuditEntry): one entry
+// a request, fields actor, role, via, action, target, detail, outcome, client, request_id;
+// the id is Redis's time of the write. Capped by count (XADD MAXLEN ~) and by age (XTRIM
+// MINID). Its hash tag gives it a slot of its own on a Cluster.
+//
+//	zpulse:{audit}  STREAM
+func (k Keys) Audit() string { return k.OwnPrefix + "{audit}" }
 
 // ---- prefixes a live panel watches (internal/panels: what a keyspace notification wakes) ----
 

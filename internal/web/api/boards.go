@@ -95,13 +95,17 @@ func (h *Handlers) Trim(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]int64{"removed": removed})
 }
 
+// ResetBoard deletes the whole board only when the request has no period parameter at all;
+// a period parameter, even empty or "all", must name one period, whose current board alone
+// is deleted.
 func (h *Handlers) ResetBoard(c echo.Context) error {
-	period, err := domain.ParsePeriod(c.QueryParam("period"))
-	if err != nil {
-		return err
-	}
 	var n int64
-	if period != domain.AllTime { // that period's current board only
+	var err error
+	if q := c.QueryParams(); q.Has("period") {
+		period, perr := domain.ParseOnePeriod(q.Get("period"))
+		if perr != nil {
+			return perr
+		}
 		n, err = h.Leaderboards.ResetPeriod(c.Request().Context(), httpio.PathParam(c, "board"), period)
 	} else {
 		n, err = h.Leaderboards.Reset(c.Request().Context(), httpio.PathParam(c, "board"))

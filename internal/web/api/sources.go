@@ -25,12 +25,19 @@ type sourceRequest struct {
 	RatePerS    json.RawMessage `json:"rate_per_s"`
 }
 
+// sourceList is the answer of GET /api/v1/sources.
+type sourceList struct {
+	Sources  []domain.Source        `json:"sources"`
+	Overlaps []domain.SourceOverlap `json:"overlaps,omitempty"`
+}
+
 func (h *Handlers) ListSources(c echo.Context) error {
 	all, err := h.Sources.Sources(c.Request().Context())
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"sources": all})
+	// Sources saved before overlaps were refused are flagged: change or delete one of each pair.
+	return c.JSON(http.StatusOK, sourceList{Sources: all, Overlaps: domain.SourceOverlaps(all)})
 }
 
 func (h *Handlers) PutSource(c echo.Context) error {
