@@ -7,7 +7,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// Issue 22 in the browser: a poll's consumer shows in the queue page's consumers panel live,
+// Consumers in the browser: a poll's consumer shows in the queue page's consumers panel live,
 // with its lease, and its ack moves it to no lease and one ack this minute; a paused queue
 // carries a badge in /queues.
 func TestConsumersPanelAndPausedBadge(t *testing.T) {

@@ -195,7 +195,7 @@ func TestUnderTheHoodSpacing(t *testing.T) {
 	}
 }
 
-// A name whose key holds another type shows as such in the lists (issue 19), not as an
+// A name whose key holds another type shows as such in the lists, not as an
 // empty board or queue.
 func TestListsMarkKeysOfAnotherType(t *testing.T) {
 	boards := render(t, BoardsPanel([]domain.BoardSummary{{Board: "cfg", WrongType: "hash"}, {Board: "game", Players: 2}}, domain.KeyDisplay{}))

@@ -128,12 +128,45 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 	if h.Range == domain.HistoryDay {
 		cols = dayColumns
 	}
-	per := max(h.Range.Buckets()/cols, 1)
-	colMs := h.StepMs * int64(per)
-	rangeMs := colMs * int64(cols)
+	colMs := h.StepMs * int64(max(h.Range.Buckets()/cols, 1))
 	c := historyChart{ID: HistoryChartID(h.Kind, h.Name) + "-" + strconv.Itoa(int(kind))}
-	stepName := "per " + formatMs(colMs)
-	label := FormatCount
+	label := chartTitle(&c, h, kind, colMs)
+	columns, recorded := chartColumns(h, kind, idx, colMs)
+	c.Recorded = recorded
+	var carry, ext []int64 // the carried-in run's values and the extension's
+	if h.Carry != nil {
+		carry = pickGauges(h, idx, h.Carry)
+		ext = carry
+		c.Recorded++
+	}
+	if n := len(h.Buckets); n > 0 {
+		ext = pickGauges(h, idx, h.Buckets[n-1].Values)
+	}
+	top := int64(0)
+	for _, v := range append(append([]int64(nil), carry...), ext...) {
+		top = max(top, v)
+	}
+	for _, col := range columns {
+		for _, v := range col.values {
+			top = max(top, v)
+		}
+	}
+	g := chartGeom{colMs: colMs, rangeMs: colMs * int64(cols), plotW: float64(plotR - plotL), top: niceCeil(top)}
+	g.colW = g.plotW / float64(cols)
+	if len(columns) > 0 {
+		g.origin = columns[0].at
+		c.Origin = strconv.FormatInt(g.origin, 10)
+	}
+	for k, i := range idx {
+		c.Series = append(c.Series, chartLine(g, h.Series[i], k, kind, columns, carry, ext, label))
+	}
+	c.Columns = chartHovers(g, h, idx, columns, carry, ext, label)
+	chartAxes(&c, g, h, label)
+	return c
+}
+
+// chartTitle sets c's title and caption for kind, and returns how its values read.
+func chartTitle(c *historyChart, h domain.History, kind domain.SeriesKind, colMs int64) func(int64) string {
 	switch kind {
 	case domain.Gauge:
 		c.Title = map[domain.HistoryKind]string{domain.HistoryQueue: "Jobs by state", domain.HistoryBoard: "Players"}[h.Kind]
@@ -141,21 +174,30 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 	case domain.Duration:
 		c.Title = "Time from lease to ack"
 		c.Caption = "p50, p95 and max of each " + formatMs(h.StepMs) + ", the largest of each " + formatMs(colMs) + "; quantiles to within their histogram bucket"
-		label = formatMs
+		return formatMs
 	default:
 		c.Title = map[domain.HistoryKind]string{domain.HistoryQueue: "Throughput", domain.HistoryLimiter: "Checks", domain.HistoryBoard: "Point writes"}[h.Kind]
-		c.Caption = "counted " + stepName + " (through zpulse)"
+		c.Caption = "counted per " + formatMs(colMs) + " (through zpulse)"
 	}
-	pick := func(values []int64) []int64 { // the series idx of a bucket's values, counters 0
-		out := make([]int64, len(idx))
-		for k, i := range idx {
-			if h.Series[i].Kind == domain.Gauge && i < len(values) {
-				out[k] = values[i]
-			}
+	return FormatCount
+}
+
+// pickGauges is the series idx of a bucket's values, counters and durations 0.
+func pickGauges(h domain.History, idx []int, values []int64) []int64 {
+	out := make([]int64, len(idx))
+	for k, i := range idx {
+		if h.Series[i].Kind == domain.Gauge && i < len(values) {
+			out[k] = values[i]
 		}
-		return out
 	}
+	return out
+}
+
+// chartColumns folds h's buckets into columns of colMs (a counter's sum, a duration's
+// largest, a gauge's newest sample), and counts the buckets recorded.
+func chartColumns(h domain.History, kind domain.SeriesKind, idx []int, colMs int64) ([]chartColumnOf, int) {
 	var columns []chartColumnOf
+	recorded := 0
 	for _, b := range h.Buckets {
 		at := b.AtMs - ((b.AtMs%colMs)+colMs)%colMs
 		if len(columns) == 0 || columns[len(columns)-1].at != at {
@@ -165,7 +207,7 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 		if !b.Recorded {
 			continue
 		}
-		c.Recorded++
+		recorded++
 		col.ok = true
 		for k, i := range idx {
 			switch kind {
@@ -178,81 +220,75 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 			}
 		}
 	}
-	var carry, ext []int64 // the carried-in run's values and the extension's
-	if h.Carry != nil {
-		carry = pick(h.Carry)
-		ext = carry
-		c.Recorded++
+	return columns, recorded
+}
+
+// chartGeom places a chart's values: columns of colMs from origin over rangeMs, plotW wide,
+// values up to top.
+type chartGeom struct {
+	origin, colMs, rangeMs int64
+	plotW, colW            float64
+	top                    int64
+}
+
+func (g chartGeom) x(ms int64) float64      { return float64(ms-g.origin) * g.plotW / float64(g.rangeMs) }
+func (g chartGeom) center(at int64) float64 { return g.x(at) + g.colW/2 }
+func (g chartGeom) y(v int64) float64       { return plotB - float64(plotB-plotT)*float64(v)/float64(g.top) }
+func (g chartGeom) point(xv float64, v int64) string {
+	return fnum(xv) + "," + fnum(g.y(v))
+}
+
+// chartLine is series k's polylines (broken where a column was not recorded, with the
+// carried-in run before and the extension after) and its total.
+func chartLine(g chartGeom, info domain.SeriesInfo, k int, kind domain.SeriesKind, columns []chartColumnOf, carry, ext []int64, label func(int64) string) chartSeries {
+	s := chartSeries{Name: info.Name, Label: info.Label, Stroke: seriesColours[info.Name][0], Swatch: seriesColours[info.Name][1], Dash: dashes[k%len(dashes)]}
+	var pts []string
+	flush := func() {
+		if len(pts) == 1 { // a lone point still shows: a short flat segment
+			p := strings.Split(pts[0], ",")
+			xv, _ := strconv.ParseFloat(p[0], 64)
+			pts = []string{fnum(xv-g.colW/3) + "," + p[1], fnum(xv+g.colW/3) + "," + p[1]}
+		}
+		if len(pts) > 0 {
+			s.Lines = append(s.Lines, strings.Join(pts, " "))
+		}
+		pts = nil
 	}
-	if n := len(h.Buckets); n > 0 {
-		ext = pick(h.Buckets[n-1].Values)
-	}
-	top := int64(0)
-	for _, v := range append(append([]int64(nil), carry...), ext...) {
-		top = max(top, v)
+	switch {
+	case len(columns) == 0 && carry != nil: // the whole window is the carried-in run
+		pts = []string{g.point(0, carry[k]), g.point(g.plotW, carry[k])}
+	case carry != nil:
+		pts = []string{g.point(g.x(g.origin-2*g.rangeMs), carry[k]), g.point(g.center(g.origin-g.colMs), carry[k])}
 	}
 	for _, col := range columns {
-		for _, v := range col.values {
-			top = max(top, v)
+		if !col.ok {
+			flush()
+			continue
+		}
+		pts = append(pts, g.point(g.center(col.at), col.values[k]))
+		switch kind {
+		case domain.Counter:
+			s.Sum += col.values[k]
+		case domain.Duration:
+			s.Sum = max(s.Sum, col.values[k])
 		}
 	}
-	top = niceCeil(top)
-	plotW := float64(plotR - plotL)
-	colW := plotW / float64(cols)
-	var origin int64
-	if len(columns) > 0 {
-		origin = columns[0].at
-		c.Origin = strconv.FormatInt(origin, 10)
+	if n := len(columns); n > 0 {
+		next := columns[n-1].at + g.colMs
+		pts = append(pts, g.point(g.center(next), ext[k]), g.point(g.x(next+2*g.rangeMs), ext[k]))
 	}
-	x := func(ms int64) float64 { return float64(ms-origin) * plotW / float64(rangeMs) }
-	center := func(at int64) float64 { return x(at) + colW/2 }
-	y := func(v int64) float64 { return plotB - float64(plotB-plotT)*float64(v)/float64(top) }
-	point := func(xv float64, v int64) string { return fnum(xv) + "," + fnum(y(v)) }
-	for k, i := range idx {
-		info := h.Series[i]
-		s := chartSeries{Name: info.Name, Label: info.Label, Stroke: seriesColours[info.Name][0], Swatch: seriesColours[info.Name][1], Dash: dashes[k%len(dashes)]}
-		var pts []string
-		flush := func() {
-			if len(pts) == 1 { // a lone point still shows: a short flat segment
-				p := strings.Split(pts[0], ",")
-				xv, _ := strconv.ParseFloat(p[0], 64)
-				pts = []string{fnum(xv-colW/3) + "," + p[1], fnum(xv+colW/3) + "," + p[1]}
-			}
-			if len(pts) > 0 {
-				s.Lines = append(s.Lines, strings.Join(pts, " "))
-			}
-			pts = nil
-		}
-		switch {
-		case len(columns) == 0 && carry != nil: // the whole window is the carried-in run
-			pts = []string{point(0, carry[k]), point(plotW, carry[k])}
-		case carry != nil:
-			pts = []string{point(x(origin-2*rangeMs), carry[k]), point(center(origin-colMs), carry[k])}
-		}
-		for _, col := range columns {
-			if !col.ok {
-				flush()
-				continue
-			}
-			pts = append(pts, point(center(col.at), col.values[k]))
-			switch kind {
-			case domain.Counter:
-				s.Sum += col.values[k]
-			case domain.Duration:
-				s.Sum = max(s.Sum, col.values[k])
-			}
-		}
-		if n := len(columns); n > 0 {
-			next := columns[n-1].at + colMs
-			pts = append(pts, point(center(next), ext[k]), point(x(next+2*rangeMs), ext[k]))
-		}
-		flush()
-		if kind == domain.Gauge && ext != nil {
-			s.Sum = ext[k]
-		}
-		s.SumText = label(s.Sum)
-		c.Series = append(c.Series, s)
+	flush()
+	if kind == domain.Gauge && ext != nil {
+		s.Sum = ext[k]
 	}
+	s.SumText = label(s.Sum)
+	return s
+}
+
+// chartHovers are the columns' hover areas, each titled with its time and values: the
+// carried-in run, each column, the extension after the last.
+func chartHovers(g chartGeom, h domain.History, idx []int, columns []chartColumnOf, carry, ext []int64, label func(int64) string) []chartColumn {
+	stepName := "per " + formatMs(g.colMs)
 	says := func(values []int64) string {
 		parts := make([]string, len(idx))
 		for k, i := range idx {
@@ -260,42 +296,48 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 		}
 		return strings.Join(parts, ", ")
 	}
+	var out []chartColumn
 	if carry != nil && len(columns) == 0 {
-		c.Columns = append(c.Columns, chartColumn{X: "0", W: fnum(plotW), Title: "the whole range: " + says(carry) + " " + stepName})
+		out = append(out, chartColumn{X: "0", W: fnum(g.plotW), Title: "the whole range: " + says(carry) + " " + stepName})
 	} else if carry != nil {
-		c.Columns = append(c.Columns, chartColumn{X: fnum(x(origin - 2*rangeMs)), W: fnum(x(origin) - x(origin-2*rangeMs)),
+		out = append(out, chartColumn{X: fnum(g.x(g.origin - 2*g.rangeMs)), W: fnum(g.x(g.origin) - g.x(g.origin-2*g.rangeMs)),
 			Title: "before " + clockLabel(h.Buckets[0].AtMs) + " UTC: " + says(carry) + " " + stepName})
 	}
 	for _, col := range columns {
-		title := clockLabel(col.at) + "–" + clockLabel(col.at+colMs) + " UTC"
+		title := clockLabel(col.at) + "–" + clockLabel(col.at+g.colMs) + " UTC"
 		if !col.ok {
 			title += ": not recorded"
 		} else {
 			title += ": " + says(col.values)
 		}
-		c.Columns = append(c.Columns, chartColumn{X: fnum(x(col.at)), W: fnum(colW), Title: title})
+		out = append(out, chartColumn{X: fnum(g.x(col.at)), W: fnum(g.colW), Title: title})
 	}
 	if n := len(columns); n > 0 {
-		next := columns[n-1].at + colMs
-		c.Columns = append(c.Columns, chartColumn{X: fnum(x(next)), W: fnum(x(next+2*rangeMs) - x(next)),
+		next := columns[n-1].at + g.colMs
+		out = append(out, chartColumn{X: fnum(g.x(next)), W: fnum(g.x(next+2*g.rangeMs) - g.x(next)),
 			Title: "from " + clockLabel(next) + " UTC: " + says(ext) + " " + stepName})
 	}
+	return out
+}
+
+// chartAxes sets c's window (view box) and its time and value ticks.
+func chartAxes(c *historyChart, g chartGeom, h domain.History, label func(int64) string) {
 	// The window: the range before the page's read, or (a live snapshot, which has no time
 	// of its own) before the last bucket's end; app.js moves it to the browser's now.
 	end := h.EndMs
 	if end == 0 && len(h.Buckets) > 0 {
 		end = h.Buckets[len(h.Buckets)-1].AtMs + h.StepMs
 	}
-	c.RangeMs, c.StepMs = strconv.FormatInt(rangeMs, 10), strconv.FormatInt(h.StepMs, 10)
-	c.ViewBox = "0 0 " + fnum(plotW) + " " + strconv.Itoa(chartH)
+	c.RangeMs, c.StepMs = strconv.FormatInt(g.rangeMs, 10), strconv.FormatInt(h.StepMs, 10)
+	c.ViewBox = "0 0 " + fnum(g.plotW) + " " + strconv.Itoa(chartH)
 	if c.Origin != "" && end != 0 {
-		c.ViewBox = fnum(x(end-rangeMs)) + " 0 " + fnum(plotW) + " " + strconv.Itoa(chartH)
+		c.ViewBox = fnum(g.x(end-g.rangeMs)) + " 0 " + fnum(g.plotW) + " " + strconv.Itoa(chartH)
 	}
 	// Time labels every quarter of the window (app.js writes them for its now).
 	for q := 0; q <= 4; q++ {
-		tick := chartTick{X: fnum(plotL + plotW*float64(q)/4), Y: strconv.Itoa(plotB + 16), Anchor: "middle", Minor: q%2 == 1, Q: strconv.Itoa(q)}
+		tick := chartTick{X: fnum(plotL + g.plotW*float64(q)/4), Y: strconv.Itoa(plotB + 16), Anchor: "middle", Minor: q%2 == 1, Q: strconv.Itoa(q)}
 		if end != 0 {
-			tick.Label = clockLabel(end - rangeMs + int64(q)*rangeMs/4)
+			tick.Label = clockLabel(end - g.rangeMs + int64(q)*g.rangeMs/4)
 		}
 		switch q {
 		case 0:
@@ -308,10 +350,9 @@ func buildChart(h domain.History, kind domain.SeriesKind, idx []int) historyChar
 		}
 		c.XTicks = append(c.XTicks, tick)
 	}
-	for _, v := range []int64{0, top / 2, top} {
-		c.YTicks = append(c.YTicks, chartTick{X: strconv.Itoa(plotL - 6), Y: fnum(y(v) + 3), Label: label(v), Anchor: "end"})
+	for _, v := range []int64{0, g.top / 2, g.top} {
+		c.YTicks = append(c.YTicks, chartTick{X: strconv.Itoa(plotL - 6), Y: fnum(g.y(v) + 3), Label: label(v), Anchor: "end"})
 	}
-	return c
 }
 
 // niceCeil rounds a chart's top up to 1, 2 or 5 times a power of ten (at least 4, so the

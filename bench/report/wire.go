@@ -1,6 +1,6 @@
 package main
 
-// The live path's figures of issue 20 beside their references and goals: bytes on the wire
+// The live path's figures beside their references and goals: bytes on the wire
 // per change per panel kind (browser settings: permessage-deflate offered) against the whole
 // panel with and without deflate, idle frames per minute of each page, the fan-out's memory
 // per connection and the load client's CPU, and (-hold19k) 19,000 connections held for a
@@ -19,14 +19,14 @@ import (
 
 var hold19k = flag.Bool("hold19k", false, "also hold 19,000 idle viewers for a minute (needs ulimit -n above 19,100 in zpulse and in the load tool)")
 
-// wireGoals are issue 20's goals for one change, in bytes on the wire; "" for none stated.
+// wireGoals are the live path's goals for one change, in bytes on the wire; "" for none stated.
 var wireGoals = map[string]string{"board top ten": "≤ 1,500 B", "queue": "≤ 2,000 B"}
 
-// idleBefore is what each page got idle before issue 20 (docs/performance.md).
+// idleBefore is what each page got idle before the live path's rework (docs/performance.md).
 var idleBefore = map[string]string{
-	"overview": "about 240 before issue 20 (the locks' countdowns, every tick)", "locks": "about 240 before issue 20 (every countdown, every tick)",
-	"queue": "66 before issue 20 for 3 min after a job came (a 17 KB frame a second: the sparkline), then 6",
-	"board": "6 before issue 20 (the history chart)", "limiter": "6 before issue 20 (the history chart)", "job": "0 before issue 20",
+	"overview": "about 240 before the live path's rework (the locks' countdowns, every tick)", "locks": "about 240 before the live path's rework (every countdown, every tick)",
+	"queue": "66 before the live path's rework for 3 min after a job came (a 17 KB frame a second: the sparkline), then 6",
+	"board": "6 before the live path's rework (the history chart)", "limiter": "6 before the live path's rework (the history chart)", "job": "0 before the live path's rework",
 }
 
 // wire runs bench/wsload -mode pages and adds its lines.
@@ -77,7 +77,7 @@ func connectionMemory() {
 		return
 	}
 	add("memory per idle live connection (live.Hub, 2,000 held, after a GC)", fmt.Sprintf("%.1f KB", r["B/conn"]/1024),
-		"10.0 KB on main before issue 20, same benchmark; 16.9 KB measured before", "", "≤ 12 KB")
+		"10.0 KB before the live path's rework (docs/performance.md), same benchmark; 16.9 KB measured before", "", "≤ 12 KB")
 }
 
 // fanoutExtras adds the memory per connection and the load client's CPU of a wsload run.
@@ -86,7 +86,7 @@ func fanoutExtras(out []byte, n int) {
 	// not trigger a GC, and the garbage of the HTTP runs before makes it meaningless.
 	if m := wsMemory.FindSubmatch(out); m != nil && n >= 10000 {
 		add(fmt.Sprintf("memory per idle live connection, %d viewers of zpulse (Go heap + stacks, /metrics)", n), string(m[1])+" KB (heap "+string(m[2])+", stacks "+string(m[3])+")",
-			"16.9 KB before issue 20", "", "≤ 12 KB")
+			"16.9 KB before the live path's rework", "", "≤ 12 KB")
 	}
 	if m := wsClientCPU.FindSubmatch(out); m != nil {
 		add(fmt.Sprintf("load client (bench/wsload) CPU, %d viewers", n), string(m[1])+"% of a core", "", "", "(beside zpulse on the same cores)")

@@ -146,7 +146,27 @@ func pagesMode(base, redisAddr string) {
 		log.Fatalf("wsload: -url: %v", err)
 	}
 	origin := u.Scheme + "://" + u.Host
-	api := func(method, path, body string) {
+	api := apiCaller(base)
+	seedWire(ctx, rdb, api)
+	// Discovery's sweep (every 5 s) finds the new names: the lists they join change once; and
+	// the history recorder writes the first bucket that holds them (a board's players, a
+	// queue's waiting jobs: within a 10 s step and its second of delay, later on a busy
+	// machine), which the board's and the queue's charts draw once. Counted as idle, that first
+	// bucket was a frame a minute: the pages are watched once their charts show it.
+	waitCharted(base, "/boards/wire", "/queues/wire")
+	pages := openPages(base, origin)
+	time.Sleep(*settle) // the first frames: each topic's whole fragment
+	measureIdle(pages)
+	measureChanges(ctx, rdb, origin, api)
+	for _, p := range pages {
+		p.deflate.conn.Close()
+		p.plain.conn.Close()
+	}
+}
+
+// apiCaller returns a caller of zpulse's JSON API at base that ends the run on a failure.
+func apiCaller(base string) func(method, path, body string) {
+	return func(method, path, body string) {
 		req, _ := http.NewRequest(method, base+"/api/v1"+path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
@@ -159,9 +179,12 @@ func pagesMode(base, redisAddr string) {
 			log.Fatalf("wsload: %s %s: %d %s", method, path, resp.StatusCode, b)
 		}
 	}
-	// The entities, written straight into Redis where that is how another service would
-	// (so the queue's sparkline records nothing: an idle page means nothing happened), else
-	// through the API.
+}
+
+// seedWire writes the entities the pages show, straight into Redis where that is how another
+// service would (so the queue's sparkline records nothing: an idle page means nothing
+// happened), else through the API.
+func seedWire(ctx context.Context, rdb *redis.Client, api func(method, path, body string)) {
 	keys := redisrepo.DefaultKeys
 	var players []redis.Z
 	for i := range 20 {
@@ -185,13 +208,11 @@ func pagesMode(base, redisAddr string) {
 	// minute of checks on the server, so a check would move it for a minute.
 	api("PUT", "/limiters/wire", `{"algorithm":"token_bucket","rate_per_s":10,"burst":20}`)
 	api("POST", "/locks/wire-held/acquire", `{"ttl_ms":600000,"owner":"wsload"}`)
+}
 
-	// Discovery's sweep (every 5 s) finds the new names: the lists they join change once; and
-	// the history recorder writes the first bucket that holds them (a board's players, a
-	// queue's waiting jobs: within a 10 s step and its second of delay, later on a busy
-	// machine), which the board's and the queue's charts draw once. Counted as idle, that first
-	// bucket was a frame a minute: the pages are watched once their charts show it.
-	waitCharted(base, "/boards/wire", "/queues/wire")
+// openPages loads each page and opens its own websocket (its ws-connect URL) twice, with and
+// without permessage-deflate.
+func openPages(base, origin string) []*page {
 	pages := []*page{
 		{name: "overview", path: "/"}, {name: "board", path: "/boards/wire"}, {name: "queue", path: "/queues/wire"},
 		{name: "limiter", path: "/limiters/wire"}, {name: "locks", path: "/locks"}, {name: "job", path: "/queues/wire/jobs/job-0"},
@@ -215,8 +236,11 @@ func pagesMode(base, redisAddr string) {
 			log.Fatalf("wsload: %s: %v", ws, err)
 		}
 	}
-	time.Sleep(*settle) // the first frames: each topic's whole fragment
+	return pages
+}
 
+// measureIdle prints each page's frames and bytes a minute over -idle.
+func measureIdle(pages []*page) {
 	before := make([]snapshot, len(pages))
 	for i, p := range pages {
 		before[i] = p.deflate.snap()
@@ -227,7 +251,11 @@ func pagesMode(base, redisAddr string) {
 		out(map[string]any{"figure": "idle", "page": p.name, "frames_per_min": float64(d.frames) * 60 / idleFor.Seconds(),
 			"bytes_per_min": float64(d.wire) * 60 / idleFor.Seconds(), "seconds": idleFor.Seconds()})
 	}
+}
 
+// measureChanges prints the bytes on the wire of one change per panel kind.
+func measureChanges(ctx context.Context, rdb *redis.Client, origin string, api func(method, path, body string)) {
+	keys := redisrepo.DefaultKeys
 	// Each change is counted on viewers of its panel's topic alone (the page's other topics,
 	// such as a history chart that takes a bucket every 10 s, would add their own frames),
 	// after their first frame, the panel whole: the reference of sending it whole.
@@ -289,10 +317,6 @@ func pagesMode(base, redisAddr string) {
 	api("POST", "/limiters/wire/check", `{"client":"client-1"}`)
 	change("limiter", domain.LimiterTopic("wire"), func() { api("POST", "/limiters/wire/check", `{"client":"client-1"}`) })
 	change("locks", domain.TopicLocks, func() { api("POST", "/locks/wire-new/acquire", `{"ttl_ms":600000,"owner":"wsload"}`) })
-	for _, p := range pages {
-		p.deflate.conn.Close()
-		p.plain.conn.Close()
-	}
 }
 
 var outMu sync.Mutex

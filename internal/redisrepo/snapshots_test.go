@@ -84,7 +84,7 @@ func TestSnapshotsSurviveAKeyOfAnotherType(t *testing.T) {
 	}
 }
 
-// A queue topic costs at most 10 commands per tick (issue 16): its settings, one script and
+// A queue topic costs at most 10 commands per tick: its settings, one script and
 // an HGETALL per minute of throughput, however full the queue. And the view of an idle queue
 // does not change from one second to the next: it holds absolute times only.
 func TestSnapshotsQueueTopicIsCheapAndStable(t *testing.T) {

@@ -23,7 +23,7 @@ func wantWrongType(t *testing.T, what string, err error, key, typ string) {
 	}
 }
 
-// Another service's LIST at queue:rq and HASH at leaderboard:cfg (issue 19): every write on
+// Another service's LIST at queue:rq and HASH at leaderboard:cfg: every write on
 // those names is refused with wrong_type naming the key and its type, nothing is indexed or
 // written beside them, single reads say wrong_type, and once the names are indexed anyway the
 // lists, the watcher, the history recorder and /metrics' read go on, marking those entries.

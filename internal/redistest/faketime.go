@@ -30,7 +30,7 @@ var fakeOffset = sync.OnceValues(func() (time.Duration, error) {
 // serverCommand is redis-server with args, with libfaketime preloaded when FakeTimeEnv is set
 // (the library itself, not the faketime wrapper, which forks: a kill must reach the server).
 // Debian's redis-server allocates with jemalloc, whose start reads the clock before libfaketime
-// is ready, and hangs (libfaketime issue 130); glibc's libc_malloc_debug, preloaded first,
+// is ready, and hangs (https://github.com/wolfcw/libfaketime/issues/130); glibc's libc_malloc_debug, preloaded first,
 // serves malloc and free from glibc instead, so jemalloc starts only later, for its statistics.
 // The monotonic clock is left real: Redis times its own timeouts with it.
 func serverCommand(args []string) (*exec.Cmd, error) {

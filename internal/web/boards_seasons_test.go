@@ -221,7 +221,7 @@ func TestSeasonHandlersPassThrough(t *testing.T) {
 	if status, body := s.postJSON(t, "/api/v1/boards/b/seasons", ""); status != http.StatusConflict || !strings.Contains(body, "ended meanwhile") {
 		t.Fatalf("a conflict: %d %s", status, body)
 	}
-	if status, _ := s.get(t, "/api/v1/boards/b/seasons/1099511627777/top"); status != http.StatusBadRequest || f.Leaderboards.SeasonTopInvoked {
+	if status, _ := s.get(t, "/api/v1/boards/b/seasons/1099511627777/top"); status != http.StatusBadRequest || f.Leaderboards.SeasonTopInvoked.Load() {
 		t.Fatalf("a season beyond the range reached the service: %d", status)
 	}
 }

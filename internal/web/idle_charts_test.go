@@ -13,7 +13,7 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-// Idle charts (issue 20): with the history recorder writing a bucket every 10 s of the
+// Idle charts: with the history recorder writing a bucket every 10 s of the
 // manual clock, the pages with charts (a board, a queue, a limiter, each over 1 h and 24 h)
 // get no frame in a minute of 250 ms ticks: the chart is drawn at absolute times, the
 // browser slides it, and buckets that add nothing (counters 0, gauges unchanged) leave the

@@ -17,7 +17,7 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-// Idle frames per minute per page (issue 20): each page's own websocket (the ws-connect URL
+// Idle frames per minute per page: each page's own websocket (the ws-connect URL
 // in its HTML) watches a minute of 250 ms ticks on the manual clock while nothing happens,
 // with a lock held (its countdown runs in the browser), a queue with waiting and leased jobs
 // whose sparkline has counts (the browser slides it), a limiter that was checked, and a job

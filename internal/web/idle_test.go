@@ -9,7 +9,7 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-// An idle queue page (and job page) receives no frame over 5 s of ticks (issue 16): the
+// An idle queue page (and job page) receives no frame over 5 s of ticks: the
 // fragments hold absolute times, which the browser shows relative, so nothing in them moves
 // with the clock.
 // The queues have waiting, scheduled, leased and dead jobs; the watcher's Tick is driven by

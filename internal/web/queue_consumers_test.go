@@ -11,7 +11,7 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-// Who is consuming and how long jobs take (issue 22), through the API and the pages: a poll
+// Who is consuming and how long jobs take, through the API and the pages: a poll
 // names its consumer (else its address counts), the consumers API and the queue page list
 // them with their leases and acks and nacks (addresses hidden from anonymous viewers when an
 // admin token is set), the job shows its attempt's duration, and /metrics has the

@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// A paused queue says so everywhere (issue 22): in GET /api/v1/queues/:queue, in every entry
+// A paused queue says so everywhere: in GET /api/v1/queues/:queue, in every entry
 // of GET /api/v1/queues, as a badge in /queues and the overview, and in zpulse_queue_paused.
 func TestPausedQueueSaysSoEverywhere(t *testing.T) {
 	var reg *prometheus.Registry

@@ -95,13 +95,13 @@ func TestAPIAdoptedBoardEntriesAndPlayers(t *testing.T) {
 	if status, _ = s.get(t, "/api/v1/sources/daily/entries?cursor=junk"); status != http.StatusBadRequest {
 		t.Errorf("bad cursor: %d", status)
 	}
-	f.Sources.SourceEntriesInvoked = false
+	f.Sources.SourceEntriesInvoked.Store(false)
 	for _, q := range []string{"limit=0", "limit=1001", "limit=1.5", "limit=%2B5"} {
 		if status, b = s.get(t, "/api/v1/sources/daily/entries?"+q); status != http.StatusBadRequest || !strings.Contains(b, `"field":"limit"`) {
 			t.Errorf("%s: %d %s", q, status, b)
 		}
 	}
-	if f.Sources.SourceEntriesInvoked {
+	if f.Sources.SourceEntriesInvoked.Load() {
 		t.Error("a bad limit reached the service")
 	}
 }
@@ -248,13 +248,13 @@ func TestAdoptedBoardPageParity(t *testing.T) {
 	if _, b = s.get(t, "/sources/daily/entries?rank=9"); !strings.Contains(b, "No more players") {
 		t.Error("past the end")
 	}
-	f.Sources.SourceEntriesAtInvoked = false
+	f.Sources.SourceEntriesAtInvoked.Store(false)
 	for _, q := range []string{"rank=0", "rank=x", "rank=1.5", "rank=%2B2"} {
 		if status, _ = s.get(t, "/sources/daily/entries?"+q); status != http.StatusBadRequest {
 			t.Errorf("%s: %d", q, status)
 		}
 	}
-	if f.Sources.SourceEntriesAtInvoked {
+	if f.Sources.SourceEntriesAtInvoked.Load() {
 		t.Error("a bad rank reached the service")
 	}
 	_, b = s.get(t, "/sources/daily?player=bob")

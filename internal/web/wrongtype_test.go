@@ -10,7 +10,7 @@ import (
 	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
-// Another service's LIST at queue:rq and HASH at leaderboard:cfg (issue 19): calls on those
+// Another service's LIST at queue:rq and HASH at leaderboard:cfg: calls on those
 // names answer 409 wrong_type naming the key and its type, and once the names are indexed the
 // lists and the overview stay 200 and mark them.
 func TestKeysOfAnotherTypeAnswer409AndListsStay200(t *testing.T) {

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -10,21 +11,21 @@ import (
 // Auth is a fake domain.AuthStore: each method calls its Fn field.
 type Auth struct {
 	AttemptFn             func(context.Context, string, bool) (domain.LimitResult, error)
-	AttemptInvoked        bool
+	AttemptInvoked        atomic.Bool
 	CreateSessionFn       func(context.Context, time.Duration, string, domain.SessionHolder) (string, error)
-	CreateSessionInvoked  bool
+	CreateSessionInvoked  atomic.Bool
 	SessionFn             func(context.Context, string, string) (domain.SessionHolder, bool, error)
-	SessionInvoked        bool
+	SessionInvoked        atomic.Bool
 	EndSessionFn          func(context.Context, string) error
-	EndSessionInvoked     bool
+	EndSessionInvoked     atomic.Bool
 	EndAllSessionsFn      func(context.Context) error
-	EndAllSessionsInvoked bool
+	EndAllSessionsInvoked atomic.Bool
 }
 
 var _ domain.AuthStore = (*Auth)(nil)
 
 func (s *Auth) Attempt(ctx context.Context, a1 string, a2 bool) (r0 domain.LimitResult, err error) {
-	s.AttemptInvoked = true
+	s.AttemptInvoked.Store(true)
 	if s.AttemptFn == nil {
 		return
 	}
@@ -32,7 +33,7 @@ func (s *Auth) Attempt(ctx context.Context, a1 string, a2 bool) (r0 domain.Limit
 }
 
 func (s *Auth) CreateSession(ctx context.Context, a1 time.Duration, a2 string, a3 domain.SessionHolder) (r0 string, err error) {
-	s.CreateSessionInvoked = true
+	s.CreateSessionInvoked.Store(true)
 	if s.CreateSessionFn == nil {
 		return
 	}
@@ -40,7 +41,7 @@ func (s *Auth) CreateSession(ctx context.Context, a1 time.Duration, a2 string, a
 }
 
 func (s *Auth) Session(ctx context.Context, a1 string, a2 string) (r0 domain.SessionHolder, ok bool, err error) {
-	s.SessionInvoked = true
+	s.SessionInvoked.Store(true)
 	if s.SessionFn == nil {
 		return
 	}
@@ -48,7 +49,7 @@ func (s *Auth) Session(ctx context.Context, a1 string, a2 string) (r0 domain.Ses
 }
 
 func (s *Auth) EndSession(ctx context.Context, a1 string) error {
-	s.EndSessionInvoked = true
+	s.EndSessionInvoked.Store(true)
 	if s.EndSessionFn == nil {
 		return nil
 	}
@@ -56,7 +57,7 @@ func (s *Auth) EndSession(ctx context.Context, a1 string) error {
 }
 
 func (s *Auth) EndAllSessions(ctx context.Context) error {
-	s.EndAllSessionsInvoked = true
+	s.EndAllSessionsInvoked.Store(true)
 	if s.EndAllSessionsFn == nil {
 		return nil
 	}

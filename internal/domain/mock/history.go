@@ -2,6 +2,7 @@ package mock
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/zpulse/zpulse/internal/domain"
 )
@@ -9,15 +10,15 @@ import (
 // History is a fake domain.HistoryService: each method calls its Fn field.
 type History struct {
 	RecordFn      func(context.Context) error
-	RecordInvoked bool
+	RecordInvoked atomic.Bool
 	RingFn        func(context.Context, domain.HistoryKind, string, domain.HistoryRange) (domain.History, error)
-	RingInvoked   bool
+	RingInvoked   atomic.Bool
 }
 
 var _ domain.HistoryService = (*History)(nil)
 
 func (s *History) Record(ctx context.Context) error {
-	s.RecordInvoked = true
+	s.RecordInvoked.Store(true)
 	if s.RecordFn == nil {
 		return nil
 	}
@@ -25,7 +26,7 @@ func (s *History) Record(ctx context.Context) error {
 }
 
 func (s *History) Ring(ctx context.Context, a1 domain.HistoryKind, a2 string, a3 domain.HistoryRange) (r0 domain.History, err error) {
-	s.RingInvoked = true
+	s.RingInvoked.Store(true)
 	if s.RingFn == nil {
 		return
 	}

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/zpulse/zpulse/internal/domain"
 )
@@ -9,46 +10,46 @@ import (
 // Leaderboards is a fake domain.LeaderboardService: each method calls its Fn field.
 type Leaderboards struct {
 	AddPointsFn           func(context.Context, string, string, int64) (domain.Entry, error)
-	AddPointsInvoked      bool
+	AddPointsInvoked      atomic.Bool
 	AddPointsBatchFn      func(context.Context, string, []domain.ScoreAdd) ([]domain.Result[domain.Entry], error)
-	AddPointsBatchInvoked bool
+	AddPointsBatchInvoked atomic.Bool
 	SetScoreFn            func(context.Context, string, string, int64) (domain.Entry, error)
-	SetScoreInvoked       bool
+	SetScoreInvoked       atomic.Bool
 	RemovePlayerFn        func(context.Context, string, string) error
-	RemovePlayerInvoked   bool
+	RemovePlayerInvoked   atomic.Bool
 	TrimFn                func(context.Context, string, int64) (int64, error)
-	TrimInvoked           bool
+	TrimInvoked           atomic.Bool
 	ResetFn               func(context.Context, string) (int64, error)
-	ResetInvoked          bool
+	ResetInvoked          atomic.Bool
 	TopFn                 func(context.Context, string, domain.Period, int) (domain.BoardTop, error)
-	TopInvoked            bool
+	TopInvoked            atomic.Bool
 	PlayerFn              func(context.Context, string, domain.Period, string) (domain.Entry, error)
 	PlayerHistoryFn       func(context.Context, string, string, domain.HistoryOptions) (domain.ScoreHistory, error)
-	PlayerHistoryInvoked  bool
-	PlayerInvoked         bool
+	PlayerHistoryInvoked  atomic.Bool
+	PlayerInvoked         atomic.Bool
 	AroundFn              func(context.Context, string, domain.Period, string, int) ([]domain.Entry, error)
-	AroundInvoked         bool
+	AroundInvoked         atomic.Bool
 	EntriesFn             func(context.Context, string, domain.Period, string, int) (domain.Page, error)
-	EntriesInvoked        bool
+	EntriesInvoked        atomic.Bool
 	EntriesAtFn           func(context.Context, string, domain.Period, int64, int) (domain.Page, error)
-	EntriesAtInvoked      bool
+	EntriesAtInvoked      atomic.Bool
 	SettingsFn            func(context.Context, string) (domain.BoardSettings, error)
-	SettingsInvoked       bool
+	SettingsInvoked       atomic.Bool
 	UpdateSettingsFn      func(context.Context, string, domain.BoardSettings) (domain.BoardSettings, error)
-	UpdateSettingsInvoked bool
+	UpdateSettingsInvoked atomic.Bool
 	PatchSettingsFn       func(context.Context, string, domain.BoardSettingsPatch) (domain.BoardSettings, error)
-	PatchSettingsInvoked  bool
+	PatchSettingsInvoked  atomic.Bool
 	BoardsFn              func(context.Context) ([]string, error)
-	BoardsInvoked         bool
+	BoardsInvoked         atomic.Bool
 	SummariesFn           func(context.Context) ([]domain.BoardSummary, error)
-	SummariesInvoked      bool
+	SummariesInvoked      atomic.Bool
 	SeasonFakes           // seasons, one-period resets and the encoding check (seasons.go)
 }
 
 var _ domain.LeaderboardService = (*Leaderboards)(nil)
 
 func (s *Leaderboards) AddPoints(ctx context.Context, a1 string, a2 string, a3 int64) (r0 domain.Entry, err error) {
-	s.AddPointsInvoked = true
+	s.AddPointsInvoked.Store(true)
 	if s.AddPointsFn == nil {
 		return
 	}
@@ -56,7 +57,7 @@ func (s *Leaderboards) AddPoints(ctx context.Context, a1 string, a2 string, a3 i
 }
 
 func (s *Leaderboards) AddPointsBatch(ctx context.Context, a1 string, a2 []domain.ScoreAdd) (r0 []domain.Result[domain.Entry], err error) {
-	s.AddPointsBatchInvoked = true
+	s.AddPointsBatchInvoked.Store(true)
 	if s.AddPointsBatchFn == nil {
 		return
 	}
@@ -64,7 +65,7 @@ func (s *Leaderboards) AddPointsBatch(ctx context.Context, a1 string, a2 []domai
 }
 
 func (s *Leaderboards) SetScore(ctx context.Context, a1 string, a2 string, a3 int64) (r0 domain.Entry, err error) {
-	s.SetScoreInvoked = true
+	s.SetScoreInvoked.Store(true)
 	if s.SetScoreFn == nil {
 		return
 	}
@@ -72,7 +73,7 @@ func (s *Leaderboards) SetScore(ctx context.Context, a1 string, a2 string, a3 in
 }
 
 func (s *Leaderboards) RemovePlayer(ctx context.Context, a1 string, a2 string) error {
-	s.RemovePlayerInvoked = true
+	s.RemovePlayerInvoked.Store(true)
 	if s.RemovePlayerFn == nil {
 		return nil
 	}
@@ -80,7 +81,7 @@ func (s *Leaderboards) RemovePlayer(ctx context.Context, a1 string, a2 string) e
 }
 
 func (s *Leaderboards) Trim(ctx context.Context, a1 string, a2 int64) (r0 int64, err error) {
-	s.TrimInvoked = true
+	s.TrimInvoked.Store(true)
 	if s.TrimFn == nil {
 		return
 	}
@@ -88,7 +89,7 @@ func (s *Leaderboards) Trim(ctx context.Context, a1 string, a2 int64) (r0 int64,
 }
 
 func (s *Leaderboards) Reset(ctx context.Context, a1 string) (r0 int64, err error) {
-	s.ResetInvoked = true
+	s.ResetInvoked.Store(true)
 	if s.ResetFn == nil {
 		return
 	}
@@ -96,7 +97,7 @@ func (s *Leaderboards) Reset(ctx context.Context, a1 string) (r0 int64, err erro
 }
 
 func (s *Leaderboards) Top(ctx context.Context, a1 string, a2 domain.Period, a3 int) (r0 domain.BoardTop, err error) {
-	s.TopInvoked = true
+	s.TopInvoked.Store(true)
 	if s.TopFn == nil {
 		return
 	}
@@ -104,7 +105,7 @@ func (s *Leaderboards) Top(ctx context.Context, a1 string, a2 domain.Period, a3 
 }
 
 func (s *Leaderboards) Player(ctx context.Context, a1 string, a2 domain.Period, a3 string) (r0 domain.Entry, err error) {
-	s.PlayerInvoked = true
+	s.PlayerInvoked.Store(true)
 	if s.PlayerFn == nil {
 		return
 	}
@@ -112,7 +113,7 @@ func (s *Leaderboards) Player(ctx context.Context, a1 string, a2 domain.Period, 
 }
 
 func (s *Leaderboards) PlayerHistory(ctx context.Context, a1 string, a2 string, a3 domain.HistoryOptions) (r0 domain.ScoreHistory, err error) {
-	s.PlayerHistoryInvoked = true
+	s.PlayerHistoryInvoked.Store(true)
 	if s.PlayerHistoryFn == nil {
 		return
 	}
@@ -120,7 +121,7 @@ func (s *Leaderboards) PlayerHistory(ctx context.Context, a1 string, a2 string, 
 }
 
 func (s *Leaderboards) Around(ctx context.Context, a1 string, a2 domain.Period, a3 string, a4 int) (r0 []domain.Entry, err error) {
-	s.AroundInvoked = true
+	s.AroundInvoked.Store(true)
 	if s.AroundFn == nil {
 		return
 	}
@@ -128,7 +129,7 @@ func (s *Leaderboards) Around(ctx context.Context, a1 string, a2 domain.Period, 
 }
 
 func (s *Leaderboards) Entries(ctx context.Context, a1 string, a2 domain.Period, a3 string, a4 int) (r0 domain.Page, err error) {
-	s.EntriesInvoked = true
+	s.EntriesInvoked.Store(true)
 	if s.EntriesFn == nil {
 		return
 	}
@@ -136,7 +137,7 @@ func (s *Leaderboards) Entries(ctx context.Context, a1 string, a2 domain.Period,
 }
 
 func (s *Leaderboards) EntriesAt(ctx context.Context, a1 string, a2 domain.Period, a3 int64, a4 int) (r0 domain.Page, err error) {
-	s.EntriesAtInvoked = true
+	s.EntriesAtInvoked.Store(true)
 	if s.EntriesAtFn == nil {
 		return
 	}
@@ -144,7 +145,7 @@ func (s *Leaderboards) EntriesAt(ctx context.Context, a1 string, a2 domain.Perio
 }
 
 func (s *Leaderboards) Settings(ctx context.Context, a1 string) (r0 domain.BoardSettings, err error) {
-	s.SettingsInvoked = true
+	s.SettingsInvoked.Store(true)
 	if s.SettingsFn == nil {
 		return
 	}
@@ -152,7 +153,7 @@ func (s *Leaderboards) Settings(ctx context.Context, a1 string) (r0 domain.Board
 }
 
 func (s *Leaderboards) UpdateSettings(ctx context.Context, a1 string, a2 domain.BoardSettings) (r0 domain.BoardSettings, err error) {
-	s.UpdateSettingsInvoked = true
+	s.UpdateSettingsInvoked.Store(true)
 	if s.UpdateSettingsFn == nil {
 		return
 	}
@@ -160,7 +161,7 @@ func (s *Leaderboards) UpdateSettings(ctx context.Context, a1 string, a2 domain.
 }
 
 func (s *Leaderboards) PatchSettings(ctx context.Context, a1 string, a2 domain.BoardSettingsPatch) (r0 domain.BoardSettings, err error) {
-	s.PatchSettingsInvoked = true
+	s.PatchSettingsInvoked.Store(true)
 	if s.PatchSettingsFn == nil {
 		return
 	}
@@ -168,7 +169,7 @@ func (s *Leaderboards) PatchSettings(ctx context.Context, a1 string, a2 domain.B
 }
 
 func (s *Leaderboards) Boards(ctx context.Context) (r0 []string, err error) {
-	s.BoardsInvoked = true
+	s.BoardsInvoked.Store(true)
 	if s.BoardsFn == nil {
 		return
 	}
@@ -176,7 +177,7 @@ func (s *Leaderboards) Boards(ctx context.Context) (r0 []string, err error) {
 }
 
 func (s *Leaderboards) Summaries(ctx context.Context) (r0 []domain.BoardSummary, err error) {
-	s.SummariesInvoked = true
+	s.SummariesInvoked.Store(true)
 	if s.SummariesFn == nil {
 		return
 	}

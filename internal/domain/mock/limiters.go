@@ -2,6 +2,7 @@ package mock
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/zpulse/zpulse/internal/domain"
 )
@@ -9,27 +10,27 @@ import (
 // Limiters is a fake domain.LimiterService: each method calls its Fn field.
 type Limiters struct {
 	AllowFn             func(context.Context, string, string) (domain.LimitResult, error)
-	AllowInvoked        bool
+	AllowInvoked        atomic.Bool
 	PeekFn              func(context.Context, string, string) (domain.LimitResult, error)
-	PeekInvoked         bool
+	PeekInvoked         atomic.Bool
 	PolicyFn            func(context.Context, string) (domain.LimitPolicy, error)
-	PolicyInvoked       bool
+	PolicyInvoked       atomic.Bool
 	SetPolicyFn         func(context.Context, domain.LimitPolicy) (domain.LimitPolicy, error)
-	SetPolicyInvoked    bool
+	SetPolicyInvoked    atomic.Bool
 	DeletePolicyFn      func(context.Context, string) error
-	DeletePolicyInvoked bool
+	DeletePolicyInvoked atomic.Bool
 	PoliciesFn          func(context.Context) ([]domain.LimitPolicy, error)
-	PoliciesInvoked     bool
+	PoliciesInvoked     atomic.Bool
 	ViewFn              func(context.Context, string) (domain.LimiterView, error)
-	ViewInvoked         bool
+	ViewInvoked         atomic.Bool
 	ViewsFn             func(context.Context) ([]domain.LimiterView, error)
-	ViewsInvoked        bool
+	ViewsInvoked        atomic.Bool
 }
 
 var _ domain.LimiterService = (*Limiters)(nil)
 
 func (s *Limiters) Allow(ctx context.Context, a1 string, a2 string) (r0 domain.LimitResult, err error) {
-	s.AllowInvoked = true
+	s.AllowInvoked.Store(true)
 	if s.AllowFn == nil {
 		return
 	}
@@ -37,7 +38,7 @@ func (s *Limiters) Allow(ctx context.Context, a1 string, a2 string) (r0 domain.L
 }
 
 func (s *Limiters) Peek(ctx context.Context, a1 string, a2 string) (r0 domain.LimitResult, err error) {
-	s.PeekInvoked = true
+	s.PeekInvoked.Store(true)
 	if s.PeekFn == nil {
 		return
 	}
@@ -45,7 +46,7 @@ func (s *Limiters) Peek(ctx context.Context, a1 string, a2 string) (r0 domain.Li
 }
 
 func (s *Limiters) Policy(ctx context.Context, a1 string) (r0 domain.LimitPolicy, err error) {
-	s.PolicyInvoked = true
+	s.PolicyInvoked.Store(true)
 	if s.PolicyFn == nil {
 		return
 	}
@@ -53,7 +54,7 @@ func (s *Limiters) Policy(ctx context.Context, a1 string) (r0 domain.LimitPolicy
 }
 
 func (s *Limiters) SetPolicy(ctx context.Context, a1 domain.LimitPolicy) (r0 domain.LimitPolicy, err error) {
-	s.SetPolicyInvoked = true
+	s.SetPolicyInvoked.Store(true)
 	if s.SetPolicyFn == nil {
 		return
 	}
@@ -61,7 +62,7 @@ func (s *Limiters) SetPolicy(ctx context.Context, a1 domain.LimitPolicy) (r0 dom
 }
 
 func (s *Limiters) DeletePolicy(ctx context.Context, a1 string) error {
-	s.DeletePolicyInvoked = true
+	s.DeletePolicyInvoked.Store(true)
 	if s.DeletePolicyFn == nil {
 		return nil
 	}
@@ -69,7 +70,7 @@ func (s *Limiters) DeletePolicy(ctx context.Context, a1 string) error {
 }
 
 func (s *Limiters) Policies(ctx context.Context) (r0 []domain.LimitPolicy, err error) {
-	s.PoliciesInvoked = true
+	s.PoliciesInvoked.Store(true)
 	if s.PoliciesFn == nil {
 		return
 	}
@@ -77,7 +78,7 @@ func (s *Limiters) Policies(ctx context.Context) (r0 []domain.LimitPolicy, err e
 }
 
 func (s *Limiters) View(ctx context.Context, a1 string) (r0 domain.LimiterView, err error) {
-	s.ViewInvoked = true
+	s.ViewInvoked.Store(true)
 	if s.ViewFn == nil {
 		return
 	}
@@ -85,7 +86,7 @@ func (s *Limiters) View(ctx context.Context, a1 string) (r0 domain.LimiterView, 
 }
 
 func (s *Limiters) Views(ctx context.Context) (r0 []domain.LimiterView, err error) {
-	s.ViewsInvoked = true
+	s.ViewsInvoked.Store(true)
 	if s.ViewsFn == nil {
 		return
 	}

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -10,23 +11,23 @@ import (
 // Locks is a fake domain.LockService: each method calls its Fn field.
 type Locks struct {
 	AcquireFn           func(context.Context, string, domain.LockOptions) (domain.Lease, error)
-	AcquireInvoked      bool
+	AcquireInvoked      atomic.Bool
 	ReleaseFn           func(context.Context, string, string) (int64, error)
-	ReleaseInvoked      bool
+	ReleaseInvoked      atomic.Bool
 	ExtendFn            func(context.Context, string, string, time.Duration) (domain.Lease, error)
-	ExtendInvoked       bool
+	ExtendInvoked       atomic.Bool
 	ForceReleaseFn      func(context.Context, string, string) error
-	ForceReleaseInvoked bool
+	ForceReleaseInvoked atomic.Bool
 	ListFn              func(context.Context) (domain.HeldLocks, error)
-	ListInvoked         bool
+	ListInvoked         atomic.Bool
 	InspectFn           func(context.Context, string) (domain.LockInfo, error)
-	InspectInvoked      bool
+	InspectInvoked      atomic.Bool
 }
 
 var _ domain.LockService = (*Locks)(nil)
 
 func (s *Locks) Acquire(ctx context.Context, a1 string, a2 domain.LockOptions) (r0 domain.Lease, err error) {
-	s.AcquireInvoked = true
+	s.AcquireInvoked.Store(true)
 	if s.AcquireFn == nil {
 		return
 	}
@@ -34,7 +35,7 @@ func (s *Locks) Acquire(ctx context.Context, a1 string, a2 domain.LockOptions) (
 }
 
 func (s *Locks) Release(ctx context.Context, a1 string, a2 string) (r0 int64, err error) {
-	s.ReleaseInvoked = true
+	s.ReleaseInvoked.Store(true)
 	if s.ReleaseFn == nil {
 		return
 	}
@@ -42,7 +43,7 @@ func (s *Locks) Release(ctx context.Context, a1 string, a2 string) (r0 int64, er
 }
 
 func (s *Locks) Extend(ctx context.Context, a1 string, a2 string, a3 time.Duration) (r0 domain.Lease, err error) {
-	s.ExtendInvoked = true
+	s.ExtendInvoked.Store(true)
 	if s.ExtendFn == nil {
 		return
 	}
@@ -50,7 +51,7 @@ func (s *Locks) Extend(ctx context.Context, a1 string, a2 string, a3 time.Durati
 }
 
 func (s *Locks) ForceRelease(ctx context.Context, a1 string, a2 string) error {
-	s.ForceReleaseInvoked = true
+	s.ForceReleaseInvoked.Store(true)
 	if s.ForceReleaseFn == nil {
 		return nil
 	}
@@ -58,7 +59,7 @@ func (s *Locks) ForceRelease(ctx context.Context, a1 string, a2 string) error {
 }
 
 func (s *Locks) List(ctx context.Context) (r0 domain.HeldLocks, err error) {
-	s.ListInvoked = true
+	s.ListInvoked.Store(true)
 	if s.ListFn == nil {
 		return
 	}
@@ -66,7 +67,7 @@ func (s *Locks) List(ctx context.Context) (r0 domain.HeldLocks, err error) {
 }
 
 func (s *Locks) Inspect(ctx context.Context, a1 string) (r0 domain.LockInfo, err error) {
-	s.InspectInvoked = true
+	s.InspectInvoked.Store(true)
 	if s.InspectFn == nil {
 		return
 	}

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -10,71 +11,71 @@ import (
 // Queues is a fake domain.QueueService: each method calls its Fn field.
 type Queues struct {
 	JobFn                 func(context.Context, string, string) (domain.JobDetail, error)
-	JobInvoked            bool
+	JobInvoked            atomic.Bool
 	JobsFn                func(context.Context, string, domain.JobListOptions) (domain.JobPage, error)
-	JobsInvoked           bool
+	JobsInvoked           atomic.Bool
 	DeadErrorsFn          func(context.Context, string) (domain.DeadErrorGroups, error)
-	DeadErrorsInvoked     bool
+	DeadErrorsInvoked     atomic.Bool
 	RequeueDeadFn         func(context.Context, string) (domain.BulkResult, error)
-	RequeueDeadInvoked    bool
+	RequeueDeadInvoked    atomic.Bool
 	DeleteDeadFn          func(context.Context, string) (domain.BulkResult, error)
-	DeleteDeadInvoked     bool
+	DeleteDeadInvoked     atomic.Bool
 	EachDeadFn            func(context.Context, string, func(domain.JobDetail) error) error
-	EachDeadInvoked       bool
+	EachDeadInvoked       atomic.Bool
 	SetPausedFn           func(context.Context, string, bool) error
-	SetPausedInvoked      bool
+	SetPausedInvoked      atomic.Bool
 	EnqueueFn             func(context.Context, string, domain.NewJob) (domain.Enqueued, error)
-	EnqueueInvoked        bool
+	EnqueueInvoked        atomic.Bool
 	EnqueueBatchFn        func(context.Context, string, []domain.NewJob) ([]domain.Result[domain.Enqueued], error)
-	EnqueueBatchInvoked   bool
+	EnqueueBatchInvoked   atomic.Bool
 	PollFn                func(context.Context, string, domain.PollOptions) (domain.Delivery, bool, error)
-	PollInvoked           bool
+	PollInvoked           atomic.Bool
 	PollBatchFn           func(context.Context, string, int, time.Duration, string) ([]domain.Delivery, error)
-	PollBatchInvoked      bool
+	PollBatchInvoked      atomic.Bool
 	AckFn                 func(context.Context, string, string, string) error
-	AckInvoked            bool
+	AckInvoked            atomic.Bool
 	AckBatchFn            func(context.Context, string, []domain.AckItem) ([]error, error)
-	AckBatchInvoked       bool
+	AckBatchInvoked       atomic.Bool
 	ExtendFn              func(context.Context, string, string, string, time.Duration) (time.Time, error)
-	ExtendInvoked         bool
+	ExtendInvoked         atomic.Bool
 	NackFn                func(context.Context, string, string, string, time.Duration, string) (domain.Where, error)
-	NackInvoked           bool
+	NackInvoked           atomic.Bool
 	AttemptErrorsFn       func(context.Context, string, string) ([]domain.AttemptError, error)
-	AttemptErrorsInvoked  bool
+	AttemptErrorsInvoked  atomic.Bool
 	ReapFn                func(context.Context, int64) (int64, int64, error)
-	ReapInvoked           bool
+	ReapInvoked           atomic.Bool
 	RequeueFn             func(context.Context, string, string) error
-	RequeueInvoked        bool
+	RequeueInvoked        atomic.Bool
 	DeleteFn              func(context.Context, string, string) (domain.Where, error)
-	DeleteInvoked         bool
+	DeleteInvoked         atomic.Bool
 	StatsFn               func(context.Context, string) (domain.QueueStats, error)
-	StatsInvoked          bool
+	StatsInvoked          atomic.Bool
 	SettingsFn            func(context.Context, string) (domain.QueueSettings, error)
-	SettingsInvoked       bool
+	SettingsInvoked       atomic.Bool
 	UpdateSettingsFn      func(context.Context, string, domain.QueueSettings) (domain.QueueSettings, error)
-	UpdateSettingsInvoked bool
+	UpdateSettingsInvoked atomic.Bool
 	PatchSettingsFn       func(context.Context, string, domain.QueueSettingsPatch) (domain.QueueSettings, error)
-	PatchSettingsInvoked  bool
+	PatchSettingsInvoked  atomic.Bool
 	QueuesFn              func(context.Context) ([]string, error)
-	QueuesInvoked         bool
+	QueuesInvoked         atomic.Bool
 	SummariesFn           func(context.Context) ([]domain.QueueSummary, error)
-	SummariesInvoked      bool
+	SummariesInvoked      atomic.Bool
 	ViewFn                func(context.Context, string) (domain.QueueView, error)
-	ViewInvoked           bool
+	ViewInvoked           atomic.Bool
 	SearchJobsFn          func(context.Context, string, domain.JobSearchOptions) (domain.JobSearchPage, error)
-	SearchJobsInvoked     bool
+	SearchJobsInvoked     atomic.Bool
 	BulkJobsFn            func(context.Context, string, domain.BulkRequest) (domain.BulkJobsResult, error)
-	BulkJobsInvoked       bool
+	BulkJobsInvoked       atomic.Bool
 	RetryFn               func(context.Context, string, string, domain.JobRetry) (domain.Retried, error)
-	RetryInvoked          bool
+	RetryInvoked          atomic.Bool
 	ConsumersFn           func(context.Context, string) ([]domain.Consumer, error)
-	ConsumersInvoked      bool
+	ConsumersInvoked      atomic.Bool
 }
 
 var _ domain.QueueService = (*Queues)(nil)
 
 func (s *Queues) Job(ctx context.Context, a1 string, a2 string) (r0 domain.JobDetail, err error) {
-	s.JobInvoked = true
+	s.JobInvoked.Store(true)
 	if s.JobFn == nil {
 		return
 	}
@@ -82,7 +83,7 @@ func (s *Queues) Job(ctx context.Context, a1 string, a2 string) (r0 domain.JobDe
 }
 
 func (s *Queues) Jobs(ctx context.Context, a1 string, a2 domain.JobListOptions) (r0 domain.JobPage, err error) {
-	s.JobsInvoked = true
+	s.JobsInvoked.Store(true)
 	if s.JobsFn == nil {
 		return
 	}
@@ -90,7 +91,7 @@ func (s *Queues) Jobs(ctx context.Context, a1 string, a2 domain.JobListOptions) 
 }
 
 func (s *Queues) RequeueDead(ctx context.Context, a1 string) (r0 domain.BulkResult, err error) {
-	s.RequeueDeadInvoked = true
+	s.RequeueDeadInvoked.Store(true)
 	if s.RequeueDeadFn == nil {
 		return
 	}
@@ -98,7 +99,7 @@ func (s *Queues) RequeueDead(ctx context.Context, a1 string) (r0 domain.BulkResu
 }
 
 func (s *Queues) DeleteDead(ctx context.Context, a1 string) (r0 domain.BulkResult, err error) {
-	s.DeleteDeadInvoked = true
+	s.DeleteDeadInvoked.Store(true)
 	if s.DeleteDeadFn == nil {
 		return
 	}
@@ -106,7 +107,7 @@ func (s *Queues) DeleteDead(ctx context.Context, a1 string) (r0 domain.BulkResul
 }
 
 func (s *Queues) EachDead(ctx context.Context, a1 string, a2 func(domain.JobDetail) error) error {
-	s.EachDeadInvoked = true
+	s.EachDeadInvoked.Store(true)
 	if s.EachDeadFn == nil {
 		return nil
 	}
@@ -114,7 +115,7 @@ func (s *Queues) EachDead(ctx context.Context, a1 string, a2 func(domain.JobDeta
 }
 
 func (s *Queues) SetPaused(ctx context.Context, a1 string, a2 bool) error {
-	s.SetPausedInvoked = true
+	s.SetPausedInvoked.Store(true)
 	if s.SetPausedFn == nil {
 		return nil
 	}
@@ -122,7 +123,7 @@ func (s *Queues) SetPaused(ctx context.Context, a1 string, a2 bool) error {
 }
 
 func (s *Queues) Enqueue(ctx context.Context, a1 string, a2 domain.NewJob) (r0 domain.Enqueued, err error) {
-	s.EnqueueInvoked = true
+	s.EnqueueInvoked.Store(true)
 	if s.EnqueueFn == nil {
 		return
 	}
@@ -130,7 +131,7 @@ func (s *Queues) Enqueue(ctx context.Context, a1 string, a2 domain.NewJob) (r0 d
 }
 
 func (s *Queues) EnqueueBatch(ctx context.Context, a1 string, a2 []domain.NewJob) (r0 []domain.Result[domain.Enqueued], err error) {
-	s.EnqueueBatchInvoked = true
+	s.EnqueueBatchInvoked.Store(true)
 	if s.EnqueueBatchFn == nil {
 		return
 	}
@@ -138,7 +139,7 @@ func (s *Queues) EnqueueBatch(ctx context.Context, a1 string, a2 []domain.NewJob
 }
 
 func (s *Queues) Poll(ctx context.Context, a1 string, a2 domain.PollOptions) (r0 domain.Delivery, r1 bool, err error) {
-	s.PollInvoked = true
+	s.PollInvoked.Store(true)
 	if s.PollFn == nil {
 		return
 	}
@@ -146,7 +147,7 @@ func (s *Queues) Poll(ctx context.Context, a1 string, a2 domain.PollOptions) (r0
 }
 
 func (s *Queues) PollBatch(ctx context.Context, a1 string, a2 int, a3 time.Duration, a4 string) (r0 []domain.Delivery, err error) {
-	s.PollBatchInvoked = true
+	s.PollBatchInvoked.Store(true)
 	if s.PollBatchFn == nil {
 		return
 	}
@@ -154,7 +155,7 @@ func (s *Queues) PollBatch(ctx context.Context, a1 string, a2 int, a3 time.Durat
 }
 
 func (s *Queues) Ack(ctx context.Context, a1 string, a2 string, a3 string) error {
-	s.AckInvoked = true
+	s.AckInvoked.Store(true)
 	if s.AckFn == nil {
 		return nil
 	}
@@ -162,7 +163,7 @@ func (s *Queues) Ack(ctx context.Context, a1 string, a2 string, a3 string) error
 }
 
 func (s *Queues) AckBatch(ctx context.Context, a1 string, a2 []domain.AckItem) (r0 []error, err error) {
-	s.AckBatchInvoked = true
+	s.AckBatchInvoked.Store(true)
 	if s.AckBatchFn == nil {
 		return
 	}
@@ -170,7 +171,7 @@ func (s *Queues) AckBatch(ctx context.Context, a1 string, a2 []domain.AckItem) (
 }
 
 func (s *Queues) Extend(ctx context.Context, a1 string, a2 string, a3 string, a4 time.Duration) (r0 time.Time, err error) {
-	s.ExtendInvoked = true
+	s.ExtendInvoked.Store(true)
 	if s.ExtendFn == nil {
 		return
 	}
@@ -178,7 +179,7 @@ func (s *Queues) Extend(ctx context.Context, a1 string, a2 string, a3 string, a4
 }
 
 func (s *Queues) Nack(ctx context.Context, a1 string, a2 string, a3 string, a4 time.Duration, a5 string) (r0 domain.Where, err error) {
-	s.NackInvoked = true
+	s.NackInvoked.Store(true)
 	if s.NackFn == nil {
 		return
 	}
@@ -186,7 +187,7 @@ func (s *Queues) Nack(ctx context.Context, a1 string, a2 string, a3 string, a4 t
 }
 
 func (s *Queues) AttemptErrors(ctx context.Context, a1 string, a2 string) (r0 []domain.AttemptError, err error) {
-	s.AttemptErrorsInvoked = true
+	s.AttemptErrorsInvoked.Store(true)
 	if s.AttemptErrorsFn == nil {
 		return
 	}
@@ -194,7 +195,7 @@ func (s *Queues) AttemptErrors(ctx context.Context, a1 string, a2 string) (r0 []
 }
 
 func (s *Queues) Reap(ctx context.Context, a1 int64) (r0 int64, r1 int64, err error) {
-	s.ReapInvoked = true
+	s.ReapInvoked.Store(true)
 	if s.ReapFn == nil {
 		return
 	}
@@ -202,7 +203,7 @@ func (s *Queues) Reap(ctx context.Context, a1 int64) (r0 int64, r1 int64, err er
 }
 
 func (s *Queues) Requeue(ctx context.Context, a1 string, a2 string) error {
-	s.RequeueInvoked = true
+	s.RequeueInvoked.Store(true)
 	if s.RequeueFn == nil {
 		return nil
 	}
@@ -210,7 +211,7 @@ func (s *Queues) Requeue(ctx context.Context, a1 string, a2 string) error {
 }
 
 func (s *Queues) Delete(ctx context.Context, a1 string, a2 string) (r0 domain.Where, err error) {
-	s.DeleteInvoked = true
+	s.DeleteInvoked.Store(true)
 	if s.DeleteFn == nil {
 		return
 	}
@@ -218,7 +219,7 @@ func (s *Queues) Delete(ctx context.Context, a1 string, a2 string) (r0 domain.Wh
 }
 
 func (s *Queues) Stats(ctx context.Context, a1 string) (r0 domain.QueueStats, err error) {
-	s.StatsInvoked = true
+	s.StatsInvoked.Store(true)
 	if s.StatsFn == nil {
 		return
 	}
@@ -226,7 +227,7 @@ func (s *Queues) Stats(ctx context.Context, a1 string) (r0 domain.QueueStats, er
 }
 
 func (s *Queues) Settings(ctx context.Context, a1 string) (r0 domain.QueueSettings, err error) {
-	s.SettingsInvoked = true
+	s.SettingsInvoked.Store(true)
 	if s.SettingsFn == nil {
 		return
 	}
@@ -234,7 +235,7 @@ func (s *Queues) Settings(ctx context.Context, a1 string) (r0 domain.QueueSettin
 }
 
 func (s *Queues) UpdateSettings(ctx context.Context, a1 string, a2 domain.QueueSettings) (r0 domain.QueueSettings, err error) {
-	s.UpdateSettingsInvoked = true
+	s.UpdateSettingsInvoked.Store(true)
 	if s.UpdateSettingsFn == nil {
 		return
 	}
@@ -242,7 +243,7 @@ func (s *Queues) UpdateSettings(ctx context.Context, a1 string, a2 domain.QueueS
 }
 
 func (s *Queues) PatchSettings(ctx context.Context, a1 string, a2 domain.QueueSettingsPatch) (r0 domain.QueueSettings, err error) {
-	s.PatchSettingsInvoked = true
+	s.PatchSettingsInvoked.Store(true)
 	if s.PatchSettingsFn == nil {
 		return
 	}
@@ -250,7 +251,7 @@ func (s *Queues) PatchSettings(ctx context.Context, a1 string, a2 domain.QueueSe
 }
 
 func (s *Queues) Queues(ctx context.Context) (r0 []string, err error) {
-	s.QueuesInvoked = true
+	s.QueuesInvoked.Store(true)
 	if s.QueuesFn == nil {
 		return
 	}
@@ -258,7 +259,7 @@ func (s *Queues) Queues(ctx context.Context) (r0 []string, err error) {
 }
 
 func (s *Queues) Summaries(ctx context.Context) (r0 []domain.QueueSummary, err error) {
-	s.SummariesInvoked = true
+	s.SummariesInvoked.Store(true)
 	if s.SummariesFn == nil {
 		return
 	}
@@ -266,7 +267,7 @@ func (s *Queues) Summaries(ctx context.Context) (r0 []domain.QueueSummary, err e
 }
 
 func (s *Queues) View(ctx context.Context, a1 string) (r0 domain.QueueView, err error) {
-	s.ViewInvoked = true
+	s.ViewInvoked.Store(true)
 	if s.ViewFn == nil {
 		return
 	}
@@ -274,7 +275,7 @@ func (s *Queues) View(ctx context.Context, a1 string) (r0 domain.QueueView, err 
 }
 
 func (s *Queues) DeadErrors(ctx context.Context, a1 string) (r0 domain.DeadErrorGroups, err error) {
-	s.DeadErrorsInvoked = true
+	s.DeadErrorsInvoked.Store(true)
 	if s.DeadErrorsFn == nil {
 		return
 	}
@@ -282,7 +283,7 @@ func (s *Queues) DeadErrors(ctx context.Context, a1 string) (r0 domain.DeadError
 }
 
 func (s *Queues) SearchJobs(ctx context.Context, a1 string, a2 domain.JobSearchOptions) (r0 domain.JobSearchPage, err error) {
-	s.SearchJobsInvoked = true
+	s.SearchJobsInvoked.Store(true)
 	if s.SearchJobsFn == nil {
 		return
 	}
@@ -290,7 +291,7 @@ func (s *Queues) SearchJobs(ctx context.Context, a1 string, a2 domain.JobSearchO
 }
 
 func (s *Queues) BulkJobs(ctx context.Context, a1 string, a2 domain.BulkRequest) (r0 domain.BulkJobsResult, err error) {
-	s.BulkJobsInvoked = true
+	s.BulkJobsInvoked.Store(true)
 	if s.BulkJobsFn == nil {
 		return
 	}
@@ -298,7 +299,7 @@ func (s *Queues) BulkJobs(ctx context.Context, a1 string, a2 domain.BulkRequest)
 }
 
 func (s *Queues) Retry(ctx context.Context, a1 string, a2 string, a3 domain.JobRetry) (r0 domain.Retried, err error) {
-	s.RetryInvoked = true
+	s.RetryInvoked.Store(true)
 	if s.RetryFn == nil {
 		return
 	}
@@ -306,7 +307,7 @@ func (s *Queues) Retry(ctx context.Context, a1 string, a2 string, a3 domain.JobR
 }
 
 func (s *Queues) Consumers(ctx context.Context, a1 string) (r0 []domain.Consumer, err error) {
-	s.ConsumersInvoked = true
+	s.ConsumersInvoked.Store(true)
 	if s.ConsumersFn == nil {
 		return
 	}

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/zpulse/zpulse/internal/domain"
 )
@@ -10,27 +11,27 @@ import (
 // encoding check, embedded in Leaderboards: each method calls its Fn field.
 type SeasonFakes struct {
 	ResetPeriodFn        func(context.Context, string, domain.Period) (int64, error)
-	ResetPeriodInvoked   bool
+	ResetPeriodInvoked   atomic.Bool
 	EndSeasonFn          func(context.Context, string) (domain.Season, error)
-	EndSeasonInvoked     bool
+	EndSeasonInvoked     atomic.Bool
 	SeasonsFn            func(context.Context, string) (domain.SeasonList, error)
-	SeasonsInvoked       bool
+	SeasonsInvoked       atomic.Bool
 	SeasonTopFn          func(context.Context, string, int64, int) (domain.Season, []domain.Entry, error)
-	SeasonTopInvoked     bool
+	SeasonTopInvoked     atomic.Bool
 	SeasonEntriesFn      func(context.Context, string, int64, string, int) (domain.Page, error)
-	SeasonEntriesInvoked bool
+	SeasonEntriesInvoked atomic.Bool
 	SeasonPlayerFn       func(context.Context, string, int64, string) (domain.Entry, error)
-	SeasonPlayerInvoked  bool
+	SeasonPlayerInvoked  atomic.Bool
 	RollSeasonsFn        func(context.Context) (int, error)
-	RollSeasonsInvoked   bool
+	RollSeasonsInvoked   atomic.Bool
 	CheckEncodingFn      func(context.Context, string) (domain.EncodingReport, error)
-	CheckEncodingInvoked bool
+	CheckEncodingInvoked atomic.Bool
 	FixEncodingFn        func(context.Context, string, domain.TieBreak) (domain.EncodingFix, error)
-	FixEncodingInvoked   bool
+	FixEncodingInvoked   atomic.Bool
 }
 
 func (s *SeasonFakes) ResetPeriod(ctx context.Context, a1 string, a2 domain.Period) (r0 int64, err error) {
-	s.ResetPeriodInvoked = true
+	s.ResetPeriodInvoked.Store(true)
 	if s.ResetPeriodFn == nil {
 		return
 	}
@@ -38,7 +39,7 @@ func (s *SeasonFakes) ResetPeriod(ctx context.Context, a1 string, a2 domain.Peri
 }
 
 func (s *SeasonFakes) EndSeason(ctx context.Context, a1 string) (r0 domain.Season, err error) {
-	s.EndSeasonInvoked = true
+	s.EndSeasonInvoked.Store(true)
 	if s.EndSeasonFn == nil {
 		return
 	}
@@ -46,7 +47,7 @@ func (s *SeasonFakes) EndSeason(ctx context.Context, a1 string) (r0 domain.Seaso
 }
 
 func (s *SeasonFakes) Seasons(ctx context.Context, a1 string) (r0 domain.SeasonList, err error) {
-	s.SeasonsInvoked = true
+	s.SeasonsInvoked.Store(true)
 	if s.SeasonsFn == nil {
 		return
 	}
@@ -54,7 +55,7 @@ func (s *SeasonFakes) Seasons(ctx context.Context, a1 string) (r0 domain.SeasonL
 }
 
 func (s *SeasonFakes) SeasonTop(ctx context.Context, a1 string, a2 int64, a3 int) (r0 domain.Season, r1 []domain.Entry, err error) {
-	s.SeasonTopInvoked = true
+	s.SeasonTopInvoked.Store(true)
 	if s.SeasonTopFn == nil {
 		return
 	}
@@ -62,7 +63,7 @@ func (s *SeasonFakes) SeasonTop(ctx context.Context, a1 string, a2 int64, a3 int
 }
 
 func (s *SeasonFakes) SeasonEntries(ctx context.Context, a1 string, a2 int64, a3 string, a4 int) (r0 domain.Page, err error) {
-	s.SeasonEntriesInvoked = true
+	s.SeasonEntriesInvoked.Store(true)
 	if s.SeasonEntriesFn == nil {
 		return
 	}
@@ -70,7 +71,7 @@ func (s *SeasonFakes) SeasonEntries(ctx context.Context, a1 string, a2 int64, a3
 }
 
 func (s *SeasonFakes) SeasonPlayer(ctx context.Context, a1 string, a2 int64, a3 string) (r0 domain.Entry, err error) {
-	s.SeasonPlayerInvoked = true
+	s.SeasonPlayerInvoked.Store(true)
 	if s.SeasonPlayerFn == nil {
 		return
 	}
@@ -78,7 +79,7 @@ func (s *SeasonFakes) SeasonPlayer(ctx context.Context, a1 string, a2 int64, a3 
 }
 
 func (s *SeasonFakes) RollSeasons(ctx context.Context) (r0 int, err error) {
-	s.RollSeasonsInvoked = true
+	s.RollSeasonsInvoked.Store(true)
 	if s.RollSeasonsFn == nil {
 		return
 	}
@@ -86,7 +87,7 @@ func (s *SeasonFakes) RollSeasons(ctx context.Context) (r0 int, err error) {
 }
 
 func (s *SeasonFakes) CheckEncoding(ctx context.Context, a1 string) (r0 domain.EncodingReport, err error) {
-	s.CheckEncodingInvoked = true
+	s.CheckEncodingInvoked.Store(true)
 	if s.CheckEncodingFn == nil {
 		return
 	}
@@ -94,7 +95,7 @@ func (s *SeasonFakes) CheckEncoding(ctx context.Context, a1 string) (r0 domain.E
 }
 
 func (s *SeasonFakes) FixEncoding(ctx context.Context, a1 string, a2 domain.TieBreak) (r0 domain.EncodingFix, err error) {
-	s.FixEncodingInvoked = true
+	s.FixEncodingInvoked.Store(true)
 	if s.FixEncodingFn == nil {
 		return
 	}

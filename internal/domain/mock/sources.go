@@ -2,6 +2,7 @@ package mock
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/zpulse/zpulse/internal/domain"
 )
@@ -9,33 +10,33 @@ import (
 // Sources is a fake domain.SourceService: each method calls its Fn field.
 type Sources struct {
 	SourcesFn                func(context.Context) ([]domain.Source, error)
-	SourcesInvoked           bool
+	SourcesInvoked           atomic.Bool
 	SaveSourceFn             func(context.Context, domain.Source) (domain.Source, error)
-	SaveSourceInvoked        bool
+	SaveSourceInvoked        atomic.Bool
 	DeleteSourceFn           func(context.Context, string) error
-	DeleteSourceInvoked      bool
+	DeleteSourceInvoked      atomic.Bool
 	SourceViewFn             func(context.Context, string) (domain.SourceView, error)
-	SourceViewInvoked        bool
+	SourceViewInvoked        atomic.Bool
 	SourceViewsFn            func(context.Context, ...domain.SourceKind) ([]domain.SourceView, error)
-	SourceViewsInvoked       bool
+	SourceViewsInvoked       atomic.Bool
 	TrySourceFn              func(context.Context, string, string) (domain.LimitResult, error)
-	TrySourceInvoked         bool
+	TrySourceInvoked         atomic.Bool
 	SourceEntriesFn          func(context.Context, string, string, int) (domain.Page, error)
-	SourceEntriesInvoked     bool
+	SourceEntriesInvoked     atomic.Bool
 	SourceEntriesAtFn        func(context.Context, string, int64, int) (domain.Page, error)
-	SourceEntriesAtInvoked   bool
+	SourceEntriesAtInvoked   atomic.Bool
 	SourcePlayerFn           func(context.Context, string, string) (domain.Entry, error)
-	SourcePlayerInvoked      bool
+	SourcePlayerInvoked      atomic.Bool
 	SourceAroundFn           func(context.Context, string, string, int) ([]domain.Entry, error)
-	SourceAroundInvoked      bool
+	SourceAroundInvoked      atomic.Bool
 	SourceSuggestionsFn      func(context.Context) ([]domain.SourceSuggestion, error)
-	SourceSuggestionsInvoked bool
+	SourceSuggestionsInvoked atomic.Bool
 }
 
 var _ domain.SourceService = (*Sources)(nil)
 
 func (s *Sources) Sources(ctx context.Context) (r0 []domain.Source, err error) {
-	s.SourcesInvoked = true
+	s.SourcesInvoked.Store(true)
 	if s.SourcesFn == nil {
 		return
 	}
@@ -43,7 +44,7 @@ func (s *Sources) Sources(ctx context.Context) (r0 []domain.Source, err error) {
 }
 
 func (s *Sources) SaveSource(ctx context.Context, a1 domain.Source) (r0 domain.Source, err error) {
-	s.SaveSourceInvoked = true
+	s.SaveSourceInvoked.Store(true)
 	if s.SaveSourceFn == nil {
 		return
 	}
@@ -51,7 +52,7 @@ func (s *Sources) SaveSource(ctx context.Context, a1 domain.Source) (r0 domain.S
 }
 
 func (s *Sources) DeleteSource(ctx context.Context, a1 string) error {
-	s.DeleteSourceInvoked = true
+	s.DeleteSourceInvoked.Store(true)
 	if s.DeleteSourceFn == nil {
 		return nil
 	}
@@ -59,7 +60,7 @@ func (s *Sources) DeleteSource(ctx context.Context, a1 string) error {
 }
 
 func (s *Sources) SourceViews(ctx context.Context, a1 ...domain.SourceKind) (r0 []domain.SourceView, err error) {
-	s.SourceViewsInvoked = true
+	s.SourceViewsInvoked.Store(true)
 	if s.SourceViewsFn == nil {
 		return
 	}
@@ -67,7 +68,7 @@ func (s *Sources) SourceViews(ctx context.Context, a1 ...domain.SourceKind) (r0 
 }
 
 func (s *Sources) SourceView(ctx context.Context, a1 string) (r0 domain.SourceView, err error) {
-	s.SourceViewInvoked = true
+	s.SourceViewInvoked.Store(true)
 	if s.SourceViewFn == nil {
 		return
 	}
@@ -75,7 +76,7 @@ func (s *Sources) SourceView(ctx context.Context, a1 string) (r0 domain.SourceVi
 }
 
 func (s *Sources) TrySource(ctx context.Context, a1 string, a2 string) (r0 domain.LimitResult, err error) {
-	s.TrySourceInvoked = true
+	s.TrySourceInvoked.Store(true)
 	if s.TrySourceFn == nil {
 		return
 	}
@@ -83,7 +84,7 @@ func (s *Sources) TrySource(ctx context.Context, a1 string, a2 string) (r0 domai
 }
 
 func (s *Sources) SourceEntries(ctx context.Context, a1 string, a2 string, a3 int) (r0 domain.Page, err error) {
-	s.SourceEntriesInvoked = true
+	s.SourceEntriesInvoked.Store(true)
 	if s.SourceEntriesFn == nil {
 		return
 	}
@@ -91,7 +92,7 @@ func (s *Sources) SourceEntries(ctx context.Context, a1 string, a2 string, a3 in
 }
 
 func (s *Sources) SourceEntriesAt(ctx context.Context, a1 string, a2 int64, a3 int) (r0 domain.Page, err error) {
-	s.SourceEntriesAtInvoked = true
+	s.SourceEntriesAtInvoked.Store(true)
 	if s.SourceEntriesAtFn == nil {
 		return
 	}
@@ -99,7 +100,7 @@ func (s *Sources) SourceEntriesAt(ctx context.Context, a1 string, a2 int64, a3 i
 }
 
 func (s *Sources) SourcePlayer(ctx context.Context, a1 string, a2 string) (r0 domain.Entry, err error) {
-	s.SourcePlayerInvoked = true
+	s.SourcePlayerInvoked.Store(true)
 	if s.SourcePlayerFn == nil {
 		return
 	}
@@ -107,7 +108,7 @@ func (s *Sources) SourcePlayer(ctx context.Context, a1 string, a2 string) (r0 do
 }
 
 func (s *Sources) SourceAround(ctx context.Context, a1 string, a2 string, a3 int) (r0 []domain.Entry, err error) {
-	s.SourceAroundInvoked = true
+	s.SourceAroundInvoked.Store(true)
 	if s.SourceAroundFn == nil {
 		return
 	}
@@ -115,7 +116,7 @@ func (s *Sources) SourceAround(ctx context.Context, a1 string, a2 string, a3 int
 }
 
 func (s *Sources) SourceSuggestions(ctx context.Context) (r0 []domain.SourceSuggestion, err error) {
-	s.SourceSuggestionsInvoked = true
+	s.SourceSuggestionsInvoked.Store(true)
 	if s.SourceSuggestionsFn == nil {
 		return
 	}

@@ -106,7 +106,7 @@ func (l *Leaderboards) SetScore(ctx context.Context, board, player string, point
 // send runs a board write's pipeline of score scripts with the bookkeeping beside it. The
 // bookkeeping is not part of any score's read-modify-write, and is sent only when it changes
 // something: the PFADD of the players of each write, but the index's SADD and the unique
-// key's EXPIREAT about once a minute per board and process (seenSet), not per write. The
+// key's EXPIREAT about once a minute per board and process (store.SeenSet), not per write. The
 // history's count of writes is one HINCRBY by writes: a count lost with a failed write is
 // history, not a score; its expiry goes with the bookkeeping (once a minute).
 //
@@ -268,7 +268,7 @@ func (l *Leaderboards) Top(ctx context.Context, board string, period domain.Peri
 }
 
 // PlanTop adds the reads of a board's head on pipe and returns the function that decodes
-// them once the pipeline ran (execTyped). The board's settings are read in the same round
+// them once the pipeline ran (store.ExecTyped). The board's settings are read in the same round
 // trip: the scores are decoded by the encoding they say. A key of another type than a sorted
 // set gives a head with WrongType and nothing else.
 func PlanTop(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, board string, period domain.Period, n int, now time.Time) func() domain.BoardTop {

@@ -173,7 +173,7 @@ func TestAddPointsSurvivesScriptFlush(t *testing.T) {
 
 // An add sends its script, the PFADD and the history's HINCRBY; the index SADD and the
 // EXPIREs of the unique and history keys go with the first add of a board in a process and
-// then about once a minute (issue 16).
+// then about once a minute.
 func TestAddPointsBookkeepingOnlyWhenItChangesSomething(t *testing.T) {
 	t.Parallel()
 	lb, rdb, clock := newBoards(t)

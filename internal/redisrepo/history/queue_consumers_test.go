@@ -12,7 +12,7 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-// Who consumes a queue and how long its jobs take (issue 22): each poll with a lease records
+// Who consumes a queue and how long its jobs take: each poll with a lease records
 // its consumer (a name, or an address) even when it gets nothing; leases are counted by
 // consumer; acks and nacks per minute go to the lease's consumer; the lease-to-ack time lands
 // in the history (p50, p95, max) and in the totals /metrics reads; a nacked attempt keeps its

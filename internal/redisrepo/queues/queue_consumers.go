@@ -10,7 +10,7 @@ import (
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
-// Who is consuming a queue (issue 22). The lease script records each poll's consumer in the
+// Who is consuming a queue. The lease script records each poll's consumer in the
 // queue's consumers set (luaConsumerSeen) and the lease's consumer and start in the holders
 // hash; ack and nack count the holder's acks and nacks per minute (luaConsumerCount). All in
 // the queue's slot, in the same atomic step as the lease, ack or nack. Memory is bounded: a

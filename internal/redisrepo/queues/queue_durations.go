@@ -8,7 +8,7 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// How long jobs take (issue 22): the ack script measures each lease-to-ack time from the
+// How long jobs take: the ack script measures each lease-to-ack time from the
 // lease start kept in the holders hash (Keys.QueueHolders) and counts it into a fixed set of
 // buckets (domain.DurationBoundsMs) twice: per 10 s, in the minute's hash the history
 // recorder reads (Keys.QueueDurations), and in all, for /metrics (Keys.QueueDurationTotals).

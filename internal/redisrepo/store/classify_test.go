@@ -13,7 +13,7 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// The classification behind wrap and wrapWrite, error by error.
+// The classification behind Wrap and WrapWrite, error by error.
 func TestClassify(t *testing.T) {
 	t.Parallel()
 	readTimeout := &net.OpError{Op: "read", Net: "tcp", Err: timeoutErr{}}
@@ -37,7 +37,7 @@ func TestClassify(t *testing.T) {
 				t.Errorf("wrap = %s, want %s", got, c.read)
 			}
 			if got := domain.ErrorCode(WrapWrite(c.err)); got != c.write {
-				t.Errorf("wrapWrite = %s, want %s", got, c.write)
+				t.Errorf("WrapWrite = %s, want %s", got, c.write)
 			}
 		})
 	}

@@ -22,11 +22,9 @@ import (
 // What it costs Redis, per poll and per master, for each pattern stepped (the lock prefix,
 // and each adopted lock or limiter source someone views): at most StepCalls SCAN calls of
 // COUNT ScanCount with MATCH on the pattern, so at most 2,000 keys looked at; one call on a
-// master of fewer than ScanCount keys. A SCAN costs the server about its keys looked at
-// (measured on Redis 7.0.15, on a loaded 2-core machine: 0.3 ms a call of 1,000 keys on a
-// small keyspace, 0.8 ms on one of 100,000 keys), so at most about 1.7 ms a poll per master
-// and pattern: 6.6 ms a second at the default 250 ms poll, only while someone views the
-// locks (/locks or the overview) or the source, and notifications do not bring new keys.
+// master of fewer than ScanCount keys. A SCAN costs the server about its keys looked at (the
+// figures: docs/performance.md), and it runs only while someone views the locks (/locks or
+// the overview) or the source, and notifications do not bring new keys.
 // Each pattern's step has its own cursor per master (apart from the sweep's), which goes on
 // where the last step stopped and starts over once a pass ended, so on a master of up to
 // StepCalls*ScanCount keys every step is a whole pass (a key there when the tick starts is

@@ -13,8 +13,8 @@ import (
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
-// OpError names the read that failed ("store.Queues.View: ..."), after turning go-redis
-// failures into domain errors (wrap): domain.ErrorCode still finds EUNAVAILABLE, EINVALID...
+// OpError names the read that failed ("queues.Queues.View: ..."), after turning go-redis
+// failures into domain errors (Wrap): domain.ErrorCode still finds EUNAVAILABLE, EINVALID...
 // through it, and domain.ErrorMessage still gives the message for people.
 func OpError(op string, err error) error {
 	if err = Wrap(err); err == nil {
@@ -23,8 +23,8 @@ func OpError(op string, err error) error {
 	return fmt.Errorf("%s: %w", op, err)
 }
 
-// OpWriteError is opError for a write: one whose answer was lost after it was sent is
-// EUNKNOWN (it may have been applied), not EUNAVAILABLE (see wrapWrite).
+// OpWriteError is OpError for a write: one whose answer was lost after it was sent is
+// EUNKNOWN (it may have been applied), not EUNAVAILABLE (see WrapWrite).
 func OpWriteError(op string, err error) error {
 	if err = WrapWrite(err); err == nil {
 		return nil
@@ -37,13 +37,13 @@ func OpWriteError(op string, err error) error {
 // whole truth), and a context that ended passes through unchanged.
 func Wrap(err error) error { return classify(err, false) }
 
-// WrapWrite is wrap for a write, whose outcome may be unknown: when the request may have
+// WrapWrite is Wrap for a write, whose outcome may be unknown: when the request may have
 // reached Redis but its answer did not come back (a timeout or a connection cut after
 // sending), Redis may have applied it, and saying "unavailable, nothing changed" would make a
 // retry apply it twice. That is EUNKNOWN.
 func WrapWrite(err error) error { return classify(err, true) }
 
-// classify is the one classification of Redis errors behind wrap and wrapWrite.
+// classify is the one classification of Redis errors behind Wrap and WrapWrite.
 func classify(err error, write bool) error {
 	switch {
 	case err == nil:

@@ -1,4 +1,3 @@
-// Package redisrepo implements zpulse's domain services on Redis with go-redis v9.
 package store
 
 import (

@@ -63,14 +63,15 @@ func Exec(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner) error {
 	return execPipe(ctx, rdb, pipe, false)
 }
 
-// ExecTyped is exec for reads planned beside their key's TYPE (planTop, planQueueSummary):
+// ExecTyped is Exec for reads planned beside their key's TYPE (boards.PlanTop,
+// queues.PlanQueueSummary):
 // a WRONGTYPE reply is an answer there, shown by the decoder as the key's type, so one key
 // of another type leaves a list whole rather than failing it.
 func ExecTyped(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner) error {
 	return execPipe(ctx, rdb, pipe, true)
 }
 
-// execPipe is exec and execTyped.
+// execPipe is Exec and ExecTyped.
 func execPipe(ctx context.Context, rdb pipeliner, pipe redis.Pipeliner, typed bool) error {
 	cmds, _ := pipe.Exec(ctx)
 	var retry redis.Pipeliner // made only when a script was forgotten: most calls need none

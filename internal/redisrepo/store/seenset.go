@@ -5,12 +5,12 @@ import (
 	"time"
 )
 
-// BookkeepingRefresh is how often a seenSet lets idempotent bookkeeping through again for a
+// BookkeepingRefresh is how often a SeenSet lets idempotent bookkeeping through again for a
 // name it already did: the index SADD and the unique-player EXPIREAT heal within it when
 // another instance reset the board they were for.
 const BookkeepingRefresh = time.Minute
 
-// maxSeen bounds a seenSet: past it the set starts over, which only costs one more
+// maxSeen bounds a SeenSet: past it the set starts over, which only costs one more
 // bookkeeping command per name.
 const maxSeen = 100_000
 
