@@ -61,6 +61,7 @@ func (s *server) handleForm(p pageForms, id string, fields []string, act formAct
 			}
 			f.Errors[field] = message
 		default:
+			httpio.AuditDetail(c, "%s", done)
 			if !isHTMX(c) || slices.Contains(p.wholePage, id) {
 				setFlash(c, id, done)
 				back := p.back(c, name)

@@ -49,6 +49,7 @@ func (h *Handlers) AddPoints(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	httpio.AuditDetail(c, "%+d points to %s (score %d)", add.Points, add.Player, entry.Score)
 	return c.JSON(http.StatusOK, entry)
 }
 
@@ -67,6 +68,7 @@ func (h *Handlers) SetScore(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	httpio.AuditDetail(c, "%s's score set to %d", entry.Player, entry.Score)
 	return c.JSON(http.StatusOK, entry)
 }
 
@@ -74,6 +76,7 @@ func (h *Handlers) RemovePlayer(c echo.Context) error {
 	if err := h.Leaderboards.RemovePlayer(c.Request().Context(), httpio.PathParam(c, "board"), httpio.PathParam(c, "player")); err != nil {
 		return err
 	}
+	httpio.AuditDetail(c, "removed %s", httpio.PathParam(c, "player"))
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -113,6 +116,7 @@ func (h *Handlers) ResetBoard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	httpio.AuditDetail(c, "deleted %d keys", n)
 	return c.JSON(http.StatusOK, map[string]int64{"deleted_keys": n})
 }
 

@@ -22,6 +22,7 @@ func (h *Handlers) EndSeason(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	httpio.AuditDetail(c, "ended season %d (%d players)", season.Number, season.Players)
 	return c.JSON(http.StatusOK, season)
 }
 

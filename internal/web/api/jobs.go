@@ -48,6 +48,7 @@ func (h *Handlers) RequeueDead(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	httpio.AuditDetail(c, "requeued %d of %d dead jobs", res.Moved, res.Moved+res.Skipped)
 	return c.JSON(http.StatusOK, res)
 }
 
@@ -56,6 +57,7 @@ func (h *Handlers) DeleteDead(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	httpio.AuditDetail(c, "deleted %d dead jobs", res.Moved)
 	return c.JSON(http.StatusOK, res)
 }
 
