@@ -92,6 +92,11 @@ type Services struct {
 	Business *history.Business
 	// CommandErrors counts the commands of Client that failed, by command.
 	CommandErrors *store.CommandErrors
+	// TopologyHeal, on a Cluster, reloads the slot map at once when a command's error says it
+	// may be wrong (a dead master, MOVED…), so a promoted replica serves through zpulse within
+	// store.HealEvery of the next failed command; nil on one server and Sentinel (go-redis's
+	// failover client follows +switch-master itself).
+	TopologyHeal *store.TopologyHeal
 	// Auth keeps admin sessions and the sign-in attempt counters.
 	Auth *auth.Auth
 	// Audit keeps the audit trail of change requests.
@@ -182,6 +187,10 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Business = history.NewBusiness(rdb, keys, s.Discovery, c)
 	s.CommandErrors = &store.CommandErrors{}
 	rdb.AddHook(s.CommandErrors)
+	if cluster, ok := rdb.(*redis.ClusterClient); ok {
+		s.TopologyHeal = store.NewTopologyHeal(cluster, 0)
+		rdb.AddHook(s.TopologyHeal)
+	}
 	return s, nil
 }
 
