@@ -58,6 +58,7 @@ type Status struct {
 	Available bool
 	Detail    string // why not, when not available
 	Mode      string // how live pages learn of changes (WithMode), for every page's footer
+	Notice    string // a warning while Redis answers (WithNotice): a partial outage, a failover
 }
 
 // DefaultMinGap is the shortest time between two ticks unless WithMinGap says otherwise:
@@ -98,6 +99,7 @@ type Watcher struct {
 	statusMu sync.RWMutex
 	status   Status
 	mode     func() string // WithMode; nil: no mode
+	notice   func() string // WithNotice; nil: no notice
 }
 
 // Clock is the time Run schedules ticks by: the machine's unless WithClock gives another.
@@ -128,6 +130,12 @@ func WithRouter(r Router) Option { return func(w *Watcher) { w.router = r } }
 // fragment carries: each tick reads it, and a change publishes the status to every page.
 func WithMode(mode func() string) Option { return func(w *Watcher) { w.mode = mode } }
 
+// WithNotice gives the banner's warning while Redis answers (a Cluster's masters partly down,
+// a failover), read at each tick like WithMode's mode: a change publishes the status to every
+// page, and every topic anew at its next poll (what a failover lost disappears, with the
+// note saying why). It must not wait for Redis.
+func WithNotice(notice func() string) Option { return func(w *Watcher) { w.notice = notice } }
+
 // WithClock makes Run schedule ticks by c instead of the machine's clock.
 func WithClock(c Clock) Option { return func(w *Watcher) { w.clock = c } }
 
@@ -149,6 +157,14 @@ func (w *Watcher) modeNow() string {
 		return ""
 	}
 	return w.mode()
+}
+
+// noticeNow is WithNotice's answer, or "".
+func (w *Watcher) noticeNow() string {
+	if w.notice == nil {
+		return ""
+	}
+	return w.notice()
 }
 
 // Status returns the outcome of the last poll (available until a poll failed).
@@ -246,6 +262,7 @@ func (w *Watcher) takePending() map[string]bool {
 func (w *Watcher) Run(ctx context.Context) {
 	w.statusMu.Lock()
 	w.status.Mode = w.modeNow() // as pages rendered it: the first tick pushes no change
+	w.status.Notice = w.noticeNow()
 	w.statusMu.Unlock()
 	periodic := w.clock.After(w.interval)
 	var gapOver <-chan time.Time // set while a tick waits for the gap to end
@@ -360,7 +377,11 @@ func (w *Watcher) tick(ctx context.Context, only map[string]bool) int {
 		return 0
 	}
 	var batch []Fragment
-	if s := (Status{Available: true, Mode: w.modeNow()}); w.setStatus(s, nil) {
+	notice := w.noticeNow()
+	if notice != w.Status().Notice {
+		clear(w.last) // a failover (or an outage's change): every page is sent anew, in full, at its next poll
+	}
+	if s := (Status{Available: true, Mode: w.modeNow(), Notice: notice}); w.setStatus(s, nil) {
 		batch = w.appendStatus(batch, all, s)
 	}
 	for sub := range w.last {
@@ -408,7 +429,7 @@ func (w *Watcher) appendStatus(batch []Fragment, subs []Subscription, s Status) 
 func (w *Watcher) setStatus(s Status, err error) bool {
 	w.statusMu.Lock()
 	changed := w.status.Available != s.Available
-	modeChanged := w.status.Mode != s.Mode
+	modeChanged := w.status.Mode != s.Mode || w.status.Notice != s.Notice
 	w.status = s
 	w.statusMu.Unlock()
 	if !changed {

@@ -3,6 +3,7 @@ package redisrepo
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +19,8 @@ import (
 // (go-redis's own reload is once a minute). A reader polls a board on the dead master's slots
 // through zpulse every 100 ms, as the watcher polls a page; the test waits for the event (the
 // promoted replica answers through zpulse) with a hang guard, and logs the heal time, from the
-// promotion (the replica answers ROLE as master) to zpulse's first answer.
+// promotion (the replica answers ROLE as master) to zpulse's first answer. Then the pages'
+// banner notice says Redis failed over.
 func TestClusterFailoverHeals(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -72,6 +74,19 @@ func TestClusterFailoverHeals(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The banner's notice has read the masters once, so it can tell a new one.
+	if err := redistest.Poll(30*time.Second, func() error {
+		svc.Notice()
+		svc.notice.mu.Lock()
+		defer svc.notice.mu.Unlock()
+		if svc.notice.masters == nil {
+			return fmt.Errorf("the notice has not read the masters yet")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
 	killed := time.Now()
 	dead.Stop() // kill -9
 	promotedAt := make(chan time.Time, 1)
@@ -112,5 +127,14 @@ func TestClusterFailoverHeals(t *testing.T) {
 		at.Sub(killed).Round(time.Millisecond), served.Sub(at).Round(time.Millisecond), failed, svc.TopologyHeal.Reloads())
 	if svc.TopologyHeal.Reloads() == 0 {
 		t.Error("served again without a reload by TopologyHeal")
+	}
+	// The pages' banner says Redis failed over, once the promoted replica is among the masters.
+	if err := redistest.Poll(hangGuard, func() error {
+		if n := svc.Notice(); !strings.Contains(n, "Redis failed over at") {
+			return fmt.Errorf("notice %q", n)
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("the banner never said Redis failed over: %v", err)
 	}
 }

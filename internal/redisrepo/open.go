@@ -108,9 +108,11 @@ type Services struct {
 	// Keys names the keys for people, for pages that explain where data lives.
 	Keys domain.KeyDisplay
 
-	closers []func() error
-	stop    context.CancelFunc // ends the embedded Redis's clock
-	done    sync.WaitGroup
+	closers   []func() error
+	sentinels *sentinels // behind Sentinel (from a URL): who names the master, for Health
+	notice    healthNotice
+	stop      context.CancelFunc // ends the embedded Redis's clock
+	done      sync.WaitGroup
 }
 
 // Open opens Redis and builds every service on it. The client is not checked: call Ping to
@@ -148,6 +150,10 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 		}
 		s.Client = rdb
 		s.closers = append(s.closers, rdb.Close)
+		if cfg, _ := parseRedisURL(opt.URL); cfg != nil && cfg.MasterName != "" {
+			s.sentinels = newSentinels(cfg)
+			s.closers = append(s.closers, s.sentinels.Close)
+		}
 	default:
 		m := miniredis.NewMiniRedis()
 		if err := m.StartAddr("127.0.0.1:0"); err != nil {
