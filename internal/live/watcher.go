@@ -130,12 +130,6 @@ func WithRouter(r Router) Option { return func(w *Watcher) { w.router = r } }
 // fragment carries: each tick reads it, and a change publishes the status to every page.
 func WithMode(mode func() string) Option { return func(w *Watcher) { w.mode = mode } }
 
-// WithNotice gives the banner's warning while Redis answers (a Cluster's masters partly down,
-// a failover), read at each tick like WithMode's mode: a change publishes the status to every
-// page, and every topic anew at its next poll (what a failover lost disappears, with the
-// note saying why). It must not wait for Redis.
-func WithNotice(notice func() string) Option { return func(w *Watcher) { w.notice = notice } }
-
 // WithClock makes Run schedule ticks by c instead of the machine's clock.
 func WithClock(c Clock) Option { return func(w *Watcher) { w.clock = c } }
 
@@ -157,14 +151,6 @@ func (w *Watcher) modeNow() string {
 		return ""
 	}
 	return w.mode()
-}
-
-// noticeNow is WithNotice's answer, or "".
-func (w *Watcher) noticeNow() string {
-	if w.notice == nil {
-		return ""
-	}
-	return w.notice()
 }
 
 // Status returns the outcome of the last poll (available until a poll failed).
@@ -261,8 +247,7 @@ func (w *Watcher) takePending() map[string]bool {
 // it merged with a nudge's), the others not.
 func (w *Watcher) Run(ctx context.Context) {
 	w.statusMu.Lock()
-	w.status.Mode = w.modeNow() // as pages rendered it: the first tick pushes no change
-	w.status.Notice = w.noticeNow()
+	w.status.Mode, w.status.Notice = w.modeNow(), w.noticeNow() // as pages rendered them: the first tick pushes no change
 	w.statusMu.Unlock()
 	periodic := w.clock.After(w.interval)
 	var gapOver <-chan time.Time // set while a tick waits for the gap to end
@@ -377,10 +362,7 @@ func (w *Watcher) tick(ctx context.Context, only map[string]bool) int {
 		return 0
 	}
 	var batch []Fragment
-	notice := w.noticeNow()
-	if notice != w.Status().Notice {
-		clear(w.last) // a failover (or an outage's change): every page is sent anew, in full, at its next poll
-	}
+	notice := w.noticeAnew()
 	if s := (Status{Available: true, Mode: w.modeNow(), Notice: notice}); w.setStatus(s, nil) {
 		batch = w.appendStatus(batch, all, s)
 	}
