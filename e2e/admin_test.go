@@ -9,8 +9,8 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// With an admin token, the board page asks to sign in instead of showing the form; the
-// right token gives the form back, a wrong one gets an inline error.
+// With an admin token, the board page shows the form disabled with one line saying why and a
+// sign-in link; the right token enables it, a wrong one gets an inline error.
 func TestAdminSignIn(t *testing.T) {
 	t.Parallel()
 	_, addr := ownRedis(t)
@@ -18,11 +18,11 @@ func TestAdminSignIn(t *testing.T) {
 	ctx := newBrowser(t)
 	do(t, ctx, "open the board", chromedp.Navigate(z.URL+"/boards/game:2048"))
 
-	if got := text(t, ctx, "#add-points a"); got != "Sign in to add points" {
-		t.Errorf("add-points link = %q, want \"Sign in to add points\"", got)
+	if got := text(t, ctx, "#add-points a"); got != "Sign in" {
+		t.Errorf("add-points link = %q, want \"Sign in\"", got)
 	}
-	if exists(t, ctx, "#add-points form") {
-		t.Errorf("the add-points form shows before signing in")
+	if !exists(t, ctx, "#add-points fieldset[disabled] #f-add-player") || !exists(t, ctx, `#add-points [data-testid="read-only-note"]`) {
+		t.Errorf("the add-points form is not shown disabled, with why, before signing in")
 	}
 
 	resp, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS("#add-points a")))
@@ -37,15 +37,15 @@ func TestAdminSignIn(t *testing.T) {
 	if resp.Status != http.StatusUnauthorized {
 		t.Errorf("a wrong token answered %d, want 401", resp.Status)
 	}
-	if got := text(t, ctx, "#f-login-token-error"); got != "That is not the admin token." {
-		t.Errorf("token error = %q, want \"That is not the admin token.\"", got)
+	if got, want := text(t, ctx, "#f-login-token-error"), "That is not the admin token nor a live personal token (it may have been revoked or have expired)."; got != want {
+		t.Errorf("token error = %q, want %q", got, want)
 	}
 
 	resp = signIn(t, ctx, "secret")
 	if loc := location(t, ctx); resp.Status != http.StatusOK || loc.Path != "/boards/game:2048" {
 		t.Fatalf("signing in led to %s (%d), want back to /boards/game:2048", loc, resp.Status)
 	}
-	if !exists(t, ctx, "#add-points form #f-add-player") {
+	if !exists(t, ctx, "#add-points form #f-add-player") || exists(t, ctx, "#add-points fieldset[disabled]") {
 		t.Fatalf("no add-points form after signing in; the section says %q", text(t, ctx, "#add-points"))
 	}
 	if exists(t, ctx, "#f-login-token-error") {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/redis/go-redis/v9"
 )
 
 // A board's seasons page after three seasons ended, at a laptop and a phone size, light and
@@ -103,5 +104,80 @@ func TestSeasonsPage(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("wrote %s (%d bytes)", filepath.Join(dir, name), len(buf))
+	}
+}
+
+// A board whose scheduled season end failed: its page's note and the overview's short one,
+// at a laptop and a phone size, light and dark, pass axe-core and do not scroll sideways.
+// Screenshots go to screenshots/ (gitignored).
+func TestRolloverFailureNote(t *testing.T) {
+	t.Parallel()
+	rdb, addr := ownRedis(t)
+	z := startZpulse(t, addr)
+	for _, b := range []string{"arena:broken", "arena:fine"} {
+		req, _ := http.NewRequest(http.MethodPut, z.URL+"/api/v1/boards/"+b, strings.NewReader(`{"season_every":"daily"}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := httpClient.Do(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("settings: %v %v", resp, err)
+		}
+		resp.Body.Close()
+		if status, body := postJSON(t, z.URL+"/api/v1/boards/"+b+"/scores", map[string]any{"player": "nightowl", "points": 4820}); status != http.StatusOK {
+			t.Fatalf("add: %d %s", status, body)
+		}
+	}
+	// The seasons hash lost its count beside its ended season 1, and its season is due: every
+	// round of the rollover fails on it.
+	ctx0 := t.Context()
+	if err := rdb.HSet(ctx0, "{leaderboard:arena:broken}:seasons", "started", time.Now().Add(-72*time.Hour).UnixMilli()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	rdb.HDel(ctx0, "{leaderboard:arena:broken}:seasons", "current")
+	rdb.ZAdd(ctx0, "{leaderboard:arena:broken}:season:1", redis.Z{Score: 1, Member: "old"})
+	if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	axe, err := os.ReadFile(filepath.Join("..", "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("axe-core is an npm devDependency (make assets installs it): %v", err)
+	}
+	ctx := newBrowser(t)
+	for _, l := range []struct {
+		width, height int64
+		mobile        bool
+		scheme        string
+	}{
+		{1280, 900, false, "light"}, {1280, 900, false, "dark"}, {360, 740, true, "light"}, {360, 740, true, "dark"},
+	} {
+		viewport := chromedp.EmulateViewport(l.width, l.height)
+		if l.mobile {
+			viewport = chromedp.EmulateViewport(l.width, l.height, chromedp.EmulateMobile, chromedp.EmulateTouch)
+		}
+		do(t, ctx, "set the viewport", viewport)
+		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: l.scheme}}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, page := range []struct{ name, path string }{{"rollover-board", "/boards/arena:broken"}, {"rollover-overview", "/"}} {
+			name := page.name + "-" + strconv.FormatInt(l.width, 10) + "x" + strconv.FormatInt(l.height, 10) + "-" + l.scheme + ".png"
+			do(t, ctx, "open "+page.path, chromedp.Navigate(z.URL+page.path))
+			waitLive(t, ctx)
+			waitJS(t, ctx, "the note (the rollover's next round, every 15 s)", `document.querySelectorAll('[data-testid="rollover-failure"]').length === 1`, 30*time.Second)
+			waitJS(t, ctx, "the "+l.scheme+" theme", `document.documentElement.classList.contains('dark') === `+strconv.FormatBool(l.scheme == "dark"), 2*time.Second)
+			waitJS(t, ctx, "colours settling", `!document.getAnimations().some(a => a instanceof CSSTransition)`, 2*time.Second)
+			injectAxe(t, ctx, axe)
+			for _, v := range axeViolations(t, ctx) {
+				t.Errorf("%s: %s", name, v)
+			}
+			if width := eval[int](t, ctx, `document.documentElement.scrollWidth`); width > int(l.width) {
+				t.Errorf("%s: the page is %dpx wide, it scrolls sideways", name, width)
+			}
+			buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+			if err != nil {
+				t.Fatalf("screenshot %s: %v", name, err)
+			}
+			if err := os.WriteFile(filepath.Join(screenshotDir, name), buf, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }

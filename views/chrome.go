@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,15 +19,19 @@ type Chrome struct {
 	Title      string
 	Topics     []string // live topics the page subscribes to, besides domain.TopicStatus
 	Embedded   bool     // data lives in an in-memory Redis inside this process
-	AdminToken bool     // an admin token is configured
-	SignedIn   bool     // this browser holds an admin session
-	OpenAccess bool     // without an admin token, changes are accepted from every address, not only loopback
-	CSRF       string   // token for forms
+	AdminToken bool     // access is protected: an admin token or an authenticating proxy is configured
+	SignedIn   bool     // this browser holds a session
+	// Actor is who is looking and the role they act with (the HTTP layer's identity): a
+	// session's holder, a token's name, the client's address under open access, "anonymous".
+	Actor      domain.Actor
+	OpenAccess bool   // without an admin token, changes are accepted from every address, not only loopback
+	CSRF       string // token for forms
 	Status     Status
 	Unread     bool              // the page's own read found Redis down: panels say so, never "nothing here"
 	Path       string            // the page's own path, for "back here after sign-in"
 	Keys       domain.KeyDisplay // Redis key names as pages show them
 	LiveMode   string            // how live updates learn of changes, for the footer; "" shows nothing
+	Notes      []string          // notes about zpulse's own keys (an index of another type), atop the page
 }
 
 // Status is Redis availability as a page shows it.
@@ -36,8 +41,24 @@ type Status struct {
 	Notice    string // a warning while Redis answers: a partial outage (which slots), a failover
 }
 
-// CanWrite says whether this browser may use mutating forms.
-func (c Chrome) CanWrite() bool { return !c.AdminToken || c.SignedIn }
+// CanWrite says whether this browser may use the forms that act on single things (points,
+// jobs, locks, a limiter's try): the operator's. Can(domain.RoleAdmin) is the admin's forms.
+func (c Chrome) CanWrite() bool { return c.Can(domain.RoleOperator) }
+
+// Can says whether this browser may use the forms that need role r.
+func (c Chrome) Can(r domain.Role) bool { return c.Actor.Role.Allows(r) }
+
+// ReadOnlyWhy is the one line a disabled form shows: why it may not be used here and how to
+// get access, in every mode.
+func (c Chrome) ReadOnlyWhy(need domain.Role) string {
+	switch {
+	case !c.AdminToken && !c.OpenAccess:
+		return "Read-only from this address: changes are accepted from this machine only. Ask whoever runs zpulse for an admin token (--admin-token) to sign in."
+	case c.Actor.Role == domain.RoleNone:
+		return "Read-only: sign in with a token (or your single sign-on) that has the " + need.String() + " role to use this."
+	}
+	return "Your role is " + c.Actor.Role.String() + ": this needs the " + need.String() + " role. Ask an admin for a token with it."
+}
 
 func (c Chrome) wsURL() string {
 	q := url.Values{"topic": append([]string{domain.TopicStatus}, c.Topics...)}
@@ -48,6 +69,14 @@ func (c Chrome) wsURL() string {
 var navLinks = []struct{ href, label string }{
 	{"/", "Overview"}, {"/boards", "Leaderboards"}, {"/queues", "Queues"}, {"/limiters", "Limiters"}, {"/locks", "Locks"},
 	{"/sources", "Sources"},
+}
+
+// navLinksFor are the header's links for this reader: the audit trail for admins too.
+func (c Chrome) navLinksFor() []struct{ href, label string } {
+	if !c.Can(domain.RoleAdmin) {
+		return navLinks
+	}
+	return append(slices.Clip(navLinks), struct{ href, label string }{"/audit", "Audit"})
 }
 
 // navCurrent says whether the page is href's or below it, for aria-current.
@@ -103,4 +132,22 @@ func timeValue(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339)
+
+}
+
+// roleLabel is a role as the header says it: "viewer (read-only)", "operator", "admin".
+func roleLabel(r domain.Role) string {
+	if r == domain.RoleViewer {
+		return "viewer (read-only)"
+	}
+	return r.String()
+}
+
+// tokenTime is a token's moment as the tokens page shows it (UTC, to the minute), or none
+// when it is zero.
+func tokenTime(t time.Time, none string) string {
+	if t.IsZero() {
+		return none
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
 }

@@ -166,7 +166,7 @@ func TestFormAlertAndSuccess(t *testing.T) {
 		f := NewForm()
 		f.Errors[""] = "Redis is unavailable"
 		f.Success = "Points added."
-		doc := render(t, formShell(Chrome{CSRF: "tok"}, "add", "/boards/b/points", f))
+		doc := render(t, formShell(Chrome{CSRF: "tok", Actor: domain.Actor{Role: domain.RoleAdmin}}, domain.RoleOperator, "add", "/boards/b/points", f))
 		form := must(t, doc, "form", tag("form"))
 		if tgt, _ := attr(form, "hx-target"); tgt != "#add" {
 			t.Errorf("hx-target %q, want #add", tgt)
@@ -213,7 +213,7 @@ func TestListsMarkKeysOfAnotherType(t *testing.T) {
 // Without JavaScript the policy form shows every algorithm's fields, each part naming its
 // algorithms; the parts of the others carry data-off, which hides them when a script runs.
 func TestPolicyFormParts(t *testing.T) {
-	doc := render(t, PolicyFormView(Chrome{}, "api", PolicyFormFrom(domain.LimitPolicy{Name: "api", Algorithm: domain.TokenBucket, RatePerS: 1, Burst: 2}, true)))
+	doc := render(t, PolicyFormView(Chrome{Actor: domain.Actor{Role: domain.RoleAdmin}}, "api", PolicyFormFrom(domain.LimitPolicy{Name: "api", Algorithm: domain.TokenBucket, RatePerS: 1, Burst: 2}, true)))
 	parts := findAll(doc, func(n *html.Node) bool { _, ok := attr(n, "data-for-choice"); return ok })
 	off := map[string]bool{}
 	for _, p := range parts {
@@ -239,7 +239,7 @@ func TestPolicyFormParts(t *testing.T) {
 func TestSourcesFormEncodingChoice(t *testing.T) {
 	f := NewForm()
 	f.Values["kind"] = "queue"
-	doc := render(t, SourcesPage(Chrome{}, nil, nil, f, nil))
+	doc := render(t, SourcesPage(Chrome{Actor: domain.Actor{Role: domain.RoleAdmin}}, nil, nil, f, nil))
 	radios := findAll(doc, func(n *html.Node) bool { v, _ := attr(n, "name"); return v == "encoding" })
 	if len(radios) != len(domain.TieBreaks)+5 { // + priority, run_at, fixed_window, sliding_log, token_bucket
 		t.Fatalf("%d encoding choices, want %d", len(radios), len(domain.TieBreaks)+5)
@@ -279,7 +279,7 @@ func TestQueuePanelNoDeadJob(t *testing.T) {
 // A confirmation's button is red only for an action that deletes: requeueing keeps every job.
 func TestConfirmButtonColour(t *testing.T) {
 	for keeps, want := range map[bool]string{true: "btn-primary", false: "bg-rose-600"} {
-		doc := render(t, ConfirmPage(Chrome{}, ConfirmData{Title: "t", Action: "/x", Button: "Go", Cancel: "/", TestID: "go", Keeps: keeps}))
+		doc := render(t, ConfirmPage(Chrome{Actor: domain.Actor{Role: domain.RoleAdmin}}, ConfirmData{Title: "t", Action: "/x", Button: "Go", Cancel: "/", TestID: "go", Keeps: keeps}))
 		if class, _ := attr(must(t, doc, "button", has("data-testid", "go")), "class"); !strings.Contains(class, want) {
 			t.Errorf("keeps %v: the button's class %q, want %s", keeps, class, want)
 		}

@@ -79,4 +79,13 @@ type ConfirmData struct {
 	TestID  string
 	Hidden  [][2]string // fields the POST carries beside the CSRF token: name, value
 	Keeps   bool        // the action deletes nothing: its button is not the red one of a destructive action
+	Need    domain.Role // the role the action needs (routes.go's declaration); RoleNone: admin
+}
+
+// need is the role the confirmed action needs: Need, or admin.
+func (d ConfirmData) need() domain.Role {
+	if d.Need == domain.RoleNone {
+		return domain.RoleAdmin
+	}
+	return d.Need
 }

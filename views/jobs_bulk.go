@@ -19,7 +19,8 @@ func jobSearchURL(queue string, state domain.JobState, text, cursor string) stri
 // jobRow is a row of a jobs page: a job of the list, or a match of a search.
 type jobRow struct {
 	domain.JobListItem
-	Match string // "id" or "payload" for a search's match
+	Match   string          // "id" or "payload" for a search's match
+	Excerpt *domain.Excerpt // a payload match's text around it, for a reader who sees payloads
 }
 
 // jobRows are a jobs page's rows: the search's matches when it searched, else the list's.
@@ -27,7 +28,7 @@ func jobRows(p domain.JobPage, s *domain.JobSearchPage) []jobRow {
 	var rows []jobRow
 	if s != nil {
 		for _, m := range s.Jobs {
-			rows = append(rows, jobRow{m.JobListItem, m.Match})
+			rows = append(rows, jobRow{m.JobListItem, m.Match, m.Excerpt})
 		}
 		return rows
 	}

@@ -84,7 +84,7 @@ func LoginPage(c Chrome, next, errMsg string) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<section class=\"card mx-auto max-w-md\"><div class=\"card-head\"><h1 class=\"text-base font-semibold\">Sign in as admin</h1></div><form method=\"post\" action=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<section class=\"card mx-auto max-w-md\"><div class=\"card-head\"><h1 class=\"text-base font-semibold\">Sign in</h1></div><form method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -123,7 +123,7 @@ func LoginPage(c Chrome, next, errMsg string) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\"><p class=\"text-sm text-slate-600 dark:text-slate-300\">Changes need the admin token this server was started with.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\"><p class=\"text-sm text-slate-600 dark:text-slate-300\">Sign in with a personal token an admin made for you (its role says what you may change), or the admin token this server was started with.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -139,7 +139,7 @@ func LoginPage(c Chrome, next, errMsg string) templ.Component {
 						}()
 					}
 					ctx = templ.InitializeContext(ctx)
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "The token is the value of <code class=\"font-mono\">ZPULSE_ADMIN_TOKEN</code>.")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "The admin token is the value of <code class=\"font-mono\">ZPULSE_ADMIN_TOKEN</code>; personal tokens start with <code class=\"font-mono\">zpt_</code>.")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -149,7 +149,7 @@ func LoginPage(c Chrome, next, errMsg string) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = field("login", "token", "Admin token", "password", Form{Errors: map[string]string{"token": errMsg}}, "", "This browser stays signed in for 12 hours: a session kept in Redis, ended by signing out").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = field("login", "token", "Token", "password", Form{Errors: map[string]string{"token": errMsg}}, "", "This browser stays signed in for 12 hours: a session kept in Redis, ended by signing out").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -211,14 +211,14 @@ func ErrorPage(c Chrome, status int, message string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</p><h1 class=\"mt-2 text-xl font-bold\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</p><h1 class=\"mt-2 text-xl font-bold\" data-error-message>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var12 string
 			templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(message)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/misc_pages.templ`, Line: 40, Col: 47}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/misc_pages.templ`, Line: 40, Col: 66}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 			if templ_7745c5c3_Err != nil {

@@ -777,7 +777,7 @@ func sourceSuggestions(c Chrome, found []domain.SourceSuggestion) templ.Componen
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if c.CanWrite() {
+			if c.Can(domain.RoleAdmin) {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 57, "<form method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

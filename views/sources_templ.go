@@ -274,7 +274,7 @@ func SourcesPage(c Chrome, sources []domain.Source, overlaps []domain.SourceOver
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if c.CanWrite() {
+			if c.Can(domain.RoleAdmin) {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<section class=\"card\" aria-label=\"Adopt a source\"><div class=\"card-head\"><h2 class=\"text-base font-semibold\">Adopt a source</h2></div><form method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -733,7 +733,7 @@ func SourcePage(c Chrome, v domain.SourceView, try TryForm, lookup *Lookup) temp
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if c.CanWrite() {
+			if c.Can(domain.RoleAdmin) {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 67, "<form method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -795,7 +795,7 @@ func SourcePage(c Chrome, v domain.SourceView, try TryForm, lookup *Lookup) temp
 					return templ_7745c5c3_Err
 				}
 			}
-			if v.Source.Kind == domain.SourceLimiter && c.CanWrite() {
+			if v.Source.Kind == domain.SourceLimiter && c.Can(domain.RoleAdmin) {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 74, "<section class=\"card\"><h2 class=\"px-4 pt-4 text-sm font-semibold\">Try it (counts on the service's key)</h2><form method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

@@ -30,25 +30,29 @@ type config struct {
 	MinGap         time.Duration // shortest time between two watcher ticks, however often nudged
 	Notifications  string        // --live-notifications: notify.Auto, On or Off
 	AdminToken     string
-	Demo           optionalBool           // unset: on with the embedded Redis, off otherwise
-	DemoEvery      time.Duration          // how often the demo makes a round of traffic
-	BigKey         int64                  // members above which a board page warns of a big key
-	APIRateLimit   string                 // limiter policy protecting the JSON API per client; "" is off
-	TrustProxy     bool                   // honour X-Forwarded-For/-Proto/-Host from TrustedProxies
-	Proxies        string                 // --trusted-proxies as given
-	TrustedProxies []*net.IPNet           // Proxies parsed
-	OpenAccess     bool                   // without an admin token, accept changes from any address, not only loopback
-	WS             web.WSLimits           // bounds on websocket viewers
-	WaitReplicas   int                    // replicas an enqueue and a lock acquisition wait for; 0 is off
-	Completed      domain.CompletedPolicy // the completed jobs an ack keeps per queue
-	AuditMax       int64                  // entries the audit trail keeps, about
-	AuditMaxAge    time.Duration          // the oldest entry the audit trail keeps
-	LogFormat      string                 // text or json
-	LogLevel       slog.Level
-	AccessLog      string // web.AccessLogAll, AccessLogErrors or AccessLogOff
-	BasePath       string // path prefix behind a proxy, "/zpulse"; "" is the root
-	Version        bool   // print the version and exit
-	MetricsMax     int    // labelled entities of each kind a /metrics scrape reports
+	Demo           optionalBool  // unset: on with the embedded Redis, off otherwise
+	DemoEvery      time.Duration // how often the demo makes a round of traffic
+	BigKey         int64         // members above which a board page warns of a big key
+	APIRateLimit   string        // limiter policy protecting the JSON API per client; "" is off
+	TrustProxy     bool          // honour X-Forwarded-For/-Proto/-Host from TrustedProxies
+	Proxies        string        // --trusted-proxies as given
+	TrustedProxies []*net.IPNet  // Proxies parsed
+	OpenAccess     bool          // without an admin token, accept changes from any address, not only loopback
+	// AuthProxy is sign-in by an authenticating proxy (--auth-proxy-*), believed only from
+	// TrustedProxies.
+	AuthProxy                              web.AuthProxy
+	proxyAdmins, proxyOperators, proxyRole string                 // the --auth-proxy-* lists and role as given
+	WS                                     web.WSLimits           // bounds on websocket viewers
+	WaitReplicas                           int                    // replicas an enqueue and a lock acquisition wait for; 0 is off
+	Completed                              domain.CompletedPolicy // the completed jobs an ack keeps per queue
+	AuditMax                               int64                  // entries the audit trail keeps, about
+	AuditMaxAge                            time.Duration          // the oldest entry the audit trail keeps
+	LogFormat                              string                 // text or json
+	LogLevel                               slog.Level
+	AccessLog                              string // web.AccessLogAll, AccessLogErrors or AccessLogOff
+	BasePath                               string // path prefix behind a proxy, "/zpulse"; "" is the root
+	Version                                bool   // print the version and exit
+	MetricsMax                             int    // labelled entities of each kind a /metrics scrape reports
 	// ShowAnon are the secrets readers who are not admins see while an admin token is set
 	// (--show-to-anonymous): payloads, client ids; lock tokens never.
 	ShowAnon domain.Secrets
@@ -101,6 +105,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.BoolVar(&cfg.TrustProxy, "trust-proxy", false, "zpulse is reached through a TLS-terminating proxy at an address of --trusted-proxies: honour its X-Forwarded-For (client address for limits and loopback-only access), -Proto (Secure cookies) and -Host (websocket Origin check) (ZPULSE_TRUST_PROXY)")
 	envOf["trust-proxy"] = "ZPULSE_TRUST_PROXY"
 	str(&cfg.Proxies, "trusted-proxies", "ZPULSE_TRUSTED_PROXIES", web.DefaultTrustedProxies, "comma-separated addresses or CIDR ranges of the proxies --trust-proxy believes; the client is the right-most X-Forwarded-For address outside them")
+	str(&cfg.AuthProxy.Header, "auth-proxy-header", "ZPULSE_AUTH_PROXY_HEADER", "", "header in which an authenticating proxy (oauth2-proxy, Pomerium, Cloudflare Access) names the signed-in person, e.g. X-Forwarded-Email; believed only from --trusted-proxies; none: off")
+	str(&cfg.AuthProxy.GroupsHeader, "auth-proxy-groups-header", "ZPULSE_AUTH_PROXY_GROUPS_HEADER", "", "header in which the proxy lists the person's groups, comma-separated, e.g. X-Forwarded-Groups")
+	str(&cfg.proxyAdmins, "auth-proxy-admins", "ZPULSE_AUTH_PROXY_ADMINS", "", "comma-separated people (as the proxy names them) and groups who are admins")
+	str(&cfg.proxyOperators, "auth-proxy-operators", "ZPULSE_AUTH_PROXY_OPERATORS", "", "comma-separated people and groups who are operators")
+	str(&cfg.proxyRole, "auth-proxy-default-role", "ZPULSE_AUTH_PROXY_DEFAULT_ROLE", "viewer", "role of everyone else the proxy signs in: viewer, or none (read as anonymous)")
 	fs.BoolVar(&cfg.OpenAccess, "open-access", false, "without --admin-token, accept changes from any address; off: only from loopback (this machine) (ZPULSE_OPEN_ACCESS)")
 	envOf["open-access"] = "ZPULSE_OPEN_ACCESS"
 	fs.IntVar(&cfg.WaitReplicas, "redis-wait-replicas", 0, fmt.Sprintf("`replicas` an enqueue and a lock acquisition wait for (WAIT, up to 1 s), 0 to %d; 0: off (ZPULSE_REDIS_WAIT_REPLICAS)", redisrepo.MaxWaitReplicas))
@@ -205,7 +214,42 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	if cfg.BasePath, err = cleanBasePath(cfg.BasePath); err != nil {
 		return cfg, err
 	}
+	if err := cfg.authProxy(); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
+}
+
+// authProxy reads the --auth-proxy-* lists and default role.
+func (c *config) authProxy() error {
+	p := &c.AuthProxy
+	switch c.proxyRole {
+	case "viewer", "":
+		p.Default = domain.RoleViewer
+	case "none":
+		p.Default = domain.RoleNone
+	default:
+		return fmt.Errorf("auth-proxy-default-role must be viewer or none (got %q)", c.proxyRole)
+	}
+	p.Admins, p.Operators = splitList(c.proxyAdmins), splitList(c.proxyOperators)
+	if p.Header == "" && (p.GroupsHeader != "" || len(p.Admins) > 0 || len(p.Operators) > 0) {
+		return errors.New("the --auth-proxy-* settings need --auth-proxy-header, the header that names the signed-in person")
+	}
+	if p.Header != "" && (strings.ContainsAny(p.Header, " :") || strings.EqualFold(p.Header, "Authorization")) {
+		return fmt.Errorf("auth-proxy-header must be a header name such as X-Forwarded-Email (got %q)", p.Header)
+	}
+	return nil
+}
+
+// splitList is a comma-separated list's non-empty items.
+func splitList(s string) []string {
+	var out []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // cleanBasePath accepts "/zpulse" (or "zpulse/", "/zpulse/") as "/zpulse", and "" or "/" as

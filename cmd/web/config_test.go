@@ -111,3 +111,25 @@ func TestLiveNotificationsFlag(t *testing.T) {
 		t.Errorf("a bad mode: %v", err)
 	}
 }
+
+// --auth-proxy-* read the header, the groups header, who are admins and operators and the
+// role of everyone else; the lists without the header, a bad role or header are refused.
+func TestAuthProxyFlags(t *testing.T) {
+	cfg, err := parseConfig([]string{"--auth-proxy-header", "X-Forwarded-Email", "--auth-proxy-groups-header", "X-Forwarded-Groups",
+		"--auth-proxy-admins", "boss@example.com, admins", "--auth-proxy-default-role", "none"},
+		env(map[string]string{"ZPULSE_AUTH_PROXY_OPERATORS": "live-ops"}), io.Discard)
+	p := cfg.AuthProxy
+	if err != nil || p.Header != "X-Forwarded-Email" || p.GroupsHeader != "X-Forwarded-Groups" || len(p.Admins) != 2 ||
+		p.Operators[0] != "live-ops" || p.Default != domain.RoleNone {
+		t.Fatalf("%+v %v", p, err)
+	}
+	if cfg, _ := parseConfig(nil, env(nil), io.Discard); cfg.AuthProxy.Header != "" || cfg.AuthProxy.Default != domain.RoleViewer {
+		t.Errorf("default: %+v", cfg.AuthProxy)
+	}
+	for _, bad := range [][]string{{"--auth-proxy-admins", "x"}, {"--auth-proxy-header", "X-Email", "--auth-proxy-default-role", "admin"},
+		{"--auth-proxy-header", "Authorization"}, {"--auth-proxy-header", "X Email"}} {
+		if _, err := parseConfig(bad, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "auth-proxy") {
+			t.Errorf("%q: %v, want a refusal", bad, err)
+		}
+	}
+}

@@ -58,13 +58,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	defer cancel()
 	var wg sync.WaitGroup
 
-	// The notifier, made below over the opened client, tells the locks topic's read whether
-	// keyspace notifications brought every new lock (then it leaves out its lock step): only
-	// the watcher asks, and it runs after the notifier exists.
-	var notifier *notify.Notifier
 	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{URL: cfg.RedisURL, TakePool: queueTakePool, Log: log, WaitReplicas: cfg.WaitReplicas, Completed: cfg.Completed,
 		AuditMaxEntries: cfg.AuditMax, AuditMaxAge: cfg.AuditMaxAge,
-		Notified: func() bool { return notifier.Heard() }})
+		Notifications: notify.Mode(cfg.Notifications)})
 	if err != nil {
 		return err
 	}
@@ -80,29 +76,61 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		svc.Close()
 	}()
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := newRegistry(svc, cfg, log)
 	metrics := live.NewMetrics(reg)
-	reg.MustRegister(&web.BusinessCollector{Read: svc.Business, Limit: cfg.MetricsMax, ErrorCounts: svc.CommandErrors.Counts, Health: svc.Health, Log: log})
-	clock := domain.SystemClock{}
-	leaderboards, locks, limiters, queues, singletons := svc.Leaderboards, svc.Locks, svc.Limiters, svc.Queues, svc.Singletons
-	wg.Go(func() { svc.Run(ctx) }) // discovery, the lock watchdog, the limiters' history
 	hub := live.NewHub(metrics)
-	// The notifier, made below, wakes the watcher; the watcher pushes the notifier's state to
-	// every page's footer (live.WithMode), read only once both exist (the watcher runs after).
-	var liveMode func() string
+	liveMode := func() string { return describeLiveMode(svc.Notifier.State(), cfg.PollInterval) }
 	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.BasePath), hub, cfg.PollInterval, log, metrics,
-		live.WithMinGap(cfg.MinGap), live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()),
-		live.WithMode(func() string { return liveMode() }), live.WithNotice(svc.Notice))
-
+		live.WithMinGap(cfg.MinGap), live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()), live.WithMode(liveMode), live.WithNotice(svc.Notice))
 	if !static.Built() {
 		log.Warn("static assets are not built: pages render unstyled and without live updates; run `make generate`")
 	}
+	wg.Go(func() { svc.Run(ctx) }) // discovery, the lock watchdog, the limiters' history
+	// Another service's write wakes the watcher at once (the topics of the keys changed);
+	// polling stays the floor.
+	wg.Go(func() {
+		svc.Notifier.Run(ctx, notify.Handlers{OnChange: watcher.Changed, OnResubscribed: watcher.Nudge})
+	})
+	wg.Go(func() { watcher.Run(ctx) })
+	demoSwitch := runSingletons(ctx, &wg, cfg, svc, watcher.Nudge, reg, log)
+
+	handler := web.NewServer(web.Deps{
+		Leaderboards: svc.Leaderboards, Queues: svc.Queues, Locks: svc.Locks, History: svc.History, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
+		AdminToken: cfg.AdminToken, ShowToAnonymous: cfg.ShowAnon, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping, Health: svc.Health,
+		Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
+		Auth: svc.Auth, Tokens: svc.Auth, AuthProxy: cfg.AuthProxy, Trail: svc.Audit, TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies, OpenAccess: cfg.OpenAccess, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
+		Sources: svc.Sources, LiveMode: liveMode, IndexNotes: svc.IndexNotes,
+	})
+	return serve(ctx, cfg, handler, hub, log)
+}
+
+// newRegistry is /metrics' registry: the Go runtime's and the process's collectors, the
+// business figures read from Redis, and whether live pages wake on keyspace notifications.
+func newRegistry(svc *redisrepo.Services, cfg config, log *slog.Logger) *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(&web.BusinessCollector{Read: svc.Business, Limit: cfg.MetricsMax, ErrorCounts: svc.CommandErrors.Counts, Health: svc.Health, Log: log})
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "zpulse_live_notifications", Help: "1 while live pages wake on Redis keyspace notifications, 0 while they only poll (--live-notifications)",
+	}, func() float64 {
+		if svc.Notifier.State().On {
+			return 1
+		}
+		return 0
+	}))
+	return reg
+}
+
+// runSingletons starts the loops that run in one instance at a time however many share the
+// Redis (the demo's seed and traffic when the demo is on, the history recorder, the season
+// rollover, the queue reaper), each under wg until ctx ends; nudge wakes the watcher after
+// their changes; reg takes their counters. It returns the demo's switch, nil with the demo off.
+func runSingletons(ctx context.Context, wg *sync.WaitGroup, cfg config, svc *redisrepo.Services, nudge func(), reg prometheus.Registerer, log *slog.Logger) domain.DemoSwitch {
+	singletons := svc.Singletons
 	var demoSwitch domain.DemoSwitch
 	if cfg.demoEnabled() {
 		demoSwitch = svc.Demo
-		services := demo.Services{Leaderboards: leaderboards, Limiters: limiters, Locks: locks, Queues: queues, Switch: demoSwitch, Clock: clock}
-		// One instance seeds and makes the demo traffic, however many share the Redis.
+		services := demo.Services{Leaderboards: svc.Leaderboards, Limiters: svc.Limiters, Locks: svc.Locks, Queues: svc.Queues, Switch: demoSwitch, Clock: domain.SystemClock{}}
 		wg.Go(func() {
 			// The demo's writes are not fenced: a stale term's last round costs a little extra
 			// demo traffic, nothing more.
@@ -110,78 +138,60 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 				if err := demo.Seed(ctx, services); err != nil {
 					log.Warn("cannot seed demo data", "err", err)
 				}
-				demo.Run(ctx, services, cfg.DemoEvery, watcher.Nudge, log)
+				demo.Run(ctx, services, cfg.DemoEvery, nudge, log)
 				return nil
 			})
 		})
 	}
-	// Another service's write wakes the watcher at once; polling stays the floor. Until the
-	// watcher wakes only the topics of the keys changed, a change wakes them all (coalesced
-	// by --live-min-gap to one tick per gap).
-	notifier = notify.New(svc.Client, notify.Options{
-		Mode: notify.Mode(cfg.Notifications), Keys: redisrepo.DefaultKeys, Discovery: svc.Discovery, Embedded: svc.Embedded, Log: log,
-		OnChange: watcher.Changed, OnResubscribed: watcher.Nudge,
-	})
-	wg.Go(func() { notifier.Run(ctx) })
-	liveMode = func() string { return describeLiveMode(notifier.State(), cfg.PollInterval) }
-	wg.Go(func() { watcher.Run(ctx) })
-	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "zpulse_live_notifications", Help: "1 while live pages wake on Redis keyspace notifications, 0 while they only poll (--live-notifications)",
-	}, func() float64 {
-		if notifier.State().On {
-			return 1
-		}
-		return 0
-	}))
 	// One instance records the history every instance's charts read.
 	wg.Go(func() {
 		_ = singletons.Run(ctx, history.RecorderLoop, func(ctx context.Context, _ int64) error {
-			return svc.History.RunRecorder(ctx, watcher.Nudge)
+			return svc.History.RunRecorder(ctx, nudge)
 		})
 	})
-	// One instance ends the seasons of boards with a schedule (season_every) at each boundary.
+	// One instance ends the seasons of boards with a schedule (season_every) at each boundary;
+	// one board's failure is logged and counted, and the other boards roll all the same.
+	rolloverFailures := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "zpulse_season_rollover_failures_total",
+		Help: "Scheduled season ends that failed, one per board and round (a board's page and the overview say why), and rounds that failed as a whole, counted by the instance that ran the season rollover.",
+	})
+	reg.MustRegister(rolloverFailures)
 	wg.Go(func() {
 		_ = singletons.Run(ctx, "season-rollover", func(ctx context.Context, _ int64) error {
-			return leaderboards.RunSeasonRollover(ctx, seasonRolloverEvery, func(ended int) {
+			return svc.Leaderboards.RunSeasonRollover(ctx, seasonRolloverEvery, func(ended int) {
 				log.Info("ended scheduled seasons", "boards", ended)
-				watcher.Nudge()
-			}, func(err error) { log.Warn("cannot roll seasons over; trying again", "err", err) })
+				nudge()
+			}, func(board string, err error) {
+				rolloverFailures.Inc()
+				if board == "" {
+					log.Warn("cannot roll seasons over; trying again", "err", err)
+				} else {
+					log.Warn("cannot roll a board's season over; the other boards rolled, trying again", "board", board, "err", err)
+				}
+			})
 		})
 	})
 	wg.Go(func() {
 		_ = singletons.Run(ctx, "queue-reaper", func(ctx context.Context, fence int64) error {
-			return queues.RunReaper(ctx, reapEvery, fence, func(returned, died int64) {
+			return svc.Queues.RunReaper(ctx, reapEvery, fence, func(returned, died int64) {
 				log.Info("reaped expired leases", "returned", returned, "dead", died)
-				watcher.Nudge()
+				nudge()
 			})
 		})
 	})
+	return demoSwitch
+}
 
-	handler := web.NewServer(web.Deps{
-		Leaderboards: leaderboards, Queues: queues, Locks: locks, History: svc.History, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
-		AdminToken: cfg.AdminToken, ShowToAnonymous: cfg.ShowAnon, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping, Health: svc.Health,
-		Limiters: limiters, FlushLimiterChecks: limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
-		Auth: svc.Auth, Trail: svc.Audit, TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies, OpenAccess: cfg.OpenAccess, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
-		Sources: svc.Sources, LiveMode: liveMode,
-	})
+// serve listens on cfg.Addr and serves handler until ctx ends, then closes the live
+// connections (hub) and drains the requests in flight for up to shutdownGrace.
+func serve(ctx context.Context, cfg config, handler http.Handler, hub *live.Hub, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	srv := web.NewHTTPServer(handler, slog.NewLogLogger(log.Handler(), slog.LevelWarn))
-	access := "admin token required for changes"
-	switch {
-	case cfg.AdminToken != "":
-	case cfg.OpenAccess:
-		access = "open: anyone who reaches this server can change data (--open-access)"
-		log.Warn("no admin token and --open-access: anyone who reaches this server can change data")
-	default:
-		access = "open to loopback only: changes are accepted from this machine, other addresses may only read"
-		log.Warn("no admin token: changes are accepted only from loopback (this machine); set --admin-token, or --open-access to accept them from anywhere")
-	}
-	log.Info("zpulse is serving", "url", "http://"+displayAddr(ln.Addr())+cfg.BasePath+"/", "access", access,
+	log.Info("zpulse is serving", "url", "http://"+displayAddr(ln.Addr())+cfg.BasePath+"/", "access", describeAccess(cfg, log),
 		"poll_interval", cfg.PollInterval.String(), "demo", cfg.demoEnabled())
-
 	if cfg.TrustProxy {
 		log.Info("trusting X-Forwarded-For/-Proto/-Host from the trusted proxies (--trust-proxy)", "trusted_proxies", cfg.Proxies)
 	}
@@ -204,6 +214,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// describeAccess says who may change data, warning when it is more than an admin, for the
+// start-up line.
+func describeAccess(cfg config, log *slog.Logger) string {
+	switch {
+	case cfg.AuthProxy.Header != "":
+		return "signed in by the authenticating proxy's " + cfg.AuthProxy.Header + " header from " + cfg.Proxies
+	case cfg.AdminToken != "":
+		return "admin token required for changes"
+	case cfg.OpenAccess:
+		log.Warn("no admin token and --open-access: anyone who reaches this server can change data")
+		return "open: anyone who reaches this server can change data (--open-access)"
+	default:
+		log.Warn("no admin token: changes are accepted only from loopback (this machine); set --admin-token, or --open-access to accept them from anywhere")
+		return "open to loopback only: changes are accepted from this machine, other addresses may only read"
+	}
 }
 
 // describeLiveMode is the live mode as the footer and /readyz say it.

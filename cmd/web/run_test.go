@@ -260,7 +260,7 @@ func TestRunRecordsHistoryInOneInstance(t *testing.T) {
 		body, _ = io.ReadAll(resp.Body)
 		resp.Body.Close()
 	}
-	for _, want := range []string{`zpulse_queue_jobs{queue="run-metrics",state="waiting"} 1`, `zpulse_locks_held `, `zpulse_http_requests_total{`} {
+	for _, want := range []string{`zpulse_queue_jobs{queue="run-metrics",state="waiting"} 1`, `zpulse_locks_held `, `zpulse_http_requests_total{`, "\nzpulse_season_rollover_failures_total 0\n"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics of the other instance lacks %s", want)
 		}

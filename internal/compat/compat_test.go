@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
@@ -310,7 +311,7 @@ func testFixedWindowBothWays(t *testing.T, rdb redis.UniversalClient) {
 	if len(v.Clients) != 1 || v.Clients[0].Client != "user1001" || v.Clients[0].Count != 2 || v.Clients[0].Key != fw.Key("user1001", clock.Now()) {
 		t.Errorf("adopted fixed window shows %+v", v.Clients)
 	}
-	snaps := get(svc.Snapshots.Read(ctx, []string{domain.SourceTopic("api")}))(t) // the live panel's read
+	snaps := get(svc.Snapshots.Read(ctx, []string{domain.SourceTopic("api")}, live.Poll{}))(t) // the live panel's read
 	if live, ok := snaps[domain.SourceTopic("api")].(domain.SourceView); !ok || len(live.Clients) != 1 || live.Clients[0].Count != 2 {
 		t.Errorf("live topic = %+v", snaps)
 	}

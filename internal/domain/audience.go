@@ -34,6 +34,22 @@ type Audience struct {
 // configured.
 var Admin = Audience{sees: AllSecrets}
 
+// Viewer is the audience of a viewer or an operator: job payloads and limiter client ids (a
+// named teammate sees them), never a lock holder's token, which would release the lock.
+var Viewer = Audience{sees: JobPayloads | ClientIDs}
+
+// AudienceOf is what a role sees of secrets: every secret for an admin, Viewer's for a
+// viewer or an operator, anonymous's (what --show-to-anonymous shows) for RoleNone.
+func AudienceOf(r Role, anonymous Audience) Audience {
+	switch {
+	case r.Allows(RoleAdmin):
+		return Admin
+	case r.Allows(RoleViewer):
+		return Viewer
+	}
+	return anonymous
+}
+
 // Anonymous is the audience of readers who are not admins while an admin token is configured:
 // it sees the secrets of shown (lock tokens never). Client ids it may not see are shown as
 // labels keyed by adminToken, the same on every instance and unguessable without the token.
@@ -72,6 +88,21 @@ func (a Audience) Job(j JobDetail) JobDetail {
 		j.Payload, j.PayloadHidden = nil, true
 	}
 	return j
+}
+
+// JobSearch is p as the audience sees it: without payload excerpts unless it sees
+// JobPayloads.
+func (a Audience) JobSearch(p JobSearchPage) JobSearchPage {
+	if a.Sees(JobPayloads) {
+		return p
+	}
+	jobs := make([]JobMatch, len(p.Jobs))
+	for i, j := range p.Jobs {
+		j.Excerpt = nil
+		jobs[i] = j
+	}
+	p.Jobs = jobs
+	return p
 }
 
 // Client is a limiter client's id as the audience sees it: the id, or a label that tells

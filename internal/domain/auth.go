@@ -22,14 +22,15 @@ type AuthStore interface {
 	// guesses from passing the limit. Returns EUNAVAILABLE.
 	Attempt(ctx context.Context, addr string, wrong bool) (LimitResult, error)
 
-	// CreateSession records a new session that lasts ttl and returns its id, a secret for the
-	// browser's cookie. fingerprint ties it to the admin token it was opened with, so
-	// changing the token ends it. Returns EUNAVAILABLE.
-	CreateSession(ctx context.Context, ttl time.Duration, fingerprint string) (string, error)
+	// CreateSession records a new session of holder that lasts ttl and returns its id, a
+	// secret for the browser's cookie. fingerprint ties it to the admin token it was opened
+	// with, so changing the token ends it. Returns EUNAVAILABLE.
+	CreateSession(ctx context.Context, ttl time.Duration, fingerprint string, holder SessionHolder) (string, error)
 
-	// Session says whether id names a live session opened with fingerprint, not ended by
-	// EndSession or EndAllSessions. Returns EUNAVAILABLE.
-	Session(ctx context.Context, id, fingerprint string) (bool, error)
+	// Session is the holder of the live session id opened with fingerprint; ok is false when
+	// there is none (never opened, ended by EndSession or EndAllSessions, expired, opened
+	// with another admin token). Returns EUNAVAILABLE.
+	Session(ctx context.Context, id, fingerprint string) (holder SessionHolder, ok bool, err error)
 
 	// EndSession ends one session (sign out). Returns EUNAVAILABLE.
 	EndSession(ctx context.Context, id string) error

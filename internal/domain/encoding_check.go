@@ -50,8 +50,9 @@ type EncodingFix struct {
 	Board    string   `json:"board"`
 	TieBreak TieBreak `json:"tie_break"` // saved
 	Scanned  int64    `json:"scanned"`
-	// Rewritten scores were re-encoded; Changed ones were written meanwhile by someone else
-	// and left as that write made them; Left ones fit no encoding and were left alone.
+	// Rewritten scores were re-encoded; Changed ones were written meanwhile and left as that
+	// write made them (a write through zpulse converts its own player to the new encoding);
+	// Left ones fit no encoding and were left alone.
 	Rewritten int64 `json:"rewritten"`
 	Changed   int64 `json:"changed"`
 	Left      int64 `json:"left"`

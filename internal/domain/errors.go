@@ -10,7 +10,8 @@ const (
 	EINVALID      = "invalid"      // the input breaks a documented rule; the message says which
 	ENOTFOUND     = "not_found"    // the thing asked for does not exist
 	ECONFLICT     = "conflict"     // the request clashes with the current state
-	EUNAUTHORIZED = "unauthorized" // an admin credential is needed and was missing or wrong
+	EUNAUTHORIZED = "unauthorized" // a credential is needed and was missing, wrong, revoked or expired
+	EFORBIDDEN    = "forbidden"    // the credential is right, but its role may not do this
 	ERATELIMITED  = "rate_limited" // the caller is over its limit
 	EUNAVAILABLE  = "unavailable"  // Redis refused or was not reached: nothing changed
 	EINTERNAL     = "internal"     // a bug or an unexpected failure

@@ -48,6 +48,9 @@ type BoardTop struct {
 	// WrongType is the Redis type of Key when it holds another type than a sorted set (another
 	// service's "list"): nothing else is read then. "" for a board.
 	WrongType string `json:"-"`
+	// RolloverFailure says why the scheduled season end of the board failed at the season
+	// rollover's last round ("" when it did not).
+	RolloverFailure string `json:"-"`
 }
 
 // Page is one page of cursor paging. NextCursor is nil after the last page.

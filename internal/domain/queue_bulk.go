@@ -65,6 +65,9 @@ func containsFold(s, sub string) bool {
 type JobMatch struct {
 	JobListItem
 	Match string `json:"match"` // "id" or "payload"
+	// Excerpt is the payload's text around a payload match, the match marked; nil for an id
+	// match, and for a reader who does not see payloads (Audience.JobSearch).
+	Excerpt *Excerpt `json:"excerpt,omitempty"`
 }
 
 // JobSearchPage is one step of a search: the matches among the jobs it scanned, in list order.
@@ -221,7 +224,9 @@ type JobBulkOps interface {
 
 	// Retry requeues a dead job as Requeue does, after the change r, in one atomic step,
 	// and keeps what changed in the job's history (its AttemptErrors). Returns ENOTFOUND
-	// when the job is not dead; ECONFLICT when that id is waiting again; EINVALID (a
+	// when the queue does not hold the job; ECONFLICT when it is not dead (waiting,
+	// scheduled, in flight or retrying: the message says which) or that id is waiting
+	// again; EINVALID (a
 	// priority on a delayed queue, a run-at on a priority queue or out of range);
 	// EUNAVAILABLE.
 	Retry(ctx context.Context, queue, id string, r JobRetry) (Retried, error)

@@ -100,6 +100,9 @@ type JobListItem struct {
 	At    time.Time `json:"at"` // enqueued (priority), run-at (delayed), lease deadline (in flight), died (dead), completed
 	// Priority is a waiting job's priority on a priority queue; nil otherwise.
 	Priority *int `json:"priority,omitempty"`
+	// LastError is a dead job's last error, shortened (ShortError; the whole one is on the
+	// job's page); "" otherwise.
+	LastError string `json:"last_error,omitempty"`
 }
 
 // JobCounts are a queue's jobs per state.
@@ -245,6 +248,7 @@ type BulkResult struct {
 // queues' implementation (redisrepo/queues.Queues).
 type JobOps interface {
 	JobBulkOps
+	DeadErrorOps
 
 	// Job returns one job wherever it is. Returns ENOTFOUND when it is not waiting,
 	// scheduled, in flight or dead; EINVALID; EUNAVAILABLE.

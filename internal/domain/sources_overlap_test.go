@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -105,5 +106,57 @@ func TestFixedWindowLayoutReadsBackWhenSaved(t *testing.T) {
 		if err := s.Validate(nil); (err == nil) != ok {
 			t.Errorf("%q: Validate = %v, want ok %v", key, err, ok)
 		}
+	}
+}
+
+// Overlap never misses: keys rendered from random layouts over a small alphabet (so that
+// collisions are common) that another layout also names are always found overlapping, and
+// every overlap found comes with a key both name.
+func TestSourceOverlapFindsEveryRenderedCollision(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	parts := []string{"a", "b", ":", "1", "2", "-", "W", "{client}", "{yyyymmdd}", "{yyyy-mm}", "{yyyy-Www}", "{window_start}"}
+	fill := map[string][]string{
+		"{client}": {"a", "1", "a:b", "12", "2-W1", "1:a", "20261204", "2026-12"}, "{yyyymmdd}": {"20261204", "11111111"},
+		"{yyyy-mm}": {"2026-12", "1111-11"}, "{yyyy-Www}": {"2026-W49", "1111-W11"}, "{window_start}": {"1", "12", "1784977500"},
+	}
+	layout := func() Source {
+		var b strings.Builder
+		for n := 1 + rng.IntN(5); n > 0; n-- {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		kinds := []SourceKind{SourceBoard, SourceLimiter, SourceLock}
+		return Source{Kind: kinds[rng.IntN(len(kinds))], Key: b.String()}
+	}
+	render := func(s Source) string {
+		out := s.Key
+		for tok, vals := range fill {
+			for strings.Contains(out, tok) {
+				out = strings.Replace(out, tok, vals[rng.IntN(len(vals))], 1)
+			}
+		}
+		if s.Kind == SourceLock && rng.IntN(2) == 0 {
+			out += []string{"a", "1", ":x", "W12"}[rng.IntN(4)]
+		}
+		return out
+	}
+	found := 0
+	for range 5000 {
+		a, b := layout(), layout()
+		ex, ok := a.Overlap(b)
+		if ok && (!a.names(ex) || !b.names(ex)) {
+			t.Fatalf("%q ∩ %q: example %q is not named by both", a.Key, b.Key, ex)
+		}
+		for range 20 {
+			if key := render(a); b.names(key) {
+				found++
+				if !ok {
+					t.Fatalf("%q and %q both name %q, but Overlap says they do not", a.Key, b.Key, key)
+				}
+				break
+			}
+		}
+	}
+	if found < 100 {
+		t.Errorf("only %d collisions rendered: the test does not test", found)
 	}
 }

@@ -90,6 +90,9 @@ type BoardSummary struct {
 	// WrongType is the Redis type of the board's key when another service keeps another type
 	// than a sorted set there ("list"), shown as domain.NotASortedSet; "" for a board.
 	WrongType string `json:"wrong_type,omitempty"`
+	// RolloverFailure says why the board's scheduled season end failed at the season
+	// rollover's last round ("" when it did not).
+	RolloverFailure string `json:"-"`
 }
 
 // TopicLocks carries the held locks (a HeldLocks) of the /locks page.

@@ -1,6 +1,8 @@
 package live
 
 import (
+	"context"
+
 	"fmt"
 	"maps"
 	"slices"
@@ -12,7 +14,7 @@ import (
 // watches is a Router over a fixed table.
 type watches map[string]Watch
 
-func (w watches) Watches(topic string) Watch { return w[topic] }
+func (w watches) Watches(_ context.Context, topic string) Watch { return w[topic] }
 
 // A subscribed board's topic is polled at once, alone, when its key changes after a quiet
 // gap; a key nobody watches polls nothing; a burst within the gap is one poll at its end.
@@ -31,11 +33,11 @@ func TestChangedPollsOnlyTheTopicsThatWatchTheKey(t *testing.T) {
 	src.set("board:b", 2)
 	polls := func() int { src.mu.Lock(); defer src.mu.Unlock(); return len(src.polls) }
 
-	w.Changed([]string{"queue:unrelated", "leaderboard:ab"})
+	w.Changed(context.Background(), []string{"queue:unrelated", "leaderboard:ab"})
 	if n := polls(); n != 0 {
 		t.Fatalf("keys nobody watches polled %d times", n)
 	}
-	w.Changed([]string{"leaderboard:a"})
+	w.Changed(context.Background(), []string{"leaderboard:a"})
 	waitHandled(1)
 	src.mu.Lock()
 	got := fmt.Sprint(src.polls)
@@ -46,9 +48,9 @@ func TestChangedPollsOnlyTheTopicsThatWatchTheKey(t *testing.T) {
 
 	src.set("board:a", 3)
 	waitHandled(clock.Advance(10 * time.Millisecond))
-	w.Changed([]string{"zpulse:board:{a}:settings"}) // by prefix, within the gap
+	w.Changed(context.Background(), []string{"zpulse:board:{a}:settings"}) // by prefix, within the gap
 	waitHandled(1)
-	w.Changed([]string{"leaderboard:b"})
+	w.Changed(context.Background(), []string{"leaderboard:b"})
 	waitHandled(1)
 	if n := polls(); n != 1 {
 		t.Fatalf("a change within the gap polled at once (%d polls)", n)
@@ -74,7 +76,7 @@ func BenchmarkRouteKeyAmong10kTopics(b *testing.B) {
 			Prefixes: []string{"leaderboard:" + board + ":", "zpulse:board:{" + board + "}:"}}
 	}
 	ix := newKeyIndex(table)
-	ix.sync(topics)
+	ix.sync(context.Background(), topics)
 	keys := []string{"leaderboard:game-4242", "zpulse:board:{game-77}:settings", "queue:nobody", "leaderboard:game-9999:2026-12-01"}
 	into := map[string]bool{}
 	b.ResetTimer()
@@ -99,15 +101,15 @@ func TestKeyIndexFollowsTheTopics(t *testing.T) {
 		ix.route(key, into)
 		return fmt.Sprint(slices.Sorted(maps.Keys(into)))
 	}
-	ix.sync([]string{"a", "b"})
+	ix.sync(context.Background(), []string{"a", "b"})
 	if routed("k:a") != "[a]" || routed("p:bb:x") != "[b]" || routed("p:a:1") != "[a]" || routed("k:c") != "[]" {
 		t.Fatalf("routes %s %s %s %s", routed("k:a"), routed("p:bb:x"), routed("p:a:1"), routed("k:c"))
 	}
-	ix.sync([]string{"a"})
+	ix.sync(context.Background(), []string{"a"})
 	if routed("k:b") != "[]" || routed("p:bb:x") != "[]" || fmt.Sprint(ix.sorted) != "[4]" {
 		t.Errorf("b is gone but routes %s, %s (lengths %v)", routed("k:b"), routed("p:bb:x"), ix.sorted)
 	}
-	ix.sync([]string{"b", "a"})
+	ix.sync(context.Background(), []string{"b", "a"})
 	if routed("p:bb:x") != "[b]" || routed("k:a") != "[a]" {
 		t.Errorf("b is back but routes %s", routed("p:bb:x"))
 	}
@@ -122,9 +124,9 @@ func BenchmarkSyncOneTopicAmong10k(b *testing.B) {
 		table[topics[i]] = Watch{Keys: []string{"queue:" + strconv.Itoa(i)}, Prefixes: []string{"{queue:" + strconv.Itoa(i) + "}:"}}
 	}
 	ix := newKeyIndex(table)
-	ix.sync(topics)
+	ix.sync(context.Background(), topics)
 	b.ResetTimer()
 	for i := range b.N {
-		ix.sync(topics[i%2:]) // topic 0 leaves, comes back
+		ix.sync(context.Background(), topics[i%2:]) // topic 0 leaves, comes back
 	}
 }

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"context"
 	"maps"
 	"slices"
 )
@@ -13,9 +14,10 @@ type Watch struct {
 }
 
 // Router says what each topic watches (internal/panels declares it per panel): Changed routes
-// changed keys to the subscribed topics through it.
+// changed keys to the subscribed topics through it. A read it makes (an adopted source's
+// layout) is bounded by ctx, Changed's caller's.
 type Router interface {
-	Watches(topic string) Watch
+	Watches(ctx context.Context, topic string) Watch
 }
 
 // keyIndex routes keys to the topics that watch them: exact keys in a map, prefixes in a map
@@ -38,12 +40,12 @@ func newKeyIndex(r Router) *keyIndex {
 }
 
 // sync makes the index that of topics: it adds the topics it lacks and drops those gone.
-func (ix *keyIndex) sync(topics []string) {
+func (ix *keyIndex) sync(ctx context.Context, topics []string) {
 	now := make(map[string]bool, len(topics))
 	for _, t := range topics {
 		now[t] = true
 		if _, ok := ix.watched[t]; !ok {
-			ix.add(t, ix.router.Watches(t))
+			ix.add(t, ix.router.Watches(ctx, t))
 		}
 	}
 	for t, w := range ix.watched {

@@ -12,26 +12,21 @@ import (
 )
 
 // PollFunc reads the current snapshot of each topic it knows, in one round trip, and leaves
-// out topics it does not know. An error means the source (Redis) could not be read. Unless
-// Partial(ctx), topics are every subscribed topic, so the source may forget what it kept for
-// any other.
-type PollFunc func(ctx context.Context, topics []string) (map[string]any, error)
+// out topics it does not know. An error means the source (Redis) could not be read. how says
+// which poll it is: unless how.Partial, topics are every subscribed topic, so the source may
+// forget what it kept for any other.
+type PollFunc func(ctx context.Context, topics []string, how Poll) (map[string]any, error)
 
-// partialKey marks the context of a poll of some subscribed topics only (Changed's).
-type partialKey struct{}
-
-// Partial reports whether the poll of ctx asks for some of the subscribed topics only: the
-// source then keeps what it remembers for the others (a limiter's policy, a chart's last read).
-func Partial(ctx context.Context) bool { return ctx.Value(partialKey{}) != nil }
-
-// periodicKey marks the context of the poll of the watcher's tick at its interval.
-type periodicKey struct{}
-
-// Periodic reports whether the poll of ctx is the watcher's tick at its interval (Run's
-// timer, or Tick), not one a nudge or Changed asked for: work the source bounds to the poll
-// cadence (the locks topic's discovery step) runs on these polls only, however many writes
-// nudge the watcher.
-func Periodic(ctx context.Context) bool { return ctx.Value(periodicKey{}) != nil }
+// Poll says which of the watcher's polls a PollFunc is asked for.
+type Poll struct {
+	// Periodic marks the watcher's tick at its interval (Run's timer, or Tick), not one a
+	// nudge or Changed asked for: work the source bounds to the poll cadence (the locks
+	// topic's discovery step) runs on these polls only, however many writes nudge the watcher.
+	Periodic bool
+	// Partial marks a poll of some of the subscribed topics only (Changed's): the source then
+	// keeps what it remembers for the others (a limiter's policy, a chart's last read).
+	Partial bool
+}
 
 // RenderFunc renders a topic's snapshot, as audience may see it, into the HTML fragment pushed
 // to that audience's subscribers. For domain.TopicStatus the snapshot is a Status.
@@ -174,13 +169,14 @@ func (w *Watcher) Nudge() {
 // topics that watch any of them (WithRouter) are polled at once, alone, under the same
 // minimum gap as every tick: the first change after a quiet gap goes out at once, a burst
 // merges into one tick per gap. A key no subscribed topic watches polls nothing. It never
-// blocks on the poll. Without a router it nudges a full tick.
-func (w *Watcher) Changed(keys []string) {
+// blocks on the poll; ctx bounds what the router reads to route (Router). Without a router it
+// nudges a full tick.
+func (w *Watcher) Changed(ctx context.Context, keys []string) {
 	if w.router == nil {
 		w.Nudge()
 		return
 	}
-	ix := w.keyIndex()
+	ix := w.keyIndex(ctx)
 	matched := map[string]bool{}
 	for _, k := range keys {
 		ix.route(k, matched)
@@ -202,7 +198,7 @@ func (w *Watcher) Changed(keys []string) {
 // keyIndex returns the index of the subscribed topics, brought up to date when a connection
 // came or went since (asking the router, which may read a source's layout, outside
 // pendingMu).
-func (w *Watcher) keyIndex() *keyIndex {
+func (w *Watcher) keyIndex(ctx context.Context) *keyIndex {
 	w.indexMu.Lock()
 	defer w.indexMu.Unlock()
 	w.hub.mu.Lock()
@@ -212,7 +208,7 @@ func (w *Watcher) keyIndex() *keyIndex {
 		w.index = newKeyIndex(w.router)
 	}
 	if w.indexOf != version {
-		w.index.sync(w.hub.Topics())
+		w.index.sync(ctx, w.hub.Topics())
 		w.indexOf = version
 	}
 	return w.index
@@ -280,7 +276,7 @@ func (w *Watcher) Run(ctx context.Context) {
 				due = false
 			} else if only := w.takePending(); len(only) > 0 { // else a full tick took them
 				last = now
-				gap = w.gapAfter(w.tick(ctx, only), true)
+				gap = w.gapAfter(w.tick(ctx, only, Poll{}), true)
 			}
 		}
 		if w.handled != nil {
@@ -306,15 +302,12 @@ func (w *Watcher) Tick(ctx context.Context) int { return w.fullTick(ctx, true) }
 // fullTick polls every subscribed topic; periodic marks the poll as the interval's.
 func (w *Watcher) fullTick(ctx context.Context, periodic bool) int {
 	w.takePending() // a full tick polls them too
-	if periodic {
-		ctx = context.WithValue(ctx, periodicKey{}, true)
-	}
-	return w.tick(ctx, nil)
+	return w.tick(ctx, nil, Poll{Periodic: periodic})
 }
 
-// tick polls the subscribed topics in only (every one when only is nil) and publishes those
-// that changed; a failed poll publishes the status to every page.
-func (w *Watcher) tick(ctx context.Context, only map[string]bool) int {
+// tick polls the subscribed topics in only (every one when only is nil: how.Partial is set
+// otherwise) and publishes those that changed; a failed poll publishes the status to every page.
+func (w *Watcher) tick(ctx context.Context, only map[string]bool, how Poll) int {
 	w.tickMu.Lock()
 	defer w.tickMu.Unlock()
 	all := w.hub.Subscriptions()
@@ -343,10 +336,8 @@ func (w *Watcher) tick(ctx context.Context, only map[string]bool) int {
 	start := time.Now()
 	timeout := max(w.interval, time.Second)
 	pollCtx, cancel := context.WithTimeout(ctx, timeout)
-	if only != nil {
-		pollCtx = context.WithValue(pollCtx, partialKey{}, true)
-	}
-	snaps, err := w.poll(pollCtx, topics)
+	how.Partial = only != nil
+	snaps, err := w.poll(pollCtx, topics, how)
 	cancel()
 	if err != nil {
 		if ctx.Err() == nil {

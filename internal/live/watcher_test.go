@@ -23,14 +23,14 @@ type source struct {
 	data     map[string]any
 	down     bool
 	polls    [][]string
-	periodic []bool // Periodic(ctx) of each poll
+	periodic []bool // how.Periodic of each poll
 }
 
-func (s *source) poll(ctx context.Context, topics []string) (map[string]any, error) {
+func (s *source) poll(ctx context.Context, topics []string, how Poll) (map[string]any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.polls = append(s.polls, topics)
-	s.periodic = append(s.periodic, Periodic(ctx))
+	s.periodic = append(s.periodic, how.Periodic)
 	if s.down {
 		return nil, domain.Errorf(domain.EUNAVAILABLE, "connection refused")
 	}

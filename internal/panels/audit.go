@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"context"
+
 	"github.com/a-h/templ"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -14,9 +16,11 @@ import (
 var Audit = declare(&Kind[struct{}, domain.AuditPage]{
 	Topic: func(struct{}) string { return domain.TopicAudit },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicAudit },
-	Watch: func(r *Rooms, _ struct{}) live.Watch { return live.Watch{Keys: []string{r.Keys.Audit()}} },
-	Plan: func(r *Read, _ struct{}) func() (domain.AuditPage, bool) {
-		read := audit.PlanLatest(r.Ctx, r.Pipe, r.Rooms.Keys, domain.AuditPageDefault)
+	Watch: func(_ context.Context, r *Rooms, _ struct{}) live.Watch {
+		return live.Watch{Keys: []string{r.Keys.Audit()}}
+	},
+	Plan: func(ctx context.Context, r *Read, _ struct{}) func() (domain.AuditPage, bool) {
+		read := audit.PlanLatest(ctx, r.Pipe, r.Rooms.Keys, domain.AuditPageDefault)
 		return func() (domain.AuditPage, bool) { return read(), true }
 	},
 	Render: func(_ Env, _ struct{}, _ domain.Audience, p domain.AuditPage) templ.Component {

@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"context"
+
 	"github.com/a-h/templ"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -25,12 +27,12 @@ var Board = declare(&Kind[BoardParams, domain.BoardTop]{
 		return BoardParams{b, period, n}, ok
 	},
 	// A period's board key moves with the period, so all of the board's are watched.
-	Watch: func(r *Rooms, p BoardParams) live.Watch {
-		return live.Watch{Keys: []string{r.Keys.Leaderboard(p.Board)},
+	Watch: func(_ context.Context, r *Rooms, p BoardParams) live.Watch {
+		return live.Watch{Keys: []string{r.Keys.Leaderboard(p.Board), r.Keys.SeasonRolloverFailures()},
 			Prefixes: []string{r.Keys.Leaderboard(p.Board) + ":", r.Keys.BoardOwn(p.Board)}}
 	},
-	Plan: func(r *Read, p BoardParams) func() (domain.BoardTop, bool) {
-		read := boards.PlanTop(r.Ctx, r.Pipe, r.Rooms.Keys, p.Board, p.Period, p.N, r.Now)
+	Plan: func(ctx context.Context, r *Read, p BoardParams) func() (domain.BoardTop, bool) {
+		read := boards.PlanTop(ctx, r.Pipe, r.Rooms.Keys, p.Board, p.Period, p.N, r.Now)
 		return func() (domain.BoardTop, bool) { return read(), true }
 	},
 	Render: func(env Env, p BoardParams, _ domain.Audience, top domain.BoardTop) templ.Component {

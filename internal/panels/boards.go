@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"context"
+
 	"github.com/a-h/templ"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -15,11 +17,11 @@ import (
 var Boards = declare(&Kind[struct{}, []domain.BoardSummary]{
 	Topic: func(struct{}) string { return domain.TopicBoards },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicBoards },
-	Watch: func(r *Rooms, _ struct{}) live.Watch {
-		return live.Watch{Keys: []string{r.Keys.BoardIndex()}, Prefixes: []string{r.Keys.LeaderboardPrefix, r.Keys.BoardsOwn()}}
+	Watch: func(_ context.Context, r *Rooms, _ struct{}) live.Watch {
+		return live.Watch{Keys: []string{r.Keys.BoardIndex(), r.Keys.SeasonRolloverFailures()}, Prefixes: []string{r.Keys.LeaderboardPrefix, r.Keys.BoardsOwn()}}
 	},
-	Plan: func(r *Read, _ struct{}) func() ([]domain.BoardSummary, bool) {
-		read := boards.PlanSummaries(r.Ctx, r.Pipe, r.Rooms.Keys, r.Rooms.Found.Names(store.KindBoard), r.Now)
+	Plan: func(ctx context.Context, r *Read, _ struct{}) func() ([]domain.BoardSummary, bool) {
+		read := boards.PlanSummaries(ctx, r.Pipe, r.Rooms.Keys, r.Rooms.Found.Names(store.KindBoard), r.Now)
 		return func() ([]domain.BoardSummary, bool) { return read(), true }
 	},
 	Render: func(env Env, _ struct{}, _ domain.Audience, s []domain.BoardSummary) templ.Component {

@@ -32,16 +32,16 @@ func wired(t *testing.T, svc *redisrepo.Services, topics ...string) (*live.Watch
 func wiredSeeing(t *testing.T, svc *redisrepo.Services, seen func(snaps map[string]any), topics ...string) (*live.Watcher, *websocket.Conn, *atomic.Int64) {
 	t.Helper()
 	polls := &atomic.Int64{}
-	poll := func(ctx context.Context, topics []string) (map[string]any, error) {
+	poll := func(ctx context.Context, topics []string, how live.Poll) (map[string]any, error) {
 		polls.Add(1)
-		snaps, err := svc.Snapshots.Read(ctx, topics)
+		snaps, err := svc.Snapshots.Read(ctx, topics, how)
 		if seen != nil && err == nil {
 			seen(snaps)
 		}
 		return snaps, err
 	}
 	hub := live.NewHub(nil)
-	render := panels.Renderer(panels.Env{Ctx: context.Background(), Keys: redisrepo.DefaultKeys.Display()})
+	render := panels.Renderer(panels.Env{Keys: redisrepo.DefaultKeys.Display()})
 	w := live.NewWatcher(poll, render, hub, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)), nil,
 		live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()))
 	ctx, stop := context.WithCancel(context.Background())
@@ -85,11 +85,11 @@ func TestChangedShowsAForeignWriteAtOnce(t *testing.T) {
 	topic := panels.Board.Topic(panels.BoardParams{Board: "game:2048", Period: domain.AllTime, N: 10})
 	w, conn, polls := wired(t, svc, topic)
 
-	w.Changed([]string{"queue:nobody", "zpulse:index:queues"})
+	w.Changed(context.Background(), []string{"queue:nobody", "zpulse:index:queues"})
 	if err := rdb.ZIncrBy(context.Background(), "leaderboard:game:2048", 7, "grace").Err(); err != nil { // another service
 		t.Fatal(err)
 	}
-	w.Changed([]string{"leaderboard:game:2048"})
+	w.Changed(context.Background(), []string{"leaderboard:game:2048"})
 	if msg := next(t, conn); !strings.Contains(msg, "grace") {
 		t.Fatalf("after Changed the board's frame is %.200q, want grace's 7 points", msg)
 	}
@@ -118,7 +118,7 @@ func TestChangedKeepsTheOtherPanelsMemory(t *testing.T) {
 	if err := rdb.ZIncrBy(ctx, "leaderboard:game:2048", 7, "grace").Err(); err != nil {
 		t.Fatal(err)
 	}
-	w.Changed([]string{"leaderboard:game:2048"})
+	w.Changed(context.Background(), []string{"leaderboard:game:2048"})
 	// The board's frame comes next, maybe behind the second tick's client row, which the
 	// loop above may not have waited for.
 	msg := next(t, conn)

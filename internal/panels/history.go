@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"context"
+
 	"github.com/a-h/templ"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -24,13 +26,13 @@ var History = declare(&Kind[ChartParams, domain.History]{
 		kind, name, r, ok := domain.ParseHistoryTopic(t)
 		return ChartParams{Kind: kind, Name: name, Range: r}, ok
 	},
-	Watch: func(r *Rooms, c ChartParams) live.Watch {
+	Watch: func(_ context.Context, r *Rooms, c ChartParams) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.HistoryRing(c.Kind, c.Name, c.Range)}}
 	},
-	Plan: func(r *Read, c ChartParams) func() (domain.History, bool) {
+	Plan: func(ctx context.Context, r *Read, c ChartParams) func() (domain.History, bool) {
 		id := history.ChartID(c)
 		r.charts[id] = true
-		read := r.Rooms.Charts.Plan(r.Ctx, r.Pipe, id, r.Now)
+		read := r.Rooms.Charts.Plan(ctx, r.Pipe, id, r.Now)
 		return func() (domain.History, bool) {
 			h := read().Settle() // equal while only quiet buckets land: the browser slides the chart
 			h.EndMs = 0

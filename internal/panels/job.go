@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"context"
+
 	"github.com/a-h/templ"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -20,11 +22,11 @@ var Job = declare(&Kind[JobParams, domain.JobDetail]{
 		q, id, ok := domain.ParseJobTopic(t)
 		return JobParams{q, id}, ok
 	},
-	Watch: func(r *Rooms, p JobParams) live.Watch {
+	Watch: func(_ context.Context, r *Rooms, p JobParams) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.Queue(p.Queue)}, Prefixes: []string{r.Keys.QueueOwn(p.Queue)}}
 	},
-	Plan: func(r *Read, p JobParams) func() (domain.JobDetail, bool) {
-		read := queues.PlanJob(r.Ctx, r.Pipe, r.Rooms.Keys, r.Rooms.Completed, p.Queue, p.ID, r.Now)
+	Plan: func(ctx context.Context, r *Read, p JobParams) func() (domain.JobDetail, bool) {
+		read := queues.PlanJob(ctx, r.Pipe, r.Rooms.Keys, r.Rooms.Completed, p.Queue, p.ID, r.Now)
 		return func() (domain.JobDetail, bool) {
 			if j, ok := read(); ok {
 				return j, true

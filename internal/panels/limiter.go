@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"context"
+
 	"github.com/a-h/templ"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -14,13 +16,13 @@ import (
 var Limiter = declare(&Kind[string, domain.LimiterView]{
 	Topic: domain.LimiterTopic,
 	Parse: domain.ParseLimiterTopic,
-	Watch: func(r *Rooms, name string) live.Watch {
+	Watch: func(_ context.Context, r *Rooms, name string) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.LimiterPolicy(name)},
 			Prefixes: append([]string{r.Keys.LimiterPolicy(name) + ":"}, r.Keys.LimiterStatePrefixes(name)...)}
 	},
-	Plan: func(r *Read, name string) func() (domain.LimiterView, bool) {
+	Plan: func(ctx context.Context, r *Read, name string) func() (domain.LimiterView, bool) {
 		r.limiters[name] = true
-		read := r.Rooms.Limiters.PlanLive(r.Ctx, r.Pipe, name)
+		read := r.Rooms.Limiters.PlanLive(ctx, r.Pipe, name)
 		return func() (domain.LimiterView, bool) {
 			v, seen, whole := read()
 			return v, seen && (whole || r.Again)

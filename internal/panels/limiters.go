@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"context"
+
 	"github.com/a-h/templ"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -14,11 +16,11 @@ import (
 var Limiters = declare(&Kind[struct{}, []domain.LimiterView]{
 	Topic: func(struct{}) string { return domain.TopicLimiters },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicLimiters },
-	Watch: func(r *Rooms, _ struct{}) live.Watch {
+	Watch: func(_ context.Context, r *Rooms, _ struct{}) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.LimiterIndex()}, Prefixes: []string{r.Keys.LimitersOwn(), r.Keys.RatePrefix}}
 	},
-	Plan: func(r *Read, _ struct{}) func() ([]domain.LimiterView, bool) {
-		return r.Rooms.Overview.Plan(r.Ctx, r.Pipe, r.limiters, r.Again)
+	Plan: func(ctx context.Context, r *Read, _ struct{}) func() ([]domain.LimiterView, bool) {
+		return r.Rooms.Overview.Plan(ctx, r.Pipe, r.limiters, r.Again)
 	},
 	Render: func(_ Env, _ struct{}, aud domain.Audience, v []domain.LimiterView) templ.Component {
 		return views.LimitersOverview(aud.Limiters(v))

@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"context"
+
 	"github.com/a-h/templ"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -17,11 +19,11 @@ import (
 var Locks = declare(&Kind[struct{}, domain.HeldLocks]{
 	Topic: func(struct{}) string { return domain.TopicLocks },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicLocks },
-	Watch: func(r *Rooms, _ struct{}) live.Watch {
+	Watch: func(_ context.Context, r *Rooms, _ struct{}) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.LockIndex()}, Prefixes: []string{r.Keys.LockPrefix, r.Keys.LocksMeta()}}
 	},
-	Plan: func(r *Read, _ struct{}) func() (domain.HeldLocks, bool) {
-		return r.Rooms.Locks.Plan(r.Ctx, r.Pipe, r.Rooms.Keys, r.Step())
+	Plan: func(ctx context.Context, r *Read, _ struct{}) func() (domain.HeldLocks, bool) {
+		return r.Rooms.Locks.Plan(ctx, r.Pipe, r.Rooms.Keys, r.Step())
 	},
 	Render: func(env Env, _ struct{}, aud domain.Audience, held domain.HeldLocks) templ.Component {
 		return views.LocksPanel(aud.Locks(held), true, env.Keys)

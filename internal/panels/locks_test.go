@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/panels"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
@@ -63,7 +64,7 @@ func TestTheLockStepRunsOnlyWhileNeeded(t *testing.T) {
 	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
 		ctx := context.Background()
 		var notified atomic.Bool
-		svc := open(t, rdb, notified.Load)
+		svc := open(t, rdb, func() (bool, uint64) { return notified.Load(), 0 })
 		if err := svc.Discovery.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +76,7 @@ func TestTheLockStepRunsOnlyWhileNeeded(t *testing.T) {
 			t.Errorf("a periodic poll nobody watches the locks in sent SCANs: %v", got)
 		}
 		locks, _, _ := wired(t, svc, domain.TopicLocks)
-		if _, err := svc.Snapshots.Read(ctx, []string{domain.TopicLocks}); err != nil {
+		if _, err := svc.Snapshots.Read(ctx, []string{domain.TopicLocks}, live.Poll{}); err != nil {
 			t.Fatal(err)
 		}
 		if got := scans.take(); len(got) != 0 {

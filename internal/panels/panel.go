@@ -25,6 +25,7 @@ import (
 	"github.com/zpulse/zpulse/internal/redisrepo/locks"
 	"github.com/zpulse/zpulse/internal/redisrepo/sources"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
+	"github.com/zpulse/zpulse/views"
 )
 
 // Kind declares one kind of panel: P is its topic's parameters, S its snapshot.
@@ -34,11 +35,11 @@ type Kind[P, S any] struct {
 	Parse func(topic string) (P, bool)
 	// Watch is every key the panel's read touches (exact keys, or prefixes where the keys
 	// move with time or with names found later). TestEveryPanelIsWhole holds it to the read.
-	Watch func(r *Rooms, p P) live.Watch
+	Watch func(ctx context.Context, r *Rooms, p P) live.Watch
 	// Plan adds the panel's read to r's pipeline and returns its decoder, which reports false
 	// while the read only learns what to read next time (nothing to publish). Nil: the
 	// watcher itself makes the snapshot (the status).
-	Plan func(r *Read, p P) func() (S, bool)
+	Plan func(ctx context.Context, r *Read, p P) func() (S, bool)
 	// Render is the fragment of snapshot s as audience aud may see it; its root element
 	// carries ID(p).
 	Render func(env Env, p P, aud domain.Audience, s S) templ.Component
@@ -52,8 +53,8 @@ type panel interface {
 
 // instance is a topic of a kind: the kind and its parsed parameters.
 type instance interface {
-	watch(r *Rooms) live.Watch
-	plan(r *Read) func() (any, bool) // nil: no read of its own
+	watch(ctx context.Context, r *Rooms) live.Watch
+	plan(ctx context.Context, r *Read) func() (any, bool) // nil: no read of its own
 	render(env Env, aud domain.Audience, snap any) (templ.Component, error)
 	same(a, b any) bool
 	id() string
@@ -72,14 +73,16 @@ type topicOf[P, S any] struct {
 	p    P
 }
 
-func (t topicOf[P, S]) watch(r *Rooms) live.Watch { return t.kind.Watch(r, t.p) }
-func (t topicOf[P, S]) id() string                { return t.kind.ID(t.p) }
+func (t topicOf[P, S]) watch(ctx context.Context, r *Rooms) live.Watch {
+	return t.kind.Watch(ctx, r, t.p)
+}
+func (t topicOf[P, S]) id() string { return t.kind.ID(t.p) }
 
-func (t topicOf[P, S]) plan(r *Read) func() (any, bool) {
+func (t topicOf[P, S]) plan(ctx context.Context, r *Read) func() (any, bool) {
 	if t.kind.Plan == nil {
 		return nil
 	}
-	read := t.kind.Plan(r, t.p)
+	read := t.kind.Plan(ctx, r, t.p)
 	return func() (any, bool) { return read() }
 }
 
@@ -159,11 +162,11 @@ func Same(topic string, a, b any) bool {
 	return ok && in.same(a, b)
 }
 
-// Env is what panels render with: the context carries the base path zpulse is served under.
+// Env is what panels render with.
 type Env struct {
-	Ctx    context.Context
-	BigKey int64             // a board with more players shows the big-key note
-	Keys   domain.KeyDisplay // key names as pages show them
+	BasePath string            // the path zpulse is served under (views.WithBasePath)
+	BigKey   int64             // a board with more players shows the big-key note
+	Keys     domain.KeyDisplay // key names as pages show them
 }
 
 // Rooms is what panels read and watch: the key layout and the rooms' live readers, whose
@@ -177,26 +180,30 @@ type Rooms struct {
 	Overview *limiters.Overview
 	Charts   *history.Charts
 	Sources  *sources.Sources
-	// Notified says whether keyspace notifications told discovery of every change since its
-	// last call (redisrepo.OpenOptions.Notified); nil: they never do. Read.Step asks it.
-	Notified func() bool
+	// Notified says whether keyspace notifications are on and how many of their
+	// subscriptions (re)started so far, each a gap whose events were lost
+	// (notify.Notifier.Heard; redisrepo.OpenOptions.Notified); nil: they are never on.
+	// Read.Step asks it.
+	Notified func() (on bool, gaps uint64)
+
+	gapsSeen uint64 // Notified's count when Step last asked it (the watcher's reads only)
 	// Completed is the completed jobs queues keep (redisrepo.OpenOptions.Completed): a
 	// job's read finds one while it is kept.
 	Completed domain.CompletedPolicy
 }
 
 // Read is one poll's planning: the pipeline every topic's reads ride in, the time of the read
-// and what was read (for the rooms to forget the rest).
+// and what was read (for the rooms to forget the rest). The poll's context is the plan
+// functions' parameter.
 type Read struct {
-	Ctx   context.Context
 	Pipe  redis.Pipeliner
 	Now   time.Time
 	Rooms *Rooms
 	// Again marks the read again, at once, of the topics whose first read this poll only
 	// learnt what to read (Snapshots.Read): what it learnt then no longer holds a panel back.
 	Again bool
-	// Periodic marks the watcher's tick at its interval (live.Periodic), read once: work bound
-	// to the poll cadence (discovery's steps: Step) runs then only.
+	// Periodic marks the watcher's tick at its interval (live.Poll.Periodic): work bound to
+	// the poll cadence (discovery's steps: Step) runs then only.
 	Periodic bool
 
 	limiters map[string]bool
@@ -208,23 +215,34 @@ type Read struct {
 // StepAdopted) before planning: on the watcher's periodic tick only, once discovery has run
 // (a step before would find what its first refresh finds), and only when keyspace
 // notifications did not tell discovery of every change since the last time it was asked
-// (Rooms.Notified). Notified is asked at most once a read, by the first panel that needs it,
-// and its answer holds for every panel of the read: it covers the changes since its last
-// call, so a second call in the same read would wrongly say a gap is over.
+// (Rooms.Notified: off, or a subscription (re)started since). Notified is asked at most once
+// a read, by the first panel that needs it, and its answer holds for every panel of the read.
 func (r *Read) Step() bool {
 	if r.step == nil {
-		step := r.Periodic && r.Rooms.Found.Refreshed() && (r.Rooms.Notified == nil || !r.Rooms.Notified())
+		step := r.Periodic && r.Rooms.Found.Refreshed() && !r.Rooms.heard()
 		r.step = &step
 	}
 	return *r.step
 }
 
+// heard says whether keyspace notifications told discovery of every change since the last
+// time it was asked: on, and no subscription (re)started since.
+func (r *Rooms) heard() bool {
+	if r.Notified == nil {
+		return false
+	}
+	on, gaps := r.Notified()
+	seen := r.gapsSeen
+	r.gapsSeen = gaps
+	return on && gaps == seen
+}
+
 // Plan adds the reads of topics to pipe and returns each read topic's decoder; a decoder's
 // false is nothing to publish yet (the read learnt what to read). Topics no panel reads are
-// left out. Then the rooms forget what no topic read, unless the read is live.Partial (some
-// subscribed topics only) or a read again (again: Read.Again).
-func (r *Rooms) Plan(ctx context.Context, pipe redis.Pipeliner, now time.Time, topics []string, again bool) map[string]func() (any, bool) {
-	rd := &Read{Ctx: ctx, Pipe: pipe, Now: now, Rooms: r, Again: again, Periodic: live.Periodic(ctx) && !again,
+// left out. Then the rooms forget what no topic read, unless the poll is partial (some
+// subscribed topics only: how.Partial) or a read again (again: Read.Again).
+func (r *Rooms) Plan(ctx context.Context, pipe redis.Pipeliner, now time.Time, topics []string, how live.Poll, again bool) map[string]func() (any, bool) {
+	rd := &Read{Pipe: pipe, Now: now, Rooms: r, Again: again, Periodic: how.Periodic && !again,
 		limiters: map[string]bool{}, charts: map[history.ChartID]bool{}}
 	out := make(map[string]func() (any, bool), len(topics))
 	for _, t := range topics {
@@ -232,11 +250,11 @@ func (r *Rooms) Plan(ctx context.Context, pipe redis.Pipeliner, now time.Time, t
 		if !ok {
 			continue
 		}
-		if read := in.plan(rd); read != nil {
+		if read := in.plan(ctx, rd); read != nil {
 			out[t] = read
 		}
 	}
-	if !live.Partial(ctx) && !again {
+	if !how.Partial && !again {
 		r.Limiters.Forget(rd.limiters)
 		r.Charts.Forget(rd.charts)
 	}
@@ -244,9 +262,10 @@ func (r *Rooms) Plan(ctx context.Context, pipe redis.Pipeliner, now time.Time, t
 }
 
 // Watches is what topic's read touches (live.Router); nothing for a topic no panel declares.
-func (r *Rooms) Watches(topic string) live.Watch {
+// ctx bounds a read it needs (an adopted source's layout).
+func (r *Rooms) Watches(ctx context.Context, topic string) live.Watch {
 	if in, ok := lookup(topic); ok {
-		return in.watch(r)
+		return in.watch(ctx, r)
 	}
 	return live.Watch{}
 }
@@ -264,7 +283,7 @@ func Renderer(env Env) live.RenderFunc {
 		if err != nil {
 			return nil, err
 		}
-		return renderHTML(env.Ctx, comp)
+		return renderHTML(views.WithBasePath(context.Background(), env.BasePath), comp)
 	}
 }
 

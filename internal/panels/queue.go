@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"context"
+
 	"github.com/a-h/templ"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -14,11 +16,11 @@ import (
 var Queue = declare(&Kind[string, domain.QueueView]{
 	Topic: domain.QueueTopic,
 	Parse: domain.ParseQueueTopic,
-	Watch: func(r *Rooms, q string) live.Watch {
+	Watch: func(_ context.Context, r *Rooms, q string) live.Watch {
 		return live.Watch{Keys: []string{r.Keys.Queue(q)}, Prefixes: []string{r.Keys.QueueOwn(q)}}
 	},
-	Plan: func(r *Read, q string) func() (domain.QueueView, bool) {
-		read := queues.PlanQueueView(r.Ctx, r.Pipe, r.Rooms.Keys, q, r.Now)
+	Plan: func(ctx context.Context, r *Read, q string) func() (domain.QueueView, bool) {
+		read := queues.PlanQueueView(ctx, r.Pipe, r.Rooms.Keys, q, r.Now)
 		return func() (domain.QueueView, bool) { return read(), true }
 	},
 	Render: func(_ Env, _ string, aud domain.Audience, v domain.QueueView) templ.Component {

@@ -23,9 +23,9 @@ import (
 var Source = declare(&Kind[string, domain.SourceView]{
 	Topic: domain.SourceTopic,
 	Parse: domain.ParseSourceTopic,
-	Watch: func(r *Rooms, name string) live.Watch {
+	Watch: func(ctx context.Context, r *Rooms, name string) live.Watch {
 		w := live.Watch{Keys: []string{r.Keys.Sources()}}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(ctx, time.Second) // the notification's batch waits on it
 		defer cancel()
 		if src, err := r.Sources.Source(ctx, name); err == nil { // cached: a round trip once a second at most
 			layout, _, _ := strings.Cut(src.Key, "{")
@@ -33,17 +33,17 @@ var Source = declare(&Kind[string, domain.SourceView]{
 		}
 		return w
 	},
-	Plan: func(r *Read, name string) func() (domain.SourceView, bool) {
-		src, err := r.Rooms.Sources.Source(r.Ctx, name) // cached: a round trip once a second at most
+	Plan: func(ctx context.Context, r *Read, name string) func() (domain.SourceView, bool) {
+		src, err := r.Rooms.Sources.Source(ctx, name) // cached: a round trip once a second at most
 		if err != nil {
 			return func() (domain.SourceView, bool) { return domain.SourceView{}, false }
 		}
 		if src.ScanPattern() != "" && r.Step() {
 			// A failed step (counted with the command errors on /metrics) leaves the keys as they
 			// were, and the next poll tries again; an unreachable Redis fails the read below.
-			_ = r.Rooms.Found.StepAdopted(r.Ctx, src.ScanPattern())
+			_ = r.Rooms.Found.StepAdopted(ctx, src.ScanPattern())
 		}
-		read := sources.PlanSourceView(r.Ctx, r.Pipe, r.Rooms.Keys, r.Rooms.Found, src, r.Now)
+		read := sources.PlanSourceView(ctx, r.Pipe, r.Rooms.Keys, r.Rooms.Found, src, r.Now)
 		return func() (domain.SourceView, bool) { return read(), true }
 	},
 	Render: func(_ Env, _ string, aud domain.Audience, v domain.SourceView) templ.Component {

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/panels"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
@@ -107,16 +108,17 @@ func TestAnAdoptedSourcesNewKeyShowsAtTheNextPoll(t *testing.T) {
 // (known keys) never does; a periodic poll without them sends each master at most
 // store.StepCalls SCANs of COUNT store.ScanCount and MATCH the source's pattern, for each lock
 // or limiter source watched. Notified is asked once a poll, its answer shared by the locks
-// topic and the sources: after a gap (Heard's answer is false once), both make their step.
+// topic and the sources: after a gap (Heard counts one more), both make their step.
 func TestTheAdoptedStepRunsOnlyWhileNeeded(t *testing.T) {
 	t.Parallel()
 	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
 		ctx := context.Background()
-		var heard, gap atomic.Bool
+		var heard atomic.Bool
+		var gaps atomic.Uint64
 		var asked atomic.Int64
-		notified := func() bool { // as notify.Notifier.Heard: a gap is told once
+		notified := func() (bool, uint64) { // as notify.Notifier.Heard
 			asked.Add(1)
-			return !gap.Swap(false) && heard.Load()
+			return heard.Load(), gaps.Load()
 		}
 		svc := open(t, rdb, notified)
 		lockTopic, limiterTopic := adopt(t, svc, "step")
@@ -131,7 +133,7 @@ func TestTheAdoptedStepRunsOnlyWhileNeeded(t *testing.T) {
 		}
 
 		w, _, _ := wired(t, svc, lockTopic, limiterTopic, domain.TopicLocks)
-		if _, err := svc.Snapshots.Read(ctx, []string{lockTopic, limiterTopic}); err != nil {
+		if _, err := svc.Snapshots.Read(ctx, []string{lockTopic, limiterTopic}, live.Poll{}); err != nil {
 			t.Fatal(err)
 		}
 		if got := scans.take(); len(got) != 0 {
@@ -174,7 +176,7 @@ func TestTheAdoptedStepRunsOnlyWhileNeeded(t *testing.T) {
 				}
 			}
 		}
-		gap.Store(true)
+		gaps.Add(1)
 		check("after a gap in the notifications")
 		heard.Store(false)
 		check("without notifications")

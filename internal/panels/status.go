@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"context"
+
 	"github.com/a-h/templ"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -14,7 +16,7 @@ import (
 var Status = declare(&Kind[struct{}, live.Status]{
 	Topic: func(struct{}) string { return domain.TopicStatus },
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicStatus },
-	Watch: func(*Rooms, struct{}) live.Watch { return live.Watch{} },
+	Watch: func(context.Context, *Rooms, struct{}) live.Watch { return live.Watch{} },
 	Render: func(_ Env, _ struct{}, _ domain.Audience, s live.Status) templ.Component {
 		return views.StatusFragment(views.Status{Available: s.Available, Detail: s.Detail, Notice: s.Notice}, s.Mode)
 	},

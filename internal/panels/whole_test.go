@@ -123,7 +123,7 @@ var examples = []string{
 
 // open opens the services over rdb as cmd/web does, on the test server's clock; notified is
 // OpenOptions.Notified (nil: keyspace notifications never reach discovery).
-func open(t *testing.T, rdb redis.UniversalClient, notified func() bool) *redisrepo.Services {
+func open(t *testing.T, rdb redis.UniversalClient, notified func() (on bool, gaps uint64)) *redisrepo.Services {
 	t.Helper()
 	svc, err := redisrepo.Open(context.Background(), redisrepo.OpenOptions{Client: rdb, Clock: redistest.ServerClock{}, TakePool: 2, Notified: notified})
 	if err != nil {
@@ -186,13 +186,13 @@ func TestEveryPanelIsWhole(t *testing.T) {
 	for _, topic := range examples {
 		cmds := rec.record(func() {
 			for range 3 { // the overview learns the names, then each policy, then reads its clients
-				if _, err := svc.Snapshots.Read(ctx, []string{topic}); err != nil {
+				if _, err := svc.Snapshots.Read(ctx, []string{topic}, live.Poll{}); err != nil {
 					t.Fatalf("%s: %v", topic, err)
 				}
 			}
 		})
 		touched := keysOf(t, keys, cmds)
-		w := svc.Snapshots.Rooms().Watches(topic)
+		w := svc.Snapshots.Rooms().Watches(context.Background(), topic)
 		t.Logf("%s reads %q", topic, touched)
 		if miss := uncovered(touched, w); len(miss) > 0 {
 			t.Errorf("%s reads keys it does not watch: %q (it watches %+v)", topic, miss, w)
@@ -211,8 +211,8 @@ func TestWholenessCatchesAnUnwatchedKey(t *testing.T) {
 	rdb.AddHook(rec)
 	svc := seed(t, rdb)
 	topic := panels.Board.Topic(panels.BoardParams{Board: "game:2048", Period: domain.AllTime, N: 10})
-	cmds := rec.record(func() { _, _ = svc.Snapshots.Read(context.Background(), []string{topic}) })
-	w := svc.Snapshots.Rooms().Watches(topic)
+	cmds := rec.record(func() { _, _ = svc.Snapshots.Read(context.Background(), []string{topic}, live.Poll{}) })
+	w := svc.Snapshots.Rooms().Watches(context.Background(), topic)
 	w.Prefixes = w.Prefixes[:1] // leaves out the board's own keys (settings, unique players)
 	if miss := uncovered(keysOf(t, redistest.DB(t), cmds), w); len(miss) == 0 {
 		t.Errorf("a watch without the board's settings passed")
@@ -223,14 +223,14 @@ func TestWholenessCatchesAnUnwatchedKey(t *testing.T) {
 func TestEveryPanelRendersItsElementID(t *testing.T) {
 	t.Parallel()
 	svc := seed(t, redistest.DB(t))
-	render := panels.Renderer(panels.Env{Ctx: context.Background(), Keys: redisrepo.DefaultKeys.Display()})
+	render := panels.Renderer(panels.Env{Keys: redisrepo.DefaultKeys.Display()})
 	ctx := context.Background()
 	for range 3 { // the first reads of locks and limiters only learn what to read
-		if _, err := svc.Snapshots.Read(ctx, examples); err != nil {
+		if _, err := svc.Snapshots.Read(ctx, examples, live.Poll{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	snaps, err := svc.Snapshots.Read(ctx, examples)
+	snaps, err := svc.Snapshots.Read(ctx, examples, live.Poll{})
 	if err != nil {
 		t.Fatal(err)
 	}

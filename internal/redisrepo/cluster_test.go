@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
@@ -163,7 +164,7 @@ func TestEveryOperationOnTheCluster(t *testing.T) {
 		topics = append(topics, domain.BoardTopic(n, domain.Weekly, domain.BoardTopN), domain.QueueTopic(n), domain.LimiterTopic(n))
 	}
 	for range 2 { // the first read learns the lk' names and the limiters' policies
-		_, err = svc.Snapshots.Read(ctx, topics)
+		_, err = svc.Snapshots.Read(ctx, topics, live.Poll{})
 		must("Snapshots.Read", err)
 	}
 	must("Demo.SetPaused", svc.Demo.SetPaused(ctx, true))

@@ -18,6 +18,7 @@ import (
 	"github.com/zpulse/zpulse/internal/redisrepo/history"
 	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
 	"github.com/zpulse/zpulse/internal/redisrepo/locks"
+	"github.com/zpulse/zpulse/internal/redisrepo/notify"
 	"github.com/zpulse/zpulse/internal/redisrepo/queues"
 	"github.com/zpulse/zpulse/internal/redisrepo/sources"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
@@ -46,12 +47,16 @@ type OpenOptions struct {
 	// second) until that many replicas have them, so a failover right after keeps them;
 	// fewer confirm: EUNAVAILABLE (a lock is given back). 0..MaxWaitReplicas.
 	WaitReplicas int
-	// Notified says whether keyspace notifications told discovery of every change since its
-	// last call (notify.Notifier's Heard): then every new lock or adopted source's key is known
-	// at once, and the watcher's periodic poll leaves out discovery's steps (the locks topic's
-	// store.Discovery.StepLocks, an adopted source's StepAdopted). nil: they never do. Only the
-	// watcher's poll (Snapshots.Read) calls it, once a read (panels.Read.Step).
-	Notified func() bool
+	// Notifications is the keyspace notifications' mode (--live-notifications) of the
+	// Notifier Open makes; "": notify.Off.
+	Notifications notify.Mode
+	// Notified stands in for the Notifier's Heard in tests: whether keyspace notifications
+	// are on, and how many subscriptions (re)started so far. While they are on with no new
+	// gap, every new lock or adopted source's key is known at once, and the watcher's
+	// periodic poll leaves out discovery's steps (the locks topic's store.Discovery.StepLocks,
+	// an adopted source's StepAdopted). Only the watcher's poll (Snapshots.Read) calls it,
+	// once a read (panels.Read.Step). nil: the Notifier's.
+	Notified func() (on bool, gaps uint64)
 	// AuditMaxEntries and AuditMaxAge cap the audit trail; zero values are
 	// audit.DefaultMaxEntries and audit.DefaultMaxAge.
 	AuditMaxEntries int64
@@ -66,6 +71,10 @@ type Keys = store.Keys
 
 // DefaultKeys are the keys of the default prefixes.
 var DefaultKeys = store.DefaultKeys
+
+// IndexNotes are the notes pages show about zpulse's own index keys these services last read
+// as another type (store.IndexNotes): read as empty, the lists show what discovery finds.
+func (s *Services) IndexNotes() []string { return store.IndexNotes(s.Client) }
 
 // MaxWaitReplicas bounds OpenOptions.WaitReplicas.
 const MaxWaitReplicas = store.MaxWaitReplicas
@@ -105,6 +114,9 @@ type Services struct {
 	Snapshots *Snapshots
 	// Discovery finds boards, queues, locks and limiter clients by bounded SCAN (Run drives it).
 	Discovery *store.Discovery
+	// Notifier follows keyspace notifications (OpenOptions.Notifications), which it tells
+	// Discovery of; the caller runs it (Notifier.Run) with the watcher's handlers.
+	Notifier *notify.Notifier
 	// Keys names the keys for people, for pages that explain where data lives.
 	Keys domain.KeyDisplay
 
@@ -138,9 +150,6 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 		return nil, fmt.Errorf("redisrepo.Open: %w", err)
 	}
 	s := &Services{Client: opt.Client}
-	if opt.Client == nil {
-		redis.SetLogger(goRedisLogger{opt.Log}) // go-redis would log every failed dial while Redis is down
-	}
 	switch {
 	case opt.Client != nil:
 	case opt.URL != "":
@@ -188,6 +197,13 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Auth = auth.NewAuth(rdb, keys, c)
 	s.Audit = audit.NewTrail(rdb, keys, opt.AuditMaxEntries, opt.AuditMaxAge)
 	s.Sources = sources.NewSources(rdb, keys, s.Discovery, c)
+	if opt.Notifications == "" {
+		opt.Notifications = notify.Off
+	}
+	s.Notifier = notify.New(rdb, notify.Options{Mode: opt.Notifications, Keys: keys, Discovery: s.Discovery, Embedded: s.Embedded, Log: opt.Log})
+	if opt.Notified == nil {
+		opt.Notified = s.Notifier.Heard
+	}
 	s.Snapshots = newSnapshots(rdb, keys, s.Discovery, c, s.Sources, opt.Notified, completed)
 	s.History = history.NewHistory(rdb, keys, s.Discovery, c)
 	s.Business = history.NewBusiness(rdb, keys, s.Discovery, c)
@@ -252,10 +268,11 @@ func keepTime(ctx context.Context, m *miniredis.Miniredis) {
 	}
 }
 
-// goRedisLogger sends go-redis's own messages to the debug level: outages are reported once,
-// by the watcher, rather than at every failed dial.
-type goRedisLogger struct{ log *slog.Logger }
+// GoRedisLogger sends go-redis's own messages (every failed dial while Redis is down) to log's
+// debug level: outages are reported once, by the watcher. go-redis has one logger for the
+// whole process: cmd/web's main sets it (redis.SetLogger), once.
+type GoRedisLogger struct{ Log *slog.Logger }
 
-func (l goRedisLogger) Printf(ctx context.Context, format string, v ...any) {
-	l.log.DebugContext(ctx, "go-redis: "+fmt.Sprintf(format, v...))
+func (l GoRedisLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.Log.DebugContext(ctx, "go-redis: "+fmt.Sprintf(format, v...))
 }

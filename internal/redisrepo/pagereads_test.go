@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
@@ -46,7 +47,7 @@ func TestPageReadsLeaveTheWatcherAlone(t *testing.T) {
 		domain.TopicQueues, domain.QueueTopic("jobs"), domain.TopicLocks}
 	read := func() map[string]any {
 		t.Helper()
-		snaps, err := svc.Snapshots.Read(ctx, topics)
+		snaps, err := svc.Snapshots.Read(ctx, topics, live.Poll{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +112,7 @@ func TestSummariesMatchTheWatcher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snaps, err := svc.Snapshots.Read(ctx, []string{domain.TopicBoards, domain.TopicQueues})
+	snaps, err := svc.Snapshots.Read(ctx, []string{domain.TopicBoards, domain.TopicQueues}, live.Poll{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
@@ -67,7 +68,7 @@ func BenchmarkCommandsPerTick(b *testing.B) {
 		b.Run(kind.name, func(b *testing.B) {
 			snaps := newSnapshots(rdb, store.DefaultKeys, svc.Discovery, store.Clocks{Script: clock}, nil, nil, domain.DefaultCompletedPolicy)
 			for range 3 { // the first reads learn what to read (a limiter's policy, the locks' names)
-				if _, err := snaps.Read(ctx, []string{kind.topic}); err != nil {
+				if _, err := snaps.Read(ctx, []string{kind.topic}, live.Poll{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -76,7 +77,7 @@ func BenchmarkCommandsPerTick(b *testing.B) {
 			var per int
 			for b.Loop() {
 				before := hook.Commands
-				if _, err := snaps.Read(ctx, []string{kind.topic}); err != nil {
+				if _, err := snaps.Read(ctx, []string{kind.topic}, live.Poll{}); err != nil {
 					b.Fatal(err)
 				}
 				per = hook.Commands - before
@@ -119,14 +120,14 @@ func TestCommandsPerMadeUpTopic(t *testing.T) {
 			topics[i] = kind.topic(i)
 		}
 		for range 3 { // warm: the first reads learn what to read
-			if _, err := svc.Snapshots.Read(ctx, topics); err != nil {
+			if _, err := svc.Snapshots.Read(ctx, topics, live.Poll{}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		clock.Advance(time.Second) // a new second: charts are read again
 		hook := &redistest.CountingHook{}
 		rdb.AddHook(hook)
-		if _, err := svc.Snapshots.Read(ctx, topics); err != nil {
+		if _, err := svc.Snapshots.Read(ctx, topics, live.Poll{}); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("%s: %d commands for %d topics", kind.name, hook.Commands, n)
@@ -150,11 +151,11 @@ func BenchmarkSnapshotsReadLocks(b *testing.B) {
 			snaps := svc.Snapshots
 			topics := []string{domain.TopicLocks}
 			for warm := false; !warm; { // until the first SCAN pass ended
-				got, _ := snaps.Read(ctx, topics)
+				got, _ := snaps.Read(ctx, topics, live.Poll{})
 				_, warm = got[domain.TopicLocks]
 			}
 			for b.Loop() {
-				got, err := snaps.Read(ctx, topics)
+				got, err := snaps.Read(ctx, topics, live.Poll{})
 				if err != nil || len(got[domain.TopicLocks].(domain.HeldLocks).Locks) != n {
 					b.Fatalf("read %v, %v", got, err)
 				}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
@@ -21,7 +22,7 @@ func TestSnapshotsReadLocksTopic(t *testing.T) {
 	rdb.Set(ctx, "lock:bad{name}", "x", time.Minute) // braces: not a name zpulse can read
 
 	topics := []string{domain.TopicLocks, domain.BoardTopic("b", domain.AllTime, domain.BoardTopN)}
-	got, err := snaps.Read(ctx, topics)
+	got, err := snaps.Read(ctx, topics, live.Poll{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func TestSnapshotsReadLocksTopic(t *testing.T) {
 	}
 	hook := &redistest.CountingHook{}
 	rdb.AddHook(hook)
-	got, err = snaps.Read(ctx, topics)
+	got, err = snaps.Read(ctx, topics, live.Poll{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,13 +57,13 @@ func TestSnapshotsReadLocksTopic(t *testing.T) {
 	lk.ForceRelease(ctx, "order:1001", "")
 	rdb.Del(ctx, "lock:article")
 	gone, _ := lk.Acquire(ctx, "short", domain.LockOptions{TTL: domain.MinLockTTL})
-	snaps.Read(ctx, topics)                       // learns the name "short"
+	snaps.Read(ctx, topics, live.Poll{})          // learns the name "short"
 	rdb.Del(ctx, store.DefaultKeys.Lock("short")) // as its lease running out would
-	got, _ = snaps.Read(ctx, topics)
+	got, _ = snaps.Read(ctx, topics, live.Poll{})
 	if held := got[domain.TopicLocks].(domain.HeldLocks); len(held.Locks) != 0 {
 		t.Errorf("lk = %+v, want none", held)
 	}
-	snaps.Read(ctx, topics)
+	snaps.Read(ctx, topics, live.Poll{})
 	if rdb.SIsMember(ctx, store.DefaultKeys.LockIndex(), gone.Lock).Val() {
 		t.Error("an expired lock's name stayed in the index")
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
@@ -23,7 +24,7 @@ func TestSnapshotsReadBoardTopics(t *testing.T) {
 		lb.AddPoints(ctx, "big", string(rune('a'+i)), int64(i))
 	}
 	big10, empty10 := domain.BoardTopic("big", domain.AllTime, 10), domain.BoardTopic("empty", domain.AllTime, 10)
-	snaps, err := newSnapshots(rdb, store.DefaultKeys, lb.Found, store.Clocks{Script: clock}, nil, nil, domain.DefaultCompletedPolicy).Read(ctx, []string{big10, empty10, domain.TopicStatus, "nonsense"})
+	snaps, err := newSnapshots(rdb, store.DefaultKeys, lb.Found, store.Clocks{Script: clock}, nil, nil, domain.DefaultCompletedPolicy).Read(ctx, []string{big10, empty10, domain.TopicStatus, "nonsense"}, live.Poll{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,12 +51,12 @@ func TestSnapshotsReadIsOneRoundTrip(t *testing.T) {
 	}
 	topics = append(topics, domain.TopicBoards)
 	snaps := openTest(t, rdb, clock).Snapshots
-	if _, err := snaps.Read(ctx, topics); err != nil { // loads the scripts, which a test before it may not have
+	if _, err := snaps.Read(ctx, topics, live.Poll{}); err != nil { // loads the scripts, which a test before it may not have
 		t.Fatal(err)
 	}
 	hook := &redistest.CountingHook{}
 	rdb.AddHook(hook)
-	if _, err := snaps.Read(ctx, topics); err != nil {
+	if _, err := snaps.Read(ctx, topics, live.Poll{}); err != nil {
 		t.Fatal(err)
 	}
 	if hook.Pipelines != 1 || hook.Single != 0 {
@@ -71,7 +72,7 @@ func TestSnapshotsSurviveAKeyOfAnotherType(t *testing.T) {
 	rdb.Set(ctx, "leaderboard:oops", "not a sorted set", 0)
 	lb.AddPoints(ctx, "fine", "a", 1)
 	oops, fine := domain.BoardTopic("oops", domain.AllTime, 10), domain.BoardTopic("fine", domain.AllTime, 10)
-	snaps, err := newSnapshots(rdb, store.DefaultKeys, lb.Found, store.Clocks{Script: clock}, nil, nil, domain.DefaultCompletedPolicy).Read(ctx, []string{oops, fine})
+	snaps, err := newSnapshots(rdb, store.DefaultKeys, lb.Found, store.Clocks{Script: clock}, nil, nil, domain.DefaultCompletedPolicy).Read(ctx, []string{oops, fine}, live.Poll{})
 	if err != nil {
 		t.Fatalf("one WRONGTYPE failed the whole read: %v", err)
 	}
@@ -104,12 +105,12 @@ func TestSnapshotsQueueTopicIsCheapAndStable(t *testing.T) {
 		t.Fatal(err)
 	}
 	topics := []string{domain.QueueTopic("jobs"), domain.QueueTopic(domain.DelayedQueueDefault)}
-	if _, err := svc.Snapshots.Read(ctx, topics); err != nil { // loads the script
+	if _, err := svc.Snapshots.Read(ctx, topics, live.Poll{}); err != nil { // loads the script
 		t.Fatal(err)
 	}
 	hook := &redistest.CountingHook{}
 	rdb.AddHook(hook)
-	first, err := svc.Snapshots.Read(ctx, topics)
+	first, err := svc.Snapshots.Read(ctx, topics, live.Poll{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,12 +127,12 @@ func TestSnapshotsQueueTopicIsCheapAndStable(t *testing.T) {
 	// Past the throughput window (the sparkline of the enqueues moves until then), a read
 	// one second after another is equal.
 	clock.Advance((domain.ThroughputSeconds + 1) * time.Second)
-	a, err := svc.Snapshots.Read(ctx, topics)
+	a, err := svc.Snapshots.Read(ctx, topics, live.Poll{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(time.Second)
-	b, err := svc.Snapshots.Read(ctx, topics)
+	b, err := svc.Snapshots.Read(ctx, topics, live.Poll{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,13 +163,13 @@ func TestSnapshotsReadLimiterTopics(t *testing.T) {
 	}
 	// The first read learns the policy and the clients, and reads their state again at once:
 	// the limiter shows in the same Read, one round trip later.
-	snaps, err := s.Read(ctx, topics)
+	snaps, err := s.Read(ctx, topics, live.Poll{})
 	if err != nil || clientsOf(snaps) != "c-1:1" || hook.Pipelines != 2 || hook.Single != 0 {
 		t.Fatalf("first read: %v %v (clients %q); %d pipelines, %d single calls, want c-1:1 in 2 pipelines", snaps, err, clientsOf(snaps), hook.Pipelines, hook.Single)
 	}
 	view := snaps[topics[0]].(domain.LimiterView)
 	*hook = redistest.CountingHook{}
-	again, err := s.Read(ctx, topics)
+	again, err := s.Read(ctx, topics, live.Poll{})
 	if err != nil || hook.Pipelines != 1 || hook.Single != 0 {
 		t.Fatalf("second read: %v; %d pipelines, %d single calls, want 1 pipeline", err, hook.Pipelines, hook.Single)
 	}
@@ -180,7 +181,7 @@ func TestSnapshotsReadLimiterTopics(t *testing.T) {
 	allow(t, l, "default", "c-2")
 	l.Flush(ctx)
 	*hook = redistest.CountingHook{}
-	snaps, err = s.Read(ctx, topics)
+	snaps, err = s.Read(ctx, topics, live.Poll{})
 	if err != nil || clientsOf(snaps) != "c-1:1 c-2:1" || hook.Pipelines != 2 {
 		t.Fatalf("read after a new client: %v, clients %q in %d pipelines, want c-1:1 c-2:1 in 2", err, clientsOf(snaps), hook.Pipelines)
 	}
@@ -204,7 +205,7 @@ func TestSnapshotsReadARingOncePerSecond(t *testing.T) {
 	topic := domain.HistoryTopic(domain.HistoryQueue, "mail", domain.HistoryHour)
 	read := func() domain.History {
 		t.Helper()
-		snaps, err := svc.Snapshots.Read(ctx, []string{topic})
+		snaps, err := svc.Snapshots.Read(ctx, []string{topic}, live.Poll{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +222,7 @@ func TestSnapshotsReadARingOncePerSecond(t *testing.T) {
 	if gets != 2 {
 		t.Errorf("a read in the next second: %d GETs, want 2", gets)
 	}
-	if _, err := svc.Snapshots.Read(ctx, nil); err != nil { // nobody asks for the chart any more
+	if _, err := svc.Snapshots.Read(ctx, nil, live.Poll{}); err != nil { // nobody asks for the chart any more
 		t.Fatal(err)
 	}
 	read()

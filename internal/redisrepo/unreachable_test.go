@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
 )
 
 // An unreachable Redis is EUNAVAILABLE through the error that names the failing operation.
@@ -26,7 +27,7 @@ func TestUnreachableRedisIsUnavailable(t *testing.T) {
 	}{
 		{"boards.Leaderboards.boardSettings", func() error { _, err := lb.AddPoints(ctx, "b", "a", 1); return err }},
 		{"boards.Leaderboards.Top", func() error { _, err := lb.Top(ctx, "b", domain.AllTime, 10); return err }},
-		{"redisrepo.Snapshots.read", func() error { _, err := svc.Snapshots.Read(ctx, nil); return err }},
+		{"redisrepo.Snapshots.read", func() error { _, err := svc.Snapshots.Read(ctx, nil, live.Poll{}); return err }},
 		{"queues.Queues.Enqueue", func() error { _, err := svc.Queues.Enqueue(ctx, "q", domain.NewJob{ID: "j"}); return err }},
 		{"store.Discovery.refresh", func() error { _, err := svc.Queues.Summaries(ctx); return err }},
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
@@ -109,7 +110,7 @@ func TestKeysOfAnotherTypeAtZpulsesNames(t *testing.T) {
 		if err != nil || len(bs) != 2 || bs[0].Board != "cfg" || bs[0].WrongType != "hash" || bs[1].WrongType != "" || bs[1].Players != 1 {
 			t.Errorf("board summaries = %+v, %v", bs, err)
 		}
-		snaps, err := svc.Snapshots.Read(ctx, []string{domain.TopicQueues, domain.TopicBoards})
+		snaps, err := svc.Snapshots.Read(ctx, []string{domain.TopicQueues, domain.TopicBoards}, live.Poll{})
 		if err != nil {
 			t.Fatal(err)
 		}

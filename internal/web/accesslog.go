@@ -3,6 +3,7 @@ package web
 import (
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -40,11 +41,39 @@ func accessLog(log *slog.Logger, mode string) echo.MiddlewareFunc {
 			case v.Status >= http.StatusInternalServerError:
 				level = slog.LevelError
 			}
-			log.LogAttrs(c.Request().Context(), level, "request", slog.String("method", v.Method), slog.String("uri", v.URI),
+			log.LogAttrs(c.Request().Context(), level, "request", slog.String("method", v.Method), slog.String("uri", redactURI(v.URI)),
 				slog.Int("status", v.Status), slog.Float64("latency_ms", float64(v.Latency.Microseconds())/1000), slog.String("request_id", v.RequestID))
 			return nil
 		},
 	})
+}
+
+// redactURI is a request's URI as the log shows it: a query value that may be a credential
+// (its name says token, secret, password or key, or it looks like a personal token) is
+// replaced. zpulse never takes a token from the address, but a client may still put one there.
+func redactURI(uri string) string {
+	path, query, ok := strings.Cut(uri, "?")
+	if !ok {
+		return uri
+	}
+	values, err := url.ParseQuery(query)
+	if err != nil {
+		return path + "?(unreadable query withheld)"
+	}
+	changed := false
+	for name, vs := range values {
+		lower := strings.ToLower(name)
+		secret := strings.Contains(lower, "token") || strings.Contains(lower, "secret") || strings.Contains(lower, "password") || strings.Contains(lower, "key")
+		for i, v := range vs {
+			if secret || strings.HasPrefix(v, "zpt_") {
+				vs[i], changed = "REDACTED", true
+			}
+		}
+	}
+	if !changed {
+		return uri
+	}
+	return path + "?" + values.Encode()
 }
 
 // isQuiet says whether a route's requests are routine enough to log at DEBUG only.

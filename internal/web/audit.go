@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ const auditWriteTimeout = 2 * time.Second
 // ended. A failed write is logged and counted, never turned into the request's error.
 type auditTrail struct {
 	trail    domain.AuditLog
-	log      interface{ Warn(string, ...any) }
+	log      *slog.Logger
 	failures prometheus.Counter
 }
 
@@ -32,6 +33,17 @@ func newAuditTrail(d Deps) *auditTrail {
 		d.Registry.MustRegister(failures)
 	}
 	return &auditTrail{trail: d.Trail, log: d.Log, failures: failures}
+}
+
+// around records every request of a route whose action is action, once it is answered.
+func (a *auditTrail) around(action string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			err := next(c)
+			a.record(c, action, err)
+			return err
+		}
+	}
 }
 
 // record writes the entry of a change request that action names, once it is answered: err

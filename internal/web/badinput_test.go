@@ -173,7 +173,29 @@ var badInputs = []badInput{
 	{"POST", "/api/v1/boards/b/encoding", `{}`, nil},
 	{"POST", "/api/v1/boards/b/encoding", `{"tie_break":"random"}`, nil},
 	{"POST", "/api/v1/boards/b/encoding", `{"tie_break":"none","x":1}`, nil},
+	// loose input: null bodies, a body on a call that takes none, repeated query parameters,
+	// cursors read less strictly than bodies, a body too large for a call that takes none
+	{"PUT", "/api/v1/queues/q", `null`, nil},
+	{"POST", "/api/v1/queues/q/jobs/a/retry", `null`, nil},
+	{"POST", "/api/v1/queues/q/poll", ` null `, nil},
+	{"POST", "/api/v1/boards/b/seasons", `{"keep":1}`, nil},
+	{"POST", "/api/v1/boards/b/seasons", `[]`, nil},
+	{"POST", "/api/v1/boards/b/seasons", `null`, nil},
+	{"GET", "/api/v1/boards/b/entries?limit=5&limit=500", "", nil},
+	{"GET", "/api/v1/boards/b/top?n=1&n=2", "", nil},
+	{"GET", "/api/v1/queues/q/jobs?state=waiting&state=dead", "", nil},
+	{"DELETE", "/api/v1/boards/b?period=daily&period=weekly", "", nil},
+	{"GET", "/api/v1/boards/b/entries?cursor=" + rawCursor(`{"s":"1","m":"p","m":"q"}`), "", nil},
+	{"GET", "/api/v1/boards/b/entries?cursor=" + rawCursor(`{"s":"1","m":"p","x":0}`), "", nil},
+	{"GET", "/api/v1/boards/b/entries?cursor=" + rawCursor("{\"s\":\"1\",\"m\":\"p\xff\"}"), "", nil},
+	{"GET", "/api/v1/sources/brd/entries?cursor=" + rawCursor(`{"s":"1","m":"p","m":"q"}`), "", nil},
+	{"GET", "/api/v1/boards/b/seasons/1/entries?cursor=" + rawCursor(`{"s":"1","m":"p","x":0}`), "", nil},
+	{"DELETE", "/api/v1/boards/b", strings.Repeat("x", 2<<20), nil},
+	{"POST", "/api/v1/queues/q/pause", strings.Repeat("x", 2<<20), nil},
 }
+
+// rawCursor is a board cursor of the caller's JSON text.
+func rawCursor(text string) string { return base64.RawURLEncoding.EncodeToString([]byte(text)) }
 
 // forgedCursor is an entries cursor with a score and member of the caller's choosing.
 func forgedCursor(score, member string) string {
@@ -258,5 +280,20 @@ func TestPeekOfAFreshClientIsAllowed(t *testing.T) {
 	}
 	if _, b := s.get(t, "/api/v1/limiters/default/clients/fresh"); !strings.HasPrefix(b, `{"allowed":true`) {
 		t.Errorf("default: peek of a fresh client: %s", b)
+	}
+}
+
+// A query parameter given twice is refused by name, whichever the call, before its handler
+// reads either value.
+func TestRepeatedQueryParameterIsRefusedByName(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, "", nil)
+	for path, name := range map[string]string{"/api/v1/boards/b/entries?limit=5&cursor=&limit=500": "limit", "/api/v1/queues?x=1&x=2": "x"} {
+		status, body := s.get(t, path)
+		var env httpio.APIError
+		if err := json.Unmarshal([]byte(body), &env); err != nil || status != http.StatusBadRequest || env.Error.Code != "invalid" ||
+			env.Error.Field != name || !strings.Contains(env.Error.Message, "is given 2 times") {
+			t.Errorf("GET %s = %d %s, want 400 naming the parameter", path, status, body)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
@@ -265,5 +266,27 @@ func TestResetRefusesAnEmptyOrAllPeriod(t *testing.T) {
 	}
 	if _, b := s.get(t, "/api/v1/boards/p/top"); !strings.Contains(b, `"entries":[]`) {
 		t.Fatalf("after the whole reset: %s", b)
+	}
+}
+
+// A board whose scheduled season end failed at the rollover's last round says so on its page
+// and, shortly, on the overview; the other boards say nothing.
+func TestRolloverFailureIsShown(t *testing.T) {
+	t.Parallel()
+	rdb := redistest.DB(t)
+	s := newTestServer(t, "", rdb)
+	for _, b := range []string{"broken", "fine"} {
+		s.postJSON(t, "/api/v1/boards/"+b+"/scores", `{"player":"ann","points":5}`)
+	}
+	rdb.HSet(context.Background(), redisrepo.DefaultKeys.SeasonRolloverFailures(), "broken", "2026-12-04 17:00:00 UTC: the seasons hash lost its count")
+	if _, p := s.get(t, "/boards/broken"); !strings.Contains(p, `data-testid="rollover-failure"`) || !strings.Contains(p, "the seasons hash lost its count") {
+		t.Error("the board's page does not say its season end failed")
+	}
+	if _, p := s.get(t, "/boards/fine"); strings.Contains(p, `data-testid="rollover-failure"`) {
+		t.Error("a healthy board's page shows a rollover failure")
+	}
+	_, p := s.get(t, "/")
+	if strings.Count(p, `data-testid="rollover-failure"`) != 1 || !strings.Contains(p, "Scheduled season end failed") {
+		t.Error("the overview does not note the one failed board")
 	}
 }

@@ -21,7 +21,7 @@ import (
 
 // searchPage is one step of a search of a queue's jobs (?state=&q=&cursor=).
 func (s *server) searchPage(c echo.Context, queue string) error {
-	opt, err := httpio.JobSearchOptions(c, who(c).admin)
+	opt, err := httpio.JobSearchOptions(c, s.audience(c).Sees(domain.JobPayloads))
 	if err != nil {
 		return err
 	}
@@ -29,9 +29,10 @@ func (s *server) searchPage(c echo.Context, queue string) error {
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		return err
 	}
+	res = s.audience(c).JobSearch(res)
 	res.Queue, res.State, res.Text = queue, opt.State, opt.Text
 	page := domain.JobPage{Queue: queue, State: opt.State, Counts: res.Counts}
-	return s.render(c, http.StatusOK, views.JobsPage(unavailable(s.chrome(c, queue+" jobs"), err), page, &res))
+	return s.render(c, http.StatusOK, views.JobsPage(unavailable(s.chrome(c, queue+" jobs"), err), page, &res, nil))
 }
 
 // bulkRequest reads a bulk action as the jobs page's form gives it: action, and the ids

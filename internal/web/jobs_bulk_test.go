@@ -106,10 +106,13 @@ func TestAPIRetryWithEdit(t *testing.T) {
 	if j.State != domain.JobWaiting || string(j.Payload) != `{"to":"ana@example.org"}` || len(j.Errors) != 2 || j.Errors[1].Edit != r.Edit {
 		t.Fatalf("after retry: %s", body)
 	}
-	if status, body := s.postJSON(t, "/api/v1/queues/mail/jobs/mail-0/retry", ``); status != http.StatusNotFound {
-		t.Fatalf("retry of a waiting job: %d %s", status, body)
+	if status, body := s.postJSON(t, "/api/v1/queues/mail/jobs/mail-0/retry", ``); status != http.StatusConflict || !strings.Contains(body, "is waiting") {
+		t.Fatalf("retry of a waiting job: %d %s, want 409 saying it waits", status, body)
 	}
 	d = s.leasedPoll(t, "mail")
+	if status, body := s.postJSON(t, "/api/v1/queues/mail/jobs/mail-0/retry", ``); status != http.StatusConflict || !strings.Contains(body, "in flight") {
+		t.Fatalf("retry of a job in flight: %d %s, want 409 saying so", status, body)
+	}
 	s.postJSON(t, "/api/v1/queues/mail/jobs/mail-0/nack", `{"token":"`+d.Token+`","error":"again"}`)
 	status, body = s.postJSON(t, "/api/v1/queues/mail/jobs/mail-0/retry", ``)
 	if r = answerOf[domain.Retried](t, status, body, http.StatusOK); r.Edit != "requeued by an operator, unchanged" || *r.Priority != 0 {

@@ -56,7 +56,15 @@ func (s *server) jobsPage(c echo.Context) error {
 	if page.Queue == "" {
 		page = domain.JobPage{Queue: queue, State: opt.State}
 	}
-	return s.render(c, http.StatusOK, views.JobsPage(unavailable(s.chrome(c, queue+" jobs"), err), page, nil))
+	var groups *domain.DeadErrorGroups
+	if err == nil && opt.State == domain.JobDead && opt.Cursor == "" && page.Counts.Dead > 0 {
+		g, gerr := s.Queues.DeadErrors(c.Request().Context(), queue)
+		if gerr != nil && domain.ErrorCode(gerr) != domain.EUNAVAILABLE {
+			return gerr
+		}
+		err, groups = gerr, &g
+	}
+	return s.render(c, http.StatusOK, views.JobsPage(unavailable(s.chrome(c, queue+" jobs"), err), page, nil, groups))
 }
 
 // confirmPage renders the confirmation step ask describes.
@@ -77,6 +85,7 @@ func (s *server) confirmDeleteJob(c echo.Context) (views.ConfirmData, error) {
 		return views.ConfirmData{}, err
 	}
 	return views.ConfirmData{
+		Need:  domain.RoleOperator,
 		Title: "Delete a job",
 		What: []string{
 			fmt.Sprintf("This deletes job %s of queue %s, now %s, with its payload, attempt count and kept errors.", id, queue, stateWord(j.State)),

@@ -234,11 +234,11 @@ func TestLocksPageNeedsSignInToChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	status, body := s.get(t, "/locks")
-	if status != http.StatusOK || !strings.Contains(body, "Sign in to take locks") || strings.Contains(body, `action="/locks/acquire"`) ||
+	if status != http.StatusOK || !strings.Contains(body, "has the operator role to use this") || strings.Contains(body, `action="/locks/acquire"`) ||
 		!strings.Contains(body, `data-lock="other"`) || !strings.Contains(body, "Other service") || !strings.Contains(body, `ws-connect="/ws?topic=status&amp;topic=locks"`) {
 		t.Errorf("read-only page: %d", status)
 	}
-	if _, body := s.get(t, "/locks/other/force-release"); !strings.Contains(body, "Sign in to force-release") {
+	if _, body := s.get(t, "/locks/other/force-release"); !strings.Contains(body, "has the admin role to use this") {
 		t.Error("the confirmation offers a force-release without sign-in")
 	}
 	status, _, h := s.postForm(t, "/login", "/locks/acquire", url.Values{"lock": {"x"}, "ttl": {"1"}})

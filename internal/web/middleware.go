@@ -83,9 +83,13 @@ func refuseCSRFInQuery(next echo.HandlerFunc) echo.HandlerFunc {
 
 // requireJSON refuses API bodies that are not application/json with a 415. A request with
 // no body and no Content-Type has no media type to refuse: it goes to its handler, which
-// takes it where the body is optional (a poll) and answers 400 where one is needed.
+// takes it where the body is optional (a poll) and answers 400 where one is needed. First,
+// for every API call, a query parameter given twice is refused (httpio.SingleQueryValues).
 func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if err := httpio.SingleQueryValues(c); err != nil {
+			return err
+		}
 		r := c.Request()
 		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodDelete {
 			return next(c)

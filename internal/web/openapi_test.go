@@ -203,3 +203,20 @@ func findOperation(doc *openapi3.T, method, path string) (*routers.Route, map[st
 	}
 	return nil, nil
 }
+
+// Every call that changes something answers 413 for a body above the limit, whether it takes
+// a body or not (the limit is the router's): each documents it.
+func TestOpenAPIDocumentsTooLargeOnEveryChange(t *testing.T) {
+	t.Parallel()
+	doc := loadAPIDoc(t)
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if method == http.MethodGet || method == http.MethodHead {
+				continue
+			}
+			if op.Responses.Value("413") == nil {
+				t.Errorf("%s %s does not document 413", method, path)
+			}
+		}
+	}
+}

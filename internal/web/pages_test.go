@@ -23,7 +23,7 @@ func TestBoardPage(t *testing.T) {
 		t.Fatalf("status %d", status)
 	}
 	for _, want := range []string{
-		`data-player="carol"`, ">1,500<", "Open access", `ws-connect="/ws?topic=status&amp;topic=board.all.10%3Agame%3A2048&amp;topic=history.board.1h%3Agame%3A2048"`,
+		`data-player="carol"`, ">1,500<", "Full access from this machine", `ws-connect="/ws?topic=status&amp;topic=board.all.10%3Agame%3A2048&amp;topic=history.board.1h%3Agame%3A2048"`,
 		`id="` + views.BoardPanelID("game:2048", domain.AllTime, 10) + `"`, `name="_csrf"`,
 	} {
 		if !strings.Contains(body, want) {
@@ -125,8 +125,8 @@ func TestAdminSignInForForms(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, "s3cret", nil)
 	_, page := s.get(t, "/boards/b")
-	if !strings.Contains(page, "Sign in to add points") || strings.Contains(page, `name="points"`) {
-		t.Error("the page offers the form without a session")
+	if !strings.Contains(page, "the operator role to use this") || !strings.Contains(page, `<fieldset disabled`) {
+		t.Error("the page offers the form without a session, or does not say why it is disabled")
 	}
 	status, _, h := s.postForm(t, "/login", "/boards/b/points", url.Values{"player": {"a"}, "points": {"1"}})
 	if status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), "/login") {
@@ -147,7 +147,7 @@ func TestAdminSignInForForms(t *testing.T) {
 		t.Errorf("score after a signed-in post = %v", got)
 	}
 	s.postForm(t, "/boards/b", "/logout", url.Values{})
-	if _, page = s.get(t, "/boards/b"); !strings.Contains(page, "Sign in to add points") {
+	if _, page = s.get(t, "/boards/b"); !strings.Contains(page, "the operator role to use this") {
 		t.Error("still signed in after sign-out")
 	}
 }

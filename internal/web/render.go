@@ -42,15 +42,25 @@ func (s *server) chrome(c echo.Context, title string, topics ...string) views.Ch
 		Title:      title,
 		Topics:     topics,
 		Embedded:   s.Embedded,
-		AdminToken: s.AdminToken != "",
+		AdminToken: s.protected(),
 		SignedIn:   who(c).signedIn,
+		Actor:      who(c).actor,
 		OpenAccess: s.OpenAccess,
 		CSRF:       token,
 		Status:     views.Status{Available: st.Available, Detail: st.Detail, Notice: st.Notice},
 		Path:       c.Request().URL.RequestURI(),
 		Keys:       s.Keys,
 		LiveMode:   s.liveMode(),
+		Notes:      s.indexNotes(),
 	}
+}
+
+// indexNotes is Deps.IndexNotes's answer, or none.
+func (s *server) indexNotes() []string {
+	if s.IndexNotes == nil {
+		return nil
+	}
+	return s.IndexNotes()
 }
 
 // liveMode is Deps.LiveMode's answer, or "".

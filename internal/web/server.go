@@ -39,8 +39,11 @@ type Deps struct {
 	Health   func(context.Context) domain.RedisHealth
 	Registry *prometheus.Registry
 	Log      *slog.Logger
-	// Auth keeps admin sessions and the sign-in attempt counters (redisrepo.Services.Auth).
-	Auth       domain.AuthStore
+	// Auth keeps sessions and the sign-in attempt counters (redisrepo.Services.Auth).
+	Auth domain.AuthStore
+	// Tokens keeps personal API tokens (redisrepo.Services.Auth); nil: none. They are taken
+	// only while an admin token is configured (without one, access is open).
+	Tokens     domain.TokenStore
 	AdminToken string
 	// Trail keeps the audit trail of change requests (redisrepo.Services.Audit); nil records none.
 	Trail domain.AuditLog
@@ -60,6 +63,8 @@ type Deps struct {
 	// SessionRecheck is how often a signed-in admin's live connection checks its session is
 	// still there (0: every 10 s); tests make it short.
 	SessionRecheck time.Duration
+	// AuthProxy is sign-in by an authenticating proxy (authproxy.go); zero: off.
+	AuthProxy AuthProxy
 	// TrustedProxies are the proxies' address ranges (nil: DefaultTrustedProxies, loopback).
 	TrustedProxies []*net.IPNet
 	// WS bounds the websocket viewers (zero fields: DefaultWSLimits).
@@ -73,6 +78,9 @@ type Deps struct {
 	// LiveMode says how live pages learn of changes ("live: notifications", "live: polling
 	// every 250 ms (why)"), for the footer and /readyz; nil says nothing.
 	LiveMode func() string
+	// IndexNotes are notes about zpulse's own index keys holding another type (read as empty:
+	// redisrepo.IndexNotes), shown at the top of every page; nil shows none.
+	IndexNotes func() []string
 }
 
 // Watcher is what the HTTP layer asks of the live watcher (*live.Watcher): what it knows of
@@ -89,16 +97,17 @@ type server struct {
 	anonymous        domain.Audience // what readers who are not admins see
 	proxies          []*net.IPNet    // TrustedProxies, or the default
 	admission        *wsAdmission
+	audit            *auditTrail
 }
 
 // NewServer returns zpulse's HTTP handler: middleware, then the routes of routes.go. With an
 // admin token, d.Auth is required.
 func NewServer(d Deps) *echo.Echo {
-	if d.AdminToken != "" && d.Auth == nil {
+	if (d.AdminToken != "" || d.AuthProxy.Header != "") && d.Auth == nil {
 		panic("web.NewServer: an admin token needs Deps.Auth (redisrepo.Services.Auth) for its sessions and attempt limit")
 	}
 	s := &server{Deps: d, tokenFingerprint: fingerprint(d.AdminToken), anonymous: domain.Anonymous(d.ShowToAnonymous, d.AdminToken),
-		admission: newWSAdmission(d.WS), proxies: d.TrustedProxies}
+		admission: newWSAdmission(d.WS), proxies: d.TrustedProxies, audit: newAuditTrail(d)}
 	if s.proxies == nil {
 		s.proxies, _ = ParseTrustedProxies(DefaultTrustedProxies)
 	}
@@ -128,8 +137,8 @@ func NewServer(d Deps) *echo.Echo {
 // apiHandlers are the JSON API's handlers (internal/web/api), over this server's services,
 // with the reader's audience and admin status as authenticate found them.
 func (s *server) apiHandlers() *api.Handlers {
-	return &api.Handlers{Leaderboards: s.Leaderboards, Queues: s.Queues, Limiters: s.Limiters, Locks: s.Locks, Sources: s.Sources,
-		Log: s.Log, Audience: s.audience, Admin: func(c echo.Context) bool { return who(c).admin }}
+	return &api.Handlers{Tokens: s.tokens(), Leaderboards: s.Leaderboards, Queues: s.Queues, Limiters: s.Limiters, Locks: s.Locks, Sources: s.Sources, Trail: s.Trail,
+		Log: s.Log, Audience: s.audience, Payloads: func(c echo.Context) bool { return s.audience(c).Sees(domain.JobPayloads) }}
 }
 
 // The HTTP server's timeouts. Reads and writes are bounded so a slow or stalled client cannot
@@ -147,4 +156,13 @@ const (
 func NewHTTPServer(h http.Handler, errorLog *log.Logger) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
 		WriteTimeout: writeTimeout, IdleTimeout: idleTimeout, ErrorLog: errorLog}
+}
+
+// tokens is the personal tokens' store while they are taken: while access is protected
+// (an admin token or an authenticating proxy).
+func (s *server) tokens() domain.TokenStore {
+	if !s.protected() {
+		return nil
+	}
+	return s.Tokens
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -23,6 +24,20 @@ func TestOwnIndexesOfAnotherTypeDegrade(t *testing.T) {
 				if status, body := s.get(t, path); status != http.StatusOK {
 					t.Errorf("GET %s = %d %.200s, want 200", path, status, body)
 				}
+			}
+			// The pages say which key and why; once it is a set (or gone) again, the note goes.
+			if _, body := s.get(t, "/"); !strings.Contains(body, `data-testid="index-note"`) || !strings.Contains(body, "index key "+k+" holds another Redis type") {
+				t.Errorf("/ does not note %s", k)
+			}
+			s.rdb.Del(ctx, k)
+			s.get(t, "/api/v1/limiters")
+			s.get(t, "/api/v1/locks")
+			s.get(t, "/api/v1/sources")
+			if err := s.svc.Discovery.Refresh(ctx); err != nil {
+				t.Error(err)
+			}
+			if _, body := s.get(t, "/"); strings.Contains(body, `data-testid="index-note"`) {
+				t.Errorf("/ still notes %s once it is gone", k)
 			}
 		})
 	}

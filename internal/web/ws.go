@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/panels"
 )
 
@@ -157,6 +160,9 @@ func (s *server) serveWS(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if slices.Contains(r.URL.Query()["topic"], domain.TopicAudit) && !id.may(domain.RoleAdmin) {
+		return domain.Errorf(domain.EFORBIDDEN, "the audit trail is for admins: its live topic is too")
+	}
 	release, refused := s.admission.admit(c.RealIP(), r.URL.Query()["topic"])
 	if refused != nil {
 		if refused.status == http.StatusTooManyRequests || refused.status == http.StatusServiceUnavailable {
@@ -176,21 +182,34 @@ func (s *server) serveWS(c echo.Context) error {
 	return nil
 }
 
-// sessionRecheckEvery is how often a live connection opened by a signed-in admin checks that
-// its session still holds (Deps.SessionRecheck overrides it).
+// sessionRecheckEvery is how often a live connection opened with a session or a personal
+// token checks that it still holds (Deps.SessionRecheck overrides it).
 const sessionRecheckEvery = 10 * time.Second
 
-// sessionRevoked watches the session behind a signed-in admin's live connection until the
-// connection is over: once the session is gone (sign out, sign out everywhere on any instance,
-// expiry, another admin token) or cannot be checked (Redis down: fail closed), the channel
-// closes and the hub closes the connection, so no secret reaches it after its session ended.
-// Other connections (anonymous, bearer, open access) have nothing to revoke: nil.
+// sessionRevoked watches the credential behind a live connection until the connection is
+// over: a session (signed in) or a personal bearer token. Once it is gone (sign out, sign out
+// everywhere on any instance, expiry, another admin token, the token revoked on any
+// instance), its role changed, or it cannot be checked (Redis down: fail closed), the
+// channel closes and the hub closes the connection, so nothing reaches it after that. Other
+// connections (anonymous, the admin token, open access) have nothing to revoke: nil.
 func (s *server) sessionRevoked(c echo.Context, id identity, over <-chan struct{}) <-chan struct{} {
-	if !id.signedIn {
-		return nil
-	}
-	ck, err := c.Cookie(sessionCookie)
-	if err != nil {
+	var recheck func(context.Context) (domain.Role, bool, error)
+	switch {
+	case id.signedIn:
+		ck, err := c.Cookie(sessionCookie)
+		if err != nil {
+			return nil
+		}
+		recheck = func(ctx context.Context) (domain.Role, bool, error) {
+			h, live, err := s.Auth.Session(ctx, ck.Value, s.tokenFingerprint)
+			return h.Role, live, err
+		}
+	case id.tokenID != "" && id.secret != "" && s.Tokens != nil:
+		recheck = func(ctx context.Context) (domain.Role, bool, error) {
+			t, live, err := s.Tokens.TokenBySecret(ctx, id.secret)
+			return t.Role, live, err
+		}
+	default:
 		return nil
 	}
 	every := s.SessionRecheck
@@ -207,9 +226,9 @@ func (s *server) sessionRevoked(c echo.Context, id identity, over <-chan struct{
 				return
 			case <-t.C:
 				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-				live, err := s.Auth.Session(ctx, ck.Value, s.tokenFingerprint)
+				role, live, err := recheck(ctx)
 				cancel()
-				if err != nil || !live {
+				if err != nil || !live || role != id.actor.Role {
 					close(revoked)
 					return
 				}

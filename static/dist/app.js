@@ -11,6 +11,52 @@
       if (el.textContent !== connText[state]) el.textContent = connText[state];
     });
   }
+  // A form's answer that htmx does not swap (401, 403, 404, 429, 500…) is shown in the form
+  // itself, never swallowed: the error page's message (or the API's envelope), one alert
+  // at the top of the form, replaced by the next.
+  function formError(evt, text) {
+    var form = evt.detail && evt.detail.elt && evt.detail.elt.closest && evt.detail.elt.closest('form');
+    if (!form) return;
+    var alert = form.querySelector('[data-form-error]');
+    if (!alert) {
+      alert = document.createElement('p');
+      alert.setAttribute('role', 'alert');
+      alert.setAttribute('data-form-error', '');
+      alert.className = 'rounded-lg bg-rose-50 px-3 py-2 text-sm text-rose-800 dark:bg-rose-950 dark:text-rose-200';
+      form.insertBefore(alert, form.firstChild);
+    }
+    alert.textContent = text;
+  }
+  function errorText(xhr) {
+    var status = xhr.status + ' ' + (xhr.statusText || '');
+    try {
+      var body = JSON.parse(xhr.responseText);
+      if (body && body.error && body.error.message) return body.error.message;
+    } catch (e) { /* not JSON: an error page */ }
+    var doc = new DOMParser().parseFromString(xhr.responseText || '', 'text/html');
+    var msg = doc.querySelector('[data-error-message]');
+    return (msg && msg.textContent.trim()) || ('The server answered ' + status.trim() + ': nothing was changed.');
+  }
+  // A copy button ([data-copy]: the selector of what it copies), shown once the clipboard
+  // is there to copy to.
+  document.addEventListener('DOMContentLoaded', function () {
+    if (typeof navigator === 'undefined' || !navigator.clipboard) return;
+    document.querySelectorAll('[data-copy]').forEach(function (button) {
+      button.classList.remove('hidden');
+      button.addEventListener('click', function () {
+        var source = document.querySelector(button.getAttribute('data-copy'));
+        navigator.clipboard.writeText(source.textContent.trim()).then(function () { button.textContent = 'Copied'; });
+      });
+    });
+  });
+  document.addEventListener('htmx:responseError', function (evt) {
+    var xhr = evt.detail.xhr;
+    if (xhr.getResponseHeader('HX-Redirect')) return; // htmx follows it (to sign in)
+    formError(evt, errorText(xhr));
+  });
+  document.addEventListener('htmx:sendError', function (evt) {
+    formError(evt, 'The server could not be reached: nothing was sent. Check the connection and try again.');
+  });
   document.addEventListener('DOMContentLoaded', function () {
     if (!document.querySelector('[data-conn="open"]')) setConn('connecting');
     // The theme switch (theme.js applies and remembers the choice).

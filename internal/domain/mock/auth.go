@@ -11,9 +11,9 @@ import (
 type Auth struct {
 	AttemptFn             func(context.Context, string, bool) (domain.LimitResult, error)
 	AttemptInvoked        bool
-	CreateSessionFn       func(context.Context, time.Duration, string) (string, error)
+	CreateSessionFn       func(context.Context, time.Duration, string, domain.SessionHolder) (string, error)
 	CreateSessionInvoked  bool
-	SessionFn             func(context.Context, string, string) (bool, error)
+	SessionFn             func(context.Context, string, string) (domain.SessionHolder, bool, error)
 	SessionInvoked        bool
 	EndSessionFn          func(context.Context, string) error
 	EndSessionInvoked     bool
@@ -31,15 +31,15 @@ func (s *Auth) Attempt(ctx context.Context, a1 string, a2 bool) (r0 domain.Limit
 	return s.AttemptFn(ctx, a1, a2)
 }
 
-func (s *Auth) CreateSession(ctx context.Context, a1 time.Duration, a2 string) (r0 string, err error) {
+func (s *Auth) CreateSession(ctx context.Context, a1 time.Duration, a2 string, a3 domain.SessionHolder) (r0 string, err error) {
 	s.CreateSessionInvoked = true
 	if s.CreateSessionFn == nil {
 		return
 	}
-	return s.CreateSessionFn(ctx, a1, a2)
+	return s.CreateSessionFn(ctx, a1, a2, a3)
 }
 
-func (s *Auth) Session(ctx context.Context, a1 string, a2 string) (r0 bool, err error) {
+func (s *Auth) Session(ctx context.Context, a1 string, a2 string) (r0 domain.SessionHolder, ok bool, err error) {
 	s.SessionInvoked = true
 	if s.SessionFn == nil {
 		return

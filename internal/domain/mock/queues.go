@@ -13,6 +13,8 @@ type Queues struct {
 	JobInvoked            bool
 	JobsFn                func(context.Context, string, domain.JobListOptions) (domain.JobPage, error)
 	JobsInvoked           bool
+	DeadErrorsFn          func(context.Context, string) (domain.DeadErrorGroups, error)
+	DeadErrorsInvoked     bool
 	RequeueDeadFn         func(context.Context, string) (domain.BulkResult, error)
 	RequeueDeadInvoked    bool
 	DeleteDeadFn          func(context.Context, string) (domain.BulkResult, error)
@@ -269,6 +271,14 @@ func (s *Queues) View(ctx context.Context, a1 string) (r0 domain.QueueView, err 
 		return
 	}
 	return s.ViewFn(ctx, a1)
+}
+
+func (s *Queues) DeadErrors(ctx context.Context, a1 string) (r0 domain.DeadErrorGroups, err error) {
+	s.DeadErrorsInvoked = true
+	if s.DeadErrorsFn == nil {
+		return
+	}
+	return s.DeadErrorsFn(ctx, a1)
 }
 
 func (s *Queues) SearchJobs(ctx context.Context, a1 string, a2 domain.JobSearchOptions) (r0 domain.JobSearchPage, err error) {

@@ -17,16 +17,17 @@ func TestAuthSessions(t *testing.T) {
 	rdb := redistest.DB(t)
 	a := NewAuth(rdb, store.DefaultKeys, store.Clocks{})
 	ctx := context.Background()
-	one, err := a.CreateSession(ctx, time.Hour, "fp")
+	admin := domain.SessionHolder{Name: "admin", Role: domain.RoleAdmin}
+	one, err := a.CreateSession(ctx, time.Hour, "fp", admin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, _ := a.CreateSession(ctx, time.Hour, "fp")
+	two, _ := a.CreateSession(ctx, time.Hour, "fp", domain.SessionHolder{Name: "ann:x@example.com", Role: domain.RoleViewer})
 	for _, c := range []struct {
 		id, fp string
 		want   bool
 	}{{one, "fp", true}, {two, "fp", true}, {one, "other-token", false}, {"made-up", "fp", false}, {"", "fp", false}} {
-		if got, err := a.Session(ctx, c.id, c.fp); err != nil || got != c.want {
+		if _, got, err := a.Session(ctx, c.id, c.fp); err != nil || got != c.want {
 			t.Errorf("Session(%q, %q) = %v %v, want %v", c.id, c.fp, got, err, c.want)
 		}
 	}
@@ -36,20 +37,23 @@ func TestAuthSessions(t *testing.T) {
 	if err := a.EndSession(ctx, one); err != nil {
 		t.Fatal(err)
 	}
-	if live, _ := a.Session(ctx, one, "fp"); live {
+	if h, _, _ := a.Session(ctx, two, "fp"); h != (domain.SessionHolder{Name: "ann:x@example.com", Role: domain.RoleViewer}) {
+		t.Errorf("holder %+v", h)
+	}
+	if _, live, _ := a.Session(ctx, one, "fp"); live {
 		t.Error("an ended session is live")
 	}
-	if live, _ := a.Session(ctx, two, "fp"); !live {
+	if _, live, _ := a.Session(ctx, two, "fp"); !live {
 		t.Error("ending one session ended another")
 	}
 	if err := a.EndAllSessions(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if live, _ := a.Session(ctx, two, "fp"); live {
+	if _, live, _ := a.Session(ctx, two, "fp"); live {
 		t.Error("a session outlived EndAllSessions")
 	}
-	three, _ := a.CreateSession(ctx, time.Hour, "fp")
-	if live, _ := a.Session(ctx, three, "fp"); !live {
+	three, _ := a.CreateSession(ctx, time.Hour, "fp", admin)
+	if _, live, _ := a.Session(ctx, three, "fp"); !live {
 		t.Error("a session opened after EndAllSessions is not live")
 	}
 }

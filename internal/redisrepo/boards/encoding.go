@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
@@ -33,6 +34,19 @@ func (l *Leaderboards) CheckEncoding(ctx context.Context, board string) (domain.
 	return domain.CheckScores(board, set.TieBreak, entries, l.clock.Now()), nil
 }
 
+// rewriteLinger is how long a finished rewrite's marker keeps saying that every score of its
+// key is in the new encoding: far longer than SettingsTTL, so an instance that read the
+// settings before the fix writes the new encoding until its settings say so too.
+const rewriteLinger = time.Minute
+
+// FixEncoding saves encoding to and rewrites the scores of the all-time board and the current
+// period boards into it. No write ever reads a score in another encoding than the one it was
+// written in: each key is first marked (startRewriteScript) with the old and the new
+// encoding, which every score script reads in the same step as the score; a write converts
+// its own player and marks it done, each rewrite step converts and marks the players it read
+// (compare-and-set), and the key's marker then says "done" for rewriteLinger. A fix that
+// stopped half way (a crash) is finished by the next fix to the same encoding; a fix to
+// another encoding meanwhile is refused (ECONFLICT).
 func (l *Leaderboards) FixEncoding(ctx context.Context, board string, to domain.TieBreak) (domain.EncodingFix, error) {
 	if err := domain.ValidateNewBoardName(board); err != nil {
 		return domain.EncodingFix{}, err
@@ -41,34 +55,63 @@ func (l *Leaderboards) FixEncoding(ctx context.Context, board string, to domain.
 		s := domain.BoardSettings{TieBreak: to}
 		return domain.EncodingFix{}, s.Validate()
 	}
+	l.settings.Forget(board) // the settings as they are now, not as cached
 	report, err := l.CheckEncoding(ctx, board)
 	if err != nil {
 		return domain.EncodingFix{}, err
 	}
-	// The encoding first: from here on every add writes it, and the rewrite below catches up
-	// with what was written before.
-	set, err := l.PatchSettings(ctx, board, domain.BoardSettingsPatch{TieBreak: &to})
+	set, err := l.boardSettings(ctx, board)
 	if err != nil {
 		return domain.EncodingFix{}, err
 	}
-	prefer := append([]domain.TieBreak{report.TieBreak, report.Likely}, domain.TieBreaks...)
-	fix := domain.EncodingFix{Board: board, TieBreak: to}
 	now := l.clock.Now()
 	keys := []string{l.keys.Leaderboard(board)}
 	for _, p := range set.Periods {
 		keys = append(keys, l.keys.PeriodBoard(board, p, now))
 	}
-	for _, key := range keys {
+	// Every key marked first: from here on every write reads each score in the encoding it
+	// is in, whatever settings it was given.
+	froms := make([]domain.TieBreak, len(keys))
+	for i, key := range keys {
+		res, err := startRewriteScript.Run(ctx, l.rdb, []string{l.keys.ScoreRewrite(key)}, string(report.TieBreak), string(to)).Slice()
+		if err != nil || len(res) != 2 {
+			return domain.EncodingFix{}, store.OpWriteError("boards.Leaderboards.FixEncoding", err)
+		}
+		if ok, _ := res[0].(int64); ok != 1 {
+			return domain.EncodingFix{}, domain.Errorf(domain.ECONFLICT, "board %q's scores are being rewritten to %v by another fix; fix the encoding to %v to finish that one first", board, res[1], res[1])
+		}
+		froms[i] = domain.TieBreak(fmt.Sprint(res[1]))
+	}
+	if _, err := l.patchSettings(ctx, board, domain.BoardSettingsPatch{TieBreak: &to}, false); err != nil {
+		return domain.EncodingFix{}, err
+	}
+	fix := domain.EncodingFix{Board: board, TieBreak: to}
+	for i, key := range keys {
+		prefer := append([]domain.TieBreak{froms[i], report.Likely}, domain.TieBreaks...)
 		if err := l.rewriteKey(ctx, key, to, prefer, &fix); err != nil {
 			return fix, err
+		}
+		if err := finishRewriteScript.Run(ctx, l.rdb, []string{l.keys.ScoreRewrite(key)}, string(to), rewriteLinger.Milliseconds()).Err(); err != nil {
+			return fix, store.OpWriteError("boards.Leaderboards.FixEncoding", err)
 		}
 	}
 	return fix, nil
 }
 
+// rewriteTarget is the encoding a key's rewrite (running or just done) writes, if any.
+func (l *Leaderboards) rewriteTarget(ctx context.Context, key string) (domain.TieBreak, bool) {
+	to, err := l.rdb.HGet(ctx, l.keys.ScoreRewrite(key), "to").Result()
+	if t := domain.TieBreak(to); err == nil && t.Valid() {
+		return t, true
+	}
+	return "", false
+}
+
 // rewriteKey rewrites the scores of one sorted set that do not fit encoding to, and every
 // score that fits the board's encoding before the fix (prefer[0]), a ZSCAN step (every member
-// present throughout is seen at least once) and one script at a time. A score of the old
+// present throughout is seen at least once) and one script at a time; each member it reads is
+// marked done in the key's running rewrite, rewritten or not, so writes read it in the new
+// encoding from then on. A score of the old
 // encoding is converted even when it also reads as one of to: from mid-2030 on, zpulse's wide
 // scores also read as the main article's (a time within the last ten years), and such a
 // score was written under the old setting, so it is the old encoding's (the check says the
@@ -80,6 +123,7 @@ func (l *Leaderboards) rewriteKey(ctx context.Context, key string, to domain.Tie
 	if l.stamp != nil {
 		at = l.stamp.Now()
 	}
+	keys := []string{key, l.keys.ScoreRewrite(key)}
 	var cursor uint64
 	for {
 		flat, next, err := l.rdb.ZScan(ctx, key, cursor, "", fixChunk).Result()
@@ -91,6 +135,7 @@ func (l *Leaderboards) rewriteKey(ctx context.Context, key string, to domain.Tie
 			fix.Scanned++
 			score, err := strconv.ParseFloat(flat[i+1], 64)
 			if err != nil || to.Fits(score, at) && (old == "" || old == to || old == domain.TieBreakNone || !old.Fits(score, at)) {
+				args = append(args, flat[i], flat[i+1], flat[i+1]) // in the new encoding already
 				continue
 			}
 			rewritten := false
@@ -106,12 +151,16 @@ func (l *Leaderboards) rewriteKey(ctx context.Context, key string, to domain.Tie
 			}
 			if !rewritten {
 				fix.Left++
+				args = append(args, flat[i], flat[i+1], flat[i+1]) // read in the new one from now on
 			}
 		}
 		if len(args) > 0 {
-			res, err := rewriteScoresScript.Run(ctx, l.rdb, []string{key}, args...).Int64Slice()
+			res, err := rewriteScoresScript.Run(ctx, l.rdb, keys, args...).Int64Slice()
 			if err != nil {
 				return store.OpWriteError("boards.Leaderboards.rewriteKey", err)
+			}
+			if len(res) == 1 {
+				return domain.Errorf(domain.ECONFLICT, "the rewrite of %s was ended by another fix; check the board's encoding again", key)
 			}
 			if len(res) == 2 {
 				fix.Rewritten += res[0]

@@ -84,13 +84,24 @@ func TestCheckAndFixEncodingOfAMixedBoard(t *testing.T) {
 func TestRewriteScoresLeavesAConcurrentWrite(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.DB(t)
-	rdb.ZAdd(ctx, "leaderboard:cas", redis.Z{Score: 12, Member: "p"})
-	res, err := rewriteScoresScript.Run(ctx, rdb, []string{"leaderboard:cas"}, "p", "11", "11.5").Int64Slice()
-	if err != nil || res[0] != 0 || res[1] != 1 {
+	rdb.ZAdd(ctx, "leaderboard:cas", redis.Z{Score: 12, Member: "p"}, redis.Z{Score: 20, Member: "q"})
+	keys := []string{"leaderboard:cas", store.DefaultKeys.ScoreRewrite("leaderboard:cas")}
+	if res, err := rewriteScoresScript.Run(ctx, rdb, keys, "p", "11", "11.5").Int64Slice(); err != nil || len(res) != 1 || res[0] != -1 {
+		t.Fatalf("a rewrite without its marker: %v, %v", res, err)
+	}
+	if err := startRewriteScript.Run(ctx, rdb, keys[1:], "none", "first_reached").Err(); err != nil {
+		t.Fatal(err)
+	}
+	rdb.HSet(ctx, keys[1], "m:q", 1) // q was converted by its own write meanwhile
+	res, err := rewriteScoresScript.Run(ctx, rdb, keys, "p", "11", "11.5", "q", "20", "20.5").Int64Slice()
+	if err != nil || res[0] != 0 || res[1] != 2 {
 		t.Fatalf("stale rewrite: %v, %v", res, err)
 	}
 	if s, _ := rdb.ZScore(ctx, "leaderboard:cas", "p").Result(); s != 12 {
 		t.Fatalf("the concurrent write was overwritten: %v", s)
+	}
+	if s, _ := rdb.ZScore(ctx, "leaderboard:cas", "q").Result(); s != 20 {
+		t.Fatalf("the converted write was overwritten: %v", s)
 	}
 }
 
@@ -106,5 +117,89 @@ func TestCheckEncodingOfAPlainBoardWithArticleScores(t *testing.T) {
 	r, err := lb.CheckEncoding(ctx, "plain")
 	if err != nil || r.Misfits != 1 || r.Likely != domain.TieBreakFirstReached || r.Example.Player != "svc" {
 		t.Fatalf("report = %+v, %v", r, err)
+	}
+}
+
+// A rewrite that stopped half way (its marker still running) holds the board's encoding: a
+// season does not end, a fix or a save to another encoding is refused, and a fix to the same
+// encoding finishes it, converting the players it had not reached.
+func TestAStoppedRewriteIsFinishedByTheNextFix(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lb, rdb, _ := newBoards(t)
+	board := "stopped"
+	for _, p := range []string{"ann", "bob"} {
+		if _, err := lb.AddPoints(ctx, board, p, 40); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := store.DefaultKeys.Leaderboard(board)
+	marker := []string{store.DefaultKeys.ScoreRewrite(key)}
+	// A fix to first_reached_e10 that marked the board, saved the setting and stopped.
+	if err := startRewriteScript.Run(ctx, rdb, marker, "none", "first_reached_e10").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lb.patchSettings(ctx, board, domain.BoardSettingsPatch{TieBreak: new(domain.TieBreakFirstReachedE10)}, false); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := lb.AddPoints(ctx, board, "ann", 2); err != nil || e.Score != 42 {
+		t.Fatalf("an add under the stopped rewrite: %+v, %v", e, err)
+	}
+	if _, err := lb.EndSeason(ctx, board); domain.ErrorCode(err) != domain.ECONFLICT {
+		t.Fatalf("a season end during a rewrite: %v", err)
+	}
+	if _, err := lb.FixEncoding(ctx, board, domain.TieBreakFirstReached); domain.ErrorCode(err) != domain.ECONFLICT {
+		t.Fatalf("a fix to another encoding: %v", err)
+	}
+	if _, err := lb.UpdateSettings(ctx, board, domain.BoardSettings{TieBreak: domain.TieBreakNone, RetentionDays: domain.DefaultRetentionDays}); domain.ErrorCode(err) != domain.ECONFLICT {
+		t.Fatalf("a save of another encoding: %v", err)
+	}
+	fix, err := lb.FixEncoding(ctx, board, domain.TieBreakFirstReachedE10)
+	if err != nil || fix.Rewritten != 1 {
+		t.Fatalf("the fix that finishes it: %+v, %v", fix, err)
+	}
+	for p, want := range map[string]int64{"ann": 42, "bob": 40} {
+		if e, err := lb.Player(ctx, board, domain.AllTime, p); err != nil || e.Score != want {
+			t.Fatalf("%s after the fix: %+v, %v", p, e, err)
+		}
+	}
+	if s, err := lb.EndSeason(ctx, board); err != nil || s.TieBreak != domain.TieBreakFirstReachedE10 {
+		t.Fatalf("a season end after the rewrite: %+v, %v", s, err)
+	}
+	// A save of another encoding afterwards wins over the finished rewrite's marker.
+	if _, err := lb.UpdateSettings(ctx, board, domain.BoardSettings{TieBreak: domain.TieBreakNone, RetentionDays: domain.DefaultRetentionDays}); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := lb.AddPoints(ctx, board, "cid", 5); err != nil || e.Score != 5 {
+		t.Fatalf("an add after the save: %+v, %v", e, err)
+	}
+	if s, _ := rdb.ZScore(ctx, key, "cid").Result(); s != 5 {
+		t.Fatalf("cid's score %v is not in the saved encoding", s)
+	}
+}
+
+// A reset empties the board and drops a stopped rewrite's marker with it: seasons end again.
+func TestResetDropsAStoppedRewrite(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lb, rdb, _ := newBoards(t)
+	if _, err := lb.AddPoints(ctx, "gone", "ann", 4); err != nil {
+		t.Fatal(err)
+	}
+	key := store.DefaultKeys.Leaderboard("gone")
+	if err := startRewriteScript.Run(ctx, rdb, []string{store.DefaultKeys.ScoreRewrite(key)}, "none", "first_reached").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lb.Reset(ctx, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := rdb.Exists(ctx, store.DefaultKeys.ScoreRewrite(key)).Result(); n != 0 {
+		t.Fatal("the reset left the rewrite's marker")
+	}
+	if _, err := lb.AddPoints(ctx, "gone", "bob", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lb.EndSeason(ctx, "gone"); err != nil {
+		t.Fatalf("a season end after the reset: %v", err)
 	}
 }

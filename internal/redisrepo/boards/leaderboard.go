@@ -70,7 +70,8 @@ func (l *Leaderboards) SetScore(ctx context.Context, board, player string, point
 		stamp = strconv.FormatInt(l.stamp.Now().UnixMilli(), 10)
 	}
 	pipe := l.rdb.Pipeline()
-	res := setScript.Run(ctx, pipe, []string{l.keys.Leaderboard(board)}, player, points, max, string(set.TieBreak), stamp)
+	key := l.keys.Leaderboard(board)
+	res := setScript.Run(ctx, pipe, []string{key, l.keys.ScoreRewrite(key)}, player, points, max, string(set.TieBreak), stamp)
 	if err := l.send(ctx, pipe, board, now, 1, player); err != nil {
 		return domain.Entry{}, store.OpWriteError("boards.Leaderboards.SetScore", err)
 	}
@@ -83,15 +84,20 @@ func (l *Leaderboards) SetScore(ctx context.Context, board, player string, point
 		}
 		return domain.Entry{}, err
 	}
-	if len(vals) != 3 {
+	if len(vals) == 2 && vals[0] == int64(0) { // outside the range of a rewrite's new encoding
+		enc, _ := l.rewriteTarget(ctx, key)
+		return domain.Entry{}, domain.Errorf(domain.EINVALID, "points must be a whole number from %d to %d on %s", -enc.MaxPoints(), enc.MaxPoints(), enc.Describe())
+	}
+	if len(vals) != 4 {
 		return domain.Entry{}, fmt.Errorf("boards.Leaderboards.SetScore: unexpected reply %v", res.Val())
 	}
 	score, err := strconv.ParseFloat(fmt.Sprint(vals[1]), 64)
 	rank, ok := vals[2].(int64)
-	if err != nil || !ok {
+	enc := domain.TieBreak(fmt.Sprint(vals[3]))
+	if err != nil || !ok || !enc.Valid() {
 		return domain.Entry{}, fmt.Errorf("boards.Leaderboards.SetScore: unexpected reply %v", res.Val())
 	}
-	return domain.NewEntry(set.TieBreak, rank+1, player, score), nil
+	return domain.NewEntry(enc, rank+1, player, score), nil
 }
 
 // send runs a board write's pipeline of score scripts with the bookkeeping beside it. The
@@ -141,14 +147,6 @@ func (l *Leaderboards) send(ctx context.Context, pipe redis.Pipeliner, board str
 		l.bookkept.Done(adds, now)
 	}
 	return nil
-}
-
-func displayScore(t domain.TieBreak, v any) string {
-	f, err := strconv.ParseFloat(fmt.Sprint(v), 64)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return strconv.FormatInt(t.Points(f), 10) + " points"
 }
 
 func (l *Leaderboards) RemovePlayer(ctx context.Context, board, player string) error {
@@ -214,6 +212,14 @@ func (l *Leaderboards) Reset(ctx context.Context, board string) (int64, error) {
 			deleted[i] = pipe.Del(ctx, k)
 		}
 	}
+	// The encoding rewrites' markers of the keys a fix marks (all time, the current periods):
+	// an emptied board has no scores in an old encoding, and a stopped fix's marker would
+	// otherwise hold its seasons and encoding.
+	now := l.clock.Now()
+	pipe.Del(ctx, l.keys.ScoreRewrite(all))
+	for _, p := range domain.Periods {
+		pipe.Del(ctx, l.keys.ScoreRewrite(l.keys.PeriodBoard(board, p, now)))
+	}
 	pipe.SRem(ctx, l.keys.BoardIndex(), board)
 	l.bookkept.Forget(board)
 	l.bookkept.Forget(l.keys.BoardUnique(board, l.clock.Now()))
@@ -264,13 +270,18 @@ func PlanTop(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, board s
 	rng := pipe.ZRevRangeWithScores(ctx, key, 0, int64(n-1))
 	card := pipe.ZCard(ctx, key)
 	unique := pipe.PFCount(ctx, keys.BoardUnique(board, now))
+	failure := pipe.HMGet(ctx, keys.SeasonRolloverFailures(), board)
 	return func() domain.BoardTop {
+		var failed string // none: nil, or a key of another type
+		if v := failure.Val(); len(v) == 1 {
+			failed, _ = v[0].(string)
+		}
 		if t := typ.Val(); t != "zset" && t != "none" && t != "" {
-			return domain.BoardTop{Board: board, Period: period, Key: key, WrongType: t, Entries: []domain.Entry{}}
+			return domain.BoardTop{Board: board, Period: period, Key: key, WrongType: t, Entries: []domain.Entry{}, RolloverFailure: failed}
 		}
 		enc := decodeSettings(settings.Val()).TieBreak
 		top := domain.BoardTop{Board: board, Period: period, Key: key, Players: card.Val(),
-			UniqueToday: unique.Val(), Entries: make([]domain.Entry, 0, len(rng.Val()))}
+			UniqueToday: unique.Val(), Entries: make([]domain.Entry, 0, len(rng.Val())), RolloverFailure: failed}
 		for i, z := range rng.Val() {
 			top.Entries = append(top.Entries, domain.NewEntry(enc, int64(i+1), z.Member.(string), z.Score))
 		}
@@ -363,7 +374,7 @@ func PlanSummaries(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, b
 		out := make([]domain.BoardSummary, len(reads))
 		for i, read := range reads {
 			top := read()
-			out[i] = domain.BoardSummary{Board: top.Board, Players: top.Players, Top: top.Entries, WrongType: top.WrongType}
+			out[i] = domain.BoardSummary{Board: top.Board, Players: top.Players, Top: top.Entries, WrongType: top.WrongType, RolloverFailure: top.RolloverFailure}
 		}
 		return out
 	}

@@ -66,7 +66,7 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 			for _, i := range items {
 				args = append(args, adds[i].Player, adds[i].Points)
 			}
-			chunks = append(chunks, chunk{items: items, cmd: addBatchScript.Run(ctx, pipe, []string{key}, args...), board: which})
+			chunks = append(chunks, chunk{items: items, cmd: addBatchScript.Run(ctx, pipe, []string{key, l.keys.ScoreRewrite(key)}, args...), board: which})
 		}
 	}
 	run(l.keys.Leaderboard(board), "", 0)
@@ -82,8 +82,13 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 	}
 	for _, c := range chunks {
 		vals, _ := c.cmd.Val().([]any)
-		if len(vals) != 3*len(c.items) {
+		if len(vals) != 3*len(c.items)+1 {
 			return nil, fmt.Errorf("boards.Leaderboards.AddPointsBatch: unexpected reply %v", c.cmd.Val())
+		}
+		// The encoding the scores were written in: the settings', or an encoding rewrite's.
+		enc := domain.TieBreak(fmt.Sprint(vals[len(vals)-1]))
+		if !enc.Valid() {
+			enc = set.TieBreak
 		}
 		for j, i := range c.items {
 			ok, _ := vals[3*j].(int64)
@@ -102,8 +107,9 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 					if c.board > 0 {
 						where = "the " + string(set.Periods[c.board-1]) + " board (the boards before it were written)"
 					}
-					out[i].Err = domain.Errorf(domain.EINVALID, "%s has %v on %s; that change would leave %d to %d, the exact range of %s",
-						adds[i].Player, displayScore(set.TieBreak, vals[3*j+1]), where, -max, max, set.TieBreak.Describe())
+					max := min(max, enc.MaxPoints())
+					out[i].Err = domain.Errorf(domain.EINVALID, "%s has %v points on %s; that change would leave %d to %d, the exact range of %s",
+						adds[i].Player, vals[3*j+1], where, -max, max, enc.Describe())
 				}
 				continue
 			}
@@ -115,7 +121,7 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 			if err != nil || !rok {
 				return nil, fmt.Errorf("boards.Leaderboards.AddPointsBatch: unexpected reply %v", c.cmd.Val())
 			}
-			out[i].Value = domain.NewEntry(set.TieBreak, rank+1, adds[i].Player, score)
+			out[i].Value = domain.NewEntry(enc, rank+1, adds[i].Player, score)
 		}
 	}
 	return out, nil

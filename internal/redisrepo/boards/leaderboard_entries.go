@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/zpulse/zpulse/internal/domain"
 )
 
@@ -26,7 +27,9 @@ func decodeCursor(s string) (cursor, error) {
 	var c cursor
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err == nil {
-		err = json.Unmarshal(b, &c)
+		// As strictly as the API's body decoder: one object of these two members, each named
+		// once, in valid UTF-8 (json v2's defaults, and unknown members refused).
+		err = jsonv2.Unmarshal(b, &c, jsonv2.RejectUnknownMembers(true))
 	}
 	// The score must be one Page wrote: a number printed as FormatFloat prints it. Anything
 	// else (NaN, hex floats, "1e400", spaces) was forged or damaged, and the page script

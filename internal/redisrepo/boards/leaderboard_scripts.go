@@ -1,6 +1,9 @@
 package boards
 
 import (
+	"fmt"
+
+	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
@@ -10,19 +13,44 @@ import (
 // once inside the script (or an injected clock's ms, in tests), so every instance and every
 // service written from the articles stamps one clock.
 
-// luaAddOne defines addOne(key, player, n, max, enc, mode, stamp), one player's add (or set)
-// on one board as setScript and addBatchScript make it: unless the result would leave the
-// board's exact range, and on a tie-break board with the score re-encoded with the time of
-// this write (see domain.TieBreak and its Encode, which this mirrors expression for
+// luaRewriteOf defines rewriteOf(marker), the encoding rewrite a board key is under (its
+// store.Keys.ScoreRewrite HASH, read in the same script as the key's scores, so no write
+// ever reads a score in another encoding than the one it was written in): nil without one,
+// else {from, to, running, marker}. While a rewrite runs, a player's score is in "to" once
+// the player is marked done ("m:<player>"), in "from" until then; once it is done (the
+// marker lingers for rewriteLinger), every score is in "to", whatever encoding the caller's
+// settings (cached for up to SettingsTTL by each instance) said.
+const luaRewriteOf = `
+local function rewriteOf(marker)
+  local m = redis.call('HMGET', marker, 'from', 'to', 'state')
+  if not m[1] or not m[2] then return nil end
+  return {from = m[1], to = m[2], running = m[3] == 'running', marker = marker}
+end
+`
+
+// luaAddOne defines addOne(key, player, n, max, enc, mode, stamp, rw), one player's add (or
+// set) on one board as setScript and addBatchScript make it: unless the result would leave
+// the board's exact range, and on a tie-break board with the score re-encoded with the time
+// of this write (see domain.TieBreak and its Encode, which this mirrors expression for
 // expression), so the time is that of reaching the new total; ZINCRBY cannot do that, as the
-// article warns, because it would add the time parts up too.
-// Returns {1, new score (string)}, {0, current score (string)} when refused for the range
+// article warns, because it would add the time parts up too. rw is the key's rewrite
+// (rewriteOf): under one, the player's score is read in the encoding it was written in and
+// written in the rewrite's new one (whose range bounds the points too), and a running
+// rewrite marks the player done, so the rewrite leaves it alone.
+// Returns {1, new score (string)}, {0, current points (string)} when refused for the range
 // (nothing written), or {-1, now ms} when now is outside the encoding's times (nothing written).
-const luaAddOne = store.LuaNow + `
-local function addOne(key, player, nstr, max, enc, mode, stamp)
+var luaAddOne = store.LuaNow + luaRewriteOf + fmt.Sprintf(`
+local maxPoints = {none = %d, first_reached = %d, first_reached_e10 = %d, first_reached_wide = %d}
+local function addOne(key, player, nstr, max, enc, mode, stamp, rw)
   local n = tonumber(nstr)
+  local readEnc, writeEnc = enc, enc
+  if rw then
+    readEnc, writeEnc = rw.to, rw.to
+    if rw.running and redis.call('HEXISTS', rw.marker, 'm:' .. player) == 0 then readEnc = rw.from end
+    max = math.min(max, maxPoints[writeEnc] or max)
+  end
   local function pointsOf(s)
-    if enc == 'first_reached_e10' then
+    if readEnc == 'first_reached_e10' then
       -- floor(s / 1e10) in doubles can round up by one next to a multiple of 1e10: correct it
       -- with exact integer products (all below 2^53).
       local p = math.floor(s / 1e10)
@@ -32,26 +60,32 @@ local function addOne(key, player, nstr, max, enc, mode, stamp)
     return math.floor(s)
   end
   local current = redis.call('ZSCORE', key, player)
+  local had = current and pointsOf(tonumber(current)) or 0
   local points = n
   if mode == 'add' then
-    points = (current and pointsOf(tonumber(current)) or 0) + n
+    points = had + n
   end
   if points > max or points < -max then
-    return {0, current or '0'}
+    return {0, string.format('%%.17g', had)}
   end
-  if enc == 'none' then
-    if mode == 'add' then
-      return {1, redis.call('ZINCRBY', key, nstr, player)}
+  local function done(r)
+    if rw and rw.running then redis.call('HSET', rw.marker, 'm:' .. player, 1) end
+    return r
+  end
+  if writeEnc == 'none' then
+    if mode == 'add' and readEnc == 'none' then
+      return done({1, redis.call('ZINCRBY', key, nstr, player)})
     end
-    redis.call('ZADD', key, nstr, player)
-    return {1, nstr}
+    local score = string.format('%%d', points)
+    redis.call('ZADD', key, score, player)
+    return done({1, score})
   end
   local now = nowMs(stamp)
   local score
-  if enc == 'first_reached' then -- the main article: points + (1.0 - ms / 1e13)
+  if writeEnc == 'first_reached' then -- the main article: points + (1.0 - ms / 1e13)
     if now < 1e12 or now >= 1e13 then return {-1, now} end
     score = points + (1.0 - now / 1e13)
-  elseif enc == 'first_reached_e10' then -- the second article: points * 10^10 + (max_ts - ts)
+  elseif writeEnc == 'first_reached_e10' then -- the second article: points * 10^10 + (max_ts - ts)
     local ts = math.floor(now / 1000)
     if ts > 9999999999 then return {-1, now} end
     score = points * 1e10 + (9999999999 - ts)
@@ -61,11 +95,11 @@ local function addOne(key, player, nstr, max, enc, mode, stamp)
     if s < 0 or s >= slots then return {-1, now} end
     score = points + (slots - 1 - s) / slots
   end
-  score = string.format('%.17g', score)
+  score = string.format('%%.17g', score)
   redis.call('ZADD', key, score, player)
-  return {1, score}
+  return done({1, score})
 end
-
+`, int64(domain.MaxSafeScore), domain.FirstReachedMaxPoints, domain.E10MaxPoints, domain.WideMaxPoints) + `
 -- expireAt gives a period board its expiry when it differs (PEXPIRETIME; always where Redis
 -- lacks it): a steady board writes no expiry per add, a changed retention still applies.
 local function expireAt(key, at)
@@ -82,18 +116,21 @@ end
 // even under concurrent writers. Adds go through addBatchScript, a batch of one or more.
 //
 // KEYS[1]  the all-time board's ZSET
+// KEYS[2]  its encoding rewrite's HASH (store.Keys.ScoreRewrite)
 // ARGV[1]  player id
 // ARGV[2]  the new points
 // ARGV[3]  the largest allowed |points| on this board
-// ARGV[4]  the board's encoding: a domain.TieBreak value
+// ARGV[4]  the board's encoding: a domain.TieBreak value (a rewrite's marker overrides it)
 // ARGV[5]  now, epoch ms; "" reads Redis TIME (only tie-break boards need it)
-// Returns  {1, new score (string), 0-based rank from the top}
+// Returns  {1, new score (string), 0-based rank from the top, the encoding written}
 //
+//	{0, current points} when the new points are outside the encoding's range;
 //	{-1, now ms} when now is outside the encoding's range of times; nothing is written.
 var setScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + `
-local r = addOne(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], 'set', ARGV[5])
+local rw = rewriteOf(KEYS[2])
+local r = addOne(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], 'set', ARGV[5], rw)
 if r[1] ~= 1 then return r end
-return {1, r[2], redis.call('ZREVRANK', KEYS[1], ARGV[1])}
+return {1, r[2], redis.call('ZREVRANK', KEYS[1], ARGV[1]), rw and rw.to or ARGV[4]}
 `)
 
 // addBatchScript adds points for one or more players on one board in one call: each
@@ -102,23 +139,26 @@ return {1, r[2], redis.call('ZREVRANK', KEYS[1], ARGV[1])}
 // the call is made.
 //
 // KEYS[1]  the board's ZSET (all-time or one period)
+// KEYS[2]  its encoding rewrite's HASH (store.Keys.ScoreRewrite)
 // ARGV[1]  the largest allowed |points| on this board
-// ARGV[2]  the board's encoding: a domain.TieBreak value
+// ARGV[2]  the board's encoding: a domain.TieBreak value (a rewrite's marker overrides it)
 // ARGV[3]  PEXPIREAT for the key in epoch ms (period boards), "" for none (set when it differs)
 // ARGV[4]  now, epoch ms; "" reads Redis TIME
 // ARGV[5…] player id, points to add, player id, points to add, …
-// Returns  {code, score or now, rank, …} per player: addOne's code and value, and the 0-based
-// rank from the top (-1 when refused)
+// Returns  {code, score or now or current points, rank, …} per player: addOne's code and
+// value, and the 0-based rank from the top (-1 when refused); then the encoding written
 var addBatchScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + `
 local max, out = tonumber(ARGV[1]), {}
+local rw = rewriteOf(KEYS[2])
 for i = 5, #ARGV, 2 do
-  local r = addOne(KEYS[1], ARGV[i], ARGV[i + 1], max, ARGV[2], 'add', ARGV[4])
+  local r = addOne(KEYS[1], ARGV[i], ARGV[i + 1], max, ARGV[2], 'add', ARGV[4], rw)
   out[#out + 1], out[#out + 2], out[#out + 3] = r[1], r[2], -1
 end
 for j = 1, #out, 3 do
   if out[j] == 1 then out[j + 2] = redis.call('ZREVRANK', KEYS[1], ARGV[5 + (j - 1) / 3 * 2]) end
 end
 expireAt(KEYS[1], ARGV[3])
+out[#out + 1] = rw and rw.to or ARGV[2]
 return out
 `)
 
@@ -187,22 +227,84 @@ var deleteSortedSetScript = store.NewScript(store.LuaSortedSetGuard + `
 return redis.call('DEL', KEYS[1])
 `)
 
-// rewriteScoresScript rewrites members' scores (an encoding fix) only where each still has
-// the score the caller read: a member written meanwhile keeps that write.
+// rewriteScoresScript rewrites members' scores (a step of an encoding fix) only where each
+// still has the score the caller read and no write converted it meanwhile, and marks each
+// member it rewrote (or found already in the new encoding: new score = the score read) done
+// in the rewrite's HASH, so from then on writes read the member's score in the new encoding.
+// A member a write converted meanwhile (marked done by addOne) keeps that write.
 //
 // KEYS[1]  the board's ZSET
+// KEYS[2]  its encoding rewrite's HASH (store.Keys.ScoreRewrite), running
 // ARGV     member, the score read, the new score, member, …
-// Returns  {rewritten, changed meanwhile (left as they are)}
+// Returns  {rewritten (score changed), changed meanwhile (left as written)}, or {-1} when the
+// rewrite is no longer running (nothing written)
 var rewriteScoresScript = store.NewScript(store.LuaSortedSetGuard + `
+if redis.call('HGET', KEYS[2], 'state') ~= 'running' then return {-1} end
 local rewritten, changed = 0, 0
 for i = 1, #ARGV, 3 do
+  local done = 'm:' .. ARGV[i]
   local cur = redis.call('ZSCORE', KEYS[1], ARGV[i])
-  if cur and tonumber(cur) == tonumber(ARGV[i + 1]) then
-    redis.call('ZADD', KEYS[1], 'XX', ARGV[i + 2], ARGV[i])
-    rewritten = rewritten + 1
+  if redis.call('HEXISTS', KEYS[2], done) == 0 and cur and tonumber(cur) == tonumber(ARGV[i + 1]) then
+    if ARGV[i + 2] ~= ARGV[i + 1] then
+      redis.call('ZADD', KEYS[1], 'XX', ARGV[i + 2], ARGV[i])
+      rewritten = rewritten + 1
+    end
+    redis.call('HSET', KEYS[2], done, 1)
   else
     changed = changed + 1
   end
 end
 return {rewritten, changed}
+`)
+
+// startRewriteScript starts (or resumes) the encoding rewrite of one board key: a rewrite
+// running to the same encoding is resumed with its own old encoding and the members it has
+// done, so a fix that stopped half way is finished by the next; one running to another
+// encoding is left alone, and the caller refuses. A done marker is replaced.
+//
+// KEYS[1]  the key's encoding rewrite HASH (store.Keys.ScoreRewrite)
+// ARGV[1]  the old encoding (the key's scores' now)
+// ARGV[2]  the new encoding
+// Returns  {1, the old encoding of the rewrite}, or {0, the new encoding of the running one}
+var startRewriteScript = store.NewScript(`
+local m = redis.call('HMGET', KEYS[1], 'from', 'to', 'state')
+if m[3] == 'running' and m[1] and m[2] then
+  if m[2] == ARGV[2] then return {1, m[1]} end
+  return {0, m[2]}
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'from', ARGV[1], 'to', ARGV[2], 'state', 'running')
+return {1, ARGV[1]}
+`)
+
+// finishRewriteScript ends a key's running encoding rewrite: the marker's done members go,
+// and it stays as done (every score in the new encoding) for a while, so an instance whose
+// settings were read before the fix still writes the new encoding.
+//
+// KEYS[1]  the key's encoding rewrite HASH
+// ARGV[1]  the new encoding the caller rewrote to
+// ARGV[2]  how long the done marker stays, ms
+// Returns  1 when finished, 0 when no rewrite to ARGV[1] was running
+var finishRewriteScript = store.NewScript(`
+local m = redis.call('HMGET', KEYS[1], 'from', 'to', 'state')
+if m[3] ~= 'running' or m[2] ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'from', m[1], 'to', m[2], 'state', 'done')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`)
+
+// settleRewriteScript readies a key's rewrite marker for an encoding saved without a fix: a
+// rewrite running to another encoding is named (the caller refuses the save), a finished one
+// naming another encoding is deleted.
+//
+// KEYS[1]  the key's encoding rewrite HASH
+// ARGV[1]  the encoding being saved
+// Returns  "" when the save may go on, else the encoding the running rewrite writes
+var settleRewriteScript = store.NewScript(`
+local m = redis.call('HMGET', KEYS[1], 'to', 'state')
+if not m[1] or m[1] == ARGV[1] then return '' end
+if m[2] == 'running' then return m[1] end
+redis.call('DEL', KEYS[1])
+return ''
 `)

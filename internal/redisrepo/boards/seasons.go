@@ -2,6 +2,7 @@ package boards
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -20,6 +21,10 @@ const MaxSeason = domain.MaxSeason
 // endSeasonTries is how often EndSeason reads again after a concurrent end.
 const endSeasonTries = 5
 
+// errRewriting is endSeason's answer while the board's scores are being rewritten to another
+// encoding: no season ends then (a scheduled end is tried again at the next round).
+var errRewriting = errors.New("boards: the board's scores are being rewritten")
+
 var _ domain.SeasonOps = (*Leaderboards)(nil)
 
 func (l *Leaderboards) EndSeason(ctx context.Context, board string) (domain.Season, error) {
@@ -32,6 +37,9 @@ func (l *Leaderboards) EndSeason(ctx context.Context, board string) (domain.Seas
 	}
 	for range endSeasonTries {
 		s, ended, err := l.endSeason(ctx, board, set, time.Time{})
+		if errors.Is(err, errRewriting) {
+			return domain.Season{}, domain.Errorf(domain.ECONFLICT, "board %q's scores are being rewritten to another encoding; end the season once the rewrite is done", board)
+		}
 		if err != nil || ended {
 			return s, err
 		}
@@ -48,7 +56,8 @@ func (l *Leaderboards) endSeason(ctx context.Context, board string, set domain.B
 		return domain.Season{}, false, store.OpError("boards.Leaderboards.endSeason", err)
 	}
 	cur := currentSeason(h)
-	keys := []string{l.keys.Leaderboard(board), l.keys.Seasons(board), l.keys.SeasonBoard(board, cur)}
+	all := l.keys.Leaderboard(board)
+	keys := []string{all, l.keys.Seasons(board), l.keys.SeasonBoard(board, cur), l.keys.ScoreRewrite(all)}
 	args := []any{cur, l.stampArg(), string(set.TieBreak), ""}
 	if !due.IsZero() {
 		args[3] = due.UnixMilli()
@@ -71,10 +80,12 @@ func (l *Leaderboards) endSeason(ctx context.Context, board string, set domain.B
 		return domain.Season{}, false, nil
 	case code == -2:
 		return domain.Season{}, false, fmt.Errorf("boards.Leaderboards.endSeason: %s already exists; the seasons hash %s lost its count", keys[2], keys[1])
-	case len(res) != 5:
+	case code == 3:
+		return domain.Season{}, false, errRewriting
+	case len(res) != 6:
 		return domain.Season{}, false, fmt.Errorf("boards.Leaderboards.endSeason: unexpected reply %v", res)
 	}
-	s := domain.Season{Number: cur, TieBreak: set.TieBreak, Key: keys[2], Winners: []domain.Entry{}}
+	s := domain.Season{Number: cur, TieBreak: domain.TieBreak(fmt.Sprint(res[5])), Key: keys[2], Winners: []domain.Entry{}}
 	s.Started = msTime(fmt.Sprint(res[2]))
 	if t := msTime(fmt.Sprint(res[3])); t != nil {
 		s.Ended = *t
@@ -238,61 +249,6 @@ func (l *Leaderboards) SeasonPlayer(ctx context.Context, board string, n int64, 
 		return e, domain.Errorf(domain.ENOTFOUND, "player %q did not score in board %q's season %d", player, board, n)
 	}
 	return e, err
-}
-
-func (l *Leaderboards) RollSeasons(ctx context.Context) (int, error) {
-	names, err := l.Found.NamesWarm(ctx, store.KindBoard)
-	if err != nil || len(names) == 0 {
-		return 0, err
-	}
-	pipe := l.rdb.Pipeline()
-	reads := make([]*redis.MapStringStringCmd, len(names))
-	for i, b := range names {
-		reads[i] = pipe.HGetAll(ctx, l.keys.BoardSettings(b))
-	}
-	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
-		return 0, store.OpError("boards.Leaderboards.RollSeasons", err)
-	}
-	ended := 0
-	now := l.clock.Now()
-	for i, b := range names {
-		set := decodeSettings(reads[i].Val())
-		if set.SeasonEvery == domain.AllTime || domain.ValidateNewBoardName(b) != nil {
-			continue
-		}
-		loc, err := domain.SeasonLocation(set.SeasonZone)
-		if err != nil {
-			continue
-		}
-		_, ok, err := l.endSeason(ctx, b, set, domain.SeasonBoundary(set.SeasonEvery, loc, now))
-		if err != nil {
-			return ended, err
-		}
-		if ok {
-			ended++
-		}
-	}
-	return ended, nil
-}
-
-// RunSeasonRollover calls RollSeasons every interval until ctx ends (one instance: run it
-// under Singletons), calling onEnd after a round that ended seasons.
-func (l *Leaderboards) RunSeasonRollover(ctx context.Context, every time.Duration, onEnd func(ended int), onErr func(error)) error {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		switch n, err := l.RollSeasons(ctx); {
-		case err != nil && ctx.Err() == nil:
-			onErr(err)
-		case n > 0:
-			onEnd(n)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
 }
 
 // seasonFields are the settings hash fields a patch of the season settings writes.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
@@ -68,8 +70,15 @@ func (l *Leaderboards) UpdateSettings(ctx context.Context, board string, s domai
 }
 
 // PatchSettings writes only the fields the patch gives (HSET of those fields merges them into
-// the HASH in one command) and reads the result in the same transaction, on the one key.
+// the HASH in one command) and reads the result in the same transaction, on the one key. An
+// encoding saved without a fix settles the board keys' rewrite markers first (settleRewrites).
 func (l *Leaderboards) PatchSettings(ctx context.Context, board string, p domain.BoardSettingsPatch) (domain.BoardSettings, error) {
+	return l.patchSettings(ctx, board, p, true)
+}
+
+// patchSettings is PatchSettings; settle is false for FixEncoding's own save, made under its
+// running rewrite.
+func (l *Leaderboards) patchSettings(ctx context.Context, board string, p domain.BoardSettingsPatch, settle bool) (domain.BoardSettings, error) {
 	if err := domain.ValidateNewBoardName(board); err != nil { // saving settings creates the board
 		return domain.BoardSettings{}, err
 	}
@@ -77,6 +86,11 @@ func (l *Leaderboards) PatchSettings(ctx context.Context, board string, p domain
 	valid := p.Apply(domain.DefaultBoardSettings())
 	if err := valid.Validate(); err != nil {
 		return domain.BoardSettings{}, err
+	}
+	if settle && p.TieBreak != nil {
+		if err := l.settleRewrites(ctx, board, valid.TieBreak); err != nil {
+			return domain.BoardSettings{}, err
+		}
 	}
 	var fields []any
 	if p.TieBreak != nil {
@@ -103,14 +117,14 @@ func (l *Leaderboards) PatchSettings(ctx context.Context, board string, p domain
 	}
 	saved := pipe.HGetAll(ctx, key)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return domain.BoardSettings{}, store.OpWriteError("boards.Leaderboards.PatchSettings", err)
+		return domain.BoardSettings{}, store.OpWriteError("boards.Leaderboards.patchSettings", err)
 	}
 	s := decodeSettings(saved.Val())
 	l.settings.Put(board, s)
 	if s.SeasonEvery != domain.AllTime {
 		// A schedule counts from now for a board whose season start was never recorded.
 		if err := l.rdb.HSetNX(ctx, l.keys.Seasons(board), "started", l.clock.Now().UnixMilli()).Err(); err != nil {
-			return s, store.OpWriteError("boards.Leaderboards.PatchSettings", err)
+			return s, store.OpWriteError("boards.Leaderboards.patchSettings", err)
 		}
 	}
 	return s, nil
@@ -153,4 +167,29 @@ func decodeSettings(h map[string]string) domain.BoardSettings {
 		_ = s.Validate()
 	}
 	return s
+}
+
+// settleRewrites lets an encoding be saved without a fix: a board key whose scores are being
+// rewritten to another encoding refuses it (ECONFLICT), and a finished rewrite's marker that
+// names another encoding goes, so the writes follow the saved setting rather than the marker.
+func (l *Leaderboards) settleRewrites(ctx context.Context, board string, to domain.TieBreak) error {
+	now := l.clock.Now()
+	keys := []string{l.keys.Leaderboard(board)}
+	for _, p := range domain.Periods {
+		keys = append(keys, l.keys.PeriodBoard(board, p, now))
+	}
+	pipe := l.rdb.Pipeline()
+	res := make([]*redis.Cmd, len(keys))
+	for i, key := range keys {
+		res[i] = settleRewriteScript.Run(ctx, pipe, []string{l.keys.ScoreRewrite(key)}, string(to))
+	}
+	if err := store.Exec(ctx, l.rdb, pipe); err != nil {
+		return store.OpWriteError("boards.Leaderboards.settleRewrites", err)
+	}
+	for _, r := range res {
+		if running, _ := r.Text(); running != "" {
+			return domain.Errorf(domain.ECONFLICT, "board %q's scores are being rewritten to %s; fix the encoding to %s to finish that rewrite, then save another", board, running, running)
+		}
+	}
+	return nil
 }

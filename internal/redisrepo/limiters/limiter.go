@@ -252,8 +252,10 @@ func (l *Limiters) DeletePolicy(ctx context.Context, name string) error {
 
 func (l *Limiters) Policies(ctx context.Context) ([]domain.LimitPolicy, error) {
 	names, err := l.Rdb.SMembers(ctx, l.Keys.LimiterIndex()).Result()
-	if err != nil && !store.IndexOfAnotherType(l.Keys.LimiterIndex(), err) {
+	if err != nil && !store.IndexOfAnotherType(l.Rdb, l.Keys.LimiterIndex(), err) {
 		return nil, store.OpError("limiters.Limiters.Policies", err)
+	} else if err == nil {
+		store.IndexReadOK(l.Rdb, l.Keys.LimiterIndex())
 	}
 	for name := range builtins {
 		if !slices.Contains(names, name) {

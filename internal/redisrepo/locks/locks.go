@@ -320,8 +320,10 @@ func (l *Locks) Inspect(ctx context.Context, name string) (domain.LockInfo, erro
 // took shows once discovery's own loop found it).
 func (l *Locks) List(ctx context.Context) (domain.HeldLocks, error) {
 	indexed, err := l.rdb.SMembers(ctx, l.keys.LockIndex()).Result()
-	if err != nil && !store.IndexOfAnotherType(l.keys.LockIndex(), err) {
+	if err != nil && !store.IndexOfAnotherType(l.rdb, l.keys.LockIndex(), err) {
 		return domain.HeldLocks{}, store.OpError("locks.Locks.List", err)
+	} else if err == nil {
+		store.IndexReadOK(l.rdb, l.keys.LockIndex())
 	}
 	names := l.found.Names(store.KindLock)
 	for _, n := range indexed {

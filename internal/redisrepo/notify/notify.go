@@ -60,14 +60,9 @@ const (
 type Options struct {
 	Mode Mode
 	Keys store.Keys
-	// Discovery is told of every change (Saw), before OnChange, so a new name is known when
-	// the watcher reads.
+	// Discovery is told of every change (Saw), before Handlers.OnChange, so a new name is
+	// known when the watcher reads.
 	Discovery *store.Discovery
-	// OnChange receives the keys another writer changed, in batches (whatever arrived together).
-	OnChange func(keys []string)
-	// OnResubscribed is called when a subscription (re)starts: events of the gap are lost, so
-	// everything should be read again.
-	OnResubscribed func()
 	// Embedded: the in-memory Redis, which sends no notifications.
 	Embedded bool
 	Log      *slog.Logger
@@ -90,7 +85,17 @@ type Notifier struct {
 	mu   sync.Mutex
 	subs map[string]*sub // by master address ("" for one server or Sentinel)
 	why  string          // why notifications cannot be used, from the last refresh ("" when they can)
-	gap  atomic.Bool     // a subscription (re)started since the last Heard: its gap's events are lost
+	gaps atomic.Uint64   // subscriptions (re)started so far: each one's gap lost its events
+	on   Handlers        // Run's
+}
+
+// Handlers are what Run tells of changes.
+type Handlers struct {
+	// OnChange receives the keys another writer changed, in batches (whatever arrived together).
+	OnChange func(ctx context.Context, keys []string)
+	// OnResubscribed is called when a subscription (re)starts: events of the gap are lost, so
+	// everything should be read again.
+	OnResubscribed func()
 }
 
 // New returns a Notifier over rdb; nothing happens until Run.
@@ -135,24 +140,26 @@ func (n *Notifier) State() State {
 	return State{On: true}
 }
 
-// Heard says whether keyspace notifications told discovery (Saw) of every change since the
-// last call: State().On, and no subscription (re)started since, as one does after its
-// connection was killed (the events of its gap are lost). While it says so, the watcher's
-// periodic read leaves out discovery's steps, the locks' and the adopted sources'
-// (redisrepo.OpenOptions.Notified, asked once a read); after a gap, one step finds what the
-// gap hid.
-func (n *Notifier) Heard() bool {
-	gap := n.gap.Swap(false)
-	return !gap && n.State().On
+// Heard says whether keyspace notifications are on (State().On) and how many subscriptions
+// have (re)started so far, as one does after its connection was killed (the events of its gap
+// are lost). It changes nothing: a caller that saw the same count last time and on now was
+// told of every change since (Saw). The watcher's periodic read then leaves out discovery's
+// steps, the locks' and the adopted sources' (panels.Read.Step); after a gap, one step finds
+// what the gap hid.
+func (n *Notifier) Heard() (on bool, gaps uint64) {
+	gaps = n.gaps.Load()
+	return n.State().On, gaps
 }
 
-// Run subscribes and keeps the subscriptions right until ctx ends: every RefreshEvery it
-// re-reads the masters, the server's setting and the sources' patterns; every ProbeEvery it
-// checks each master's probe came back, resubscribing where it did not, and writes the next.
-func (n *Notifier) Run(ctx context.Context) {
+// Run subscribes and keeps the subscriptions right until ctx ends, telling on of changes:
+// every RefreshEvery it re-reads the masters, the server's setting and the sources' patterns;
+// every ProbeEvery it checks each master's probe came back, resubscribing where it did not,
+// and writes the next. Run once.
+func (n *Notifier) Run(ctx context.Context, on Handlers) {
 	if n.opt.Mode == Off || n.opt.Embedded {
 		return
 	}
+	n.on = on
 	defer n.closeAll()
 	refresh, probe := time.NewTicker(n.opt.RefreshEvery), time.NewTicker(n.opt.ProbeEvery)
 	defer refresh.Stop()

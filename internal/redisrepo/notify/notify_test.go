@@ -45,7 +45,10 @@ func start(t *testing.T, rdb redis.UniversalClient, mode notify.Mode, refresh ti
 	})
 	r.n = notify.New(rdb, notify.Options{
 		Mode: mode, Keys: store.DefaultKeys, Discovery: r.disc, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		OnChange: func(keys []string) {
+		ProbeEvery: 100 * time.Millisecond, RefreshEvery: refresh,
+	})
+	on := notify.Handlers{
+		OnChange: func(_ context.Context, keys []string) {
 			for _, k := range keys {
 				r.keys <- k
 			}
@@ -56,11 +59,10 @@ func start(t *testing.T, rdb redis.UniversalClient, mode notify.Mode, refresh ti
 			default:
 			}
 		},
-		ProbeEvery: 100 * time.Millisecond, RefreshEvery: refresh,
-	})
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); r.n.Run(ctx) }()
+	go func() { defer close(done); r.n.Run(ctx, on) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return r
 }
@@ -227,7 +229,7 @@ func TestResubscribesAfterItsConnectionIsKilled(t *testing.T) {
 	r := start(t, rdb, notify.On, 0)
 	r.waitOn(t)
 	<-r.resubs // the first subscription
-	r.heardAfterAGap(t)
+	seen := r.heardAfterAGap(t, 0)
 	if err := rdb.ClientKillByFilter(context.Background(), "TYPE", "pubsub").Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -236,27 +238,34 @@ func TestResubscribesAfterItsConnectionIsKilled(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatalf("no resubscription after CLIENT KILL TYPE pubsub (state %+v)", r.n.State())
 	}
-	r.heardAfterAGap(t)
+	r.heardAfterAGap(t, seen)
 	foreignWrites(t, rdb, r, "k")
 }
 
-// heardAfterAGap checks that, right after a subscription (re)started, Heard says no once (the
-// events of the gap are lost: the locks' read makes one lock step), then yes once the
+// heardAfterAGap checks that, right after a subscription (re)started, Heard counts one gap
+// more than before it (seen: the count before; the events of the gap are lost, so the locks'
+// read makes one lock step), that asking changes nothing, and that it says on once the
 // notifier follows notifications again.
-func (r *recorder) heardAfterAGap(t *testing.T) {
+func (r *recorder) heardAfterAGap(t *testing.T, seen uint64) uint64 {
 	t.Helper()
-	if r.n.Heard() {
-		t.Error("Heard said every change reached discovery right after a subscription (re)started")
+	_, gaps := r.n.Heard()
+	if gaps <= seen {
+		t.Errorf("Heard counts %d gaps after a subscription (re)started, %d before", gaps, seen)
+	}
+	if _, again := r.n.Heard(); again != gaps {
+		t.Errorf("asking Heard again changed its count from %d to %d", gaps, again)
 	}
 	r.waitOn(t)
 	if err := redistest.Poll(5*time.Second, func() error {
-		if !r.n.Heard() {
-			return errorString("Heard says no while notifications are on")
+		if on, _ := r.n.Heard(); !on {
+			return errorString("Heard says off while notifications are on")
 		}
 		return nil
 	}); err != nil {
 		t.Error(err)
 	}
+	_, gaps = r.n.Heard()
+	return gaps
 }
 
 func TestConfigRefusedSaysSoAndPolls(t *testing.T) {

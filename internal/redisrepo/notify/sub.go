@@ -62,9 +62,9 @@ func (n *Notifier) deliver(ctx context.Context, s *sub, ch <-chan any) {
 			switch m := msg.(type) {
 			case *redis.Subscription:
 				if m.Kind == "psubscribe" && m.Count == 1 {
-					n.gap.Store(true) // events of the gap, if any, are lost
-					if n.opt.OnResubscribed != nil {
-						n.opt.OnResubscribed()
+					n.gaps.Add(1) // events of the gap, if any, are lost
+					if n.on.OnResubscribed != nil {
+						n.on.OnResubscribed()
 					}
 				}
 			case *redis.Message:
@@ -92,8 +92,8 @@ func (n *Notifier) deliver(ctx context.Context, s *sub, ch <-chan any) {
 		if n.opt.Discovery != nil {
 			n.opt.Discovery.Saw(ctx, changes)
 		}
-		if n.opt.OnChange != nil {
-			n.opt.OnChange(slices.Clone(keys))
+		if n.on.OnChange != nil {
+			n.on.OnChange(ctx, slices.Clone(keys))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package queues
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -167,35 +168,31 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 	// The list's order is up or down (dead jobs: latest death first); a cursor going back
 	// reads the other way from where it points.
 	desc := domain.JobOrderDescending(opt.State)
-	key, err := q.jobCursorKey(ctx)
+	cur, key, err := q.parseJobCursor(ctx, opt.Cursor, opt.State, queue)
 	if err != nil {
 		return domain.JobPage{}, err
 	}
-	var cur domain.JobCursor
 	hasCursor := opt.Cursor != ""
-	if hasCursor {
-		if cur, err = domain.ParseJobCursor(opt.Cursor, opt.State, key, queue); err != nil {
-			return domain.JobPage{}, err
-		}
-	}
 	up := desc == cur.Back
 	dir := "down"
 	if up {
 		dir = "up"
 	}
-	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue), q.keys.QueueRetry(queue), q.keys.QueueDone(queue)}
+	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue), q.keys.QueueRetry(queue), q.keys.QueueDone(queue),
+		q.keys.QueueErrors(queue)}
 	vals, err := jobPageScript.Run(ctx, q.Rdb, keys, which, lo, hi, dir, locks.BoolArg(hasCursor),
 		strconv.FormatFloat(cur.Score, 'f', -1, 64), cur.ID, opt.Limit, due, since).Slice()
 	if err != nil {
 		return domain.JobPage{}, store.OpError("queues.Queues.Jobs", err)
 	}
-	if len(vals) != 7 {
+	if len(vals) != 8 {
 		return domain.JobPage{}, fmt.Errorf("queues.Queues.Jobs: unexpected reply %v", vals)
 	}
 	n := func(i int) int64 { v, _ := vals[i].(int64); return v }
 	page := domain.JobPage{Queue: queue, State: opt.State, Jobs: []domain.JobListItem{},
 		Counts: domain.JobCounts{Waiting: n(1), Scheduled: n(2), InFlight: n(3), Dead: n(4), Completed: n(6)}}
 	flat, _ := vals[5].([]any)
+	errs, _ := vals[7].([]any) // a dead job's kept errors, beside it
 	for i := 0; i+1 < len(flat); i += 2 {
 		id, _ := flat[i].(string)
 		score, _ := strconv.ParseFloat(toString(flat[i+1]), 64)
@@ -203,6 +200,11 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 		if (opt.State == domain.JobWaiting) && set.Kind == domain.PriorityQueue {
 			if p, ms, ok := domain.ScorePriority(score); ok {
 				item.Priority, item.At = &p, time.UnixMilli(ms).UTC()
+			}
+		}
+		if i/2 < len(errs) {
+			if e, ok := errs[i/2].(string); ok {
+				item.LastError = domain.ShortError(domain.LastError(decodeAttemptErrors(e)))
 			}
 		}
 		page.Jobs = append(page.Jobs, item)
@@ -361,22 +363,58 @@ func (q *Queues) SetPaused(ctx context.Context, queue string, paused bool) error
 	return nil
 }
 
-// jobCursorKey returns the secret that signs job list cursors: read once from Redis, made
-// there (SETNX of a random value) by the first instance that needs it.
-func (q *Queues) jobCursorKey(ctx context.Context) ([]byte, error) {
+// cursorKeyTTL is how long an instance signs cursors with the secret it last read before
+// reading it again: after Redis lost it, every instance agrees on the new one within it.
+const cursorKeyTTL = 5 * time.Second
+
+// jobCursorKey returns the secret that signs job list cursors, shared by every instance
+// through Redis: on a miss (none read yet, read more than cursorKeyTTL ago, or reread: a
+// cursor it did not verify) it offers the secret it had, or a random one, with SET NX and
+// reads back the one Redis keeps. So a secret Redis lost is made again by the first instance
+// that needs it (its own, when it had one: cursors it gave stay valid), and the others take
+// it up at their next miss, without a restart.
+func (q *Queues) jobCursorKey(ctx context.Context, reread bool) ([]byte, error) {
 	q.cursorMu.Lock()
 	defer q.cursorMu.Unlock()
-	if q.cursorKey != nil {
+	now := q.Clock.Now()
+	if q.cursorKey != nil && !reread && now.Sub(q.cursorRead) < cursorKeyTTL && now.Sub(q.cursorRead) >= 0 {
 		return q.cursorKey, nil
 	}
+	offer := string(q.cursorKey)
+	if offer == "" {
+		offer = locks.NewToken() + locks.NewToken()
+	}
 	pipe := q.Rdb.Pipeline()
-	pipe.SetNX(ctx, q.keys.JobCursorKey(), locks.NewToken()+locks.NewToken(), 0)
+	pipe.SetNX(ctx, q.keys.JobCursorKey(), offer, 0)
 	get := pipe.Get(ctx, q.keys.JobCursorKey())
 	if err := store.Exec(ctx, q.Rdb, pipe); err != nil {
 		return nil, store.OpError("queues.Queues.jobCursorKey", err)
 	}
-	q.cursorKey = []byte(get.Val())
+	q.cursorKey, q.cursorRead = []byte(get.Val()), now
 	return q.cursorKey, nil
+}
+
+// parseJobCursor checks a cursor against the shared secret, reading the secret again when the
+// one this instance holds does not verify it (another instance may have made a new one), and
+// returns the secret the next cursors are signed with.
+func (q *Queues) parseJobCursor(ctx context.Context, cursor string, state domain.JobState, queue string) (domain.JobCursor, []byte, error) {
+	key, err := q.jobCursorKey(ctx, false)
+	if err != nil || cursor == "" {
+		return domain.JobCursor{}, key, err
+	}
+	cur, err := domain.ParseJobCursor(cursor, state, key, queue)
+	if err == nil {
+		return cur, key, nil
+	}
+	again, rerr := q.jobCursorKey(ctx, true)
+	if rerr != nil {
+		return domain.JobCursor{}, nil, rerr
+	}
+	if bytes.Equal(again, key) {
+		return domain.JobCursor{}, nil, err
+	}
+	cur, err = domain.ParseJobCursor(cursor, state, again, queue)
+	return cur, again, err
 }
 
 // resumedSignal is closed the next time this process resumes a queue: a blocking take on a

@@ -30,18 +30,12 @@ func (q *Queues) SearchJobs(ctx context.Context, queue string, opt domain.JobSea
 	if err := opt.Validate(); err != nil {
 		return domain.JobSearchPage{}, err
 	}
-	key, err := q.jobCursorKey(ctx)
+	c, key, err := q.parseJobCursor(ctx, opt.Cursor, opt.State, queue)
 	if err != nil {
 		return domain.JobSearchPage{}, err
 	}
-	if opt.Cursor != "" {
-		c, err := domain.ParseJobCursor(opt.Cursor, opt.State, key, queue)
-		if err != nil {
-			return domain.JobSearchPage{}, err
-		}
-		if c.Back {
-			return domain.JobSearchPage{}, domain.ErrSearchBackwards
-		}
+	if c.Back {
+		return domain.JobSearchPage{}, domain.ErrSearchBackwards
 	}
 	res := domain.JobSearchPage{Queue: queue, State: opt.State, Text: opt.Text, Jobs: []domain.JobMatch{}, PayloadsSearched: !opt.IDsOnly}
 	list := domain.JobListOptions{State: opt.State, Cursor: opt.Cursor}
@@ -59,7 +53,11 @@ func (q *Queues) SearchJobs(ctx context.Context, queue string, opt domain.JobSea
 		for i, item := range page.Jobs {
 			res.Scanned++
 			if m := opt.Matches(item.ID, payloads[i]); m != "" {
-				res.Jobs = append(res.Jobs, domain.JobMatch{JobListItem: item, Match: m})
+				match := domain.JobMatch{JobListItem: item, Match: m}
+				if m == "payload" {
+					match.Excerpt = opt.ExcerptOf(payloads[i])
+				}
+				res.Jobs = append(res.Jobs, match)
 			}
 			if len(res.Jobs) == opt.Limit && (i < len(page.Jobs)-1 || page.Next != "") {
 				res.Next = searchCursor(key, queue, opt.State, item) // stopped at the last match
@@ -230,7 +228,8 @@ func (q *Queues) Retry(ctx context.Context, queue, id string, r domain.JobRetry)
 		runAt, runAtText = strconv.FormatInt(ms, 10), r.RunAt.UTC().Format(time.RFC3339Nano)
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueDead(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue),
-		q.keys.QueueSettings(queue), q.keys.QueueLeases(queue), q.keys.QueueJobs(queue), q.keys.QueueErrors(queue)}
+		q.keys.QueueSettings(queue), q.keys.QueueLeases(queue), q.keys.QueueJobs(queue), q.keys.QueueErrors(queue),
+		q.keys.QueueProcessing(queue), q.keys.QueueRetry(queue)}
 	vals, err := retryScript.Run(ctx, q.Rdb, keys, now.UnixMilli(), string(domain.DefaultQueueKind(queue)), id, priority,
 		runAt, runAtText, locks.BoolArg(r.HasPayload), string(r.Payload), q.leaseNow(), domain.AttemptErrorsKept).Slice()
 	if err != nil {
@@ -243,6 +242,9 @@ func (q *Queues) Retry(ctx context.Context, queue, id string, r domain.JobRetry)
 		return domain.Retried{}, domain.Errorf(domain.ENOTFOUND, "job %q is not in queue %q's dead set: only a dead job is retried", id, queue)
 	case -1:
 		return domain.Retried{}, domain.Errorf(domain.ECONFLICT, "job %q is waiting in queue %q already; delete the dead one instead", id, queue)
+	case -2:
+		state := map[string]string{"waiting": "waiting (or scheduled)", "in_flight": "in flight: a consumer holds it", "retrying": "waiting for its next attempt"}[toString(vals[1])]
+		return domain.Retried{}, domain.Errorf(domain.ECONFLICT, "job %q of queue %q is %s, not dead: only a dead job is retried (a waiting job can be changed by deleting and enqueueing it again)", id, queue, state)
 	case -4:
 		return domain.Retried{}, domain.Errorf(domain.EINVALID, "queue %q is a priority queue: give a priority from 0 to 9, not run_at", queue)
 	case -6:

@@ -112,6 +112,7 @@ return {done, kind, failed}
 // KEYS[3]  {queue:<name>}:attempts  KEYS[4]  {queue:<name>}:scores
 // KEYS[5]  {queue:<name>}:settings  KEYS[6]  {queue:<name>}:leases
 // KEYS[7]  {queue:<name>}:jobs      KEYS[8]  {queue:<name>}:errors
+// KEYS[9]  {queue:<name>}:processing KEYS[10] {queue:<name>}:retry
 // ARGV[1]  now, epoch ms (caller's clock)
 // ARGV[2]  the queue's default kind
 // ARGV[3]  job id
@@ -120,11 +121,18 @@ return {done, kind, failed}
 // ARGV[7]  "1" when a payload is given            ARGV[8]  the payload JSON ("" for none)
 // ARGV[9]  lease now, epoch ms, or "" for Redis TIME (the history's time)
 // ARGV[10] errors kept per job
-// Returns  {1, kind, score, edit}; {0} the job is not dead; {-1} that id waits again;
-// {-4, kind} a run-at on a priority queue; {-6, kind} a priority on a delayed queue
+// Returns  {1, kind, score, edit}; {0} the job is not in the queue at all; {-1} that id
+// waits again beside its dead one; {-2, state} the job is not dead but "waiting" (or
+// scheduled), "in_flight" or "retrying"; {-4, kind} a run-at on a priority queue; {-6, kind}
+// a priority on a delayed queue
 var retryScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaAddError + luaRequeueOne + `
 local id = ARGV[3]
-if not redis.call('ZSCORE', KEYS[2], id) then return {0} end
+if not redis.call('ZSCORE', KEYS[2], id) then
+  if redis.call('ZSCORE', KEYS[1], id) then return {-2, 'waiting'} end
+  if redis.call('ZSCORE', KEYS[9], id) then return {-2, 'in_flight'} end
+  if redis.call('ZSCORE', KEYS[10], id) then return {-2, 'retrying'} end
+  return {0}
+end
 if redis.call('ZSCORE', KEYS[1], id) then return {-1} end
 local kind = redis.call('HGET', KEYS[5], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[2] end

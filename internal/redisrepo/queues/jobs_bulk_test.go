@@ -243,12 +243,16 @@ func testRetryWithEdit(t *testing.T, rdb redis.UniversalClient) {
 		j.Errors[1].Edit != wantEdit || j.Errors[1].Error != "" || j.Errors[1].Attempt != 1 {
 		t.Fatalf("after retry: %+v", j)
 	}
+	// A job that is not dead is refused with 409 saying where it is.
+	if _, err := q.Retry(ctx, "mail", "inv", domain.JobRetry{}); domain.ErrorCode(err) != domain.ECONFLICT || !strings.Contains(domain.ErrorMessage(err), "is waiting") {
+		t.Errorf("retry of a waiting job: %v, want conflict saying it waits", err)
+	}
 	d, _ := poll(t, q, "mail", domain.PollOptions{})
 	if d.ID != "inv" || string(d.Payload) != `{"to":"ana@example.org"}` || *d.Priority != 0 {
 		t.Fatalf("delivery: %+v", d)
 	}
 	if _, err := q.Retry(ctx, "mail", "inv", domain.JobRetry{}); domain.ErrorCode(err) != domain.ENOTFOUND {
-		t.Errorf("retry of a job that is not dead: %v", err)
+		t.Errorf("retry of a job taken without a lease (gone): %v, want not_found", err)
 	}
 
 	// Unchanged, and without a payload.

@@ -53,7 +53,7 @@ end
 // that stays in the set while an operator pages through it is on exactly one page.
 //
 // KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:processing  KEYS[3]  {queue:<name>}:dead
-// KEYS[4]  {queue:<name>}:retry  KEYS[5]  {queue:<name>}:done
+// KEYS[4]  {queue:<name>}:retry  KEYS[5]  {queue:<name>}:done  KEYS[6]  {queue:<name>}:errors
 // ARGV[1]  which set: 1, 2, 3, 4 or 5 (KEYS' order)
 // ARGV[2]  the state's lowest score, as ZRANGEBYSCORE takes it ("-inf", "(123" or "123")
 // ARGV[3]  the state's highest score, likewise
@@ -63,7 +63,8 @@ end
 // ARGV[8]  how many jobs at most
 // ARGV[9]  now, epoch ms, when the queue is delayed (due up to now); "" for a priority queue
 // ARGV[10] the oldest completion kept, epoch ms (exclusive)
-// Returns  {more, waiting, scheduled, in flight, dead, {id, score, id, score, ...}, completed}: the jobs
+// Returns  {more, waiting, scheduled, in flight, dead, {id, score, id, score, ...}, completed,
+// {errors JSON or false per job: dead jobs only, else {}}}: the jobs
 // in increasing order; more is 1 when the set holds more of the state past the page
 var jobPageScript = store.NewScript(store.LuaSortedSetGuard + luaKeyset + `
 local key = KEYS[tonumber(ARGV[1])]
@@ -95,8 +96,14 @@ if ARGV[9] ~= '' then
   scheduled = redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[9], '+inf')
   waiting = waiting - scheduled
 end
+local errs = {}
+if ARGV[1] == '3' and #jobs > 0 then
+  local ids = {}
+  for i = 1, #jobs, 2 do ids[#ids + 1] = jobs[i] end
+  errs = redis.call('HMGET', KEYS[6], unpack(ids))
+end
 return {more and 1 or 0, waiting, scheduled, redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]), jobs,
-  redis.call('ZCOUNT', KEYS[5], '(' .. ARGV[10], '+inf')}
+  redis.call('ZCOUNT', KEYS[5], '(' .. ARGV[10], '+inf'), errs}
 `)
 
 // jobScript reads everything kept of one job, wherever it is, in one step.
@@ -206,6 +213,19 @@ for _, id in ipairs(ids) do
   end
 end
 return #ids
+`)
+
+// deadErrorsScript reads the latest deaths of a queue's dead set with their kept errors, for
+// grouping by error.
+//
+// KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:dead  KEYS[3]  {queue:<name>}:errors
+// ARGV[1]  how many dead jobs at most (the latest deaths)
+// Returns  {dead jobs in all, {id, ...} latest death first, {errors JSON or false, ...}}
+var deadErrorsScript = store.NewScript(store.LuaSortedSetGuard + `
+local ids = redis.call('ZREVRANGE', KEYS[2], 0, tonumber(ARGV[1]) - 1)
+local errs = {}
+if #ids > 0 then errs = redis.call('HMGET', KEYS[3], unpack(ids)) end
+return {redis.call('ZCARD', KEYS[2]), ids, errs}
 `)
 
 // giveBackScript returns a job a blocking take (BZPOPMIN, which no script can wrap) popped

@@ -38,8 +38,9 @@ type Queues struct {
 	sweepMu sync.Mutex
 	sweep   map[string]string // queue -> HSCAN cursor of its unfinished orphan sweep
 
-	cursorMu  sync.Mutex
-	cursorKey []byte // the secret signing job list cursors, once read (jobCursorKey)
+	cursorMu   sync.Mutex
+	cursorKey  []byte    // the secret signing job list cursors, as last read (jobCursorKey)
+	cursorRead time.Time // when it was read
 
 	resumeMu sync.Mutex
 	resumed  chan struct{} // closed when this process resumes a queue (then replaced): wakes paused takes

@@ -116,3 +116,29 @@ func mustSources(t *testing.T, s *Sources) []domain.Source {
 	}
 	return all
 }
+
+// A try on an adopted fixed window whose key holds a string that is not a count (a lock's
+// token, a service's value) is refused, and the string is left as it was.
+func TestFixedWindowTryRefusesAStringThatIsNotACounter(t *testing.T) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
+		ctx := context.Background()
+		src, _, clock := newSourcesOn(rdb)
+		fw, err := src.SaveSource(ctx, domain.Source{Name: "fw", Kind: domain.SourceLimiter, Key: "fwin:{client}:{window_start}", Encoding: domain.SourceFixedWindow, Limit: 5, WindowMs: 60_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := fw.ClientKey("c", clock.Now())
+		rdb.Set(ctx, key, "their-token", 0)
+		if _, err := src.TrySource(ctx, "fw", "c"); domain.ErrorCode(err) != domain.CodeWrongType || !strings.Contains(domain.ErrorMessage(err), "not a fixed window's counter") {
+			t.Errorf("try on a token: %v, want wrong_type", err)
+		}
+		if v := rdb.Get(ctx, key).Val(); v != "their-token" || rdb.PTTL(ctx, key).Val() != -time.Nanosecond {
+			t.Errorf("the string changed: %q", v)
+		}
+		rdb.Set(ctx, key, "2", time.Minute)
+		if res, err := src.TrySource(ctx, "fw", "c"); err != nil || !res.Allowed || res.Remaining != 2 {
+			t.Errorf("try on the service's counter: %+v, %v", res, err)
+		}
+	})
+}

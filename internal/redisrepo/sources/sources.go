@@ -42,8 +42,10 @@ func NewSources(rdb redis.UniversalClient, keys store.Keys, found *store.Discove
 func (s *Sources) Sources(ctx context.Context) ([]domain.Source, error) {
 	return s.cache.Get(ctx, "", func(ctx context.Context) ([]domain.Source, error) {
 		h, err := s.rdb.HGetAll(ctx, s.keys.Sources()).Result()
-		if err != nil && !store.IndexOfAnotherType(s.keys.Sources(), err) {
+		if err != nil && !store.IndexOfAnotherType(s.rdb, s.keys.Sources(), err) {
 			return nil, store.OpError("sources.Sources.Sources", err)
+		} else if err == nil {
+			store.IndexReadOK(s.rdb, s.keys.Sources())
 		}
 		out := make([]domain.Source, 0, len(h))
 		for _, v := range h {
@@ -253,10 +255,15 @@ func PlanSourceView(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, 
 // by one, and its first request sets its expiry to the window.
 //
 // KEYS[1]  the client's counter for this window (the service's layout), a STRING
-// Refuses  a key of another type, before writing (typeGuard)
+// Refuses  a key of another type, before writing (typeGuard); a string that is not a count
+// Refuses  ("WRONGTYPE notacounter <value>"): another thing's, left as it is
 // ARGV[1]  window, seconds
 // Returns  the count after this request
 var fixedWindowIncrScript = store.NewScript(store.LuaTypeGuard("string") + `
+local v = redis.call('GET', KEYS[1])
+if v and (not string.match(v, '^%d+$') or #v > 18) then
+  return redis.error_reply('WRONGTYPE notacounter ' .. string.sub(v, 1, 40))
+end
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n
@@ -282,6 +289,10 @@ func (s *Sources) TrySource(ctx context.Context, name, client string) (domain.Li
 	if src.Encoding == domain.SourceFixedWindow {
 		policy.Algorithm = domain.FixedWindow
 		n, err := fixedWindowIncrScript.Run(ctx, s.rdb, []string{key}, src.WindowMs/1000).Int64()
+		if value, ok := strings.CutPrefix(fmt.Sprint(err), "WRONGTYPE notacounter "); ok {
+			return domain.LimitResult{}, fmt.Errorf("sources.Sources.TrySource: %w", domain.Errorf(domain.CodeWrongType,
+				"the key %q is a string but not a fixed window's counter: it holds %q, not a count, so it is another thing's and zpulse left it as it was; nothing was counted", key, value))
+		}
 		if err != nil {
 			return domain.LimitResult{}, store.ScriptWriteError("sources.Sources.TrySource", key, err)
 		}

@@ -22,10 +22,10 @@ func (d *Discovery) refreshAdopted(ctx context.Context) error {
 	d.refreshing.Lock()
 	defer d.refreshing.Unlock()
 	h, err := d.rdb.HGetAll(ctx, d.sources).Result()
-	if err != nil && !IndexOfAnotherType(d.sources, err) {
+	if err != nil && !IndexOfAnotherType(d.rdb, d.sources, err) {
 		return OpError("store.Discovery.refreshAdopted", err)
 	} else if err == nil {
-		IndexReadOK(d.sources)
+		IndexReadOK(d.rdb, d.sources)
 	}
 	patterns := map[string]bool{}
 	watched := map[string]bool{}

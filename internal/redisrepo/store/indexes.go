@@ -15,38 +15,42 @@ import (
 // marked in a list: the lists answer what discovery finds, with a note naming the key (Notes),
 // rather than a 409 for everyone.
 
-// misfitIndexes are the index keys last read as another type: key → true.
+// misfitIndexes are the index keys last read as another type, by the client that read them
+// (one per Redis zpulse talks to): client → key → true.
 var misfitIndexes = struct {
 	sync.Mutex
-	keys map[string]bool
-}{keys: map[string]bool{}}
+	keys map[redis.UniversalClient]map[string]bool
+}{keys: map[redis.UniversalClient]map[string]bool{}}
 
-// IndexOfAnotherType says whether err is the WRONGTYPE reply to a read of the index key, and
-// then remembers it for IndexNotes (and logs it once); false for any other error.
-func IndexOfAnotherType(key string, err error) bool {
+// IndexOfAnotherType says whether err is the WRONGTYPE reply to rdb's read of the index key,
+// and then remembers it for IndexNotes (and logs it once); false for any other error.
+func IndexOfAnotherType(rdb redis.UniversalClient, key string, err error) bool {
 	if !redis.HasErrorPrefix(err, "WRONGTYPE") {
 		return false
 	}
 	misfitIndexes.Lock()
 	defer misfitIndexes.Unlock()
-	if !misfitIndexes.keys[key] {
+	if misfitIndexes.keys[rdb] == nil {
+		misfitIndexes.keys[rdb] = map[string]bool{}
+	}
+	if !misfitIndexes.keys[rdb][key] {
 		slog.Warn("one of zpulse's index keys holds another Redis type: read as empty", "key", key)
-		misfitIndexes.keys[key] = true
+		misfitIndexes.keys[rdb][key] = true
 	}
 	return true
 }
 
-// IndexReadOK forgets a note on key: it was read as its own type again.
-func IndexReadOK(key string) {
+// IndexReadOK forgets a note on key: rdb read it as its own type again.
+func IndexReadOK(rdb redis.UniversalClient, key string) {
 	misfitIndexes.Lock()
-	delete(misfitIndexes.keys, key)
+	delete(misfitIndexes.keys[rdb], key)
 	misfitIndexes.Unlock()
 }
 
-// IndexNotes are the notes a list shows about the index keys last read as another type.
-func IndexNotes() []string {
+// IndexNotes are the notes a page shows about the index keys rdb last read as another type.
+func IndexNotes(rdb redis.UniversalClient) []string {
 	misfitIndexes.Lock()
-	keys := slices.Sorted(maps.Keys(misfitIndexes.keys))
+	keys := slices.Sorted(maps.Keys(misfitIndexes.keys[rdb]))
 	misfitIndexes.Unlock()
 	notes := make([]string, len(keys))
 	for i, k := range keys {
@@ -64,8 +68,8 @@ func (d *Discovery) indexesOfAnotherType(indexes []*redis.StringSliceCmd) bool {
 		}
 		key, _ := c.Args()[1].(string)
 		if c.Err() == nil {
-			IndexReadOK(key)
-		} else if !IndexOfAnotherType(key, c.Err()) {
+			IndexReadOK(d.rdb, key)
+		} else if !IndexOfAnotherType(d.rdb, key, c.Err()) {
 			return false
 		}
 	}

@@ -109,6 +109,19 @@ func (k Keys) SeasonBoard(board string, n int64) string {
 // ended season n "<n>:started", "<n>:ended" (epoch ms), "<n>:ties" (its encoding).
 func (k Keys) Seasons(board string) string { return k.seasonTag(board) + ":seasons" }
 
+// ScoreRewrite is the HASH that marks an encoding rewrite of one board key (the all-time
+// board or a period board, given as its key): from, to, state ("running", then "done" for a
+// while), and during the run "m:<player>" for each player whose score is already in the new
+// encoding. Its braces hold the board key, so it shares the key's Cluster slot and every
+// score script reads it in the same step as the score ({leaderboard:<board>}:rewrite is also
+// the seasons' slot).
+func (k Keys) ScoreRewrite(boardKey string) string { return "{" + boardKey + "}:rewrite" }
+
+// SeasonRolloverFailures is the HASH board → "<when>: <error>" of the boards whose scheduled
+// season end failed at the season rollover's last round (the others' fields are deleted):
+// the board's page and the overview show it.
+func (k Keys) SeasonRolloverFailures() string { return k.OwnPrefix + "season-rollover:failures" }
+
 // BoardIndex is the SET of board names zpulse has written to.
 func (k Keys) BoardIndex() string { return k.OwnPrefix + "index:boards" }
 
@@ -526,7 +539,11 @@ func (k Keys) HistoryTotals(kind domain.HistoryKind) string {
 // so reading the keyspace does not give away a session.
 //
 //	zpulse:{sessions}:generation      STRING  counter, no expiry: "sign out everywhere" bumps it
-//	zpulse:{sessions}:id:<sha256 hex> STRING  "<generation>:<token fingerprint>", PX the session's life
+//	zpulse:{sessions}:id:<sha256 hex> STRING  "<generation>:<token fingerprint>:<role>:<token id>:<name>", PX the session's life
+//	zpulse:{sessions}:token:<id>      HASH    a personal token: name, role, hash (SHA-256 of the secret),
+//	                                          created_at, created_by, expires_at (ms; 0 never), last_used; PXAT its expiry
+//	zpulse:{sessions}:token-name:<n>  STRING  the id of the token named n; PXAT its expiry
+//	zpulse:{sessions}:tokens          SET     every token's id (an id whose record expired is dropped when listed)
 //	zpulse:sign-in:{<address>}        HASH    fixed_window state of domain.SignInAttempts: w, n
 
 // SessionGeneration is the counter that ends every session opened before it changed.
@@ -534,6 +551,16 @@ func (k Keys) SessionGeneration() string { return k.OwnPrefix + "{sessions}:gene
 
 // Session is the record of the session whose id hashes to idHash (64 hex digits).
 func (k Keys) Session(idHash string) string { return k.OwnPrefix + "{sessions}:id:" + idHash }
+
+// Token is the record of the personal token whose id is id (16 hex digits, the public part of
+// its secret).
+func (k Keys) Token(id string) string { return k.OwnPrefix + "{sessions}:token:" + id }
+
+// TokenName is the id of the personal token named name.
+func (k Keys) TokenName(name string) string { return k.OwnPrefix + "{sessions}:token-name:" + name }
+
+// Tokens is the set of every personal token's id.
+func (k Keys) Tokens() string { return k.OwnPrefix + "{sessions}:tokens" }
 
 // SignInAttempts is an address's count of admin-token attempts in the current window.
 // Addresses (IPv4, IPv6) hold no braces, so the key is one address's alone.

@@ -13,6 +13,11 @@ import (
 // encoding check.
 
 func (h *Handlers) EndSeason(c echo.Context) error {
+	// It takes no options: nothing, or {}. Any other body is refused, not ignored.
+	var none struct{}
+	if err := httpio.DecodeOptionalJSON(c, &none); err != nil {
+		return err
+	}
 	season, err := h.Leaderboards.EndSeason(c.Request().Context(), httpio.PathParam(c, "board"))
 	if err != nil {
 		return err

@@ -22,11 +22,12 @@ type Handlers struct {
 	Limiters     domain.LimiterService
 	Locks        domain.LockService
 	Sources      domain.SourceService
-	Trail        domain.AuditLog // the audit trail, read by admins
+	Trail        domain.AuditLog   // the audit trail, read by admins
+	Tokens       domain.TokenStore // nil: personal tokens are off (no --admin-token)
 	Log          *slog.Logger
 	// Audience is what the request's reader may see of secrets (domain.Audience): every
 	// handler that shows a lock, a job, a consumer or a source passes it through this.
 	Audience func(echo.Context) domain.Audience
-	// Admin says whether the request comes from an admin, who may search job payloads.
-	Admin func(echo.Context) bool
+	// Payloads says whether the request's reader sees job payloads, and so may search them.
+	Payloads func(echo.Context) bool
 }

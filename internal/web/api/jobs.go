@@ -34,6 +34,15 @@ func (h *Handlers) Jobs(c echo.Context) error {
 	return c.JSON(http.StatusOK, page)
 }
 
+// DeadErrors answers the latest dead jobs grouped by their last error, the largest group first.
+func (h *Handlers) DeadErrors(c echo.Context) error {
+	g, err := h.Queues.DeadErrors(c.Request().Context(), httpio.PathParam(c, "queue"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, g)
+}
+
 func (h *Handlers) RequeueDead(c echo.Context) error {
 	res, err := h.Queues.RequeueDead(c.Request().Context(), httpio.PathParam(c, "queue"))
 	if err != nil {

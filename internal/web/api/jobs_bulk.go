@@ -14,7 +14,7 @@ import (
 // before its retry.
 
 func (h *Handlers) searchJobs(c echo.Context) error {
-	opt, err := httpio.JobSearchOptions(c, h.Admin(c))
+	opt, err := httpio.JobSearchOptions(c, h.Payloads(c))
 	if err != nil {
 		return err
 	}
@@ -22,7 +22,7 @@ func (h *Handlers) searchJobs(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, page)
+	return c.JSON(http.StatusOK, h.Audience(c).JobSearch(page))
 }
 
 // bulkRequestBody is POST /api/v1/queues/:queue/bulk's body.

@@ -67,6 +67,8 @@ func decodeBody(c echo.Context, v any, optional bool) error {
 		return nil
 	case errors.Is(err, io.EOF):
 		return domain.Errorf(domain.EINVALID, "the body is empty: send a JSON object")
+	case errors.Is(err, errNull):
+		return domain.Errorf(domain.EINVALID, "the body is null: send a JSON object (or, where the body is optional, nothing)")
 	case errors.Is(err, errNotUTF8):
 		return domain.Errorf(domain.EINVALID, "the body is not valid UTF-8: send JSON text encoded in UTF-8")
 	case errors.Is(err, jsontext.ErrDuplicateName) && errors.As(err, &strict):
@@ -88,11 +90,18 @@ func decodeBody(c echo.Context, v any, optional bool) error {
 	}
 }
 
-var errNotUTF8 = errors.New("not UTF-8")
+var (
+	errNotUTF8 = errors.New("not UTF-8")
+	errNull    = errors.New("null")
+)
 
 // decodeStrict decodes body, one JSON value and nothing after it, into v; then refuses
-// invalid UTF-8 and repeated member names, which encoding/json lets through.
+// invalid UTF-8 and repeated member names, which encoding/json lets through. A null body is
+// refused first: encoding/json would accept it and leave v as it was.
 func decodeStrict(body []byte, v any) error {
+	if string(bytes.TrimSpace(body)) == "null" {
+		return errNull // encoding/json leaves v as it was: the call would go on as if sent {}
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -120,4 +129,17 @@ func jsonKind(goKind string) string {
 	default:
 		return "number"
 	}
+}
+
+// SingleQueryValues refuses a query that gives a parameter more than once: the API would
+// read one of them (echo's QueryParam takes the first) and ignore the rest, so
+// "?limit=5&limit=500" would mean whatever the reader guessed. Every API call is checked once,
+// before its handler. Returns EINVALID naming the parameter.
+func SingleQueryValues(c echo.Context) error {
+	for name, vals := range c.QueryParams() {
+		if len(vals) > 1 {
+			return domain.FieldErrorf(name, domain.EINVALID, "query parameter %q is given %d times: give it once", clipped(name), len(vals))
+		}
+	}
+	return nil
 }

@@ -15,7 +15,7 @@ const MaxBodyBytes = "1M"
 
 // Codes for errors raised by the HTTP layer itself rather than the domain.
 const (
-	codeForbidden        = "forbidden"
+	codeForbidden        = domain.EFORBIDDEN
 	codeMethodNotAllowed = "method_not_allowed"
 	codeUnsupportedType  = "unsupported_media_type"
 	codeTooLarge         = "too_large"
