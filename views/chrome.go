@@ -38,6 +38,7 @@ type Chrome struct {
 type Status struct {
 	Available bool
 	Detail    string
+	Notice    string // a warning while Redis answers: a partial outage (which slots), a failover
 }
 
 // CanWrite says whether this browser may use the forms that act on single things (points,

@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	hub := live.NewHub(metrics)
 	liveMode := func() string { return describeLiveMode(svc.Notifier.State(), cfg.PollInterval) }
 	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.BasePath), hub, cfg.PollInterval, log, metrics,
-		live.WithMinGap(cfg.MinGap), live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()), live.WithMode(liveMode))
+		live.WithMinGap(cfg.MinGap), live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()), live.WithMode(liveMode), live.WithNotice(svc.Notice))
 	if !static.Built() {
 		log.Warn("static assets are not built: pages render unstyled and without live updates; run `make generate`")
 	}
@@ -96,7 +96,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 
 	handler := web.NewServer(web.Deps{
 		Leaderboards: svc.Leaderboards, Queues: svc.Queues, Locks: svc.Locks, History: svc.History, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
-		AdminToken: cfg.AdminToken, ShowToAnonymous: cfg.ShowAnon, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping,
+		AdminToken: cfg.AdminToken, ShowToAnonymous: cfg.ShowAnon, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping, Health: svc.Health,
 		Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
 		Auth: svc.Auth, Tokens: svc.Auth, AuthProxy: cfg.AuthProxy, Trail: svc.Audit, TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies, OpenAccess: cfg.OpenAccess, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
 		Sources: svc.Sources, LiveMode: liveMode, IndexNotes: svc.IndexNotes,
@@ -109,7 +109,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 func newRegistry(svc *redisrepo.Services, cfg config, log *slog.Logger) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	reg.MustRegister(&web.BusinessCollector{Read: svc.Business, Limit: cfg.MetricsMax, ErrorCounts: svc.CommandErrors.Counts, Log: log})
+	reg.MustRegister(&web.BusinessCollector{Read: svc.Business, Limit: cfg.MetricsMax, ErrorCounts: svc.CommandErrors.Counts, Health: svc.Health, Log: log})
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "zpulse_live_notifications", Help: "1 while live pages wake on Redis keyspace notifications, 0 while they only poll (--live-notifications)",
 	}, func() float64 {

@@ -53,6 +53,7 @@ type Status struct {
 	Available bool
 	Detail    string // why not, when not available
 	Mode      string // how live pages learn of changes (WithMode), for every page's footer
+	Notice    string // a warning while Redis answers (WithNotice): a partial outage, a failover
 }
 
 // DefaultMinGap is the shortest time between two ticks unless WithMinGap says otherwise:
@@ -93,6 +94,7 @@ type Watcher struct {
 	statusMu sync.RWMutex
 	status   Status
 	mode     func() string // WithMode; nil: no mode
+	notice   func() string // WithNotice; nil: no notice
 }
 
 // Clock is the time Run schedules ticks by: the machine's unless WithClock gives another.
@@ -241,7 +243,7 @@ func (w *Watcher) takePending() map[string]bool {
 // it merged with a nudge's), the others not.
 func (w *Watcher) Run(ctx context.Context) {
 	w.statusMu.Lock()
-	w.status.Mode = w.modeNow() // as pages rendered it: the first tick pushes no change
+	w.status.Mode, w.status.Notice = w.modeNow(), w.noticeNow() // as pages rendered them: the first tick pushes no change
 	w.statusMu.Unlock()
 	periodic := w.clock.After(w.interval)
 	var gapOver <-chan time.Time // set while a tick waits for the gap to end
@@ -351,7 +353,8 @@ func (w *Watcher) tick(ctx context.Context, only map[string]bool, how Poll) int 
 		return 0
 	}
 	var batch []Fragment
-	if s := (Status{Available: true, Mode: w.modeNow()}); w.setStatus(s, nil) {
+	notice := w.noticeAnew()
+	if s := (Status{Available: true, Mode: w.modeNow(), Notice: notice}); w.setStatus(s, nil) {
 		batch = w.appendStatus(batch, all, s)
 	}
 	for sub := range w.last {
@@ -399,7 +402,7 @@ func (w *Watcher) appendStatus(batch []Fragment, subs []Subscription, s Status) 
 func (w *Watcher) setStatus(s Status, err error) bool {
 	w.statusMu.Lock()
 	changed := w.status.Available != s.Available
-	modeChanged := w.status.Mode != s.Mode
+	modeChanged := w.status.Mode != s.Mode || w.status.Notice != s.Notice
 	w.status = s
 	w.statusMu.Unlock()
 	if !changed {

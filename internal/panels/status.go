@@ -18,7 +18,7 @@ var Status = declare(&Kind[struct{}, live.Status]{
 	Parse: func(t string) (struct{}, bool) { return struct{}{}, t == domain.TopicStatus },
 	Watch: func(context.Context, *Rooms, struct{}) live.Watch { return live.Watch{} },
 	Render: func(_ Env, _ struct{}, _ domain.Audience, s live.Status) templ.Component {
-		return views.StatusFragment(views.Status{Available: s.Available, Detail: s.Detail}, s.Mode)
+		return views.StatusFragment(views.Status{Available: s.Available, Detail: s.Detail, Notice: s.Notice}, s.Mode)
 	},
 	ID: func(struct{}) string { return "redis-status" },
 })

@@ -104,6 +104,11 @@ type Services struct {
 	Business *history.Business
 	// CommandErrors counts the commands of Client that failed, by command.
 	CommandErrors *store.CommandErrors
+	// TopologyHeal, on a Cluster, reloads the slot map at once when a command's error says it
+	// may be wrong (a dead master, MOVED…), so a promoted replica serves through zpulse within
+	// store.HealEvery of the next failed command; nil on one server and Sentinel (go-redis's
+	// failover client follows +switch-master itself).
+	TopologyHeal *store.TopologyHeal
 	// Auth keeps admin sessions and the sign-in attempt counters.
 	Auth *auth.Auth
 	// Audit keeps the audit trail of change requests.
@@ -118,9 +123,11 @@ type Services struct {
 	// Keys names the keys for people, for pages that explain where data lives.
 	Keys domain.KeyDisplay
 
-	closers []func() error
-	stop    context.CancelFunc // ends the embedded Redis's clock
-	done    sync.WaitGroup
+	closers   []func() error
+	sentinels *sentinels // behind Sentinel (from a URL): who names the master, for Health
+	notice    healthNotice
+	stop      context.CancelFunc // ends the embedded Redis's clock
+	done      sync.WaitGroup
 }
 
 // Open opens Redis and builds every service on it. The client is not checked: call Ping to
@@ -164,6 +171,10 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 		}
 		s.Client = rdb
 		s.closers = append(s.closers, rdb.Close)
+		if cfg, _ := parseRedisURL(opt.URL); cfg != nil && cfg.MasterName != "" {
+			s.sentinels = newSentinels(cfg)
+			s.closers = append(s.closers, s.sentinels.Close)
+		}
 	default:
 		m := miniredis.NewMiniRedis()
 		if err := m.StartAddr("127.0.0.1:0"); err != nil {
@@ -210,6 +221,10 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Business = history.NewBusiness(rdb, keys, s.Discovery, c)
 	s.CommandErrors = &store.CommandErrors{}
 	rdb.AddHook(s.CommandErrors)
+	if cluster, ok := rdb.(*redis.ClusterClient); ok {
+		s.TopologyHeal = store.NewTopologyHeal(cluster, 0)
+		rdb.AddHook(s.TopologyHeal)
+	}
 	return s, nil
 }
 

@@ -48,7 +48,11 @@ func ClusterClient(t testing.TB) *redis.ClusterClient {
 // StartCluster starts ClusterMasters cluster-enabled servers, gives each an equal share of the
 // slots, introduces them with CLUSTER MEET and waits until every node reports the cluster ok
 // with every slot served. The caller closes it.
-func StartCluster() (*Cluster, error) {
+func StartCluster() (*Cluster, error) { return StartClusterWith() }
+
+// StartClusterWith is StartCluster with extra redis-server arguments for every node (e.g.
+// "--cluster-require-full-coverage", "no": the other masters go on serving while one is down).
+func StartClusterWith(args ...string) (*Cluster, error) {
 	c := &Cluster{}
 	for range ClusterMasters {
 		bus, err := freePort()
@@ -58,8 +62,8 @@ func StartCluster() (*Cluster, error) {
 		}
 		// The bus port is chosen (not port+10000) so that it is known to be free; the node
 		// timeout stays Redis's default so that a loaded CI machine never sees a node as failed.
-		n, err := startServer(nil, []string{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-			"--cluster-port", strconv.Itoa(bus)})
+		n, err := startServer(nil, append([]string{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+			"--cluster-port", strconv.Itoa(bus)}, args...))
 		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("start cluster node: %w", err)

@@ -120,7 +120,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 		}
 	}
 	watcher := live.NewWatcher(svc.Snapshots.Read, render, hub, 50*time.Millisecond, log, metrics,
-		live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()), live.WithMode(opt.mode))
+		live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()), live.WithMode(opt.mode), live.WithNotice(svc.Notice))
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { svc.Run(ctx); close(done) }()
@@ -129,7 +129,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 		deps: Deps{
 			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks, Auth: svc.Auth, Tokens: svc.Auth, History: svc.History,
 			Sources: svc.Sources, IndexNotes: svc.IndexNotes, Trail: svc.Audit,
-			Hub: hub, Watcher: watcher, Registry: reg, Log: log, Ping: svc.Ping, Keys: svc.Keys,
+			Hub: hub, Watcher: watcher, Registry: reg, Log: log, Ping: svc.Ping, Health: svc.Health, Keys: svc.Keys,
 			AdminToken: adminToken, BigKey: bigKey,
 		},
 		watcher: watcher,

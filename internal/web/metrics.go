@@ -20,8 +20,11 @@ type BusinessCollector struct {
 	Read        domain.BusinessReader
 	Limit       int                      // labelled entities of each kind, at most
 	ErrorCounts func() map[string]uint64 // failed Redis commands by command; nil: not reported
-	Timeout     time.Duration            // one scrape's read; 0 is 5 s
-	Log         *slog.Logger
+	// Health reads every master at scrape time, for zpulse_redis_masters_down
+	// (redisrepo.Services.Health); nil: not reported.
+	Health  func(context.Context) domain.RedisHealth
+	Timeout time.Duration // one scrape's read; 0 is 5 s
+	Log     *slog.Logger
 }
 
 var _ prometheus.Collector = (*BusinessCollector)(nil)
@@ -49,13 +52,15 @@ var (
 		[]string{"kind"}, nil)
 	scrapeErrorDesc = prometheus.NewDesc("zpulse_metrics_read_error", "1 when this scrape could not read Redis (the business series are then missing).",
 		nil, nil)
+	mastersDownDesc = prometheus.NewDesc("zpulse_redis_masters_down", "Redis masters that did not answer a PING within a second at this scrape (a Cluster's every master, the master Sentinel names, or the one server); with no master known (no node answers, Sentinel names none), 1 when no master is known (no Cluster node answers, no sentinel names the master).",
+		nil, nil)
 	redisErrorsDesc = prometheus.NewDesc("zpulse_redis_command_errors_total", "Redis commands that failed (not nil replies), by command.",
 		[]string{"command"}, nil)
 )
 
 func (b *BusinessCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{queueJobsDesc, queueOldestDesc, queueProcessedDesc, queueEnqueuedDesc, queuePausedDesc, jobDurationDesc, limiterDecisionsDesc,
-		locksHeldDesc, boardPlayersDesc, droppedDesc, scrapeErrorDesc, redisErrorsDesc} {
+		locksHeldDesc, boardPlayersDesc, droppedDesc, scrapeErrorDesc, redisErrorsDesc, mastersDownDesc} {
 		ch <- d
 	}
 }
@@ -65,6 +70,16 @@ func (b *BusinessCollector) Collect(ch chan<- prometheus.Metric) {
 		for cmd, n := range b.ErrorCounts() {
 			ch <- prometheus.MustNewConstMetric(redisErrorsDesc, prometheus.CounterValue, float64(n), cmd)
 		}
+	}
+	if b.Health != nil {
+		hctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		h := b.Health(hctx)
+		cancel()
+		down := h.Down()
+		if h.Unknown != "" {
+			down = max(len(h.Masters), 1)
+		}
+		ch <- prometheus.MustNewConstMetric(mastersDownDesc, prometheus.GaugeValue, float64(down))
 	}
 	timeout := b.Timeout
 	if timeout == 0 {

@@ -3,11 +3,15 @@ package web
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/live"
 	"github.com/zpulse/zpulse/internal/redisrepo"
 	"github.com/zpulse/zpulse/internal/redistest"
 )
@@ -55,5 +59,63 @@ func TestReadyzDuringStall(t *testing.T) {
 			t.Fatalf("the stall ended (%v) and readyz never answered 503", err)
 		default:
 		}
+	}
+}
+
+// /readyz lists every master with up or down: on one server its one master; on a Cluster with
+// one master killed (the others serving on) it answers 200 "degraded" naming the dead
+// master's slots, zpulse_redis_masters_down counts 1; with every master down, 503.
+func TestReadyzReportsEveryMaster(t *testing.T) {
+	t.Parallel()
+	one := newTestServer(t, "", nil)
+	if status, body := one.get(t, "/readyz"); status != http.StatusOK || !strings.Contains(body, `"status":"ready"`) ||
+		!strings.Contains(body, `"up":true`) || !strings.Contains(body, `"masters_down":0`) {
+		t.Fatalf("readyz on one server: %d %s", status, body)
+	}
+
+	c, err := redistest.StartClusterWith("--cluster-require-full-coverage", "no") // a cluster of its own: one master dies
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rdb, err := redisrepo.Connect(c.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rdb.Close() })
+	var reg *prometheus.Registry
+	var health func(context.Context) domain.RedisHealth
+	s := newTestServerWith(t, "", rdb, func(d *Deps) { reg, health = d.Registry, d.Health })
+	reg.MustRegister(&BusinessCollector{Read: s.svc.Business, Limit: 2, Health: health})
+	if status, body := s.get(t, "/readyz"); status != http.StatusOK || !strings.Contains(body, `"status":"ready"`) || strings.Count(body, `"up":true`) != 3 {
+		t.Fatalf("readyz on the Cluster: %d %s", status, body)
+	}
+	if got := scrape(t, s)["zpulse_redis_masters_down{}"]; got != 0 {
+		t.Errorf("zpulse_redis_masters_down = %v, want 0", got)
+	}
+	c.Nodes[2].Stop()
+	status, body := s.get(t, "/readyz")
+	if status != http.StatusOK || !strings.Contains(body, `"status":"degraded"`) || !strings.Contains(body, `"masters_down":1`) ||
+		!strings.Contains(body, `"slots":"10922-16383"`) || !strings.Contains(body, "slots 10922-16383") {
+		t.Fatalf("readyz with a master down: %d %s, want 200 degraded naming slots 10922-16383", status, body)
+	}
+	if got := scrape(t, s)["zpulse_redis_masters_down{}"]; got != 1 {
+		t.Errorf("zpulse_redis_masters_down = %v, want 1", got)
+	}
+	c.Nodes[0].Stop()
+	c.Nodes[1].Stop()
+	if status, body := s.get(t, "/readyz"); status != http.StatusServiceUnavailable || !strings.Contains(body, `"status":"unavailable"`) ||
+		!strings.Contains(body, `"masters_down":3`) || !strings.Contains(body, `"code":"unavailable"`) {
+		t.Fatalf("readyz with every master down: %d %s, want 503", status, body)
+	}
+}
+
+// The banner shows a notice (a partial outage) while Redis answers, as a status, not an alert.
+func TestStatusFragmentNotice(t *testing.T) {
+	t.Parallel()
+	render := TopicRenderer(bigKey, redisrepo.DefaultKeys.Display(), "")
+	html, _ := render(domain.TopicStatus, domain.Admin, live.Status{Available: true, Notice: "Redis degraded: 1 of 3 masters down: a (slots 0-5460)."})
+	if s := string(html); !strings.Contains(s, `role="status"`) || !strings.Contains(s, "slots 0-5460") || strings.Contains(s, "Redis unavailable") {
+		t.Errorf("notice fragment: %s", s)
 	}
 }

@@ -47,7 +47,7 @@ func (s *server) chrome(c echo.Context, title string, topics ...string) views.Ch
 		Actor:      who(c).actor,
 		OpenAccess: s.OpenAccess,
 		CSRF:       token,
-		Status:     views.Status{Available: st.Available, Detail: st.Detail},
+		Status:     views.Status{Available: st.Available, Detail: st.Detail, Notice: st.Notice},
 		Path:       c.Request().URL.RequestURI(),
 		Keys:       s.Keys,
 		LiveMode:   s.liveMode(),

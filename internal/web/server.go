@@ -34,8 +34,11 @@ type Deps struct {
 	Hub                *live.Hub
 	Watcher            Watcher
 	Ping               func(context.Context) error // answers whether Redis is reachable
-	Registry           *prometheus.Registry
-	Log                *slog.Logger
+	// Health reads every master now, for /readyz and the zpulse_redis_masters_down gauge
+	// (redisrepo.Services.Health); nil: /readyz PINGs through Ping.
+	Health   func(context.Context) domain.RedisHealth
+	Registry *prometheus.Registry
+	Log      *slog.Logger
 	// Auth keeps sessions and the sign-in attempt counters (redisrepo.Services.Auth).
 	Auth domain.AuthStore
 	// Tokens keeps personal API tokens (redisrepo.Services.Auth); nil: none. They are taken

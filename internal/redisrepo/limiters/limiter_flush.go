@@ -147,48 +147,72 @@ func (l *Limiters) Run(ctx context.Context) {
 	}
 }
 
-// AdoptClients lists every sliding-log client among keys (sorted sets under rate: that
-// Discovery found) under its policy, with the time of its latest request, so that clients
-// written by other services (the articles' own, on rate:<client>) show on the limiters'
-// pages. Returns EUNAVAILABLE.
+// lastSeenField is the field of a limiter hash that holds the time of the client's latest
+// request, or the start of its window (store/keys.go has the layouts).
+var lastSeenField = map[domain.Algorithm]string{domain.TokenBucket: "ts", domain.FixedWindow: "w", domain.SlidingCounter: "w"}
+
+// AdoptClients lists every client among keys (the limiter keys under rate: that Discovery
+// found: sorted sets and hashes) under its saved policy of the key's algorithm, with the time
+// of its latest request (a sliding log's newest entry, a token bucket's ts, a window's start),
+// so that clients written by other services in zpulse's layouts (the articles' own, on
+// rate:<client>; another service's token bucket on rate:tb:<policy>:{<client>}) show on the
+// limiters' pages. Returns EUNAVAILABLE.
 func (l *Limiters) AdoptClients(ctx context.Context, keys []string) error {
 	policies, err := l.Policies(ctx)
 	if err != nil {
 		return err
 	}
-	logs := map[string]domain.LimitPolicy{}
+	saved := map[string]domain.LimitPolicy{}
 	for _, p := range policies {
-		if p.Algorithm == domain.SlidingLog {
-			logs[p.Name] = p
-		}
+		saved[p.Name] = p
 	}
 	pipe := l.Rdb.Pipeline()
 	type found struct {
 		policy domain.LimitPolicy
 		client string
-		newest *redis.ZSliceCmd
+		newest *redis.ZSliceCmd // a sliding log's newest entry
+		seen   *redis.StringCmd // a hash's time field
 	}
 	var all []found
 	for _, key := range keys {
-		policy, client, ok := l.Keys.ParseSlidingLog(key, logs)
-		if !ok {
+		a, policy, client, ok := l.Keys.ParseLimiterState(key)
+		p, known := saved[policy]
+		if !ok || !known || p.Algorithm != a {
 			continue
 		}
-		all = append(all, found{logs[policy], client, pipe.ZRangeWithScores(ctx, key, -1, -1)})
+		f := found{policy: p, client: client}
+		if field, hash := lastSeenField[a]; hash {
+			f.seen = pipe.HGet(ctx, key, field)
+		} else {
+			f.newest = pipe.ZRangeWithScores(ctx, key, -1, -1)
+		}
+		all = append(all, f)
 	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+	if len(all) == 0 {
+		return nil
+	}
+	var reply redis.Error // a key of another type (WRONGTYPE) only leaves its client out
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) && !errors.As(err, &reply) {
 		return store.OpError("limiters.Limiters.AdoptClients", err)
 	}
 	pipe = l.Rdb.Pipeline()
 	newest := map[string]int64{}
 	for _, f := range all {
-		if z := f.newest.Val(); len(z) == 1 {
-			pipe.ZAddGT(ctx, l.Keys.LimiterClients(f.policy.Name), redis.Z{Score: z[0].Score, Member: f.client})
-			newest[f.policy.Name] = max(newest[f.policy.Name], int64(z[0].Score))
+		at, ok := int64(0), false
+		switch {
+		case f.newest != nil && len(f.newest.Val()) == 1:
+			at, ok = int64(f.newest.Val()[0].Score), true
+		case f.seen != nil && f.seen.Err() == nil:
+			ms, err := strconv.ParseFloat(f.seen.Val(), 64)
+			at, ok = int64(ms), err == nil && ms > 0
+		}
+		if ok {
+			pipe.ZAddGT(ctx, l.Keys.LimiterClients(f.policy.Name), redis.Z{Score: float64(at), Member: f.client})
+			newest[f.policy.Name] = max(newest[f.policy.Name], at)
 		}
 	}
 	for name, at := range newest {
-		l.trimClients(ctx, pipe, logs[name], at)
+		l.trimClients(ctx, pipe, saved[name], at)
 	}
 	if len(newest) > 0 {
 		if _, err := pipe.Exec(ctx); err != nil {

@@ -27,10 +27,11 @@ const (
 type Kind int
 
 const (
-	KindBoard Kind = iota // leaderboard:* sorted sets
-	KindQueue             // queue:* sorted sets
-	KindLock              // lock:* of any type (another service's lock may be a Redisson hash)
-	rateKeys              // rate:* sorted sets: sliding logs, whose clients the limiters adopt
+	KindBoard  Kind = iota // leaderboard:* sorted sets
+	KindQueue              // queue:* sorted sets
+	KindLock               // lock:* of any type (another service's lock may be a Redisson hash)
+	rateKeys               // rate:* sorted sets: sliding logs, whose clients the limiters adopt
+	rateHashes             // rate:* hashes: fixed windows, sliding counters, token buckets, adopted too
 	KindCount
 )
 
@@ -75,7 +76,7 @@ type Discovery struct {
 	attempted   bool                                     // Run's first refresh ended (first is closed)
 	first       chan struct{}                            // closed when Run's first refresh ended
 	lastErr     error                                    // the error of Run's latest refresh
-	onRate      func(ctx context.Context, keys []string) // the rate keys one refresh found
+	onRate      func(ctx context.Context, keys []string) // the rate keys (logs and hashes) one refresh found
 }
 
 func NewDiscovery(rdb redis.UniversalClient, keys Keys, onRate func(ctx context.Context, keys []string)) *Discovery {
@@ -84,6 +85,7 @@ func NewDiscovery(rdb redis.UniversalClient, keys Keys, onRate func(ctx context.
 	d.sweeps[KindQueue] = newSweep(&sweep{name: "queue", prefix: keys.QueuePrefix, typ: "zset", index: keys.QueueIndex()})
 	d.sweeps[KindLock] = newSweep(&sweep{name: "lock", prefix: keys.LockPrefix, index: keys.LockIndex()})
 	d.sweeps[rateKeys] = newSweep(&sweep{prefix: keys.RatePrefix, typ: "zset"})
+	d.sweeps[rateHashes] = newSweep(&sweep{prefix: keys.RatePrefix, typ: "hash"})
 	d.dated = newSweep(&sweep{pattern: datedPattern, typ: "zset", limit: MaxDatedKeys})
 	d.lockStep = newSweep(&sweep{name: "lock", prefix: keys.LockPrefix, calls: StepCalls})
 	return d
@@ -158,7 +160,7 @@ func (d *Discovery) Refreshed() bool {
 
 // Refresh reads the indexes and goes on with each kind's sweep. Returns EUNAVAILABLE.
 func (d *Discovery) Refresh(ctx context.Context) error {
-	if err := d.refresh(ctx, KindBoard, KindQueue, KindLock, rateKeys); err != nil {
+	if err := d.refresh(ctx, KindBoard, KindQueue, KindLock, rateKeys, rateHashes); err != nil {
 		return err
 	}
 	return d.refreshAdopted(ctx)
@@ -195,7 +197,7 @@ func (d *Discovery) refresh(ctx context.Context, kinds ...Kind) error {
 			if err != nil {
 				return err
 			}
-			if k == rateKeys {
+			if k == rateKeys || k == rateHashes {
 				d.mu.Lock()
 				foundRate = append(foundRate, found...)
 				d.mu.Unlock()

@@ -17,10 +17,11 @@ var gone = map[string]bool{"del": true, "unlink": true, "expired": true, "evicte
 
 // Saw registers what keyspace notifications told: a new board, queue, lock or limiter client
 // (and an adopted source's new key) shows at once instead of at the next sweep. A board's,
-// queue's or sliding log's key counts on a sorted-set event (its sweep finds zsets only); a
-// lock's on any event that leaves the key there. Names already known cost nothing; a name
+// queue's or sliding log's key counts on a sorted-set event (its sweep finds zsets only), a
+// limiter's hash (fixed window, sliding counter, token bucket) on a hash event; a lock's on
+// any event that leaves the key there. Names already known cost nothing; a name
 // seen is kept as a sweep's find is (until a complete pass after it misses it), so deletions are the
-// sweep's. New sliding-log keys go to onRate (the limiters adopt their clients).
+// sweep's. New limiter keys (sliding logs, limiter hashes) go to onRate (the limiters adopt their clients).
 func (d *Discovery) Saw(ctx context.Context, changes []Change) {
 	var rate []string
 	d.mu.Lock()
@@ -28,9 +29,9 @@ func (d *Discovery) Saw(ctx context.Context, changes []Change) {
 		if gone[c.Event] {
 			continue
 		}
-		zset := strings.HasPrefix(c.Event, "z")
+		zset, hash := strings.HasPrefix(c.Event, "z"), strings.HasPrefix(c.Event, "h")
 		for k, s := range d.sweeps {
-			if !strings.HasPrefix(c.Key, s.prefix) || (s.typ == "zset" && !zset) {
+			if !strings.HasPrefix(c.Key, s.prefix) || (s.typ == "zset" && !zset) || (s.typ == "hash" && !hash) {
 				continue
 			}
 			id := c.Key
@@ -39,7 +40,7 @@ func (d *Discovery) Saw(ctx context.Context, changes []Change) {
 					continue
 				}
 			}
-			if s.remember(id) && Kind(k) == rateKeys {
+			if s.remember(id) && (Kind(k) == rateKeys || Kind(k) == rateHashes) {
 				rate = append(rate, c.Key)
 			}
 		}

@@ -11,7 +11,8 @@ import (
 )
 
 // What keyspace notifications tell (Saw) registers new names at once: boards, queues and
-// sliding logs on a sorted-set event only (their sweeps find zsets only), locks on any event
+// sliding logs on a sorted-set event only (their sweeps find zsets only), limiter hashes (a
+// token bucket) on a hash event only, locks on any event
 // that leaves the key, an adopted source's keys by its pattern; deletions, names discovery
 // refuses and names already known change nothing, and a known sliding log is not adopted again.
 func TestDiscoverySaw(t *testing.T) {
@@ -33,7 +34,8 @@ func TestDiscoverySaw(t *testing.T) {
 	d.Saw(ctx, []Change{
 		{"leaderboard:new", "zincr"}, {"leaderboard:a-string", "set"}, {"queue:jobs", "zadd"}, {"queue:gone", "del"},
 		{"lock:order:1", "set"}, {"lock:redisson", "hset"}, {"lock:{braced}", "set"}, {"rate:ann", "zadd"}, {"rate:ann", "zadd"},
-		{"limit:api:bob", "zadd"}, {"limit:web:bob", "zadd"},
+		{"limit:api:bob", "zadd"}, {"limit:web:bob", "zadd"}, {"rate:tb:api:{bob}", "hset"}, {"rate:tb:api:{bob}", "hset"},
+		{"rate:tb:api:{eve}", "expire"},
 	})
 	d.Saw(ctx, []Change{{"rate:ann", "zadd"}})
 	for kind, want := range map[Kind][]string{KindBoard: {"new"}, KindQueue: {"jobs"}, KindLock: {"order:1", "redisson"}} {
@@ -41,8 +43,8 @@ func TestDiscoverySaw(t *testing.T) {
 			t.Errorf("names of kind %d: %v, want %v", kind, got, want)
 		}
 	}
-	if !slices.Equal(adopted, []string{"rate:ann"}) {
-		t.Errorf("sliding logs handed to the limiters: %v, want rate:ann once", adopted)
+	if !slices.Equal(adopted, []string{"rate:ann", "rate:tb:api:{bob}"}) {
+		t.Errorf("limiter keys handed to the limiters: %v, want rate:ann and the bucket once", adopted)
 	}
 	if got := d.AdoptedKeys("limit:api:*"); !slices.Equal(got, []string{"limit:api:bob"}) {
 		t.Errorf("adopted keys %v", got)
