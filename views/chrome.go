@@ -31,7 +31,17 @@ type Chrome struct {
 	Path       string            // the page's own path, for "back here after sign-in"
 	Keys       domain.KeyDisplay // Redis key names as pages show them
 	LiveMode   string            // how live updates learn of changes, for the footer; "" shows nothing
+	// Recent is the latest changes recorded about what the page shows, for admins; nil
+	// shows none.
+	Recent *Recent
 	Notes      []string          // notes about zpulse's own keys (an index of another type), atop the page
+}
+
+// Recent is a page's latest changes from the audit trail, and the trail's query that shows
+// them all ("target=board:game").
+type Recent struct {
+	Entries []domain.AuditEntry
+	Query   string
 }
 
 // Status is Redis availability as a page shows it.

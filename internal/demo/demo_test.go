@@ -136,7 +136,7 @@ func drain(c chan struct{}) {
 // demoKey says whether a key belongs to the demo's boards, limiters or locks (with their
 // zpulse bookkeeping).
 func demoKey(k string) bool {
-	for _, prefix := range []string{"leaderboard:demo:", "queue:demo:", "{queue:demo:", "rate:sl:demo-", "rate:fw:demo-", "rate:swc:demo-", "rate:tb:demo-", "lock:demo:", "{lock:demo:",
+	for _, prefix := range []string{"leaderboard:demo:", "{leaderboard:demo:", "queue:demo:", "{queue:demo:", "rate:sl:demo-", "rate:fw:demo-", "rate:swc:demo-", "rate:tb:demo-", "lock:demo:", "{lock:demo:",
 		"zpulse:board:{demo:", "zpulse:limiter:{demo-", "zpulse:index:", "{lock:zpulse:"} {
 		if strings.HasPrefix(k, prefix) {
 			return true

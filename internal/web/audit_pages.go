@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -66,15 +67,42 @@ func (s *server) auditExport(c echo.Context) error {
 	return w.Error()
 }
 
-// recentChanges is the latest entries of the trail about target, for its page; none when the
-// trail cannot be read (the page still shows).
-func (s *server) recentChanges(c echo.Context, target string) []domain.AuditEntry {
-	if s.Trail == nil {
+// recentPages are the pages that show admins their latest changes, and the trail's filter of
+// each (a page of one thing: its target, from the route's parameters).
+var recentPages = map[string]func(c echo.Context) domain.AuditFilter{
+	"/boards/:board":          targetFilter,
+	"/queues/:queue":          targetFilter,
+	"/queues/:queue/jobs/:id": targetFilter,
+	"/limiters/:limiter":      targetFilter,
+	"/locks":                  func(echo.Context) domain.AuditFilter { return domain.AuditFilter{Action: "lock."} },
+}
+
+func targetFilter(c echo.Context) domain.AuditFilter {
+	return domain.AuditFilter{Target: auditTarget(c)}
+}
+
+// recentChangesShown is how many of its latest changes a page shows.
+const recentChangesShown = 5
+
+// recentChanges is the latest entries of the trail about what the page shows, for an admin on
+// one of recentPages; nil elsewhere, and when the trail cannot be read (the page still shows).
+func (s *server) recentChanges(c echo.Context) *views.Recent {
+	filter, ok := recentPages[c.Path()]
+	if !ok || s.Trail == nil || c.Request().Method != http.MethodGet || !who(c).may(domain.RoleAdmin) {
 		return nil
 	}
-	page, err := s.Trail.List(c.Request().Context(), domain.AuditFilter{Target: target, Limit: 5})
+	f := filter(c)
+	f.Limit = recentChangesShown
+	page, err := s.Trail.List(c.Request().Context(), f)
 	if err != nil {
 		return nil
 	}
-	return page.Entries
+	q := url.Values{}
+	if f.Target != "" {
+		q.Set("target", f.Target)
+	}
+	if f.Action != "" {
+		q.Set("action", f.Action)
+	}
+	return &views.Recent{Entries: page.Entries, Query: q.Encode()}
 }

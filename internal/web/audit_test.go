@@ -136,3 +136,45 @@ func TestTheAuditTrailIsForAdmins(t *testing.T) {
 		t.Errorf("a bad since: %d %s", status, body)
 	}
 }
+
+// A board's, a queue's, a job's, a limiter's and the locks' pages show admins their latest
+// changes, and nobody else.
+func TestPagesShowAdminsTheirRecentChanges(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, "the-admin-token-for-recent", redistest.DB(t))
+	admin := []string{"Authorization", "Bearer the-admin-token-for-recent"}
+	for _, c := range []struct{ path, body string }{
+		{"/api/v1/boards/g/scores", `{"player":"p1","points":7}`},
+		{"/api/v1/queues/mail/jobs", `{"id":"j1","priority":1,"payload":"x"}`},
+		{"/api/v1/locks/deploy/acquire", `{"ttl_ms":60000}`},
+		{"/api/v1/limiters/api", `{"algorithm":"fixed_window","limit":5,"window_ms":60000}`},
+		{"/api/v1/limiters/api/check", `{"client":"c1"}`},
+	} {
+		method := "POST"
+		if !strings.HasSuffix(c.path, "/check") && strings.HasPrefix(c.path, "/api/v1/limiters/") {
+			method = "PUT"
+		}
+		if status, body, _ := s.do(t, method, c.path, "application/json", c.body, admin...); status >= 300 {
+			t.Fatalf("POST %s: %d %s", c.path, status, body)
+		}
+	}
+	// A retry of a waiting job is refused (409), and recorded all the same, on the job's target.
+	if status, body, _ := s.do(t, "POST", "/api/v1/queues/mail/jobs/j1/retry", "application/json", `{}`, admin...); status != http.StatusConflict {
+		t.Fatalf("retry of a waiting job: %d %s", status, body)
+	}
+	for page, want := range map[string]string{
+		"/boards/g":            "+7 points to p1 (score 7)",
+		"/queues/mail":         "job.enqueue",
+		"/queues/mail/jobs/j1": "job.edit",
+		"/locks":               "lock.acquire",
+		"/limiters/api":        "limiter.try",
+	} {
+		status, body, _ := s.do(t, "GET", page, "", "", admin...)
+		if status != http.StatusOK || !strings.Contains(body, `data-testid="recent-changes"`) || !strings.Contains(body, want) {
+			t.Errorf("GET %s as admin: %d, recent changes with %q: %v", page, status, want, strings.Contains(body, "recent-changes"))
+		}
+		if _, body, _ := s.do(t, "GET", page, "", ""); strings.Contains(body, `data-testid="recent-changes"`) {
+			t.Errorf("GET %s without credentials shows the recent changes", page)
+		}
+	}
+}

@@ -52,6 +52,7 @@ func (s *server) chrome(c echo.Context, title string, topics ...string) views.Ch
 		Keys:       s.Keys,
 		LiveMode:   s.liveMode(),
 		Notes:      s.indexNotes(),
+		Recent:     s.recentChanges(c),
 	}
 }
 
