@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// A completed job's page, a player's score timeline, the dead list with its errors and a
+// The audit trail, a board's recent changes, a completed job's page, a player's score timeline, the dead list with its errors and a
 // search's marked excerpt, at a laptop and a phone size in light and dark: nothing scrolls
 // sideways, axe-core finds no WCAG 2.2 AA violation, and a screenshot of each is saved.
 func TestCompletedJobAndTimelineLooks(t *testing.T) {
@@ -43,6 +43,8 @@ func TestCompletedJobAndTimelineLooks(t *testing.T) {
 		{"completed-job", "/queues/mail/jobs/welcome-ann", `[data-testid="job-completed-at"]`},
 		{"completed-tab", "/queues/mail/jobs?state=completed&q=ann@", `[data-testid="job-excerpt"]`},
 		{"player-timeline", "/boards/game:2048?player=p1", `[data-testid="score-event"]`},
+		{"audit-trail", "/audit", `[data-testid="audit-row"]`},
+		{"recent-changes", "/boards/game:2048", `[data-testid="recent-changes"]`},
 	} {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
