@@ -46,6 +46,8 @@ func scoreChange(e domain.ScoreEvent) string {
 		return "removed"
 	case e.Action == domain.ScoreReset:
 		return "board reset"
+	case e.Action == domain.ScoreSeason:
+		return "season ended"
 	case e.Points >= 0:
 		return "+" + FormatCount(e.Points)
 	}

@@ -121,6 +121,9 @@ func newRegistry(svc *redisrepo.Services, cfg config, log *slog.Logger) *prometh
 	return reg
 }
 
+// rolloverActor is who ends scheduled seasons: zpulse itself.
+var rolloverActor = domain.Actor{Name: "zpulse", Role: domain.RoleAdmin, Via: domain.ViaSystem}
+
 // runSingletons starts the loops that run in one instance at a time however many share the
 // Redis (the demo's seed and traffic when the demo is on, the history recorder, the season
 // rollover, the queue reaper), each under wg until ctx ends; nudge wakes the watcher after
@@ -158,6 +161,7 @@ func runSingletons(ctx context.Context, wg *sync.WaitGroup, cfg config, svc *red
 	reg.MustRegister(rolloverFailures)
 	wg.Go(func() {
 		_ = singletons.Run(ctx, "season-rollover", func(ctx context.Context, _ int64) error {
+			ctx = domain.WithActor(ctx, rolloverActor) // what a player's score history names
 			return svc.Leaderboards.RunSeasonRollover(ctx, seasonRolloverEvery, func(ended int) {
 				log.Info("ended scheduled seasons", "boards", ended)
 				nudge()

@@ -23,7 +23,8 @@ const (
 	ScoreAdded   = "add"
 	ScoreSet     = "set"
 	ScoreRemoved = "remove"
-	ScoreReset   = "reset" // the whole board was reset: an event of every player's history
+	ScoreReset   = "reset"      // the whole board was reset: an event of every player's history
+	ScoreSeason  = "season_end" // the season ended (the all-time board became it): every player's too
 )
 
 // ScoreEvent is one change to a player's score.
@@ -36,7 +37,7 @@ type ScoreEvent struct {
 	// a reset's Points is 0: what each player had is not kept).
 	Score  int64  `json:"score"`
 	Actor  string `json:"actor"`
-	Action string `json:"action"` // ScoreAdded, ScoreSet, ScoreRemoved or ScoreReset
+	Action string `json:"action"` // ScoreAdded, ScoreSet, ScoreRemoved, ScoreReset or ScoreSeason
 }
 
 // ScoreHistory is one page of a player's changes on a board, newest first.

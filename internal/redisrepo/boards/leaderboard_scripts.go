@@ -128,7 +128,7 @@ end
 //
 //	{0, current points} when the new points are outside the encoding's range;
 //	{-1, now ms} when now is outside the encoding's range of times; nothing is written.
-var setScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + luaScoreHistory(3) + `
+var setScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + luaScoreHistory("KEYS[3]") + `
 local rw = rewriteOf(KEYS[2])
 local r = addOne(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], 'set', ARGV[5], rw)
 if r[1] ~= 1 then return r end
@@ -153,7 +153,7 @@ return {1, r[2], redis.call('ZREVRANK', KEYS[1], ARGV[1]), enc}
 // for the all-time board only
 // Returns  {code, score or now or current points, rank, …} per player: addOne's code and
 // value, and the 0-based rank from the top (-1 when refused); then the encoding written
-var addBatchScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + luaScoreHistory(3) + `
+var addBatchScript = store.NewScript(store.LuaSortedSetGuard + luaAddOne + luaScoreHistory("KEYS[3]") + `
 local max, out = tonumber(ARGV[1]), {}
 local rw = rewriteOf(KEYS[2])
 for i = 5, #ARGV, 2 do
@@ -233,7 +233,7 @@ return {start, redis.call('ZREVRANGE', key, start, start + limit - 1, 'WITHSCORE
 // KEYS[2], ARGV[1] and the last two ARGV: the score history, now (epoch ms, "" for Redis
 // TIME), its actor and cap (luaScoreHistory), or none
 // Returns  the keys deleted: 1 or 0
-var deleteSortedSetScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaScoreHistory(2) + `
+var deleteSortedSetScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaScoreHistory("KEYS[2]") + `
 local n = redis.call('DEL', KEYS[1])
 if n == 1 then recordScore('', '0', '0', 'none', 'reset', ARGV[1]) end
 return n

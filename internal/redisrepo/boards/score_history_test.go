@@ -2,6 +2,7 @@ package boards
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -118,3 +119,41 @@ func TestScoreHistoryOnMiniredis(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// A season's end is one event of every player's history, by its actor, with the season's
+// retention (older seasons deleted in the same script) unchanged; one server and the Cluster.
+func TestScoreHistoryRecordsSeasonEnds(t *testing.T) {
+	t.Parallel()
+	redistest.ForEachTopologyParallel(t, func(t *testing.T, rdb redis.UniversalClient) {
+		lb, _ := newBoardsOn(t, rdb)
+		carol := domain.WithActor(context.Background(), domain.Actor{Name: "carol", Role: domain.RoleAdmin, Via: "api"})
+		keep := 1
+		if _, err := lb.PatchSettings(carol, "cup", domain.BoardSettingsPatch{KeepSeasons: &keep}); err != nil {
+			t.Fatal(err)
+		}
+		for season := range 3 {
+			if _, err := lb.AddPoints(carol, "cup", "p1", int64(season+1)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := lb.EndSeason(carol, "cup"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h, err := lb.PlayerHistory(context.Background(), "cup", "p1", domain.HistoryOptions{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var actions []string
+		for _, e := range h.Events {
+			actions = append(actions, e.Actor+":"+e.Action)
+		}
+		want := "[carol:season_end carol:add carol:season_end carol:add carol:season_end carol:add]"
+		if got := fmt.Sprint(actions); got != want {
+			t.Errorf("history %s, want %s", got, want)
+		}
+		seasons, err := lb.Seasons(context.Background(), "cup")
+		if err != nil || len(seasons.Seasons) != 1 || seasons.Dropped != 2 {
+			t.Errorf("seasons kept with keep_seasons 1: %+v, %v", seasons, err)
+		}
+	})
+}

@@ -70,6 +70,7 @@ func (l *Leaderboards) endSeason(ctx context.Context, board string, set domain.B
 			}
 		}
 	}
+	keys, args = l.withHistory(ctx, board, keys, args)
 	res, err := endSeasonScript.Run(ctx, l.rdb, keys, args...).Slice()
 	if err != nil {
 		return domain.Season{}, false, store.OpWriteError("boards.Leaderboards.endSeason", err)

@@ -21,7 +21,9 @@ import (
 // KEYS[2]  the board's seasons HASH
 // KEYS[3]  the ZSET the ended season becomes ({leaderboard:<board>}:season:<n>)
 // KEYS[4]  the board's encoding rewrite HASH ({leaderboard:<board>}:rewrite)
-// KEYS[5…] the ZSETs of older seasons to delete (retention)
+// KEYS[5…] the ZSETs of older seasons to delete (retention); then, last, the board's score
+//          history (luaScoreHistory), which records the end as one event of every player's
+// (given: ARGV holds two more than KEYS, the actor and the cap, at its end)
 // ARGV[1]  n, the current season's number as the caller read it
 // ARGV[2]  now, epoch ms; "" reads Redis TIME
 // ARGV[3]  the board's encoding, kept with the season
@@ -30,7 +32,8 @@ import (
 // Returns  {1, n, started ms or "", ended ms, players, encoding kept} when ended; {0, current} when the
 // season is no longer n; {2} when a scheduled end is not due; {-2} when the season's key
 // already exists (never overwritten); {3} while the board's scores are being rewritten
-var endSeasonScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + `
+var endSeasonScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow +
+	luaScoreHistory("#ARGV == #KEYS + 1 and KEYS[#KEYS] or nil") + `
 local cur = tonumber(redis.call('HGET', KEYS[2], 'current') or '1')
 if cur ~= tonumber(ARGV[1]) then return {0, cur} end
 local rw = redis.call('HMGET', KEYS[4], 'to', 'state')
@@ -52,8 +55,9 @@ local n = tostring(cur)
 if started then redis.call('HSET', KEYS[2], n .. ':started', started) end
 redis.call('HSET', KEYS[2], n .. ':ended', now, n .. ':ties', ties, n .. ':players', players,
   'current', cur + 1, 'started', now)
+if players > 0 then recordScore('', '0', '0', ties, 'season_end', ARGV[2]) end
 local dropped = 0
-for i = 5, #KEYS do
+for i = 5, #KEYS - (historyKey and 1 or 0) do
   local m = ARGV[i]
   redis.call('DEL', KEYS[i])
   dropped = dropped + redis.call('HDEL', KEYS[2], m .. ':ended')
