@@ -65,6 +65,17 @@ func goBenchmarks() {
 		add("queue lease+ack, 50 clients (jobs/s)", rate(m["lease+ack/s"]), "asynq server, 50 workers "+rate(m["asynq-dequeue/s"]), ratio(m["lease+ack/s"], m["asynq-dequeue/s"]), "≥ 1.0×")
 		add("queue take without a lease (jobs/s)", rate(m["take/s"]), "redis-benchmark ZPOPMIN "+rate(m["redis-benchmark-zpopmin/s"]), ratio(m["take/s"], m["redis-benchmark-zpopmin/s"]), "(reference)")
 	}
+	// What keeping completed jobs and a player's score history cost, side by side on one
+	// client: the ack and the add without the record (before) and with it (after).
+	perSecond := func(m map[string]float64) float64 { return 1e9 / m["ns/op"] }
+	if r := goBench("./internal/redisrepo/queues", "BenchmarkLeaseAck", "5000x"); r != nil {
+		before, after := perSecond(r["BenchmarkLeaseAck/keep-none"]), perSecond(r["BenchmarkLeaseAck/keep-default"])
+		add("lease+ack, one client, completed jobs kept (/s)", rate(after), "none kept (before) "+rate(before), ratio(after, before), "(cost of the record)")
+	}
+	if r := goBench("./internal/redisrepo/boards", "BenchmarkAddPointsHistory", "5000x"); r != nil {
+		before, after := perSecond(r["BenchmarkAddPointsHistory/history-off"]), perSecond(r["BenchmarkAddPointsHistory/history-10k"])
+		add("add points, one client, score history on (/s)", rate(after), "history off (before) "+rate(before), ratio(after, before), "(cost of the record)")
+	}
 	if r := goBench("./internal/redisrepo", "BenchmarkCommandsPerTick", "20x"); r != nil {
 		for _, kind := range []string{"board", "boards", "queue", "queues", "limiter", "limiters", "locks"} {
 			ref, target := "", ""
