@@ -208,7 +208,8 @@ func (s *Source) validateKind() error {
 	return nil
 }
 
-// validateReach refuses a layout that could name a key of another kind's family: every key
+// validateReach refuses a layout that could name a key of another kind's family (a conflict,
+// as an overlap with another source is): every key
 // the layout names begins with its fixed part, the text before its first token. A layout
 // must begin with one (a token first could render any key: {client} = "leaderboard" gives
 // leaderboard:<x>). A key without tokens (a board or a queue) is exact and reaches the
@@ -231,7 +232,7 @@ func (s *Source) validateReach(families []KeyFamily) error {
 			if open {
 				also = ", nor may its fixed part (before the first token; a lock source's whole prefix) be the start of one, which a token or a lock name could complete"
 			}
-			return FieldErrorf("key", EINVALID, "key %q could name %s: a %s source's keys may not begin with %s%s",
+			return FieldErrorf("key", ECONFLICT, "key %q could name %s: a %s source's keys may not begin with %s%s",
 				clip(s.Key), f.Holds, s.Kind, reservedPrefixes(families, s.Kind), also)
 		}
 	}

@@ -60,7 +60,7 @@ func TestFormErrorsGoBesideTheFieldTheyName(t *testing.T) {
 			`id="f-algorithm-error" class="error-text">the policy`},
 		{"board settings", "/boards/b", "/boards/b/settings", url.Values{"tie_break": {"magic"}, "retention_days": {"30"}},
 			`<p class="error-text">tie_break must be`},
-		{"source", "/sources", "/sources", url.Values{"name": {"s"}, "kind": {"board"}, "key": {"lock:x"}, "encoding": {"none"}},
+		{"source", "/sources", "/sources", url.Values{"name": {"s"}, "kind": {"board"}, "key": {"{yyyymmdd}"}, "encoding": {"none"}},
 			`id="f-src-key-error" class="error-text">key`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -59,7 +59,9 @@ func TestAddPointsFormWithoutJavaScript(t *testing.T) {
 	if !strings.Contains(body, "alice now has 40 points, rank 1.") {
 		t.Errorf("the page does not say what was added")
 	}
-	if _, body = s.get(t, h.Get("Location")); strings.Contains(body, "now has 40 points") {
+	_, body = s.get(t, h.Get("Location"))
+	page, _, _ := strings.Cut(body, `data-testid="recent-changes"`) // the audit trail's record of it may stay
+	if strings.Contains(page, "now has 40 points") {
 		t.Errorf("the message shows again on the next view")
 	}
 	status, body, _ = s.postForm(t, "/boards/b", "/boards/b/points", url.Values{"player": {"bob"}, "points": {"1.5"}})
