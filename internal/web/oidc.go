@@ -54,8 +54,9 @@ type OIDC struct {
 // NewOIDC returns the sign-in with cfg; nothing is fetched yet.
 func NewOIDC(cfg OIDCConfig, log *slog.Logger) *OIDC { return &OIDC{cfg: cfg, log: log} }
 
-// oidcDiscoveryTimeout bounds one fetch of the provider's discovery document.
-const oidcDiscoveryTimeout = 10 * time.Second
+// oidcProviderTimeout bounds one call to the provider: the discovery document, the code's
+// exchange with the keys' fetch.
+const oidcProviderTimeout = 10 * time.Second
 
 // Discover fetches the provider's discovery document, unless it was fetched already. At
 // start an error is not fatal: the next sign-in tries again.
@@ -72,7 +73,7 @@ func (o *OIDC) ready(ctx context.Context) (*oauth2.Config, *oidc.IDTokenVerifier
 	if o.oauth != nil {
 		return o.oauth, o.verifier, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, oidcDiscoveryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, oidcProviderTimeout)
 	defer cancel()
 	p, err := oidc.NewProvider(ctx, o.cfg.Issuer)
 	if err != nil {
@@ -158,7 +159,8 @@ func (s *server) oidcCallback(c echo.Context) error {
 	case c.QueryParam("code") == "":
 		return domain.Errorf(domain.EINVALID, "the provider's answer has no authorization code: start again from the sign-in page")
 	}
-	ctx := c.Request().Context()
+	ctx, cancel := context.WithTimeout(c.Request().Context(), oidcProviderTimeout) // the exchange and the keys' fetch
+	defer cancel()
 	conf, verifier, err := s.OIDC.ready(ctx)
 	if err != nil {
 		return s.OIDC.unreachable(err)

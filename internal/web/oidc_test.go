@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -23,6 +24,7 @@ type oidcCase struct {
 	provider *mockoidc.MockOIDC
 	zpulse   *httptest.Server
 	client   *http.Client // keeps cookies, follows no redirect
+	trail    domain.AuditLog
 }
 
 // startOIDC starts a provider (with mw, if given, in front of its endpoints) and a zpulse
@@ -69,7 +71,7 @@ func startOIDC(t *testing.T, mw func(m *mockoidc.MockOIDC) func(http.Handler) ht
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return oidcCase{provider: m, zpulse: srv, client: client}
+	return oidcCase{provider: m, zpulse: srv, client: client, trail: w.deps.Trail}
 }
 
 func (o oidcCase) get(t *testing.T, u string) (*http.Response, string) {
@@ -111,6 +113,26 @@ func (o oidcCase) signIn(t *testing.T, user *mockoidc.MockUser, tamper func(url.
 	return o.get(t, back.String())
 }
 
+// audited waits for the audit trail's record of the sign-in by actor with outcome (it is
+// written once the answer is sent), failing after 5 s without it.
+func (o oidcCase) audited(t *testing.T, actor, outcome string) {
+	t.Helper()
+	give := time.After(5 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		page, err := o.trail.List(context.Background(), domain.AuditFilter{Actor: actor, Action: "session.sign_in", Limit: 10})
+		if err == nil && len(page.Entries) > 0 && page.Entries[0].Outcome == outcome {
+			return
+		}
+		select {
+		case <-give:
+			t.Fatalf("no audit record of %s's sign-in with outcome %s: %+v %v", actor, outcome, page, err)
+		case <-tick.C:
+		}
+	}
+}
+
 func mustURL(t *testing.T, s string) *url.URL {
 	t.Helper()
 	u, err := url.Parse(s)
@@ -144,7 +166,6 @@ func (o oidcCase) signedInAs(t *testing.T, name string, role domain.Role) {
 	}
 }
 
-
 // A person signs in with the provider and gets a session naming them, with the role their
 // groups or verified e-mail address give, else the default; the session ends on sign-out.
 func TestOIDCSignInGivesTheRole(t *testing.T) {
@@ -169,6 +190,7 @@ func TestOIDCSignInGivesTheRole(t *testing.T) {
 				t.Fatalf("callback: %d %q %s", resp.StatusCode, resp.Header.Get("Location"), body)
 			}
 			o.signedInAs(t, tc.name, tc.role)
+			o.audited(t, tc.name, domain.AuditOK)
 		})
 	}
 }
@@ -191,6 +213,7 @@ func TestOIDCRefusals(t *testing.T) {
 		o := startOIDC(t, nil, nil)
 		resp, body := o.signIn(t, user, func(q url.Values) { q.Set("state", q.Get("state")+"x") })
 		refusedSignIn(t, o, resp, body, http.StatusBadRequest, "state does not match")
+		o.audited(t, domain.NoActor.Name, domain.EINVALID)
 	})
 	t.Run("no flow cookie", func(t *testing.T) {
 		o := startOIDC(t, nil, nil)
@@ -241,6 +264,7 @@ func TestOIDCRefusals(t *testing.T) {
 		o := startOIDC(t, nil, func(c *OIDCConfig) { c.Default = domain.RoleNone })
 		resp, body := o.signIn(t, &mockoidc.MockUser{Subject: "u9", Email: "stranger@example.com", EmailVerified: true, Groups: []string{"players"}}, nil)
 		refusedSignIn(t, o, resp, body, http.StatusForbidden, "gives no role to you")
+		o.audited(t, "stranger@example.com", domain.EFORBIDDEN)
 	})
 	t.Run("provider error", func(t *testing.T) {
 		o := startOIDC(t, nil, nil)
