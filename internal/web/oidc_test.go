@@ -195,6 +195,32 @@ func TestOIDCSignInGivesTheRole(t *testing.T) {
 	}
 }
 
+// Signing out ends a single sign-on session in Redis: the old cookie opens nothing.
+func TestOIDCSignOut(t *testing.T) {
+	t.Parallel()
+	o := startOIDC(t, nil, nil)
+	o.signIn(t, &mockoidc.MockUser{Subject: "u1", Email: "boss@example.com", EmailVerified: true, Groups: []string{"zpulse-admins"}}, nil)
+	o.signedInAs(t, "boss@example.com", domain.RoleAdmin)
+	old := o.session(t)
+	_, body := o.get(t, o.zpulse.URL+"/")
+	m := csrfInput.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatal("no CSRF token on /")
+	}
+	resp, err := o.client.PostForm(o.zpulse.URL+"/logout", url.Values{"_csrf": {m[1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || o.session(t) != "" {
+		t.Fatalf("sign-out: %d, session %q", resp.StatusCode, o.session(t))
+	}
+	o.client.Jar.SetCookies(mustURL(t, o.zpulse.URL), []*http.Cookie{{Name: sessionCookie, Value: old, Path: "/"}})
+	if _, body := o.get(t, o.zpulse.URL+"/"); strings.Contains(body, `data-testid="actor-name">boss@example.com<`) {
+		t.Error("the ended session's cookie still signs in")
+	}
+}
+
 // refusedSignIn checks a callback answered status with a page saying want, and no session.
 func refusedSignIn(t *testing.T, o oidcCase, resp *http.Response, body string, status int, want string) {
 	t.Helper()
