@@ -169,7 +169,7 @@ func (s *server) oidcCallback(c echo.Context) error {
 	if err != nil {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) {
-			s.Log.Warn("oidc: the provider refused the code", "status", re.Response.StatusCode, "error", re.ErrorCode)
+			s.Log.Warn("oidc: the provider refused the code", "error", re.ErrorCode)
 			return domain.Errorf(domain.EUNAUTHORIZED, "the provider refused to exchange the sign-in's code (%s): start again from the sign-in page", clip(re.ErrorCode, 64))
 		}
 		return s.OIDC.unreachable(err)
