@@ -21,6 +21,7 @@ type Chrome struct {
 	Embedded   bool     // data lives in an in-memory Redis inside this process
 	AdminToken bool     // access is protected: an admin token or an authenticating proxy is configured
 	SignedIn   bool     // this browser holds a session
+	SSO        bool     // single sign-on (OpenID Connect) is configured: the sign-in page offers it
 	// Actor is who is looking and the role they act with (the HTTP layer's identity): a
 	// session's holder, a token's name, the client's address under open access, "anonymous".
 	Actor      domain.Actor

@@ -41,19 +41,22 @@ type config struct {
 	// AuthProxy is sign-in by an authenticating proxy (--auth-proxy-*), believed only from
 	// TrustedProxies.
 	AuthProxy                              web.AuthProxy
-	proxyAdmins, proxyOperators, proxyRole string                 // the --auth-proxy-* lists and role as given
-	WS                                     web.WSLimits           // bounds on websocket viewers
-	WaitReplicas                           int                    // replicas an enqueue and a lock acquisition wait for; 0 is off
-	Completed                              domain.CompletedPolicy // the completed jobs an ack keeps per queue
-	ScoreHistory                           int64                  // events a board's score history keeps; 0: none
-	AuditMax                               int64                  // entries the audit trail keeps, about
-	AuditMaxAge                            time.Duration          // the oldest entry the audit trail keeps
-	LogFormat                              string                 // text or json
-	LogLevel                               slog.Level
-	AccessLog                              string // web.AccessLogAll, AccessLogErrors or AccessLogOff
-	BasePath                               string // path prefix behind a proxy, "/zpulse"; "" is the root
-	Version                                bool   // print the version and exit
-	MetricsMax                             int    // labelled entities of each kind a /metrics scrape reports
+	proxyAdmins, proxyOperators, proxyRole string // the --auth-proxy-* lists and role as given
+	// OIDC is sign-in with OpenID Connect (--oidc-*); Issuer "" is off.
+	OIDC                                            web.OIDCConfig
+	oidcAdmins, oidcOperators, oidcRole, oidcScopes string                 // the --oidc-* lists, role and scopes as given
+	WS                                              web.WSLimits           // bounds on websocket viewers
+	WaitReplicas                                    int                    // replicas an enqueue and a lock acquisition wait for; 0 is off
+	Completed                                       domain.CompletedPolicy // the completed jobs an ack keeps per queue
+	ScoreHistory                                    int64                  // events a board's score history keeps; 0: none
+	AuditMax                                        int64                  // entries the audit trail keeps, about
+	AuditMaxAge                                     time.Duration          // the oldest entry the audit trail keeps
+	LogFormat                                       string                 // text or json
+	LogLevel                                        slog.Level
+	AccessLog                                       string // web.AccessLogAll, AccessLogErrors or AccessLogOff
+	BasePath                                        string // path prefix behind a proxy, "/zpulse"; "" is the root
+	Version                                         bool   // print the version and exit
+	MetricsMax                                      int    // labelled entities of each kind a /metrics scrape reports
 	// ShowAnon are the secrets readers who are not admins see while an admin token is set
 	// (--show-to-anonymous): payloads, client ids; lock tokens never.
 	ShowAnon domain.Secrets
@@ -111,6 +114,15 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	str(&cfg.proxyAdmins, "auth-proxy-admins", "ZPULSE_AUTH_PROXY_ADMINS", "", "comma-separated people (as the proxy names them) and groups who are admins")
 	str(&cfg.proxyOperators, "auth-proxy-operators", "ZPULSE_AUTH_PROXY_OPERATORS", "", "comma-separated people and groups who are operators")
 	str(&cfg.proxyRole, "auth-proxy-default-role", "ZPULSE_AUTH_PROXY_DEFAULT_ROLE", "viewer", "role of everyone else the proxy signs in: viewer, or none (read as anonymous)")
+	str(&cfg.OIDC.Issuer, "oidc-issuer", "ZPULSE_OIDC_ISSUER", "", "OpenID Connect issuer URL for single sign-on, e.g. https://keycloak.example.com/realms/studio; none: off")
+	str(&cfg.OIDC.ClientID, "oidc-client-id", "ZPULSE_OIDC_CLIENT_ID", "", "zpulse's client id at the OpenID provider (the ID token's audience)")
+	str(&cfg.OIDC.ClientSecret, "oidc-client-secret", "ZPULSE_OIDC_CLIENT_SECRET", "", "zpulse's client secret at the OpenID provider (prefer the environment variable; never logged); none: a public client (PKCE only)")
+	str(&cfg.OIDC.RedirectURL, "oidc-redirect-url", "ZPULSE_OIDC_REDIRECT_URL", "", "zpulse's callback as browsers reach it, registered at the provider: https://<host>[base path]/login/oidc/callback")
+	str(&cfg.OIDC.RolesClaim, "oidc-roles-claim", "ZPULSE_OIDC_ROLES_CLAIM", "", "ID token claim listing the person's groups, e.g. groups (a dotted path reads a nested claim: realm_access.roles); none: e-mail addresses only")
+	str(&cfg.oidcScopes, "oidc-scopes", "ZPULSE_OIDC_SCOPES", "profile,email", "comma-separated scopes asked for besides openid; add groups where the provider needs that scope for the groups claim (Dex)")
+	str(&cfg.oidcAdmins, "oidc-admins", "ZPULSE_OIDC_ADMINS", "", "comma-separated groups and verified e-mail addresses who are admins")
+	str(&cfg.oidcOperators, "oidc-operators", "ZPULSE_OIDC_OPERATORS", "", "comma-separated groups and verified e-mail addresses who are operators")
+	str(&cfg.oidcRole, "oidc-default-role", "ZPULSE_OIDC_DEFAULT_ROLE", "viewer", "role of everyone else who signs in with single sign-on: viewer, or none (refused)")
 	fs.BoolVar(&cfg.OpenAccess, "open-access", false, "without --admin-token, accept changes from any address; off: only from loopback (this machine) (ZPULSE_OPEN_ACCESS)")
 	envOf["open-access"] = "ZPULSE_OPEN_ACCESS"
 	fs.IntVar(&cfg.WaitReplicas, "redis-wait-replicas", 0, fmt.Sprintf("`replicas` an enqueue and a lock acquisition wait for (WAIT, up to 1 s), 0 to %d; 0: off (ZPULSE_REDIS_WAIT_REPLICAS)", redisrepo.MaxWaitReplicas))
@@ -221,6 +233,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		return cfg, err
 	}
 	if err := cfg.authProxy(); err != nil {
+		return cfg, err
+	}
+	if err := cfg.oidc(); err != nil {
 		return cfg, err
 	}
 	return cfg, nil

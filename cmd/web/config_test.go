@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +130,37 @@ func TestAuthProxyFlags(t *testing.T) {
 	for _, bad := range [][]string{{"--auth-proxy-admins", "x"}, {"--auth-proxy-header", "X-Email", "--auth-proxy-default-role", "admin"},
 		{"--auth-proxy-header", "Authorization"}, {"--auth-proxy-header", "X Email"}} {
 		if _, err := parseConfig(bad, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "auth-proxy") {
+			t.Errorf("%q: %v, want a refusal", bad, err)
+		}
+	}
+}
+
+// --oidc-* read the provider, the client, the lists and the default role; an issuer without
+// a client id or redirect URL, a bad role or URL, or settings without an issuer are refused.
+func TestOIDCFlags(t *testing.T) {
+	cfg, err := parseConfig([]string{"--oidc-issuer", "https://sso.example.com/realms/studio", "--oidc-client-id", "zpulse",
+		"--oidc-redirect-url", "https://zpulse.example.com/login/oidc/callback", "--oidc-roles-claim", "groups",
+		"--oidc-admins", "zpulse-admins, boss@example.com", "--oidc-default-role", "none"},
+		env(map[string]string{"ZPULSE_OIDC_CLIENT_SECRET": "s3cret", "ZPULSE_OIDC_OPERATORS": "live-ops"}), io.Discard)
+	o := cfg.OIDC
+	if err != nil || o.ClientSecret != "s3cret" || len(o.Admins) != 2 || o.Operators[0] != "live-ops" || o.Default != domain.RoleNone ||
+		o.RolesClaim != "groups" || len(o.Scopes) != 2 {
+		t.Fatalf("%+v %v", o, err)
+	}
+	if cfg, _ := parseConfig(nil, env(nil), io.Discard); cfg.OIDC.Issuer != "" || cfg.OIDC.Default != domain.RoleViewer {
+		t.Errorf("default: %+v", cfg.OIDC)
+	}
+	iss := []string{"--oidc-issuer", "https://sso.example.com", "--oidc-client-id", "zpulse", "--oidc-redirect-url", "https://z.example.com/login/oidc/callback"}
+	for _, bad := range [][]string{
+		{"--oidc-client-id", "zpulse"},
+		{"--oidc-issuer", "https://sso.example.com", "--oidc-redirect-url", "https://z.example.com/login/oidc/callback"},
+		{"--oidc-issuer", "https://sso.example.com", "--oidc-client-id", "zpulse"},
+		{"--oidc-issuer", "sso.example.com", "--oidc-client-id", "zpulse", "--oidc-redirect-url", "https://z.example.com/login/oidc/callback"},
+		{"--oidc-issuer", "https://sso.example.com", "--oidc-client-id", "zpulse", "--oidc-redirect-url", "https://z.example.com/callback"},
+		append(slices.Clone(iss), "--oidc-default-role", "admin"),
+		append(slices.Clone(iss), "--oidc-admins", "zpulse-admins"),
+	} {
+		if _, err := parseConfig(bad, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "oidc") {
 			t.Errorf("%q: %v, want a refusal", bad, err)
 		}
 	}

@@ -94,7 +94,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	wg.Go(func() { watcher.Run(ctx) })
 	demoSwitch := runSingletons(ctx, &wg, cfg, svc, watcher.Nudge, reg, log)
 
-	handler := web.NewServer(web.Deps{
+	handler := web.NewServer(web.Deps{OIDC: startOIDC(ctx, cfg, log),
 		Leaderboards: svc.Leaderboards, Queues: svc.Queues, Locks: svc.Locks, History: svc.History, Hub: hub, Watcher: watcher, Registry: reg, Log: log,
 		AdminToken: cfg.AdminToken, ShowToAnonymous: cfg.ShowAnon, Embedded: svc.Embedded, Keys: svc.Keys, BigKey: cfg.BigKey, Ping: svc.Ping, Health: svc.Health,
 		Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
@@ -220,12 +220,27 @@ func serve(ctx context.Context, cfg config, handler http.Handler, hub *live.Hub,
 	return nil
 }
 
+// startOIDC is the single sign-on of --oidc-issuer (nil: off), its provider discovered now if
+// it answers; an unreachable provider does not stop zpulse: the first sign-in tries again.
+func startOIDC(ctx context.Context, cfg config, log *slog.Logger) *web.OIDC {
+	if cfg.OIDC.Issuer == "" {
+		return nil
+	}
+	o := web.NewOIDC(cfg.OIDC, log)
+	if err := o.Discover(ctx); err != nil {
+		log.Warn("oidc: the provider cannot be reached at start; the first sign-in with single sign-on tries again", "issuer", cfg.OIDC.Issuer, "err", err)
+	}
+	return o
+}
+
 // describeAccess says who may change data, warning when it is more than an admin, for the
 // start-up line.
 func describeAccess(cfg config, log *slog.Logger) string {
 	switch {
 	case cfg.AuthProxy.Header != "":
 		return "signed in by the authenticating proxy's " + cfg.AuthProxy.Header + " header from " + cfg.Proxies
+	case cfg.OIDC.Issuer != "":
+		return "single sign-on with " + cfg.OIDC.Issuer + " (and tokens) required for changes"
 	case cfg.AdminToken != "":
 		return "admin token required for changes"
 	case cfg.OpenAccess:

@@ -87,6 +87,9 @@ func (s *server) peerTrusted(r *http.Request) bool {
 	return false
 }
 
-// protected says whether changes need a credential: an admin token or an authenticating
-// proxy is configured. Otherwise access is open (to loopback unless --open-access).
-func (s *server) protected() bool { return s.AdminToken != "" || s.AuthProxy.Header != "" }
+// protected says whether changes need a credential: an admin token, an authenticating
+// proxy or single sign-on is configured. Otherwise access is open (to loopback unless
+// --open-access).
+func (s *server) protected() bool {
+	return s.AdminToken != "" || s.AuthProxy.Header != "" || s.OIDC != nil
+}

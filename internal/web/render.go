@@ -43,6 +43,7 @@ func (s *server) chrome(c echo.Context, title string, topics ...string) views.Ch
 		Topics:     topics,
 		Embedded:   s.Embedded,
 		AdminToken: s.protected(),
+		SSO:        s.OIDC != nil,
 		SignedIn:   who(c).signedIn,
 		Actor:      who(c).actor,
 		OpenAccess: s.OpenAccess,

@@ -87,6 +87,8 @@ func (s *server) routes(e *echo.Echo) {
 	pages.POST("/tokens/:name/revoke", s.revokeTokenForm, form(domain.RoleAdmin, "token.revoke")...)
 	get(pages, "/login", s.loginPage)
 	pages.POST("/login", s.login, form(domain.RoleNone, "session.sign_in")...)
+	get(pages, "/login/oidc", s.oidcStart)
+	get(pages, "/login/oidc/callback", s.oidcCallback, form(domain.RoleNone, "session.sign_in")...)
 	pages.POST("/logout", s.logout, form(domain.RoleNone, "session.sign_out")...)
 	pages.POST("/logout/everywhere", s.logoutEverywhere, form(domain.RoleAdmin, "session.end_all")...)
 

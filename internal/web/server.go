@@ -65,6 +65,8 @@ type Deps struct {
 	SessionRecheck time.Duration
 	// AuthProxy is sign-in by an authenticating proxy (authproxy.go); zero: off.
 	AuthProxy AuthProxy
+	// OIDC is sign-in with OpenID Connect (oidc.go, NewOIDC); nil: off.
+	OIDC *OIDC
 	// TrustedProxies are the proxies' address ranges (nil: DefaultTrustedProxies, loopback).
 	TrustedProxies []*net.IPNet
 	// WS bounds the websocket viewers (zero fields: DefaultWSLimits).
@@ -103,7 +105,7 @@ type server struct {
 // NewServer returns zpulse's HTTP handler: middleware, then the routes of routes.go. With an
 // admin token, d.Auth is required.
 func NewServer(d Deps) *echo.Echo {
-	if (d.AdminToken != "" || d.AuthProxy.Header != "") && d.Auth == nil {
+	if (d.AdminToken != "" || d.AuthProxy.Header != "" || d.OIDC != nil) && d.Auth == nil {
 		panic("web.NewServer: an admin token needs Deps.Auth (redisrepo.Services.Auth) for its sessions and attempt limit")
 	}
 	s := &server{Deps: d, tokenFingerprint: fingerprint(d.AdminToken), anonymous: domain.Anonymous(d.ShowToAnonymous, d.AdminToken),

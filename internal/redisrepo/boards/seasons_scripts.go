@@ -22,7 +22,9 @@ import (
 // KEYS[3]  the ZSET the ended season becomes ({leaderboard:<board>}:season:<n>)
 // KEYS[4]  the board's encoding rewrite HASH ({leaderboard:<board>}:rewrite)
 // KEYS[5…] the ZSETs of older seasons to delete (retention); then, last, the board's score
-//          history (luaScoreHistory), which records the end as one event of every player's
+//
+//	history (luaScoreHistory), which records the end as one event of every player's
+//
 // (given: ARGV holds two more than KEYS, the actor and the cap, at its end)
 // ARGV[1]  n, the current season's number as the caller read it
 // ARGV[2]  now, epoch ms; "" reads Redis TIME
