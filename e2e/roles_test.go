@@ -72,15 +72,31 @@ func TestRolesInTheBrowser(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	pages := []struct {
-		name, path, operatorForm, adminForm string // selectors of a form each role needs
-	}{
-		{"board", "/boards/game:2048", "#add-points", "#board-reset"},
-		{"queue", "/queues/email", "#queue-enqueue", "#queue-settings"},
-		{"job", "/queues/email/jobs/welcome-1", "", ""},
-		{"limiter", "/limiters/default", "#limiter-try", "#limiter-policy"},
-		{"locks", "/locks", "#lock-forms", ""},
+	if status, body := bearerJSON(t, http.MethodPost, z.URL+"/api/v1/queues/email/jobs", "the-admin-token", map[string]any{"id": "bounce-1", "priority": 2, "payload": map[string]any{"to": "bob@example.com"}}); status != http.StatusCreated {
+		t.Fatalf("enqueue: %d %s", status, body)
 	}
+	if status, body := bearerJSON(t, http.MethodPost, z.URL+"/api/v1/queues/email/bulk", "the-admin-token", map[string]any{"action": "dead", "ids": []string{"bounce-1"}}); status != http.StatusOK {
+		t.Fatalf("move to dead: %d %s", status, body)
+	}
+	// Each page's forms, by a selector of the form (or of its controls), with the role its
+	// route declares (internal/web/routes.go).
+	type guardedForm struct{ sel, need string }
+	pages := []struct {
+		name, path string
+		forms      []guardedForm
+	}{
+		{"board", "/boards/game:2048", []guardedForm{{"#add-points", "operator"}, {"#board-reset", "admin"}}},
+		{"queue", "/queues/email", []guardedForm{{"#queue-enqueue", "operator"}, {"#queue-settings", "admin"}, {`[data-testid="pause"]`, "operator"}}},
+		{"job", "/queues/email/jobs/welcome-1", nil},
+		{"deadjob", "/queues/email/jobs/bounce-1", []guardedForm{{`[data-testid="retry-form"]`, "operator"}, {`button[aria-label="Requeue bounce-1"]`, "operator"}}},
+		{"deadjobs", "/queues/email/jobs?state=dead", []guardedForm{{"#bulk-form", "admin"}, {`[data-testid="select-job"]`, "admin"}}},
+		{"confirm", "/queues/email/dead/delete", []guardedForm{{`main form[method="post"]`, "admin"}}},
+		{"limiter", "/limiters/default", []guardedForm{{"#limiter-try", "operator"}, {"#limiter-policy", "admin"}}},
+		{"locks", "/locks", []guardedForm{{"#lock-forms", "operator"}}},
+		{"forcerelease", "/locks/order:1001/force-release", []guardedForm{{`main form[method="post"]`, "admin"}}},
+		{"sources", "/sources", []guardedForm{{`section[aria-label="Adopt a source"] form`, "admin"}}},
+	}
+	rank := map[string]int{"viewer": 1, "operator": 2, "admin": 3}
 	for _, role := range []string{"viewer", "operator", "admin"} {
 		ctx := newBrowserWithin(t, 5*time.Minute)
 		do(t, ctx, "open the sign-in page", chromedp.Navigate(z.URL+"/login"))
@@ -109,16 +125,13 @@ func TestRolesInTheBrowser(t *testing.T) {
 				if got := text(t, ctx, `[data-testid="actor-role"]`); got == "" {
 					t.Errorf("%s: the header does not say the role", name)
 				}
-				if p.operatorForm != "" {
-					disabled := exists(t, ctx, p.operatorForm+` [data-testid="read-only-note"]`)
-					if disabled != (role == "viewer") {
-						t.Errorf("%s: %s read-only = %v", name, p.operatorForm, disabled)
+				for _, f := range p.forms {
+					want := "enabled"
+					if rank[role] < rank[f.need] {
+						want = "disabled"
 					}
-				}
-				if p.adminForm != "" && exists(t, ctx, p.adminForm) {
-					disabled := exists(t, ctx, p.adminForm+` [data-testid="read-only-note"]`)
-					if disabled != (role != "admin") {
-						t.Errorf("%s: %s read-only = %v", name, p.adminForm, disabled)
+					if got := eval[string](t, ctx, `(`+formStateJS+`)(`+strconv.Quote(f.sel)+`)`); got != want {
+						t.Errorf("%s: %s (needs %s) is %s, want %s", name, f.sel, f.need, got, want)
 					}
 				}
 				injectAxe(t, ctx, axe)
@@ -142,3 +155,23 @@ func TestRolesInTheBrowser(t *testing.T) {
 		}
 	}
 }
+
+// formStateJS says of the controls a selector names (or holds) whether they are all
+// "enabled", or all "disabled" each inside a disabled fieldset marked aria-disabled right
+// after the one line saying why; anything else is named for the failure.
+const formStateJS = `sel => {
+	const els = [...document.querySelectorAll(sel)];
+	if (!els.length) return 'missing';
+	const ctrls = els.flatMap(e => e.matches('button, input, select, textarea') ? [e] : [...e.querySelectorAll('button, input:not([type=hidden]), select, textarea')]);
+	if (!ctrls.length) return 'without controls';
+	const off = ctrls.filter(c => c.matches(':disabled'));
+	if (off.length === 0) return 'enabled';
+	if (off.length !== ctrls.length) return 'partly disabled';
+	for (const c of ctrls) {
+		const f = c.closest('fieldset[data-read-only]');
+		if (!f || f.getAttribute('aria-disabled') !== 'true') return 'disabled without aria-disabled';
+		const note = f.previousElementSibling;
+		if (!note || note.dataset.testid !== 'read-only-note' || note.textContent.trim() === '') return 'disabled without the line saying why';
+	}
+	return 'disabled';
+}`

@@ -2,6 +2,7 @@ package views
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 
@@ -284,4 +285,112 @@ func TestConfirmButtonColour(t *testing.T) {
 			t.Errorf("keeps %v: the button's class %q, want %s", keeps, class, want)
 		}
 	}
+}
+
+// Every form a visitor may not use is shown, disabled (inside a disabled fieldset marked
+// aria-disabled: no control can be used, nothing submits), right under the one line saying
+// why and how to get access, in every mode; a visitor who may use it gets it enabled. The
+// role each needs is its route's (internal/web/routes.go).
+func TestFormsDisabledWithTheReasonForEachRole(t *testing.T) {
+	dead := domain.JobDetail{Queue: "mail", ID: "m-1", State: domain.JobDead, Attempts: 1, MaxAttempts: 1}
+	forms := []struct {
+		name string
+		need domain.Role
+		of   func(Chrome) templ.Component
+	}{
+		{"board points", domain.RoleOperator, func(c Chrome) templ.Component {
+			return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+				return formShell(c, domain.RoleOperator, "add", "/boards/b/points", NewForm()).Render(templ.WithChildren(ctx, templ.Raw(`<input name="player"><button type="submit">Add</button>`)), w)
+			})
+		}},
+		{"limiter try", domain.RoleOperator, func(c Chrome) templ.Component { return TryFormView(c, "api", TryForm{}) }},
+		{"limiter policy", domain.RoleAdmin, func(c Chrome) templ.Component {
+			return PolicyFormView(c, "api", PolicyFormFrom(domain.LimitPolicy{Name: "api", Algorithm: domain.TokenBucket, RatePerS: 1, Burst: 2}, true))
+		}},
+		{"locks", domain.RoleOperator, func(c Chrome) templ.Component { return LockFormsView(c, LockForms{}) }},
+		{"force-release", domain.RoleAdmin, func(c Chrome) templ.Component {
+			return ForceReleasePage(c, domain.LockInfo{Lock: "order:1", Token: "the-holders-token", Holds: 1}, true, "")
+		}},
+		{"confirmation", domain.RoleAdmin, func(c Chrome) templ.Component {
+			return ConfirmPage(c, ConfirmData{Title: "Delete all dead", Action: "/queues/q/dead/delete", Button: "Delete", Cancel: "/queues/q", TestID: "go", Hidden: [][2]string{{"seen", "3"}}})
+		}},
+		{"job retry", domain.RoleOperator, func(c Chrome) templ.Component { return retryForm(c, dead, NewForm()) }},
+		{"job page", domain.RoleOperator, func(c Chrome) templ.Component { return JobPage(c, dead, NewForm()) }},
+		{"sources", domain.RoleAdmin, func(c Chrome) templ.Component { return SourcesPage(c, nil, nil, NewForm(), nil) }},
+	}
+	modes := []struct {
+		name string
+		c    Chrome
+	}{
+		{"loopback-only open access", Chrome{Keys: testKeys}},
+		{"anonymous with an admin token", Chrome{AdminToken: true, Keys: testKeys}},
+		{"viewer", Chrome{AdminToken: true, SignedIn: true, Actor: domain.Actor{Role: domain.RoleViewer}, Keys: testKeys}},
+		{"operator", Chrome{AdminToken: true, SignedIn: true, Actor: domain.Actor{Role: domain.RoleOperator}, Keys: testKeys}},
+		{"admin", Chrome{AdminToken: true, SignedIn: true, Actor: domain.Actor{Role: domain.RoleAdmin}, Keys: testKeys}},
+	}
+	for _, m := range modes {
+		for _, f := range forms {
+			t.Run(m.name+"/"+f.name, func(t *testing.T) {
+				c := m.c
+				c.CSRF = "the-csrf"
+				doc := render(t, f.of(c))
+				if main := find(doc, tag("main")); main != nil { // a page: its own controls, not the header's
+					doc = main
+				}
+				controls := findAll(doc, func(n *html.Node) bool {
+					if n.Type != html.ElementNode {
+						return false
+					}
+					kind, _ := attr(n, "type")
+					return n.Data == "button" || n.Data == "select" || n.Data == "textarea" || (n.Data == "input" && kind != "hidden")
+				})
+				if len(controls) == 0 {
+					t.Fatal("no controls: the form is not shown")
+				}
+				allowed := c.Can(f.need)
+				for _, ctl := range controls {
+					fs := guardingFieldset(ctl)
+					if fs == nil {
+						t.Fatalf("a %s outside the guarded fieldset", ctl.Data)
+					}
+					_, disabled := attr(fs, "disabled")
+					aria, _ := attr(fs, "aria-disabled")
+					if disabled != !allowed || (aria == "true") != !allowed {
+						t.Errorf("%s: disabled=%v aria-disabled=%q, want disabled=%v", ctl.Data, disabled, aria, !allowed)
+					}
+					note := fs.PrevSibling
+					for note != nil && note.Type != html.ElementNode {
+						note = note.PrevSibling
+					}
+					isNote := note != nil && has("data-testid", "read-only-note")(note)
+					if isNote != !allowed {
+						t.Errorf("%s: the line saying why shown=%v, want %v", ctl.Data, isNote, !allowed)
+					}
+					if isNote && !strings.Contains(text(note), c.ReadOnlyWhy(f.need)) {
+						t.Errorf("the line says %q, want %q", text(note), c.ReadOnlyWhy(f.need))
+					}
+				}
+				if !allowed && find(doc, has("value", "the-holders-token")) != nil {
+					t.Error("a lock holder's token in a form a visitor may not use")
+				}
+			})
+		}
+	}
+}
+
+// guardingFieldset is the fieldset guarded put around n, nil when there is none.
+func guardingFieldset(n *html.Node) *html.Node {
+	var outer *html.Node
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && p.Data == "fieldset" && (has("data-read-only", "")(p) || isGuard(p)) {
+			outer = p
+		}
+	}
+	return outer
+}
+
+// isGuard says whether a fieldset is one guarded made: its class starts with min-w-0.
+func isGuard(n *html.Node) bool {
+	class, _ := attr(n, "class")
+	return strings.HasPrefix(class, "min-w-0")
 }

@@ -38,6 +38,15 @@ func jobRows(p domain.JobPage, s *domain.JobSearchPage) []jobRow {
 	return rows
 }
 
+// bulkNeed is the role a jobs page's bulk actions need (the route's): none where there are
+// none (completed jobs).
+func bulkNeed(state domain.JobState) domain.Role {
+	if state == domain.JobCompleted {
+		return domain.RoleNone
+	}
+	return domain.RoleAdmin
+}
+
 // RetryFormValues are the retry form's fields as a dead job has them now.
 func RetryFormValues(j domain.JobDetail) Form {
 	f := NewForm()

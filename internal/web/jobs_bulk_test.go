@@ -176,23 +176,24 @@ func TestBulkAndRetryPages(t *testing.T) {
 	}
 }
 
-// With an admin token set, an anonymous viewer sees no retry form (it holds the payload)
-// and no bulk actions it could use; its page search matches ids only.
+// With an admin token set, an anonymous viewer sees the retry form disabled and without the
+// payload, and the bulk actions disabled; its page search matches ids only.
 func TestBulkAndRetryPagesAnonymous(t *testing.T) {
 	s := newTestServer(t, "s3cret", nil)
 	admin := []string{"Authorization", "Bearer s3cret"}
 	s.do(t, http.MethodPut, "/api/v1/queues/mail", "application/json", `{"kind":"priority","max_attempts":1}`, admin...)
 	enqueueMail(t, s, 2, admin...)
 	s.postJSON(t, "/api/v1/queues/mail/bulk", `{"action":"dead","ids":["mail-0"]}`, admin...)
-	if _, page := s.get(t, "/queues/mail/jobs/mail-0"); strings.Contains(page, `data-testid="retry-form"`) {
-		t.Fatal("retry form for an anonymous viewer")
+	if _, page := s.get(t, "/queues/mail/jobs/mail-0"); !strings.Contains(page, `data-testid="retry-form"`) ||
+		!strings.Contains(page, `data-testid="retry-payload"></textarea>`) || !strings.Contains(page, `<fieldset disabled aria-disabled="true"`) {
+		t.Fatal("retry form for an anonymous viewer: not disabled, or holds the payload")
 	}
 	_, page := s.get(t, "/queues/mail/jobs?state=dead&q=ana")
 	if strings.Contains(page, `data-job="mail-0"`) || !strings.Contains(page, "sign in to search payloads") {
 		t.Fatal("anonymous page search matched a payload")
 	}
-	if _, page := s.get(t, "/queues/mail/jobs?state=dead"); !strings.Contains(page, `data-can-write="false"`) {
-		t.Fatal("bulk bar not hidden from an anonymous viewer")
+	if _, page := s.get(t, "/queues/mail/jobs?state=dead"); !strings.Contains(page, `data-can-write="false"`) || !strings.Contains(page, `data-read-only="admin"`) {
+		t.Fatal("bulk bar not disabled for an anonymous viewer")
 	}
 	status, _, h := s.postForm(t, "/queues/mail", "/queues/mail/bulk", url.Values{"action": {"delete"}, "id": {"mail-0"}})
 	if status != http.StatusSeeOther || !strings.HasPrefix(h.Get("Location"), "/login") {

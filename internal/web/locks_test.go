@@ -234,7 +234,7 @@ func TestLocksPageNeedsSignInToChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	status, body := s.get(t, "/locks")
-	if status != http.StatusOK || !strings.Contains(body, "has the operator role to use this") || strings.Contains(body, `action="/locks/acquire"`) ||
+	if status != http.StatusOK || !strings.Contains(body, "has the operator role to use this") || !strings.Contains(body, `action="/locks/acquire"`) || !strings.Contains(body, `<fieldset disabled aria-disabled="true"`) ||
 		!strings.Contains(body, `data-lock="other"`) || !strings.Contains(body, "Other service") || !strings.Contains(body, `ws-connect="/ws?topic=status&amp;topic=locks"`) {
 		t.Errorf("read-only page: %d", status)
 	}
