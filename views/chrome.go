@@ -35,7 +35,7 @@ type Chrome struct {
 	// Recent is the latest changes recorded about what the page shows, for admins; nil
 	// shows none.
 	Recent *Recent
-	Notes      []string          // notes about zpulse's own keys (an index of another type), atop the page
+	Notes  []string // notes about zpulse's own keys (an index of another type), atop the page
 }
 
 // Recent is a page's latest changes from the audit trail, and the trail's query that shows
