@@ -41,7 +41,7 @@ func TestTrailRecordsAndLists(t *testing.T) {
 		first := all.Entries[0]
 		if first.Detail != "+6 points to p1" || first.Action != "jobs.requeue" || first.Target != "queue:email" ||
 			first.Actor != "alice" || first.Role != "operator" || first.Via != "api" || first.Outcome != "ok" ||
-			first.Client != "192.0.2.1" || first.RequestID != "r6" || first.ID == "" || time.Since(first.At) > time.Hour {
+			first.Client != "192.0.2.1" || first.RequestID != "r6" || first.ID == "" || (redistest.ServerClock{}).Now().Sub(first.At) > time.Hour {
 			t.Errorf("newest entry %+v", first)
 		}
 		// Pages of 3 follow each other without gaps or repeats.
@@ -63,6 +63,7 @@ func TestTrailRecordsAndLists(t *testing.T) {
 		if fmt.Sprint(ids) != "[+6 points to p1 +5 points to p1 +4 points to p1 +3 points to p1 +2 points to p1 +1 points to p1 +0 points to p1]" {
 			t.Errorf("paged = %v", ids)
 		}
+		now := redistest.ServerClock{}.Now() // the entries' ids are Redis's time
 		for _, c := range []struct {
 			f    domain.AuditFilter
 			want int
@@ -72,9 +73,9 @@ func TestTrailRecordsAndLists(t *testing.T) {
 			{domain.AuditFilter{Action: "board."}, 6},
 			{domain.AuditFilter{Action: "board"}, 0},
 			{domain.AuditFilter{Target: "queue:email"}, 1},
-			{domain.AuditFilter{Since: time.Now().Add(time.Hour)}, 0},
-			{domain.AuditFilter{Until: time.Now().Add(-time.Hour)}, 0},
-			{domain.AuditFilter{Since: time.Now().Add(-time.Hour), Until: time.Now().Add(time.Hour)}, 7},
+			{domain.AuditFilter{Since: now.Add(time.Hour)}, 0},
+			{domain.AuditFilter{Until: now.Add(-time.Hour)}, 0},
+			{domain.AuditFilter{Since: now.Add(-time.Hour), Until: now.Add(time.Hour)}, 7},
 		} {
 			p, err := tr.List(ctx, c.f)
 			if err != nil || len(p.Entries) != c.want {
