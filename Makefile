@@ -21,9 +21,15 @@ DATED    := ./internal/redisrepo/... ./internal/compat ./internal/web ./internal
 .PHONY: run test test-dates fuzz build generate dev bench bench-all assets templ check-generated check-assets clean node_modules vet fuzz-package
 
 ## run: serve (embedded in-memory Redis with demo data unless REDIS_URL is set); the built
-## assets are committed, so this needs no npm
+## assets are committed, so this needs no npm. Each step says what it does first: the first
+## build downloads and compiles every module, over a minute with nothing else to show.
 run:
-	$(GO) run ./cmd/web $(ARGS)
+	@echo "make run: fetching Go modules (the first time only)…"
+	@$(GO) mod download
+	@echo "make run: compiling zpulse into bin/zpulse (a minute or two the first time, seconds after)…"
+	@$(GO) build -o bin/zpulse ./cmd/web
+	@echo "make run: starting bin/zpulse $(ARGS)"
+	@./bin/zpulse $(ARGS)
 
 ## test: generated code and built assets are fresh and vet is clean (side by side), then every
 ## test: the browser tests (./e2e) in a lane of their own, and the rest with the race detector

@@ -53,6 +53,8 @@ func TestRedisOutage(t *testing.T) {
 	if r := findRow(t, ctx, "before"); r.Score != "10" {
 		t.Errorf("during the outage the page should keep the last data; before's row = %+v", r)
 	}
+	// The header's badge says it too: connected to zpulse, but Redis does not answer.
+	waitJS(t, ctx, "the badge to say Redis is unreachable", `document.querySelector('.conn-label').textContent === 'Live · Redis unreachable'`, eventWait)
 	// A page loaded during the outage says it could not load where data would be, never
 	// that there is nothing.
 	fresh := newBrowser(t)
@@ -77,6 +79,7 @@ func TestRedisOutage(t *testing.T) {
 	start = time.Now()
 	waitJS(t, ctx, "the Redis banner to go", `document.querySelector('#redis-status [role=alert]') === null`, eventWait)
 	t.Logf("the banner went %v after Redis restarted", time.Since(start).Round(time.Millisecond))
+	waitJS(t, ctx, "the badge to say Live again", `document.querySelector('.conn-label').textContent === 'Live'`, eventWait)
 	// /readyz pings Redis on its own connection, within a second: on a busy machine the first
 	// ping after the restart can miss that second though the watcher's read got through. It
 	// must come back by itself (no restart of zpulse); the wait only guards against a hang.

@@ -31,7 +31,7 @@ type Chrome struct {
 	Unread     bool              // the page's own read found Redis down: panels say so, never "nothing here"
 	Path       string            // the page's own path, for "back here after sign-in"
 	Keys       domain.KeyDisplay // Redis key names as pages show them
-	LiveMode   string            // how live updates learn of changes, for the footer; "" shows nothing
+	LiveMode   domain.LiveMode   // how live updates learn of changes, for the footer; none shows nothing
 	// Recent is the latest changes recorded about what the page shows, for admins; nil
 	// shows none.
 	Recent *Recent

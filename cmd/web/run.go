@@ -79,7 +79,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	reg := newRegistry(svc, cfg, log)
 	metrics := live.NewMetrics(reg)
 	hub := live.NewHub(metrics)
-	liveMode := func() string { return describeLiveMode(svc.Notifier.State(), cfg.PollInterval) }
+	liveMode := func() domain.LiveMode { return describeLiveMode(svc.Notifier.State(), cfg.PollInterval) }
 	watcher := live.NewWatcher(svc.Snapshots.Read, web.TopicRenderer(cfg.BigKey, svc.Keys, cfg.BasePath), hub, cfg.PollInterval, log, metrics,
 		live.WithMinGap(cfg.MinGap), live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()), live.WithMode(liveMode), live.WithNotice(svc.Notice))
 	if !static.Built() {
@@ -252,12 +252,13 @@ func describeAccess(cfg config, log *slog.Logger) string {
 	}
 }
 
-// describeLiveMode is the live mode as the footer and /readyz say it.
-func describeLiveMode(s notify.State, poll time.Duration) string {
+// describeLiveMode is the live mode as the footer and /readyz say it: the reason polling goes
+// on names Redis settings, so it is the detail, behind the footer's toggle.
+func describeLiveMode(s notify.State, poll time.Duration) domain.LiveMode {
 	if s.On {
-		return "live: notifications"
+		return domain.LiveMode{Summary: "live: notifications"}
 	}
-	return "live: polling every " + domain.FormatDuration(poll) + " (" + s.Why + ")"
+	return domain.LiveMode{Summary: "live: polling every " + domain.FormatDuration(poll), Detail: s.Why}
 }
 
 // newLogger writes log lines to out as text or JSON, from the configured level on.

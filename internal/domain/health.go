@@ -78,3 +78,19 @@ func (h RedisHealth) Summary() string {
 	return fmt.Sprintf("Redis degraded: %d of %d masters down: %s. What lives on their slots cannot be read or changed until a replica takes over.",
 		len(down), len(h.Masters), strings.Join(down, "; "))
 }
+
+// LiveMode is how live pages learn of changes, as every page's footer and /readyz say it: a
+// summary in plain words ("Live: polling every 250 ms") and, apart, the technical reason
+// ("" when there is none), which pages show only behind a "Details" toggle.
+type LiveMode struct {
+	Summary string
+	Detail  string
+}
+
+// String is the mode on one line, the reason in brackets: what /readyz and logs say.
+func (m LiveMode) String() string {
+	if m.Detail == "" {
+		return m.Summary
+	}
+	return m.Summary + " (" + m.Detail + ")"
+}

@@ -51,9 +51,9 @@ func sameComparable(_ string, a, b any) (same bool) {
 // Status says whether the source answered the last poll.
 type Status struct {
 	Available bool
-	Detail    string // why not, when not available
-	Mode      string // how live pages learn of changes (WithMode), for every page's footer
-	Notice    string // a warning while Redis answers (WithNotice): a partial outage, a failover
+	Detail    string          // why not, when not available
+	Mode      domain.LiveMode // how live pages learn of changes (WithMode), for every page's footer
+	Notice    string          // a warning while Redis answers (WithNotice): a partial outage, a failover
 }
 
 // DefaultMinGap is the shortest time between two ticks unless WithMinGap says otherwise:
@@ -93,8 +93,8 @@ type Watcher struct {
 
 	statusMu sync.RWMutex
 	status   Status
-	mode     func() string // WithMode; nil: no mode
-	notice   func() string // WithNotice; nil: no notice
+	mode     func() domain.LiveMode // WithMode; nil: no mode
+	notice   func() string          // WithNotice; nil: no notice
 }
 
 // Clock is the time Run schedules ticks by: the machine's unless WithClock gives another.
@@ -123,7 +123,7 @@ func WithRouter(r Router) Option { return func(w *Watcher) { w.router = r } }
 
 // WithMode gives the live mode ("live: notifications", "live: polling …") that the status
 // fragment carries: each tick reads it, and a change publishes the status to every page.
-func WithMode(mode func() string) Option { return func(w *Watcher) { w.mode = mode } }
+func WithMode(mode func() domain.LiveMode) Option { return func(w *Watcher) { w.mode = mode } }
 
 // WithClock makes Run schedule ticks by c instead of the machine's clock.
 func WithClock(c Clock) Option { return func(w *Watcher) { w.clock = c } }
@@ -140,10 +140,10 @@ func NewWatcher(poll PollFunc, render RenderFunc, hub *Hub, interval time.Durati
 	return w
 }
 
-// modeNow is WithMode's answer, or "".
-func (w *Watcher) modeNow() string {
+// modeNow is WithMode's answer, or no mode.
+func (w *Watcher) modeNow() domain.LiveMode {
 	if w.mode == nil {
-		return ""
+		return domain.LiveMode{}
 	}
 	return w.mode()
 }

@@ -142,7 +142,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 type wiringOptions struct {
 	clock    domain.Clock
 	rendered func(topic string)
-	mode     func() string // the live mode the watcher pushes (live.WithMode); nil: none
+	mode     func() domain.LiveMode // the live mode the watcher pushes (live.WithMode); nil: none
 	// completed is the completed jobs kept (--completed-keep and the rest); zero: the default
 	completed domain.CompletedPolicy
 }

@@ -10,16 +10,21 @@ import (
 	"github.com/zpulse/zpulse/internal/redistest"
 )
 
-// The live mode (Deps.LiveMode) shows in every page's footer and in /readyz's body.
+// The live mode (Deps.LiveMode) shows in every page's footer, its reason behind a "Details"
+// toggle, and on one line in /readyz's body.
 func TestLiveModeInFooterAndReadyz(t *testing.T) {
 	t.Parallel()
-	const mode = "live: polling every 250 ms (--live-notifications off)"
-	s := newFakeServer(t, "", nil, func(d *Deps) { d.LiveMode = func() string { return mode } })
-	if status, body := s.get(t, "/readyz"); status != 200 || !strings.Contains(body, `"live":"`+mode+`"`) {
+	mode := domain.LiveMode{Summary: "live: polling every 250 ms", Detail: "--live-notifications off"}
+	s := newFakeServer(t, "", nil, func(d *Deps) { d.LiveMode = func() domain.LiveMode { return mode } })
+	if status, body := s.get(t, "/readyz"); status != 200 || !strings.Contains(body, `"live":"live: polling every 250 ms (--live-notifications off)"`) {
 		t.Errorf("readyz: %d %s", status, body)
 	}
-	if status, body := s.get(t, "/locks"); status != 200 || !strings.Contains(body, `<p id="live-mode" data-live-mode>`+mode+"</p>") {
-		t.Errorf("footer of /locks: %d, no %q", status, mode)
+	status, body := s.get(t, "/locks")
+	if status != 200 || !strings.Contains(body, `<span data-live-summary>live: polling every 250 ms</span>`) {
+		t.Errorf("footer of /locks: %d, no summary", status)
+	}
+	if !strings.Contains(body, `<summary class="cursor-pointer underline decoration-dotted underline-offset-2">Details</summary><p class="mt-1 max-w-prose break-words" data-live-detail>--live-notifications off</p>`) {
+		t.Errorf("footer of /locks: the reason is not behind Details")
 	}
 }
 
@@ -29,13 +34,13 @@ func TestLiveModeChangeIsPushed(t *testing.T) {
 	t.Parallel()
 	rdb := redistest.DB(t)
 	var mu sync.Mutex
-	mode := "live: notifications"
-	get := func() string { mu.Lock(); defer mu.Unlock(); return mode }
+	mode := domain.LiveMode{Summary: "live: notifications"}
+	get := func() domain.LiveMode { mu.Lock(); defer mu.Unlock(); return mode }
 	w := newTestWiring(t, rdb, "", wiringOptions{mode: get})
 	w.deps.LiveMode = get
 	s := serveWiring(t, rdb, w)
-	if _, body := s.get(t, "/locks"); !strings.Contains(body, `<p id="live-mode" data-live-mode>live: notifications</p>`) {
-		t.Fatal("the footer of /locks does not show the mode")
+	if _, body := s.get(t, "/locks"); !strings.Contains(body, `<span data-live-summary>live: notifications</span>`) || strings.Contains(body, "data-live-detail") {
+		t.Fatal("the footer of /locks does not show the mode alone")
 	}
 	conn, _, err := dialWS(s, nil, domain.TopicStatus)
 	if err != nil {
@@ -44,8 +49,8 @@ func TestLiveModeChangeIsPushed(t *testing.T) {
 	defer conn.Close()
 	waitSubscriptions(t, w.deps.Hub, func() bool { return len(w.deps.Hub.Topics()) == 1 })
 	mu.Lock()
-	mode = "live: polling every 50 ms (notifications refused)"
+	mode = domain.LiveMode{Summary: "live: polling every 50 ms", Detail: "notifications refused"}
 	mu.Unlock()
 	w.watcher.Tick(context.Background())
-	readFrames(t, conn, []string{`<p id="live-mode" data-live-mode>live: polling every 50 ms (notifications refused)</p>`})
+	readFrames(t, conn, []string{`<span data-live-summary>live: polling every 50 ms</span>`, `data-live-detail>notifications refused</p>`})
 }

@@ -37,7 +37,7 @@ func (s *server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
 	defer cancel()
 	h := s.health(ctx)
-	body := readiness{Status: h.Readiness(), Live: s.liveMode(), Down: h.Down(), Masters: h.Masters, Detail: h.Summary()}
+	body := readiness{Status: h.Readiness(), Live: s.liveMode().String(), Down: h.Down(), Masters: h.Masters, Detail: h.Summary()}
 	if body.Masters == nil {
 		body.Masters = []domain.MasterState{}
 	}

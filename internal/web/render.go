@@ -65,10 +65,10 @@ func (s *server) indexNotes() []string {
 	return s.IndexNotes()
 }
 
-// liveMode is Deps.LiveMode's answer, or "".
-func (s *server) liveMode() string {
+// liveMode is Deps.LiveMode's answer, or no mode.
+func (s *server) liveMode() domain.LiveMode {
 	if s.LiveMode == nil {
-		return ""
+		return domain.LiveMode{}
 	}
 	return s.LiveMode()
 }

@@ -78,8 +78,8 @@ type Deps struct {
 	// (status 400 and above) or AccessLogOff. Static files and probes log at DEBUG.
 	AccessLog string
 	// LiveMode says how live pages learn of changes ("live: notifications", "live: polling
-	// every 250 ms (why)"), for the footer and /readyz; nil says nothing.
-	LiveMode func() string
+	// every 250 ms" and why), for the footer and /readyz; nil says nothing.
+	LiveMode func() domain.LiveMode
 	// IndexNotes are notes about zpulse's own index keys holding another type (read as empty:
 	// redisrepo.IndexNotes), shown at the top of every page; nil shows none.
 	IndexNotes func() []string

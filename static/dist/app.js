@@ -3,12 +3,21 @@
 // opened, moments relative to the browser's clock, the parts of a form that apply, and has
 // parts that follow the live panels reload after them.
 (function () {
-  // The badge's text without JavaScript says live updates need it; with it, the state.
+  // The badge's text without JavaScript says live updates need it; with it, the state, and
+  // while the server says Redis does not answer (its banner, [data-redis-down]), that too:
+  // the page is connected, but what it shows is the last data received.
   var connText = { connecting: 'Connecting…', open: 'Live', closed: 'Reconnecting…' };
+  var connState = 'nojs';
   function setConn(state) {
-    document.querySelectorAll('[data-conn]').forEach(function (el) { el.setAttribute('data-conn', state); });
+    connState = state;
+    var down = !!document.querySelector('[data-redis-down]');
+    var text = down && state === 'open' ? 'Live · Redis unreachable' : connText[state];
+    document.querySelectorAll('[data-conn]').forEach(function (el) {
+      el.setAttribute('data-conn', state);
+      el.setAttribute('data-redis', down ? 'down' : 'up');
+    });
     document.querySelectorAll('.conn-label').forEach(function (el) {
-      if (el.textContent !== connText[state]) el.textContent = connText[state];
+      if (el.textContent !== text) el.textContent = text;
     });
   }
   // A form's answer that htmx does not swap (401, 403, 404, 429, 500…) is shown in the form
@@ -70,6 +79,7 @@
   document.addEventListener('htmx:wsConnecting', function () { setConn('connecting'); });
   document.addEventListener('htmx:wsOpen', function () { setConn('open'); });
   document.addEventListener('htmx:wsClose', function () { setConn('closed'); });
+  document.addEventListener('htmx:wsAfterMessage', function () { if (connState !== 'nojs') setConn(connState); });
   document.addEventListener('htmx:wsError', function () { setConn('closed'); });
 
   // Rank movement: the ranks of each live panel when the page opened are the baseline; after

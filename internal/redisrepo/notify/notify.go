@@ -16,6 +16,7 @@ package notify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -260,6 +261,9 @@ func (n *Notifier) ensure(ctx context.Context, addr string, node *redis.Client) 
 		where = " on " + addr
 	}
 	cfg, err := node.ConfigGet(ctx, "notify-keyspace-events").Result()
+	if err != nil && !isReply(err) {
+		return fmt.Sprintf("Redis%s does not answer (%v): live pages poll until it does", where, err)
+	}
 	if err != nil {
 		return fmt.Sprintf("the server refused CONFIG GET notify-keyspace-events%s (%v), as managed Redis may: set it to include %s in the server's settings", where, err, Classes)
 	}
@@ -337,4 +341,10 @@ func (n *Notifier) closeAll() {
 		delete(n.subs, addr)
 	}
 	n.why = "stopped"
+}
+
+// isReply says whether err is the server's answer (a refusal), not a failure to reach it.
+func isReply(err error) bool {
+	var reply redis.Error
+	return errors.As(err, &reply)
 }
