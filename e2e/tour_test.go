@@ -159,6 +159,11 @@ func tourPage(t *testing.T, ctx context.Context, url, name, path string, panels 
 			t.Errorf("%s is %dpx wide: it scrolls sideways", where, width)
 		}
 		if l.mobile {
+			// The header leaves the phone's screen to the content: one line of name and
+			// badges, one of links.
+			if h := eval[float64](t, ctx, `document.querySelector('header').getBoundingClientRect().height`); h > 100 {
+				t.Errorf("%s: the header takes %.0f of %d px", where, h, l.height)
+			}
 			for _, o := range eval[[]string](t, ctx, overflowJS) {
 				t.Errorf("%s: %s", where, o)
 			}
@@ -196,7 +201,8 @@ func tourPage(t *testing.T, ctx context.Context, url, name, path string, panels 
 // nearest card or clipping (overflow not visible) ancestor, else the viewport. What sticks
 // out of a card is cut or scrolls inside it; neither should happen on a phone. Elements
 // drawn inside an SVG (a nested svg too: it clips what it draws, as a chart's sliding plot
-// does with the runs it draws beyond its edges), and screen-reader-only ones, are left out.
+// does with the runs it draws beyond its edges), screen-reader-only ones, and what is meant to
+// scroll sideways ([data-scrolls-sideways]: the phone's line of links), are left out.
 const overflowJS = `(() => {
 	const name = e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
 		(e.dataset.testid ? '[data-testid=' + e.dataset.testid + ']' : '') +
@@ -204,7 +210,7 @@ const overflowJS = `(() => {
 	const out = [], reported = new Set();
 	for (const e of document.body.querySelectorAll('*')) {
 		if (reported.has(e.parentElement)) { reported.add(e); continue; } // its outermost is said
-		if (e.parentElement.closest('svg') || e.closest('.sr-only, noscript, script, template')) continue;
+		if (e.parentElement.closest('svg') || e.closest('.sr-only, noscript, script, template, [data-scrolls-sideways]')) continue;
 		const r = e.getBoundingClientRect();
 		if (r.width === 0 || r.height === 0) continue;
 		let box = {left: 0, right: document.documentElement.clientWidth}, holder = 'the viewport';

@@ -183,7 +183,7 @@ func TestRunEmbeddedWithDemoData(t *testing.T) {
 	}
 	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(page), "In-memory Redis") {
+	if !strings.Contains(string(page), `In-memory<span class="max-sm:sr-only"> Redis</span>`) {
 		t.Error("the page does not say data lives in memory")
 	}
 }

@@ -466,10 +466,10 @@ func TestOpenAccessIsLoopbackOnlyByDefault(t *testing.T) {
 		"X-Forwarded-For", "203.0.113.1"); status != http.StatusForbidden || h.Get("Location") != "" || !strings.Contains(body, "--open-access") {
 		t.Errorf("form from 203.0.113.1: %d Location %q, want 403 (nothing to sign in to)", status, h.Get("Location"))
 	}
-	if _, page := local.get(t, "/"); !strings.Contains(page, "Full access from this machine; other addresses read only") {
+	if _, page := local.get(t, "/"); !strings.Contains(page, `Full access<span class="max-sm:sr-only"> from this machine; other addresses read only`) {
 		t.Error("the header does not say access is open to loopback only")
 	}
-	if _, page, _ := local.do(t, http.MethodGet, "/", "", "", "X-Forwarded-For", "203.0.113.1"); !strings.Contains(page, "Read-only from this address: changes are accepted from this machine only") {
+	if _, page, _ := local.do(t, http.MethodGet, "/", "", "", "X-Forwarded-For", "203.0.113.1"); !strings.Contains(page, `Read-only<span class="max-sm:sr-only"> from this address: changes are accepted from this machine only`) {
 		t.Error("the header does not tell another address it reads only")
 	}
 	direct := newTestServer(t, "", nil)
@@ -481,7 +481,7 @@ func TestOpenAccessIsLoopbackOnlyByDefault(t *testing.T) {
 	if status, body := add(open, "X-Forwarded-For", "203.0.113.1"); status != http.StatusOK {
 		t.Errorf("--open-access, from 203.0.113.1: %d %s", status, body)
 	}
-	if _, page := open.get(t, "/"); !strings.Contains(page, ">Open access: anyone who reaches this page can change data</span>") {
+	if _, page := open.get(t, "/"); !strings.Contains(page, `>Open access<span class="max-sm:sr-only">: anyone who reaches this page can change data</span></span>`) {
 		t.Error("--open-access: the header does not say access is open")
 	}
 }

@@ -23,7 +23,7 @@ func TestBoardPage(t *testing.T) {
 		t.Fatalf("status %d", status)
 	}
 	for _, want := range []string{
-		`data-player="carol"`, ">1,500<", "Full access from this machine", `ws-connect="/ws?topic=status&amp;topic=board.all.10%3Agame%3A2048&amp;topic=history.board.1h%3Agame%3A2048"`,
+		`data-player="carol"`, ">1,500<", `Full access<span class="max-sm:sr-only"> from this machine`, `ws-connect="/ws?topic=status&amp;topic=board.all.10%3Agame%3A2048&amp;topic=history.board.1h%3Agame%3A2048"`,
 		`id="` + views.BoardPanelID("game:2048", domain.AllTime, 10) + `"`, `name="_csrf"`,
 	} {
 		if !strings.Contains(body, want) {

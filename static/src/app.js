@@ -201,6 +201,21 @@
       if (el.className !== cls) el.className = cls;
     });
   }
+  // A history chart's frame is stretched to its box (app.css .chart-frame): its labels get the
+  // font size that draws them at 10 px across, and the vertical scale that undoes the stretch.
+  function fitCharts() {
+    document.querySelectorAll('svg[data-chart-frame]').forEach(function (svg) {
+      var r = svg.getBoundingClientRect(), box = svg.viewBox && svg.viewBox.baseVal;
+      if (!box || !r.width || !r.height) return;
+      var sx = r.width / box.width, sy = r.height / box.height;
+      var fs = (10 / sx).toFixed(2) + 'px', fy = (sx / sy).toFixed(3);
+      if (svg.style.getPropertyValue('--chart-fs') !== fs) svg.style.setProperty('--chart-fs', fs);
+      if (svg.style.getPropertyValue('--chart-sy') !== fy) svg.style.setProperty('--chart-sy', fy);
+    });
+  }
+  document.addEventListener('DOMContentLoaded', fitCharts);
+  document.addEventListener('htmx:wsAfterMessage', fitCharts);
+  if (typeof window.addEventListener === 'function') window.addEventListener('resize', fitCharts);
   // A choice that decides which parts of its form apply (a limiter's algorithm, a source's
   // kind): the parts marked data-for-choice show only while one of theirs is chosen
   // (data-off hides them, app.css).
