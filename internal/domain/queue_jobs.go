@@ -276,4 +276,7 @@ type JobOps interface {
 	// through zpulse answer nothing. Consumers that read Redis directly are not stopped.
 	// Returns EINVALID; EUNAVAILABLE.
 	SetPaused(ctx context.Context, queue string, paused bool) error
+
+	// Paused says whether a queue is paused (SetPaused). Returns EINVALID; EUNAVAILABLE.
+	Paused(ctx context.Context, queue string) (bool, error)
 }

@@ -32,7 +32,7 @@ func (s *server) searchPage(c echo.Context, queue string) error {
 	res = s.audience(c).JobSearch(res)
 	res.Queue, res.State, res.Text = queue, opt.State, opt.Text
 	page := domain.JobPage{Queue: queue, State: opt.State, Counts: res.Counts}
-	return s.render(c, http.StatusOK, views.JobsPage(unavailable(s.chrome(c, queue+" jobs"), err), page, &res, nil))
+	return s.render(c, http.StatusOK, views.JobsPage(unavailable(s.chrome(c, queue+" jobs"), err), page, s.queuePaused(c, queue), &res, nil))
 }
 
 // bulkRequest reads a bulk action as the jobs page's form gives it: action, and the ids

@@ -64,7 +64,14 @@ func (s *server) jobsPage(c echo.Context) error {
 		}
 		err, groups = gerr, &g
 	}
-	return s.render(c, http.StatusOK, views.JobsPage(unavailable(s.chrome(c, queue+" jobs"), err), page, nil, groups))
+	return s.render(c, http.StatusOK, views.JobsPage(unavailable(s.chrome(c, queue+" jobs"), err), page, s.queuePaused(c, queue), nil, groups))
+}
+
+// queuePaused says whether a queue is paused, for its pages' badge: a failed read (Redis
+// down, which the page says already) shows no badge.
+func (s *server) queuePaused(c echo.Context, queue string) bool {
+	paused, err := s.Queues.Paused(c.Request().Context(), queue)
+	return err == nil && paused
 }
 
 // confirmPage renders the confirmation step ask describes.

@@ -10,7 +10,8 @@ import (
 )
 
 // A paused queue says so everywhere: in GET /api/v1/queues/:queue, in every entry
-// of GET /api/v1/queues, as a badge in /queues and the overview, and in zpulse_queue_paused.
+// of GET /api/v1/queues, as a badge in /queues, the overview, its jobs list, its search and
+// each of its jobs' pages, and in zpulse_queue_paused.
 func TestPausedQueueSaysSoEverywhere(t *testing.T) {
 	var reg *prometheus.Registry
 	s := newTestServerWith(t, "", nil, func(d *Deps) { reg = d.Registry })
@@ -50,10 +51,15 @@ func TestPausedQueueSaysSoEverywhere(t *testing.T) {
 		}
 	}
 
-	for _, page := range []string{"/queues", "/"} {
+	for _, page := range []string{"/queues", "/", "/queues/mail/jobs", "/queues/mail/jobs/a", "/queues/mail/jobs?q=a"} {
 		status, html := s.get(t, page)
 		if status != http.StatusOK || strings.Count(html, `data-testid="paused-badge"`) != 1 {
 			t.Errorf("%s: %d, %d paused badges, want 1", page, status, strings.Count(html, `data-testid="paused-badge"`))
+		}
+	}
+	for _, page := range []string{"/queues/sms/jobs", "/queues/sms/jobs/a"} {
+		if status, html := s.get(t, page); status != http.StatusOK || strings.Contains(html, `data-testid="paused-badge"`) {
+			t.Errorf("%s: %d, a running queue's page shows the paused badge", page, status)
 		}
 	}
 

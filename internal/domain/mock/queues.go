@@ -24,6 +24,8 @@ type Queues struct {
 	EachDeadInvoked       atomic.Bool
 	SetPausedFn           func(context.Context, string, bool) error
 	SetPausedInvoked      atomic.Bool
+	PausedFn              func(context.Context, string) (bool, error)
+	PausedInvoked         atomic.Bool
 	EnqueueFn             func(context.Context, string, domain.NewJob) (domain.Enqueued, error)
 	EnqueueInvoked        atomic.Bool
 	EnqueueBatchFn        func(context.Context, string, []domain.NewJob) ([]domain.Result[domain.Enqueued], error)
@@ -120,6 +122,14 @@ func (s *Queues) SetPaused(ctx context.Context, a1 string, a2 bool) error {
 		return nil
 	}
 	return s.SetPausedFn(ctx, a1, a2)
+}
+
+func (s *Queues) Paused(ctx context.Context, a1 string) (r0 bool, err error) {
+	s.PausedInvoked.Store(true)
+	if s.PausedFn == nil {
+		return
+	}
+	return s.PausedFn(ctx, a1)
 }
 
 func (s *Queues) Enqueue(ctx context.Context, a1 string, a2 domain.NewJob) (r0 domain.Enqueued, err error) {

@@ -428,11 +428,15 @@ func (q *Queues) resumedSignal() <-chan struct{} {
 	return q.resumed
 }
 
-// paused says whether a queue is paused (for the blocking take, which no script wraps).
-func (q *Queues) paused(ctx context.Context, queue string) (bool, error) {
+// Paused says whether a queue is paused (for pages, and for the blocking take, which no
+// script wraps).
+func (q *Queues) Paused(ctx context.Context, queue string) (bool, error) {
+	if err := domain.ValidateKeyName("queue", queue); err != nil {
+		return false, err
+	}
 	n, err := q.Rdb.Exists(ctx, q.keys.QueuePaused(queue)).Result()
 	if err != nil {
-		return false, store.OpError("queues.Queues.paused", err)
+		return false, store.OpError("queues.Queues.Paused", err)
 	}
 	return n == 1, nil
 }

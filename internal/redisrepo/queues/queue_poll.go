@@ -73,7 +73,7 @@ func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (do
 			return domain.Delivery{}, false, err
 		}
 		resumed := q.resumedSignal()
-		paused, err := q.paused(ctx, queue)
+		paused, err := q.Paused(ctx, queue)
 		if err != nil {
 			return domain.Delivery{}, false, err
 		}
@@ -104,7 +104,7 @@ func (q *Queues) take(ctx context.Context, queue string, wait time.Duration) (do
 			return domain.Delivery{}, false, store.OpWriteError("queues.Queues.take", err)
 		}
 		id, _ := z.Member.(string)
-		if paused, err := q.paused(ctx, queue); err == nil && paused {
+		if paused, err := q.Paused(ctx, queue); err == nil && paused {
 			if err := giveBackScript.Run(ctx, q.Rdb, []string{q.keys.Queue(queue)}, z.Score, id).Err(); err == nil {
 				continue // given back: wait out the pause like any other take
 			}
