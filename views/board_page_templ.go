@@ -1422,7 +1422,7 @@ func BoardForm(c Chrome, board, id string, f Form, s domain.BoardSettings) templ
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if msg := f.Err("tie_break"); msg != "" {
+				if msg := f.ErrFor("tie_break", "Equal points"); msg != "" {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 124, "<p class=\"error-text\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
@@ -1487,7 +1487,7 @@ func BoardForm(c Chrome, board, id string, f Form, s domain.BoardSettings) templ
 						return templ_7745c5c3_Err
 					}
 				}
-				if msg := f.Err("periods"); msg != "" {
+				if msg := f.ErrFor("periods", "Period boards"); msg != "" {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 132, "<p class=\"error-text\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
@@ -1621,7 +1621,7 @@ func addPeriods(f Form, s domain.BoardSettings) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if msg := f.Err("periods"); msg != "" {
+			if msg := f.ErrFor("periods", "Also count on period boards"); msg != "" {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 146, "<p class=\"error-text\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

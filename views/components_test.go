@@ -183,16 +183,16 @@ func TestFormAlertAndSuccess(t *testing.T) {
 // testKeys are key names as the repository gives them to views.
 var testKeys = domain.KeyDisplay{Boards: "leaderboard:*", Queues: "queue:*", Lock: "lock:<name>", LockExample: "lock:order:1001", RateDefault: "rate:<client>"}
 
-// The "under the hood" line keeps a space between its label and what it names.
-func TestUnderTheHoodSpacing(t *testing.T) {
+// The "under the hood" detail is folded behind a "Details" toggle, what it names inside.
+func TestUnderTheHoodFolded(t *testing.T) {
 	ctx := templ.WithChildren(context.Background(), templ.Raw("lock:&lt;name&gt;"))
 	var b strings.Builder
 	if err := underTheHood().Render(ctx, &b); err != nil {
 		t.Fatal(err)
 	}
 	// On the raw HTML: the text helper joins text nodes with spaces, which would hide it.
-	if !strings.Contains(b.String(), "Under the hood:</span> lock:&lt;name&gt;") {
-		t.Errorf("no space after the label: %s", b.String())
+	if !strings.Contains(b.String(), ">Details</summary><p class=\"mt-1 break-all\">lock:&lt;name&gt;</p></details>") {
+		t.Errorf("not folded behind Details: %s", b.String())
 	}
 }
 
@@ -393,4 +393,28 @@ func guardingFieldset(n *html.Node) *html.Node {
 func isGuard(n *html.Node) bool {
 	class, _ := attr(n, "class")
 	return strings.HasPrefix(class, "min-w-0")
+}
+
+// A field's error names the label the user sees, not the field's key the API names.
+func TestFieldErrorNamesTheLabel(t *testing.T) {
+	f := NewForm()
+	f.Errors["run_at"] = "run_at must be an RFC 3339 time (got x)"
+	f.Errors["player"] = "player is required: 1 to 64 bytes"
+	f.Errors["keep"] = "keeper said no"
+	for _, c := range []struct{ name, label, want string }{
+		{"run_at", "Run at", "“Run at” must be an RFC 3339 time (got x)"},
+		{"player", "Player", "“Player” is required: 1 to 64 bytes"},
+		{"keep", "Keep", "keeper said no"},
+	} {
+		if got := f.ErrFor(c.name, c.label); got != c.want {
+			t.Errorf("ErrFor(%q) = %q, want %q", c.name, got, c.want)
+		}
+	}
+	var b strings.Builder
+	if err := field("enqueue", "run_at", "Run at", "text", f, "", "").Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), ">“Run at” must be an RFC 3339 time (got x)</p>") {
+		t.Errorf("the field's error: %s", b.String())
+	}
 }

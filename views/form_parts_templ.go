@@ -355,7 +355,7 @@ func field(form, name, label, kind string, f Form, placeholder, hint string) tem
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if msg := f.Err(name); msg != "" {
+		if msg := f.ErrFor(name, label); msg != "" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<p id=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -24,6 +24,17 @@ func (f Form) Value(name string) string { return f.Values[name] }
 // Err is a field's error, or the form's for "".
 func (f Form) Err(name string) string { return f.Errors[name] }
 
+// ErrFor is a field's error as the form shows it, under the field labelled label: a message
+// that begins with the field's key, as the API's do ("run_at must be…"), begins with the label
+// the user sees instead, quoted ("“Run at” must be…").
+func (f Form) ErrFor(name, label string) string {
+	msg := f.Errors[name]
+	if rest, ok := strings.CutPrefix(msg, name); ok && name != "" && (rest == "" || rest[0] == ' ' || rest[0] == ':') {
+		return "“" + label + "”" + rest
+	}
+	return msg
+}
+
 // OK says whether the form has no error.
 func (f Form) OK() bool { return len(f.Errors) == 0 }
 

@@ -513,7 +513,7 @@ func retryForm(c Chrome, j domain.JobDetail, f Form) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if msg := f.Err("payload"); msg != "" {
+			if msg := f.ErrFor("payload", "Payload"); msg != "" {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "<p class=\"error-text\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

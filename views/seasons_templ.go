@@ -599,7 +599,7 @@ func SeasonSettingsForm(c Chrome, board string, f Form, s domain.BoardSettings) 
 					return templ_7745c5c3_Err
 				}
 			}
-			if msg := f.Err("season_every"); msg != "" {
+			if msg := f.ErrFor("season_every", "End the season automatically"); msg != "" {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "<p class=\"error-text\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

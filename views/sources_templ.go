@@ -536,7 +536,7 @@ func SourcesPage(c Chrome, sources []domain.Source, overlaps []domain.SourceOver
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if msg := f.Err("encoding"); msg != "" {
+				if msg := f.ErrFor("encoding", "Encoding"); msg != "" {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "<p class=\"error-text\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err

@@ -345,7 +345,7 @@ func TokensPage(c Chrome, d TokensPageData) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				if msg := d.Form.Err("role"); msg != "" {
+				if msg := d.Form.ErrFor("role", "Role"); msg != "" {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<p class=\"error-text\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err

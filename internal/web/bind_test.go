@@ -11,16 +11,17 @@ import (
 	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
-// The same bad number gets the same message from a board's form and from the API, and a
+// The same bad number gets the same message from a board's form and from the API (the form
+// names the field by its label rather than its key), and a
 // leading + is refused by the form as JSON refuses it.
 func TestFormAndAPISayTheSameOfABadNumber(t *testing.T) {
 	s := newTestServer(t, "", nil)
 	for _, tc := range []struct {
-		field, form, path, api string // api: the JSON body, with the value in place of %s
+		field, label, form, path, api string // api: the JSON body, with the value in place of %s
 		values                 []string
 	}{
-		{"points", "/boards/b/points", "/api/v1/boards/b/scores", `{"player":"a","points":%s}`, []string{"1.5", "1e3", "9007199254740992", "-9007199254740992", "99999999999999999999"}},
-		{"keep", "/boards/b/trim", "/api/v1/boards/b/trim", `{"keep":%s}`, []string{"0", "-1", "1.5", "1e3", "1000000001"}},
+		{"points", "Points", "/boards/b/points", "/api/v1/boards/b/scores", `{"player":"a","points":%s}`, []string{"1.5", "1e3", "9007199254740992", "-9007199254740992", "99999999999999999999"}},
+		{"keep", "Keep", "/boards/b/trim", "/api/v1/boards/b/trim", `{"keep":%s}`, []string{"0", "-1", "1.5", "1e3", "1000000001"}},
 	} {
 		for _, v := range tc.values {
 			t.Run(tc.field+" "+v, func(t *testing.T) {
@@ -30,7 +31,7 @@ func TestFormAndAPISayTheSameOfABadNumber(t *testing.T) {
 					t.Fatalf("API: %d %s; want 400 about %s", status, body, tc.field)
 				}
 				status, page, _ := s.postForm(t, "/boards/b", tc.form, url.Values{"player": {"a"}, tc.field: {v}, "confirm": {"yes"}}, "HX-Request", "true")
-				if status != http.StatusBadRequest || !strings.Contains(html.UnescapeString(page), `-error" class="error-text">`+e.Error.Message+"</p>") {
+				if status != http.StatusBadRequest || !strings.Contains(html.UnescapeString(page), `-error" class="error-text">“`+tc.label+"”"+strings.TrimPrefix(e.Error.Message, tc.field)+"</p>") {
 					t.Errorf("form: %d; want 400 with the API's message beside %s: %q\n%.600s", status, tc.field, e.Error.Message, page)
 				}
 			})
@@ -59,9 +60,9 @@ func TestFormErrorsGoBesideTheFieldTheyName(t *testing.T) {
 		{"policy algorithm", "/limiters/default", "/limiters/default/policy", url.Values{"algorithm": {"fixed_window"}, "limit": {"5"}, "window": {"1m"}},
 			`id="f-algorithm-error" class="error-text">the policy`},
 		{"board settings", "/boards/b", "/boards/b/settings", url.Values{"tie_break": {"magic"}, "retention_days": {"30"}},
-			`<p class="error-text">tie_break must be`},
+			`<p class="error-text">“Equal points” must be`},
 		{"source", "/sources", "/sources", url.Values{"name": {"s"}, "kind": {"board"}, "key": {"{yyyymmdd}"}, "encoding": {"none"}},
-			`id="f-src-key-error" class="error-text">key`},
+			`id="f-src-key-error" class="error-text">“Key or template”`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, page, _ := s.postForm(t, tc.page, tc.path, tc.form)

@@ -87,7 +87,7 @@ func TestSettingsForm(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, body, _ := s.postForm(t, "/boards/g", "/boards/g/settings", url.Values{"tie_break": {"first_reached"}, "periods": {"daily", "weekly"}, "retention_days": {"0"}})
-	if status != http.StatusBadRequest || !strings.Contains(body, "retention_days must be a whole number of days from 1 to 3,650") {
+	if status != http.StatusBadRequest || !strings.Contains(body, "“Keep period boards (days)” must be a whole number of days from 1 to 3,650") {
 		t.Errorf("bad retention: %d", status)
 	}
 	status, _, h := s.postForm(t, "/boards/g", "/boards/g/settings", url.Values{"tie_break": {"first_reached"}, "periods": {"daily", "weekly"}, "retention_days": {"14"}})

@@ -86,11 +86,11 @@ func TestSeasonSettingsForm(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, "", nil)
 	status, body, _ := s.postForm(t, "/boards/g/seasons", "/boards/g/seasons/settings", url.Values{"keep_seasons": {"-1"}, "season_every": {"weekly"}})
-	if status != http.StatusBadRequest || !strings.Contains(body, "keep_seasons must be a whole number of seasons") {
+	if status != http.StatusBadRequest || !strings.Contains(body, "“Keep the last” must be a whole number of seasons") {
 		t.Fatalf("bad keep: %d", status)
 	}
 	status, body, _ = s.postForm(t, "/boards/g/seasons", "/boards/g/seasons/settings", url.Values{"keep_seasons": {"4"}, "season_every": {"weekly"}, "season_zone": {"Nowhere/City"}})
-	if status != http.StatusBadRequest || !strings.Contains(body, "season_zone must be an IANA time zone") {
+	if status != http.StatusBadRequest || !strings.Contains(body, "“Time zone” must be an IANA time zone") {
 		t.Fatalf("bad zone: %d", status)
 	}
 	status, _, h := s.postForm(t, "/boards/g/seasons", "/boards/g/seasons/settings", url.Values{"keep_seasons": {"4"}, "season_every": {"weekly"}, "season_zone": {"Europe/Berlin"}})
@@ -159,7 +159,7 @@ func TestAddPointsFormStartsPeriods(t *testing.T) {
 		t.Fatal("the add form does not say which boards count")
 	}
 	status, body, _ := s.postForm(t, "/boards/other", "/boards/other/points", url.Values{"player": {"ann"}, "points": {"3"}, "periods": {"hourly"}})
-	if status != http.StatusBadRequest || !strings.Contains(body, "periods may hold daily, weekly and monthly") {
+	if status != http.StatusBadRequest || !strings.Contains(body, "“Also count on period boards” may hold daily, weekly and monthly") {
 		t.Fatalf("a bad period: %d", status)
 	}
 }

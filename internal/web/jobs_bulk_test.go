@@ -159,7 +159,7 @@ func TestBulkAndRetryPages(t *testing.T) {
 		t.Fatal("retry form on a waiting job")
 	}
 	status, body, _ = s.postForm(t, "/queues/mail/jobs/mail-0", "/queues/mail/jobs/mail-0/retry", url.Values{"payload": {`{"to":`}, "priority": {"12"}})
-	if status != http.StatusBadRequest || !strings.Contains(body, "payload must be") || !strings.Contains(body, "priority must be a whole number from 0") {
+	if status != http.StatusBadRequest || !strings.Contains(body, "“Payload” must be") || !strings.Contains(body, "“Priority” must be a whole number from 0") {
 		t.Fatalf("bad retry: %d", status)
 	}
 	status, _, h = s.postForm(t, "/queues/mail/jobs/mail-0", "/queues/mail/jobs/mail-0/retry", url.Values{"payload": {`{"to": "ana@example.org"}`}, "priority": {"2"}})

@@ -250,9 +250,9 @@ func TestPolicyForm(t *testing.T) {
 		form url.Values
 		want string
 	}{
-		{url.Values{"algorithm": {"fixed_window"}, "limit": {"1.5"}, "window": {"1m"}}, "limit must be a whole number"},
-		{url.Values{"algorithm": {"fixed_window"}, "limit": {"5"}, "window": {"soon"}}, "window must be a duration"},
-		{url.Values{"algorithm": {"fixed_window"}, "limit": {"5"}, "window": {"2ms"}}, "window must be a duration such as 10s, 1m30s or 500ms (whole milliseconds) from 10 ms to 24 h"},
+		{url.Values{"algorithm": {"fixed_window"}, "limit": {"1.5"}, "window": {"1m"}}, "“Limit” must be a whole number"},
+		{url.Values{"algorithm": {"fixed_window"}, "limit": {"5"}, "window": {"soon"}}, "“Window” must be a duration"},
+		{url.Values{"algorithm": {"fixed_window"}, "limit": {"5"}, "window": {"2ms"}}, "“Window” must be a duration such as 10s, 1m30s or 500ms (whole milliseconds) from 10 ms to 24 h"},
 		{url.Values{"algorithm": {"token_bucket"}, "rate": {"fast"}, "burst": {"4"}}, "rate_per_s must be a number"},
 		{url.Values{"algorithm": {"magic"}, "limit": {"5"}, "window": {"1s"}}, "algorithm must be one of"},
 	} {

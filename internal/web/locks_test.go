@@ -174,7 +174,7 @@ func TestLockFormsWithoutJavaScript(t *testing.T) {
 		t.Errorf("second acquire: %d, want 409 with the message", status)
 	}
 	status, body, _ = s.postForm(t, "/locks", "/locks/acquire", url.Values{"lock": {"a b"}, "ttl": {"0.05"}, "wait": {"31"}, "owner": {"x y"}})
-	for _, want := range []string{"f-lock-error", "ttl must be a number of seconds from 0.1 to 86400", "wait must be a number of seconds from 0 to 30", "f-owner-error"} {
+	for _, want := range []string{"f-lock-error", "must be a number of seconds from 0.1 to 86400", "must be a number of seconds from 0 to 30", "f-owner-error"} {
 		if status != http.StatusBadRequest || !strings.Contains(body, want) {
 			t.Errorf("bad acquire: %d, want 400 with %q", status, want)
 		}

@@ -65,7 +65,7 @@ func TestAddPointsFormWithoutJavaScript(t *testing.T) {
 		t.Errorf("the message shows again on the next view")
 	}
 	status, body, _ = s.postForm(t, "/boards/b", "/boards/b/points", url.Values{"player": {"bob"}, "points": {"1.5"}})
-	if status != http.StatusBadRequest || !strings.Contains(body, "points must be a whole number") || !strings.Contains(body, `value="bob"`) {
+	if status != http.StatusBadRequest || !strings.Contains(body, "“Points” must be a whole number") || !strings.Contains(body, `value="bob"`) {
 		t.Errorf("bad points: %d; want 400 with the inline error and the typed values kept", status)
 	}
 	if s.rdb.ZScore(context.Background(), "leaderboard:b", "bob").Err() == nil {
@@ -81,7 +81,7 @@ func TestAddPointsFormWithHTMX(t *testing.T) {
 		t.Errorf("htmx post: %d %.300s", status, body)
 	}
 	status, body, _ = s.postForm(t, "/boards/b", "/boards/b/points", url.Values{"player": {strings.Repeat("x", 65)}, "points": {"abc"}}, "HX-Request", "true")
-	if status != http.StatusBadRequest || !strings.Contains(body, "at most 64 bytes") || !strings.Contains(body, "points must be a whole number") || strings.Contains(body, "<html") {
+	if status != http.StatusBadRequest || !strings.Contains(body, "at most 64 bytes") || !strings.Contains(body, "“Points” must be a whole number") || strings.Contains(body, "<html") {
 		t.Errorf("htmx bad input: %d %.500s", status, body)
 	}
 }

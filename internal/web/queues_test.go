@@ -192,7 +192,7 @@ func TestQueuePageForms(t *testing.T) {
 
 	// The delayed queue's form: a delay, and bad times.
 	status, body, _ = s.postForm(t, "/queues/delayed", "/queues/delayed/enqueue", url.Values{"delay": {"soon"}, "run_at": {"tomorrow"}}, "HX-Request", "true")
-	if status != 400 || !strings.Contains(body, "delay must be a duration such as 10s, 1m30s or 500ms") || !strings.Contains(body, "RFC 3339") {
+	if status != 400 || !strings.Contains(body, "“Run after” must be a duration such as 10s, 1m30s or 500ms") || !strings.Contains(body, "RFC 3339") {
 		t.Errorf("bad delayed enqueue: %d", status)
 	}
 	if status, body, _ = s.postForm(t, "/queues/delayed", "/queues/delayed/enqueue", url.Values{"id": {"r"}, "delay": {"30m"}}, "HX-Request", "true"); status != 200 || !strings.Contains(body, "Scheduled r for") {

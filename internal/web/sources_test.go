@@ -133,7 +133,7 @@ func TestAdoptedLimiterStaysInItsLayout(t *testing.T) {
 		t.Errorf("form, layout {client}: %d, want 400 with the message inline", status)
 	}
 	status, b, _ = s.postForm(t, "/sources/rl", "/sources/rl/try", url.Values{"client": {"leaderboard:victim"}})
-	if status != http.StatusBadRequest || !strings.Contains(b, "client may not contain") {
+	if status != http.StatusBadRequest || !strings.Contains(b, "“Client” may not contain") {
 		t.Errorf("form, client leaderboard:victim: %d, want 400 with the message inline", status)
 	}
 	status, b, _ = s.postForm(t, "/sources/rl", "/sources/rl/try", url.Values{"client": {"h"}})
