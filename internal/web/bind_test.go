@@ -18,7 +18,7 @@ func TestFormAndAPISayTheSameOfABadNumber(t *testing.T) {
 	s := newTestServer(t, "", nil)
 	for _, tc := range []struct {
 		field, label, form, path, api string // api: the JSON body, with the value in place of %s
-		values                 []string
+		values                        []string
 	}{
 		{"points", "Points", "/boards/b/points", "/api/v1/boards/b/scores", `{"player":"a","points":%s}`, []string{"1.5", "1e3", "9007199254740992", "-9007199254740992", "99999999999999999999"}},
 		{"keep", "Keep", "/boards/b/trim", "/api/v1/boards/b/trim", `{"keep":%s}`, []string{"0", "-1", "1.5", "1e3", "1000000001"}},
