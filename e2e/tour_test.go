@@ -70,6 +70,10 @@ func TestTourWithDemo(t *testing.T) {
 		{"jobs", "/queues/" + long + "/jobs", nil, "main h1"},
 		{"job", "/queues/" + long + "/jobs/a-job", nil, "main h1"},
 		{"force-release", "/locks/zpulse:demo-traffic/force-release", nil, "main h1"},
+		{"board-weekly", "/boards/demo:2048?period=weekly", nil, `[data-testid="reset-period"]`},
+		{"seasons", "/boards/demo:2048/seasons", nil, "main h1"},
+		{"audit", "/audit", nil, "main h1"},
+		{"dead-jobs", "/queues/demo:reminders/jobs?state=dead", nil, "main h1"},
 	}
 	if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
 		t.Fatal(err)

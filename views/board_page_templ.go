@@ -248,7 +248,7 @@ func BoardPage(c Chrome, d BoardPageData) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\" class=\"text-sm font-medium text-rose-600 hover:underline dark:text-rose-400\" data-testid=\"reset-period\">Reset ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\" class=\"text-sm font-medium text-rose-700 hover:underline dark:text-rose-400\" data-testid=\"reset-period\">Reset ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -757,7 +757,7 @@ func clientRow(v domain.LimiterView, u domain.ClientUsage) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if u.Full() && u.RetryAfterMs > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 60, "<span class=\"text-rose-600 dark:text-rose-400\">next request in ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 60, "<span class=\"text-rose-700 dark:text-rose-400\">next request in ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

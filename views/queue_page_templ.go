@@ -2485,7 +2485,7 @@ func jobTable(v domain.QueueView, jobs []domain.QueueJob, set, csrf string) temp
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = at(j.AtMs, "data-[past]:text-rose-600 dark:data-[past]:text-rose-400").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = at(j.AtMs, "data-[past]:text-rose-700 dark:data-[past]:text-rose-400").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -815,7 +815,7 @@ func SeasonPage(c Chrome, d SeasonPageData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if l.Err != "" {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 68, "<p class=\"text-rose-600 dark:text-rose-400\" role=\"alert\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 68, "<p class=\"text-rose-700 dark:text-rose-400\" role=\"alert\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

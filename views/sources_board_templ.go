@@ -282,7 +282,7 @@ func lookupResult(l *Lookup, missing string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if l.Err != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<p class=\"px-4 py-3 text-sm text-rose-600 dark:text-rose-400\" role=\"alert\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<p class=\"px-4 py-3 text-sm text-rose-700 dark:text-rose-400\" role=\"alert\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
