@@ -418,7 +418,7 @@ func auditRow(e domain.AuditEntry) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = age(e.At.UnixMilli()).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = at(e.At.UnixMilli(), "").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -465,7 +465,7 @@ func auditRow(e domain.AuditEntry) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = age(e.At.UnixMilli()).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = at(e.At.UnixMilli(), "").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -651,7 +651,7 @@ func RecentChanges(r Recent) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = age(e.At.UnixMilli()).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = at(e.At.UnixMilli(), "").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

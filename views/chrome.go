@@ -153,12 +153,3 @@ func roleLabel(r domain.Role) string {
 	}
 	return r.String()
 }
-
-// tokenTime is a token's moment as the tokens page shows it (UTC, to the minute), or none
-// when it is zero.
-func tokenTime(t time.Time, none string) string {
-	if t.IsZero() {
-		return none
-	}
-	return t.UTC().Format("2006-01-02 15:04 UTC")
-}

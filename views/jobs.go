@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/url"
 	"strconv"
-	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
 )
@@ -48,13 +47,6 @@ func stateLabel(s domain.JobState) string {
 		return "Completed"
 	}
 	return "Gone"
-}
-
-func timeText(t *time.Time) string {
-	if t == nil {
-		return "—"
-	}
-	return t.UTC().Format("2006-01-02 15:04:05.000Z")
 }
 
 func itemAtMs(j domain.JobListItem) int64 { return j.At.UnixMilli() }

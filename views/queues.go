@@ -143,6 +143,9 @@ func seriesTotal(series []int64) int64 {
 
 func utcTime(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05.000Z") }
 
+// isoTime is ms as a <time> element's datetime (RFC 3339, UTC).
+func isoTime(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339Nano) }
+
 // clockTime is the UTC time of day of ms, what a moment shows until app.js makes it relative.
 func clockTime(ms int64) string { return time.UnixMilli(ms).UTC().Format("15:04:05Z") }
 
