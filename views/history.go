@@ -68,6 +68,9 @@ type historyChart struct {
 	// The plot's slide (app.js): its origin (epoch ms of x 0; "" when it has none: the whole
 	// window is one carried-in run), range and bucket step in ms, and its viewBox as drawn.
 	Origin, RangeMs, StepMs, ViewBox string
+	// ColMs is a column's width in ms: app.js shades the column still in progress at the
+	// browser's now (data-chart-partial), so that a low last point does not read as a drop.
+	ColMs string
 }
 
 var seriesColours = map[string][2]string{
@@ -208,6 +211,9 @@ func chartColumns(h domain.History, kind domain.SeriesKind, idx []int, colMs int
 			continue
 		}
 		recorded++
+		if kind == domain.Duration && !anyAbove0(b.Values, idx) {
+			continue // no job was acked in it: a gap, not a duration of 0 ms
+		}
 		col.ok = true
 		for k, i := range idx {
 			switch kind {
@@ -221,6 +227,16 @@ func chartColumns(h domain.History, kind domain.SeriesKind, idx []int, colMs int
 		}
 	}
 	return columns, recorded
+}
+
+// anyAbove0 says whether any of series idx has a value above 0 in values.
+func anyAbove0(values []int64, idx []int) bool {
+	for _, i := range idx {
+		if i < len(values) && values[i] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // chartGeom places a chart's values: columns of colMs from origin over rangeMs, plotW wide,
@@ -273,7 +289,7 @@ func chartLine(g chartGeom, info domain.SeriesInfo, k int, kind domain.SeriesKin
 			s.Sum = max(s.Sum, col.values[k])
 		}
 	}
-	if n := len(columns); n > 0 {
+	if n := len(columns); n > 0 && kind != domain.Duration { // a duration not measured is a gap
 		next := columns[n-1].at + g.colMs
 		pts = append(pts, g.point(g.center(next), ext[k]), g.point(g.x(next+2*g.rangeMs), ext[k]))
 	}
@@ -328,7 +344,7 @@ func chartAxes(c *historyChart, g chartGeom, h domain.History, label func(int64)
 	if end == 0 && len(h.Buckets) > 0 {
 		end = h.Buckets[len(h.Buckets)-1].AtMs + h.StepMs
 	}
-	c.RangeMs, c.StepMs = strconv.FormatInt(g.rangeMs, 10), strconv.FormatInt(h.StepMs, 10)
+	c.RangeMs, c.StepMs, c.ColMs = strconv.FormatInt(g.rangeMs, 10), strconv.FormatInt(h.StepMs, 10), strconv.FormatInt(g.colMs, 10)
 	c.ViewBox = "0 0 " + fnum(g.plotW) + " " + strconv.Itoa(chartH)
 	if c.Origin != "" && end != 0 {
 		c.ViewBox = fnum(g.x(end-g.rangeMs)) + " 0 " + fnum(g.plotW) + " " + strconv.Itoa(chartH)

@@ -3,6 +3,7 @@ package views
 import (
 	"encoding/json"
 	"os/exec"
+	"strconv"
 	"testing"
 	"time"
 
@@ -22,8 +23,9 @@ function el(attrs) {
     hasAttribute(n) { return n in this.attrs; } };
 }
 const plot = el({viewBox: chart.viewBox}), ticks = [0, 1, 2, 3, 4].map(q => el({'data-chart-tick': q}));
-const figure = el({'data-chart-origin': chart.origin, 'data-chart-range': chart.range, 'data-chart-step': chart.step});
-figure.querySelector = sel => sel === 'svg[data-chart-plot]' ? plot : null;
+const figure = el({'data-chart-origin': chart.origin, 'data-chart-range': chart.range, 'data-chart-step': chart.step, 'data-chart-col': chart.col});
+const shade = el({x: '0', width: '0'});
+figure.querySelector = sel => sel === 'svg[data-chart-plot]' ? plot : sel === 'rect[data-chart-partial]' ? shade : null;
 figure.querySelectorAll = sel => sel === '[data-chart-tick]' ? ticks : [];
 let now = 0;
 class FixedDate extends Date { static now() { return now; } }
@@ -38,7 +40,7 @@ const out = [];
 for (const n of nows) {
   now = n;
   listeners['DOMContentLoaded'].forEach(f => f());
-  out.push([plot.attrs.viewBox].concat(ticks.map(t => t.textContent)));
+  out.push([plot.attrs.viewBox].concat(ticks.map(t => t.textContent), [shade.attrs.width]));
 }
 console.log(JSON.stringify(out));
 `
@@ -47,7 +49,8 @@ console.log(JSON.stringify(out));
 // labels are those buildChart draws for a window ending where the newest bucket recorded by
 // then ends (the recorder writes a 10 s bucket a second after it ends; the 24 h range's
 // minute shows as its 10 s buckets land). Just after a bucket lands, between two, 30 s and
-// two hours on, over both ranges.
+// two hours on, over both ranges. The column still in progress (its newest bucket does not end
+// it) is shaded.
 func TestAppJSSlidesChartsAsBuildChartDraws(t *testing.T) {
 	t.Parallel()
 	node, err := exec.LookPath("node")
@@ -58,7 +61,7 @@ func TestAppJSSlidesChartsAsBuildChartDraws(t *testing.T) {
 		h := queueHistory(r, map[int][]int64{5: {3, 0, 1, 0, 3, 0, 0, 0, 0, 0}, 40: {3, 0, 1, 0, 0, 1, 0, 10, 10, 10}}).Settle()
 		last := h.Buckets[len(h.Buckets)-1].AtMs + h.StepMs
 		ch := historyCharts(h)[1]
-		in, _ := json.Marshal(map[string]string{"origin": ch.Origin, "range": ch.RangeMs, "step": ch.StepMs, "viewBox": ch.ViewBox})
+		in, _ := json.Marshal(map[string]string{"origin": ch.Origin, "range": ch.RangeMs, "step": ch.StepMs, "col": ch.ColMs, "viewBox": ch.ViewBox})
 		nows := []int64{last + 500, last + 1000, last + 6500, last + 10_500, last + 31000, last + 2*3600_000 + 4321}
 		arg, _ := json.Marshal(nows)
 		out, err := exec.Command(node, "-e", appJSChart, "../static/src/app.js", string(in), string(arg)).CombinedOutput()
@@ -76,6 +79,10 @@ func TestAppJSSlidesChartsAsBuildChartDraws(t *testing.T) {
 			want := historyCharts(at)[1]
 			if got[i][0] != want.ViewBox {
 				t.Errorf("%s, now %s: viewBox %q, want %q", r, time.UnixMilli(now).UTC().Format(time.TimeOnly), got[i][0], want.ViewBox)
+			}
+			colMs, _ := strconv.ParseInt(ch.ColMs, 10, 64)
+			if shaded := got[i][6] != "0"; shaded != (ended%colMs != 0) {
+				t.Errorf("%s, now %s: the column in progress shaded %v (width %s), want %v", r, time.UnixMilli(now).UTC().Format(time.TimeOnly), shaded, got[i][6], ended%colMs != 0)
 			}
 			for q, tick := range want.XTicks {
 				if got[i][1+q] != tick.Label {

@@ -74,3 +74,31 @@ func TestNiceCeil(t *testing.T) {
 		}
 	}
 }
+
+// A duration column where no job was acked is a gap, not 0 ms, and nothing extends the last
+// one; app.js gets what it needs to shade the column in progress (data-chart-col).
+func TestHistoryChartsDurationGapsAndPartialColumn(t *testing.T) {
+	n := domain.HistoryHour.Buckets()
+	rec := map[int][]int64{
+		n - 7: {1, 0, 0, 0, 1, 1, 0, 40, 90, 120},
+		n - 5: {1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, // recorded, no ack
+		n - 2: {1, 0, 0, 0, 2, 2, 0, 50, 60, 70},
+	}
+	h := queueHistory(domain.HistoryHour, rec)
+	durations := historyCharts(h)[2]
+	if s := durations.Series[0]; len(s.Lines) != 2 {
+		t.Errorf("p50: %d lines %q; want 2, broken where nothing was acked, with no extension", len(s.Lines), s.Lines)
+	}
+	for _, l := range durations.Series[0].Lines {
+		if strings.HasSuffix(l, ","+fnum(plotB)) {
+			t.Errorf("a duration line drops to 0 ms: %q", l)
+		}
+	}
+	var b strings.Builder
+	if err := HistoryPanel(h).Render(t.Context(), &b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `data-chart-col="30000"`) || !strings.Contains(b.String(), "data-chart-partial") {
+		t.Error("the panel gives app.js no column to shade in progress")
+	}
+}

@@ -186,6 +186,18 @@
         box[0] = chartX(end - range, +origin, range, +box[2]);
         if (plot.getAttribute('viewBox') !== box.join(' ')) plot.setAttribute('viewBox', box.join(' '));
       }
+      // The column still in progress at now, shaded: its newest 10 s bucket is written, the
+      // rest of its time is not yet (hidden when the newest bucket ends a column).
+      var col = +el.getAttribute('data-chart-col'), shade = el.querySelector('rect[data-chart-partial]');
+      if (origin && plot && shade && col) {
+        var newest = Math.floor((now - 1000) / 10000) * 10000, start = Math.floor((newest - 1) / col) * col;
+        var partial = newest - start < col, w = (col * +plot.getAttribute('viewBox').split(' ')[2] / range).toFixed(1);
+        var x = chartX(start, +origin, range, +plot.getAttribute('viewBox').split(' ')[2]);
+        if (shade.getAttribute('x') !== x) shade.setAttribute('x', x);
+        if (shade.getAttribute('width') !== (partial ? w : '0')) shade.setAttribute('width', partial ? w : '0');
+        var note = el.querySelector('[data-chart-partial-note]');
+        if (note && note.hidden === partial) note.hidden = !partial;
+      }
       el.querySelectorAll('[data-chart-tick]').forEach(function (t) {
         var q = +t.getAttribute('data-chart-tick'), text = chartLabel(end - range + q * range / 4) + (q === 4 ? ' UTC' : '');
         if (t.textContent !== text) t.textContent = text;
