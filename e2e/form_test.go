@@ -93,7 +93,7 @@ func TestAddPointsFormWithoutJS(t *testing.T) {
 	if resp.Status != http.StatusOK || loc.Path != "/boards/game:2048" {
 		t.Fatalf("after the post: status %d at %s, want 200 back at /boards/game:2048", resp.Status, loc)
 	}
-	if got, want := text(t, ctx, `[data-testid="add-points-ok"]`), "nora now has 40 points, rank 1."; got != want {
+	if got, want := text(t, ctx, `[data-testid="flash"]`), "nora now has 40 points, rank 1."; got != want {
 		t.Errorf("success message = %q, want %q", got, want)
 	}
 	if r := findRow(t, ctx, "nora"); r.Score != "40" || r.Rank != "1" {

@@ -32,6 +32,7 @@ type Chrome struct {
 	Path       string            // the page's own path, for "back here after sign-in"
 	Keys       domain.KeyDisplay // Redis key names as pages show them
 	LiveMode   domain.LiveMode   // how live updates learn of changes, for the footer; none shows nothing
+	Flash      Flash             // what the last form did, shown once at the top of the page
 	// Recent is the latest changes recorded about what the page shows, for admins; nil
 	// shows none.
 	Recent *Recent
@@ -152,4 +153,10 @@ func roleLabel(r domain.Role) string {
 		return "viewer (read-only)"
 	}
 	return r.String()
+}
+
+// Flash is a form's success message carried across its redirect (post/redirect/get): the
+// form's id and what it did; shown once, at the top of the page it returned to.
+type Flash struct {
+	ID, Message string
 }

@@ -15,7 +15,6 @@ type SeasonsPageData struct {
 	Live     domain.BoardTop // the current season's leaders
 	Settings domain.BoardSettings
 	Form     Form // the season settings form
-	Flash    string
 }
 
 // SeasonPageData is what an ended season's page shows.

@@ -30,10 +30,7 @@ func (s *server) boardForm(id string, fields []string, act formAction) echo.Hand
 // board's page.
 func backToBoard(c echo.Context) string {
 	own := boardPath(httpio.PathParam(c, "board"))
-	if back := refererPath(c); strings.HasPrefix(back, own) && !strings.HasPrefix(back, own+"/") {
-		return back
-	}
-	return own
+	return backWithin(c, own, own+"/entries")
 }
 
 // requirePlayer and the parsers below fill a form's field errors and report whether the

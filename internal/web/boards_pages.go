@@ -41,13 +41,7 @@ func (s *server) boardPage(c echo.Context) error {
 	if err := domain.ValidateKeyName("board", board); err != nil {
 		return err
 	}
-	forms := map[string]views.Form{}
-	if id, msg, ok := takeFlash(c); ok && slices.Contains(views.BoardFormIDs, id) {
-		f := views.NewForm()
-		f.Success = msg
-		forms[id] = f
-	}
-	return s.boardPageWith(c, http.StatusOK, board, forms)
+	return s.boardPageWith(c, http.StatusOK, board, map[string]views.Form{})
 }
 
 // boardPageWith renders a board's page with the given forms' states.

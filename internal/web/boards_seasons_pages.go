@@ -26,15 +26,10 @@ func (s *server) seasonsPage(c echo.Context) error {
 	if err := domain.ValidateKeyName("board", board); err != nil {
 		return err
 	}
-	f := views.NewForm()
-	flash := ""
-	if id, msg, ok := takeFlash(c); ok && id == "seasons" {
-		flash = msg
-	}
-	return s.seasonsPageWith(c, http.StatusOK, board, map[string]views.Form{"seasons": f}, flash)
+	return s.seasonsPageWith(c, http.StatusOK, board, map[string]views.Form{"seasons": views.NewForm()})
 }
 
-func (s *server) seasonsPageWith(c echo.Context, status int, board string, forms map[string]views.Form, flash string) error {
+func (s *server) seasonsPageWith(c echo.Context, status int, board string, forms map[string]views.Form) error {
 	ctx := c.Request().Context()
 	list, err := s.Leaderboards.Seasons(ctx, board)
 	if err != nil && domain.ErrorCode(err) != domain.EUNAVAILABLE {
@@ -49,7 +44,7 @@ func (s *server) seasonsPageWith(c echo.Context, status int, board string, forms
 	if !ok {
 		f = views.NewForm()
 	}
-	d := views.SeasonsPageData{Board: board, List: list, Live: live, Settings: settings, Form: f, Flash: flash}
+	d := views.SeasonsPageData{Board: board, List: list, Live: live, Settings: settings, Form: f}
 	return s.render(c, status, views.SeasonsPage(unavailable(s.chrome(c, board+" seasons"), err), d))
 }
 
@@ -91,7 +86,7 @@ func (s *server) seasonSettingsForm() echo.HandlerFunc {
 		wholePage: []string{"seasons"},
 		back:      func(_ echo.Context, board string) string { return boardPath(board) + "/seasons" },
 		page: func(c echo.Context, status int, board string, forms map[string]views.Form) error {
-			return s.seasonsPageWith(c, status, board, forms, "")
+			return s.seasonsPageWith(c, status, board, forms)
 		},
 		section: func(c echo.Context, status int, board, _ string, f views.Form) error {
 			settings, _ := s.Leaderboards.Settings(c.Request().Context(), board)
@@ -134,7 +129,7 @@ func (s *server) endSeasonPost(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	setFlash(c, "seasons", fmt.Sprintf("Season %d ended with %s %s. Season %d has begun.", season.Number, views.FormatCount(season.Players), views.Plural(season.Players, "player", "players"), season.Number+1))
+	setFlash(c, "season", fmt.Sprintf("Season %d ended with %s %s. Season %d has begun.", season.Number, views.FormatCount(season.Players), views.Plural(season.Players, "player", "players"), season.Number+1))
 	return seeOther(c, boardPath(board)+"/seasons")
 }
 

@@ -124,7 +124,7 @@ func (s *server) bulkForm(c echo.Context) error {
 		msg += fmt.Sprintf(" It scanned %s jobs and stopped there: run it again to go on.", views.FormatCount(res.Scanned))
 	}
 	setFlash(c, "job", msg)
-	return seeOther(c, queuePath(queue))
+	return seeOther(c, backWithin(c, queuePath(queue), queuePath(queue)+"/jobs"))
 }
 
 // retryJobForm requeues a dead job with what the edit and retry form changed (the fields

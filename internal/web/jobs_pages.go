@@ -151,7 +151,7 @@ func (s *server) queueAction(act func(ctx context.Context, queue string) (string
 			return c.NoContent(http.StatusNoContent)
 		}
 		setFlash(c, "job", done)
-		return seeOther(c, queuePath(queue))
+		return seeOther(c, backWithin(c, queuePath(queue), queuePath(queue)+"/jobs"))
 	}
 }
 

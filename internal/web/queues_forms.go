@@ -17,8 +17,10 @@ func (s *server) queueForm(id string, fields []string, act formAction) echo.Hand
 	return s.handleForm(pageForms{
 		param:     "queue",
 		wholePage: []string{"settings"},
-		back:      func(_ echo.Context, queue string) string { return queuePath(queue) },
-		page:      s.queuePageWith,
+		back: func(c echo.Context, queue string) string {
+			return backWithin(c, queuePath(queue), queuePath(queue)+"/jobs")
+		},
+		page: s.queuePageWith,
 		section: func(c echo.Context, status int, queue, id string, f views.Form) error {
 			v, _ := s.queueView(c.Request().Context(), queue)
 			return s.render(c, status, views.QueueForm(s.chrome(c, queue), queue, id, f, v.Settings, v.PayloadKey))

@@ -26,16 +26,7 @@ func (s *server) queuePage(c echo.Context) error {
 	if err := domain.ValidateKeyName("queue", queue); err != nil {
 		return err
 	}
-	forms := map[string]views.Form{}
-	if id, msg, ok := takeFlash(c); ok && (id == "enqueue" || id == "settings" || id == "job") {
-		f := views.NewForm()
-		f.Success = msg
-		if id == "job" {
-			id = "enqueue"
-		}
-		forms[id] = f
-	}
-	return s.queuePageWith(c, http.StatusOK, queue, forms)
+	return s.queuePageWith(c, http.StatusOK, queue, map[string]views.Form{})
 }
 
 // queuePageWith renders a queue's page with the given forms' states.

@@ -54,6 +54,7 @@ func (s *server) chrome(c echo.Context, title string, topics ...string) views.Ch
 		LiveMode:   s.liveMode(),
 		Notes:      s.indexNotes(),
 		Recent:     s.recentChanges(c),
+		Flash:      pageFlash(c),
 	}
 }
 
