@@ -314,8 +314,8 @@ func TestFormsDisabledWithTheReasonForEachRole(t *testing.T) {
 		{"confirmation", domain.RoleAdmin, func(c Chrome) templ.Component {
 			return ConfirmPage(c, ConfirmData{Title: "Delete all dead", Action: "/queues/q/dead/delete", Button: "Delete", Cancel: "/queues/q", TestID: "go", Hidden: [][2]string{{"seen", "3"}}})
 		}},
-		{"job retry", domain.RoleOperator, func(c Chrome) templ.Component { return retryForm(c, dead, NewForm()) }},
-		{"job page", domain.RoleOperator, func(c Chrome) templ.Component { return JobPage(c, dead, NewForm()) }},
+		{"job retry", domain.RoleOperator, func(c Chrome) templ.Component { return retryForm(c, dead, RetryForm{Form: NewForm()}) }},
+		{"job page", domain.RoleOperator, func(c Chrome) templ.Component { return JobPage(c, dead, RetryForm{Form: NewForm()}) }},
 		{"sources", domain.RoleAdmin, func(c Chrome) templ.Component { return SourcesPage(c, nil, nil, NewForm(), nil) }},
 	}
 	modes := []struct {

@@ -47,8 +47,16 @@ func bulkNeed(state domain.JobState) domain.Role {
 	return domain.RoleAdmin
 }
 
+// RetryForm is the edit and retry form: what was typed and its errors, and after "Show the
+// changes" (Previewed) what the payload edit changes.
+type RetryForm struct {
+	Form
+	Previewed bool
+	Changes   []domain.PayloadChange
+}
+
 // RetryFormValues are the retry form's fields as a dead job has them now.
-func RetryFormValues(j domain.JobDetail) Form {
+func RetryFormValues(j domain.JobDetail) RetryForm {
 	f := NewForm()
 	if len(j.Payload) > 0 {
 		f.Values["payload"] = string(j.Payload)
@@ -56,7 +64,15 @@ func RetryFormValues(j domain.JobDetail) Form {
 	if j.Priority != nil {
 		f.Values["priority"] = strconv.Itoa(*j.Priority)
 	}
-	return f
+	return RetryForm{Form: f}
+}
+
+// changeWhere is a payload change's path as the preview shows it.
+func changeWhere(c domain.PayloadChange) string {
+	if c.Path == "" {
+		return "the whole payload"
+	}
+	return c.Path
 }
 
 // searchText is a search's text, "" without one.

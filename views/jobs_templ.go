@@ -18,7 +18,7 @@ import (
 
 // JobPage is one job's page: its live panel (topic JobTopic), and for an admin the edit
 // and retry form of a dead job (retry: its values, or what was typed with its errors).
-func JobPage(c Chrome, j domain.JobDetail, retry Form) templ.Component {
+func JobPage(c Chrome, j domain.JobDetail, retry RetryForm) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

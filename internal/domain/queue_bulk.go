@@ -203,8 +203,11 @@ func (r JobRetry) Validate() error {
 // Retried is a dead job requeued by Retry, and the change recorded in its history.
 type Retried struct {
 	Enqueued
-	// Edit says what changed, as the job's history keeps it (AttemptError.Edit).
+	// Edit says what changed, as the job's history keeps it (AttemptError.Edit): of the
+	// payload, which parts, not their values.
 	Edit string `json:"edit"`
+	// PayloadChanges are the payload's changes with their values, for whoever requeued it.
+	PayloadChanges []PayloadChange `json:"payload_changes,omitempty"`
 }
 
 // JobBulkOps are what operators do with many jobs, and with a dead job before its retry.

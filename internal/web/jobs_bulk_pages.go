@@ -12,6 +12,7 @@ import (
 
 	"github.com/zpulse/zpulse/internal/domain"
 	"github.com/zpulse/zpulse/internal/panels"
+	"github.com/zpulse/zpulse/internal/payloaddiff"
 	"github.com/zpulse/zpulse/internal/web/httpio"
 	"github.com/zpulse/zpulse/views"
 )
@@ -136,7 +137,7 @@ func (s *server) retryJobForm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := views.NewForm()
+	f := views.RetryForm{Form: views.NewForm(), Previewed: c.FormValue("preview") != ""}
 	for _, name := range []string{"payload", "priority", "run_at"} {
 		f.Values[name] = strings.TrimSpace(c.FormValue(name))
 	}
@@ -161,9 +162,17 @@ func (s *server) retryJobForm(c echo.Context) error {
 		r.RunAt = at
 	}
 	status := http.StatusBadRequest
-	if f.OK() {
-		_, err = s.Queues.Retry(ctx, queue, id, r)
+	switch {
+	case f.OK() && f.Previewed: // nothing requeued: the form again, with what the payload edit changes
+		if r.HasPayload {
+			f.Changes = payloaddiff.Compare(j.Payload, r.Payload)
+		}
+		status = http.StatusOK
+	case f.OK():
+		res, err := s.Queues.Retry(ctx, queue, id, r)
 		if err == nil {
+			httpio.AuditDetail(c, "%s", res.Edit)
+			setFlash(c, "retry", "Requeued"+strings.TrimPrefix(res.Edit, "requeued by an operator")+".")
 			return seeOther(c, queuePath(queue)+"/jobs/"+url.PathEscape(id))
 		}
 		switch code := domain.ErrorCode(err); code {

@@ -162,12 +162,17 @@ func TestBulkAndRetryPages(t *testing.T) {
 	if status != http.StatusBadRequest || !strings.Contains(body, "“Payload” must be") || !strings.Contains(body, "“Priority” must be a whole number from 0") {
 		t.Fatalf("bad retry: %d", status)
 	}
+	// "Show the changes" answers the form again with what the new payload changes, and requeues nothing.
+	status, body, _ = s.postForm(t, "/queues/mail/jobs/mail-0", "/queues/mail/jobs/mail-0/retry", url.Values{"payload": {`{"to": "ana@example.org"}`}, "priority": {"2"}, "preview": {"1"}})
+	if status != http.StatusOK || !strings.Contains(body, `data-testid="retry-changes"`) || !strings.Contains(body, "/to") || !strings.Contains(body, `data-testid="job-state">Dead`) {
+		t.Fatalf("preview: %d %s", status, body)
+	}
 	status, _, h = s.postForm(t, "/queues/mail/jobs/mail-0", "/queues/mail/jobs/mail-0/retry", url.Values{"payload": {`{"to": "ana@example.org"}`}, "priority": {"2"}})
 	if status != http.StatusSeeOther || h.Get("Location") != "/queues/mail/jobs/mail-0" {
 		t.Fatalf("retry: %d", status)
 	}
 	_, page = s.get(t, "/queues/mail/jobs/mail-0")
-	if !strings.Contains(page, `data-testid="job-state">Waiting`) || !strings.Contains(page, "requeued by an operator with a new payload of 25 bytes (was 24 bytes)") {
+	if !strings.Contains(page, `data-testid="job-state">Waiting`) || !strings.Contains(page, "payload: /to changed (25 bytes, was 24)") {
 		t.Fatalf("after retry: %s", page)
 	}
 	status, body, _ = s.postForm(t, "/queues/mail/jobs/mail-3", "/queues/mail/jobs/mail-3/retry", url.Values{"payload": {`{"to":"Ana@Example.org"}`}, "run_at": {testNow.Add(time.Hour).Format(time.RFC3339)}})

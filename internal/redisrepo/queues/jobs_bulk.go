@@ -2,11 +2,15 @@ package queues
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/payloaddiff"
 	"github.com/zpulse/zpulse/internal/redisrepo/locks"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
@@ -230,13 +234,38 @@ func (q *Queues) Retry(ctx context.Context, queue, id string, r domain.JobRetry)
 	keys := []string{q.keys.Queue(queue), q.keys.QueueDead(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue),
 		q.keys.QueueSettings(queue), q.keys.QueueLeases(queue), q.keys.QueueJobs(queue), q.keys.QueueErrors(queue),
 		q.keys.QueueProcessing(queue), q.keys.QueueRetry(queue)}
-	vals, err := retryScript.Run(ctx, q.Rdb, keys, now.UnixMilli(), string(domain.DefaultQueueKind(queue)), id, priority,
-		runAt, runAtText, locks.BoolArg(r.HasPayload), string(r.Payload), q.leaseNow(), domain.AttemptErrorsKept).Slice()
-	if err != nil {
-		return domain.Retried{}, store.OpWriteError("queues.Queues.Retry", err)
+	// A new payload is compared with the one stored now, and the script requeues only while
+	// that is still the one stored (the history says what changed from it); a dead job's
+	// payload changes only by an edit, so one more read settles a race.
+	var vals []any
+	var changes []domain.PayloadChange
+	for range 3 {
+		stored, had := "", "0"
+		if r.HasPayload {
+			v, err := q.Rdb.HGet(ctx, q.keys.QueueJobs(queue), id).Result()
+			switch {
+			case err == nil:
+				stored, had = v, "1"
+			case !errors.Is(err, redis.Nil):
+				return domain.Retried{}, store.OpError("queues.Queues.Retry", err)
+			}
+			changes = payloaddiff.Compare(boundPayload(stored, 0, false), r.Payload)
+		}
+		var err error
+		vals, err = retryScript.Run(ctx, q.Rdb, keys, now.UnixMilli(), string(domain.DefaultQueueKind(queue)), id, priority,
+			runAt, runAtText, locks.BoolArg(r.HasPayload), string(r.Payload), q.leaseNow(), domain.AttemptErrorsKept,
+			domain.SummarizePayloadChanges(changes), had, stored).Slice()
+		if err != nil {
+			return domain.Retried{}, store.OpWriteError("queues.Queues.Retry", err)
+		}
+		if code, _ := vals[0].(int64); code != -7 {
+			break
+		}
 	}
 	code, _ := vals[0].(int64)
 	switch code {
+	case -7:
+		return domain.Retried{}, domain.Errorf(domain.ECONFLICT, "job %q of queue %q: its payload kept changing while it was requeued; try again", id, queue)
 	case 1:
 	case 0:
 		return domain.Retried{}, domain.Errorf(domain.ENOTFOUND, "job %q is not in queue %q's dead set: only a dead job is retried", id, queue)
@@ -254,7 +283,7 @@ func (q *Queues) Retry(ctx context.Context, queue, id string, r domain.JobRetry)
 		return domain.Retried{}, fmt.Errorf("queues.Queues.Retry: unexpected reply %v", vals)
 	}
 	score, _ := vals[2].(int64)
-	out := domain.Retried{Enqueued: domain.Enqueued{ID: id, Queue: queue, Kind: domain.QueueKind(toString(vals[1])), Score: float64(score)}, Edit: toString(vals[3])}
+	out := domain.Retried{Enqueued: domain.Enqueued{ID: id, Queue: queue, Kind: domain.QueueKind(toString(vals[1])), Score: float64(score)}, Edit: toString(vals[3]), PayloadChanges: changes}
 	if out.Kind == domain.PriorityQueue {
 		if p, _, ok := domain.ScorePriority(out.Score); ok {
 			out.Priority = &p

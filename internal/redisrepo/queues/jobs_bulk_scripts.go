@@ -121,10 +121,13 @@ return {done, kind, failed}
 // ARGV[7]  "1" when a payload is given            ARGV[8]  the payload JSON ("" for none)
 // ARGV[9]  lease now, epoch ms, or "" for Redis TIME (the history's time)
 // ARGV[10] errors kept per job
+// ARGV[11] with a payload, what changed in it (domain.SummarizePayloadChanges; "" if nothing)
+// ARGV[12] "1" when the job had a stored payload as ARGV[13] when that summary was made
+// ARGV[13] that stored payload ("@<score>|<payload>", as the jobs hash holds it)
 // Returns  {1, kind, score, edit}; {0} the job is not in the queue at all; {-1} that id
 // waits again beside its dead one; {-2, state} the job is not dead but "waiting" (or
 // scheduled), "in_flight" or "retrying"; {-4, kind} a run-at on a priority queue; {-6, kind}
-// a priority on a delayed queue
+// a priority on a delayed queue; {-7} the stored payload is no longer the one compared
 var retryScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaAddError + luaRequeueOne + `
 local id = ARGV[3]
 if not redis.call('ZSCORE', KEYS[2], id) then
@@ -134,6 +137,10 @@ if not redis.call('ZSCORE', KEYS[2], id) then
   return {0}
 end
 if redis.call('ZSCORE', KEYS[1], id) then return {-1} end
+if ARGV[7] == '1' then
+  local stored = redis.call('HGET', KEYS[7], id)
+  if (stored and (ARGV[12] ~= '1' or stored ~= ARGV[13])) or (not stored and ARGV[12] == '1') then return {-7} end
+end
 local kind = redis.call('HGET', KEYS[5], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[2] end
 local changes = {}
@@ -161,7 +168,9 @@ if ARGV[7] == '1' then
     changes[#changes + 1] = 'no payload (was ' .. was .. ' bytes)'
   else
     redis.call('HSET', KEYS[7], id, '@' .. string.format('%.17g', score) .. '|' .. ARGV[8])
-    changes[#changes + 1] = 'a new payload of ' .. #ARGV[8] .. ' bytes (was ' .. was .. ' bytes)'
+    if ARGV[11] ~= '' then
+      changes[#changes + 1] = 'payload: ' .. ARGV[11] .. ' (' .. #ARGV[8] .. ' bytes, was ' .. was .. ')'
+    end
   end
 end
 local edit = 'requeued by an operator, unchanged'

@@ -3,7 +3,9 @@ package queues
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -234,8 +236,9 @@ func testRetryWithEdit(t *testing.T, rdb redis.UniversalClient) {
 	ctx := context.Background()
 	deadJob(t, q, "mail", "inv", `{"to":"typo@exmaple.org"}`)
 	r, err := q.Retry(ctx, "mail", "inv", domain.JobRetry{Payload: []byte(`{"to":"ana@example.org"}`), HasPayload: true, Priority: 0, HasPriority: true})
-	wantEdit := "requeued by an operator with priority 0 (was 1), a new payload of 24 bytes (was 25 bytes)"
-	if err != nil || *r.Priority != 0 || r.Edit != wantEdit {
+	wantEdit := "requeued by an operator with priority 0 (was 1), payload: /to changed (24 bytes, was 25)"
+	if err != nil || *r.Priority != 0 || r.Edit != wantEdit ||
+		!reflect.DeepEqual(r.PayloadChanges, []domain.PayloadChange{{Op: "changed", Path: "/to", Old: `"typo@exmaple.org"`, New: `"ana@example.org"`}}) {
 		t.Fatalf("retry: %+v %v", r, err)
 	}
 	j, _ := q.Job(ctx, "mail", "inv")
@@ -305,5 +308,27 @@ func wantWrongType(t *testing.T, what string, err error, key, typ string) {
 	msg := domain.ErrorMessage(err)
 	if domain.ErrorCode(err) != domain.CodeWrongType || !strings.Contains(msg, `"`+key+`"`) || !strings.Contains(msg, "is a "+typ) {
 		t.Errorf("%s: err = %v, want wrong_type naming %q as a %s", what, err, key, typ)
+	}
+}
+
+// An edit's changes are those from the payload stored when the job is requeued: a payload
+// changed between the read that compared it and the requeue is read and compared again.
+func TestRetryComparesWithThePayloadStoredNow(t *testing.T) {
+	t.Parallel()
+	rdb := redistest.DB(t)
+	q, _ := newTestQueuesOn(t, rdb)
+	ctx := context.Background()
+	deadJob(t, q, "mail", "inv", `{"to":"a@x","lang":"en"}`)
+	jobs := store.DefaultKeys.QueueJobs("mail")
+	var once sync.Once
+	rdb.AddHook(redistest.HookAfter(func(cmd redis.Cmder) {
+		if cmd.Name() == "hget" && cmd.Args()[1] == jobs {
+			once.Do(func() { rdb.HSet(ctx, jobs, "inv", `@0|{"to":"a@x","lang":"fr"}`) })
+		}
+	}))
+	r, err := q.Retry(ctx, "mail", "inv", domain.JobRetry{Payload: []byte(`{"to":"b@x","lang":"fr"}`), HasPayload: true})
+	if err != nil || !strings.Contains(r.Edit, "payload: /to changed (") ||
+		!reflect.DeepEqual(r.PayloadChanges, []domain.PayloadChange{{Op: "changed", Path: "/to", Old: `"a@x"`, New: `"b@x"`}}) {
+		t.Fatalf("retry: %+v %v, want only /to changed from the payload stored when it was requeued", r, err)
 	}
 }

@@ -95,5 +95,6 @@ func (h *Handlers) Retry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	httpio.AuditDetail(c, "%s", res.Edit)
 	return c.JSON(http.StatusOK, res)
 }
