@@ -1,15 +1,19 @@
-// Package demo makes a dashboard look alive in a demo environment: players score on boards,
-// producers enqueue jobs that workers take with leases (some slow, some failing and retried,
-// a few ending dead), clients hit limiters of every algorithm (some over their limit), and
-// locks are taken and released, all through the same domain services the HTTP API uses and
-// only under the demo's own names (Boards, Queues, Limiters, Locks), so --demo against a real
-// Redis touches nothing else.
+// Package demo makes a dashboard look alive in a demo environment: players score on boards
+// (one of them ending a season every few minutes), producers enqueue jobs with JSON payloads
+// that named workers take with leases (some slow, some failing and retried, a few ending
+// dead), clients hit limiters of every algorithm (some over their limit) and an adopted one in
+// another service's layout, and locks are taken and released, all through the same domain
+// services the HTTP API uses and only under the demo's own names (Boards, Queues, Limiters,
+// Locks, Source), so --demo against a real Redis touches nothing else.
 package demo
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -25,23 +29,43 @@ var (
 		{Name: "demo-bucket", Algorithm: domain.TokenBucket, RatePerS: 0.5, Burst: 4},
 	}
 	Locks = []string{"demo:report", "demo:invoice:1", "demo:invoice:2", "demo:cache-rebuild"}
-	// Queues: a priority queue of emails and a delayed queue of reminders.
-	Queues = map[string]domain.QueueSettings{
-		"demo:emails":    {Kind: domain.PriorityQueue, MaxAttempts: 3},
-		"demo:reminders": {Kind: domain.DelayedQueue, MaxAttempts: 3},
+	// Queues: a priority queue of emails and a delayed queue of reminders, each with its
+	// named workers.
+	Queues = []Queue{
+		{Name: "demo:emails", Settings: domain.QueueSettings{Kind: domain.PriorityQueue, MaxAttempts: 3}, Workers: []string{"mailer-1", "mailer-2"}},
+		{Name: "demo:reminders", Settings: domain.QueueSettings{Kind: domain.DelayedQueue, MaxAttempts: 3}, Workers: []string{"reminder-bot"}},
 	}
+	// Source is a limiter adopted as another service keeps it (a sliding log per client in a
+	// layout of its own), tried each round like the demo's own.
+	Source = domain.Source{Name: "demo-legacy-api", Kind: domain.SourceLimiter, Key: "demo:legacy:ratelog:{client}", Encoding: domain.SourceSlidingLog, Limit: 6, WindowMs: 10_000}
+)
+
+// Queue is a demo queue: its settings and the consumer names its workers poll under.
+type Queue struct {
+	Name     string
+	Settings domain.QueueSettings
+	Workers  []string
+}
+
+// SeasonEvery is how often the demo ends the current season of its arena board, so that
+// seasons and their winners show within minutes; demoSeasonsKept bounds the seasons kept.
+const (
+	SeasonEvery     = 3 * time.Minute
+	demoSeasonsKept = 5
 )
 
 // demoLease is how long a demo worker may take a job before the reaper returns it.
 const demoLease = 4 * time.Second
 
 // The demo's queues keep a steady state, so a demo left up for a day looks as it did after a
-// minute: past demoBacklog waiting emails its workers take more each round (one enqueue a
+// minute: past demoBacklog waiting jobs a queue's workers take more each round (one enqueue a
 // round against about 0.85 jobs done by a worker's poll grew the queue by some 700 jobs in
-// half an hour), and past demoDeadKept dead emails they clear the dead set.
+// half an hour), past demoDeadKept dead jobs they clear the dead set, and a queue someone
+// paused gets no more jobs once demoPausedKept wait in it.
 const (
-	demoBacklog  = 8
-	demoDeadKept = 20
+	demoBacklog    = 8
+	demoDeadKept   = 20
+	demoPausedKept = 40
 )
 
 var players = []string{"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "mallory", "niaj", "olivia", "peggy", "rupert", "sybil", "trent", "victor", "walter", "zed"}
@@ -55,20 +79,21 @@ type Services struct {
 	Limiters     domain.LimiterService
 	Locks        domain.LockService
 	Queues       domain.QueueService
+	Sources      domain.SourceService
 	Switch       domain.DemoSwitch
 	Clock        domain.Clock // when the pretend work of its workers and lock holders ends
 }
 
 // Seed gives the demo boards their settings and players (demo:2048 keeps daily, weekly and
-// monthly boards; demo:arena ranks the first to reach a score higher) and saves the demo
-// limiter policies.
+// monthly boards; demo:arena ranks the first to reach a score higher and keeps its last
+// seasons), saves the demo limiter policies and queue settings, and adopts Source.
 func Seed(ctx context.Context, s Services) error {
-	settings := map[string]domain.BoardSettings{
-		Boards[0]: {TieBreak: domain.TieBreakNone, Periods: domain.Periods, RetentionDays: 30},
-		Boards[1]: {TieBreak: domain.TieBreakFirstReached, Periods: []domain.Period{domain.Daily}, RetentionDays: 7},
+	settings := map[string]domain.BoardSettingsPatch{
+		Boards[0]: {TieBreak: ptr(domain.TieBreakNone), Periods: ptr(domain.Periods), RetentionDays: ptr(30)},
+		Boards[1]: {TieBreak: ptr(domain.TieBreakFirstReached), Periods: ptr([]domain.Period{domain.Daily}), RetentionDays: ptr(7), KeepSeasons: ptr(demoSeasonsKept)},
 	}
 	for board, set := range settings {
-		if _, err := s.Leaderboards.UpdateSettings(ctx, board, set); err != nil {
+		if _, err := s.Leaderboards.PatchSettings(ctx, board, set); err != nil {
 			return err
 		}
 	}
@@ -91,13 +116,16 @@ func Seed(ctx context.Context, s Services) error {
 			return err
 		}
 	}
-	for q, set := range Queues {
-		if _, err := s.Queues.UpdateSettings(ctx, q, set); err != nil && domain.ErrorCode(err) != domain.ECONFLICT {
+	for _, q := range Queues {
+		if _, err := s.Queues.UpdateSettings(ctx, q.Name, q.Settings); err != nil && domain.ErrorCode(err) != domain.ECONFLICT {
 			return err // a conflict: the queue holds jobs from an earlier run, and keeps its kind
 		}
 	}
-	return nil
+	_, err := s.Sources.SaveSource(ctx, Source)
+	return err
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // Run makes traffic every interval until ctx ends, unless the switch says it is paused; it
 // nudges after each round so the change shows at once. It releases its locks when it stops.
@@ -110,7 +138,7 @@ func Run(ctx context.Context, s Services, every time.Duration, nudge func(), log
 
 // run makes a round of traffic for each value received from rounds; a test sends them itself.
 func run(ctx context.Context, s Services, rounds <-chan time.Time, nudge func(), log *slog.Logger) {
-	st := &state{held: map[string]heldLock{}, acks: map[pendingAck]time.Time{}}
+	st := &state{held: map[string]heldLock{}, acks: map[pendingAck]time.Time{}, started: s.Clock.Now()}
 	defer func() {
 		for name, h := range st.held { // a fresh context: ctx has ended
 			release, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -143,6 +171,9 @@ func run(ctx context.Context, s Services, rounds <-chan time.Time, nudge func(),
 type state struct {
 	held map[string]heldLock      // locks taken, and when their work is done
 	acks map[pendingAck]time.Time // jobs taken by slow workers, and when they ack
+	// started is when the demo started: the arena's season counts from it when no season
+	// has ended yet; seasonCheck is when the demo next looks whether the season is over.
+	started, seasonCheck time.Time
 }
 
 type heldLock struct {
@@ -153,7 +184,8 @@ type heldLock struct {
 type pendingAck struct{ queue, id, token string }
 
 // round makes one round of traffic, unless the demo is paused: points on a board, a few
-// limiter checks, and a lock taken or given back. It reports whether it made any.
+// limiter checks (now and then one on the adopted limiter), jobs, a lock taken or given back,
+// and the arena's season ended when it is due. It reports whether it made any.
 func round(ctx context.Context, s Services, st *state) (bool, error) {
 	if paused, err := s.Switch.Paused(ctx); err != nil || paused {
 		return false, err
@@ -171,17 +203,50 @@ func round(ctx context.Context, s Services, st *state) (bool, error) {
 			return false, err
 		}
 	}
+	if rand.IntN(2) == 0 {
+		if _, err := s.Sources.TrySource(ctx, Source.Name, clients[rand.IntN(len(clients))]); err != nil {
+			return false, err
+		}
+	}
 	now := s.Clock.Now()
 	if err := queueTraffic(ctx, s.Queues, st.acks, now); err != nil {
+		return false, err
+	}
+	if err := seasonTraffic(ctx, s.Leaderboards, st, now); err != nil {
 		return false, err
 	}
 	return true, lockTraffic(ctx, s.Locks, st.held, now)
 }
 
-// queueTraffic enqueues a job (mixed priorities; now and then a reminder due in a few
-// seconds) and has the workers take jobs with a lease: most finish at once, some are slow and
-// ack later, and some fail without an ack, so the reaper retries them and a few end dead. The
-// workers hold the emails near demoBacklog and their dead jobs under demoDeadKept.
+// seasonTraffic ends the arena's season once SeasonEvery has passed since it started (since
+// the demo started, when none has ended yet), looking every 10 s rather than every round.
+func seasonTraffic(ctx context.Context, boards domain.LeaderboardService, st *state, now time.Time) error {
+	if now.Before(st.seasonCheck) {
+		return nil
+	}
+	st.seasonCheck = now.Add(10 * time.Second)
+	list, err := boards.Seasons(ctx, Boards[1])
+	if err != nil {
+		return err
+	}
+	started := st.started
+	if list.CurrentStarted != nil {
+		started = *list.CurrentStarted
+	}
+	if now.Sub(started) < SeasonEvery {
+		return nil
+	}
+	_, err = boards.EndSeason(ctx, Boards[1])
+	return err
+}
+
+// queueTraffic has a producer enqueue jobs with JSON payloads (emails every round at mixed
+// priorities, now and then a reminder due in a few seconds) and each queue's named workers
+// take jobs with a lease: most finish at once, some are slow and ack later, and some fail
+// without an ack, so the reaper retries them and a few end dead. Each queue is looked after
+// on its own: a paused one (whose polls take nothing) holds up neither the other nor the
+// rest of the round. The workers hold each queue near demoBacklog and its dead jobs under
+// demoDeadKept.
 func queueTraffic(ctx context.Context, queues domain.QueueService, acks map[pendingAck]time.Time, now time.Time) error {
 	for a, at := range acks {
 		if now.After(at) {
@@ -191,52 +256,76 @@ func queueTraffic(ctx context.Context, queues domain.QueueService, acks map[pend
 			}
 		}
 	}
-	job := domain.NewJob{Priority: []int{0, 1, 3, 5, 5, 7, 9}[rand.IntN(7)], HasPriority: true}
-	if _, err := queues.Enqueue(ctx, "demo:emails", job); err != nil {
-		return err
-	}
-	if rand.IntN(3) == 0 {
-		reminder := domain.NewJob{Delay: time.Duration(2+rand.IntN(20)) * time.Second}
-		if _, err := queues.Enqueue(ctx, "demo:reminders", reminder); err != nil {
+	for _, q := range Queues {
+		if err := tendQueue(ctx, queues, q, acks, now); err != nil {
 			return err
 		}
 	}
-	st, err := queues.Stats(ctx, "demo:emails")
+	return nil
+}
+
+// tendQueue makes one queue's traffic for queueTraffic.
+func tendQueue(ctx context.Context, queues domain.QueueService, q Queue, acks map[pendingAck]time.Time, now time.Time) error {
+	st, err := queues.Stats(ctx, q.Name)
 	if err != nil {
 		return err
 	}
 	if st.Dead > demoDeadKept {
-		if _, err := queues.DeleteDead(ctx, "demo:emails"); err != nil {
+		if _, err := queues.DeleteDead(ctx, q.Name); err != nil {
 			return err
 		}
 	}
-	polls := []string{"demo:emails", "demo:emails", "demo:reminders"}
-	if st.Due > demoBacklog {
-		polls = append(polls, "demo:emails", "demo:emails")
+	if job, ok := newJob(q); ok && st.Total < demoPausedKept {
+		if _, err := queues.Enqueue(ctx, q.Name, job); err != nil {
+			return err
+		}
 	}
-	for _, q := range polls {
+	polls := q.Workers
+	if st.Due > demoBacklog {
+		polls = append(slices.Clone(polls), q.Workers...) // each worker takes a second job
+	}
+	for _, worker := range polls {
 		if rand.IntN(2) == 0 {
 			continue
 		}
-		d, ok, err := queues.Poll(ctx, q, domain.PollOptions{Lease: demoLease})
-		if err != nil || !ok {
+		d, ok, err := queues.Poll(ctx, q.Name, domain.PollOptions{Lease: demoLease, Consumer: worker})
+		if err != nil {
 			return err
+		}
+		if !ok {
+			continue // nothing due, or the queue is paused
 		}
 		switch r := rand.IntN(20); {
 		case r < 2: // the worker dies: no ack; the reaper returns the job after its lease
 		case r < 3: // the worker fails and says so: the job goes back at once
-			if _, err := queues.Nack(ctx, q, d.ID, d.Token, 0, "demo: the mail server refused the message"); err != nil {
+			if _, err := queues.Nack(ctx, q.Name, d.ID, d.Token, 0, "the mail server refused the message"); err != nil {
 				return err
 			}
 		case r < 6: // a slow worker
-			acks[pendingAck{q, d.ID, d.Token}] = now.Add(time.Duration(1+rand.IntN(3)) * time.Second)
+			acks[pendingAck{q.Name, d.ID, d.Token}] = now.Add(time.Duration(1+rand.IntN(3)) * time.Second)
 		default:
-			if err := queues.Ack(ctx, q, d.ID, d.Token); err != nil {
+			if err := queues.Ack(ctx, q.Name, d.ID, d.Token); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// newJob is the job a queue's producer enqueues this round, if any: an email every round, a
+// reminder one round in three.
+func newJob(q Queue) (domain.NewJob, bool) {
+	player := players[rand.IntN(len(players))]
+	if q.Settings.Kind == domain.DelayedQueue {
+		if rand.IntN(3) != 0 {
+			return domain.NewJob{}, false
+		}
+		payload := fmt.Sprintf(`{"player":%q,"message":"Your daily chest is ready","channel":%q}`, player, []string{"push", "email"}[rand.IntN(2)])
+		return domain.NewJob{Delay: time.Duration(2+rand.IntN(20)) * time.Second, Payload: json.RawMessage(payload)}, true
+	}
+	templates := []string{"welcome", "receipt", "password-reset", "weekly-digest"}
+	payload := fmt.Sprintf(`{"to":"%s@example.org","template":%q,"locale":%q}`, player, templates[rand.IntN(len(templates))], []string{"en", "fr", "de"}[rand.IntN(3)])
+	return domain.NewJob{Priority: []int{0, 1, 3, 5, 5, 7, 9}[rand.IntN(7)], HasPriority: true, Payload: json.RawMessage(payload)}, true
 }
 
 // lockTraffic releases the demo locks whose work is done and, now and then, takes another

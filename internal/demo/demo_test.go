@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"strings"
@@ -22,7 +23,7 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 func TestDemoTraffic(t *testing.T) {
 	rdb, svc := openServices(t)
 	locks, limiters := svc.Locks, svc.Limiters
-	s := Services{Leaderboards: svc.Leaderboards, Limiters: limiters, Locks: locks, Switch: svc.Demo, Queues: svc.Queues, Clock: redistest.ServerClock{}}
+	s := Services{Leaderboards: svc.Leaderboards, Limiters: limiters, Locks: locks, Switch: svc.Demo, Queues: svc.Queues, Sources: svc.Sources, Clock: redistest.ServerClock{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go limiters.Run(ctx)
@@ -133,11 +134,11 @@ func drain(c chan struct{}) {
 	}
 }
 
-// demoKey says whether a key belongs to the demo's boards, limiters or locks (with their
-// zpulse bookkeeping).
+// demoKey says whether a key belongs to the demo's boards, limiters, locks or adopted
+// limiter (with their zpulse bookkeeping).
 func demoKey(k string) bool {
 	for _, prefix := range []string{"leaderboard:demo:", "{leaderboard:demo:", "queue:demo:", "{queue:demo:", "rate:sl:demo-", "rate:fw:demo-", "rate:swc:demo-", "rate:tb:demo-", "lock:demo:", "{lock:demo:",
-		"zpulse:board:{demo:", "zpulse:limiter:{demo-", "zpulse:index:", "{lock:zpulse:"} {
+		"zpulse:board:{demo:", "zpulse:limiter:{demo-", "zpulse:index:", "{lock:zpulse:", "zpulse:sources", "demo:legacy:ratelog:"} {
 		if strings.HasPrefix(k, prefix) {
 			return true
 		}
@@ -146,22 +147,15 @@ func demoKey(k string) bool {
 }
 
 // A demo left up looks as it did after a minute: over 1,500 rounds (10 minutes of demo time)
-// with the reaper returning the jobs of workers that died, the emails waiting stay near
-// demoBacklog and the dead ones under demoDeadKept. Before, one enqueue a round against
-// about 0.85 jobs done made the queue grow without end (some 200 jobs over these rounds).
+// with the reaper returning the jobs of workers that died, the jobs waiting in each queue stay
+// near demoBacklog and the dead ones under demoDeadKept, the reminders' too. Before, one
+// enqueue a round against about 0.85 jobs done made the queue grow without end (some 200 jobs
+// over these rounds), and only the emails' dead set was cleared.
 func TestDemoQueuesStaySteady(t *testing.T) {
 	ctx := context.Background()
-	clock := domain.NewManualClock(redistest.ServerClock{}.Now())
-	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{Client: redistest.Client(t), Clock: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Close() })
-	if err := Seed(ctx, Services{Leaderboards: svc.Leaderboards, Limiters: svc.Limiters, Locks: svc.Locks, Queues: svc.Queues, Switch: svc.Demo, Clock: clock}); err != nil {
-		t.Fatal(err)
-	}
+	clock, svc := openOnClock(t)
 	acks := map[pendingAck]time.Time{}
-	most := int64(0)
+	most := map[string]int64{}
 	for i := range 1500 {
 		clock.Advance(400 * time.Millisecond)
 		if err := queueTraffic(ctx, svc.Queues, acks, clock.Now()); err != nil {
@@ -172,18 +166,116 @@ func TestDemoQueuesStaySteady(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		st, err := svc.Queues.Stats(ctx, "demo:emails")
+		for _, q := range Queues {
+			st, err := svc.Queues.Stats(ctx, q.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i > 100 && st.Due > most[q.Name] {
+				most[q.Name] = st.Due
+			}
+			if st.Dead > demoDeadKept+1 {
+				t.Fatalf("round %d: %d dead in %s, want at most %d", i, st.Dead, q.Name, demoDeadKept+1)
+			}
+		}
+	}
+	for q, n := range most {
+		if n > 3*demoBacklog {
+			t.Errorf("the jobs due in %s reached %d, want them held near %d", q, n, demoBacklog)
+		}
+	}
+}
+
+// Pausing one demo queue holds up neither the other queue nor the rest of the round: its
+// workers' polls take nothing and move on, the other queue's named workers go on taking jobs,
+// and the paused queue stops growing once demoPausedKept jobs wait in it. The jobs carry JSON
+// payloads, and the consumers panel knows the workers by name.
+func TestDemoPausedQueueStallsNoOther(t *testing.T) {
+	ctx := context.Background()
+	clock, svc := openOnClock(t)
+	if err := svc.Queues.SetPaused(ctx, "demo:emails", true); err != nil {
+		t.Fatal(err)
+	}
+	acks := map[pendingAck]time.Time{}
+	for range 300 {
+		clock.Advance(400 * time.Millisecond)
+		if err := queueTraffic(ctx, svc.Queues, acks, clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	emails, err := svc.Queues.Stats(ctx, "demo:emails")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if emails.Total != demoPausedKept || emails.Processing != 0 {
+		t.Errorf("paused emails: %d waiting, %d taken; want %d waiting, none taken", emails.Total, emails.Processing, demoPausedKept)
+	}
+	consumers, err := svc.Queues.Consumers(ctx, "demo:reminders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(consumers) != 1 || consumers[0].Name != "reminder-bot" || consumers[0].AcksLastMinute+consumers[0].AcksThisMinute == 0 {
+		t.Fatalf("the reminders' workers with the emails paused: %+v, want reminder-bot acking", consumers)
+	}
+	page, err := svc.Queues.Jobs(ctx, "demo:emails", domain.JobListOptions{State: domain.JobWaiting, Limit: 1})
+	if err != nil || len(page.Jobs) != 1 {
+		t.Fatalf("the emails waiting: %+v %v", page, err)
+	}
+	job, err := svc.Queues.Job(ctx, "demo:emails", page.Jobs[0].ID)
+	if err != nil || !json.Valid(job.Payload) || !strings.Contains(string(job.Payload), `"template"`) {
+		t.Fatalf("an email's payload: %s %v, want JSON with a template", job.Payload, err)
+	}
+}
+
+// The arena's season ends once SeasonEvery has passed since the demo started, and every
+// SeasonEvery after; the demo looks at most every 10 s.
+func TestDemoSeasonsEndEveryFewMinutes(t *testing.T) {
+	ctx := context.Background()
+	clock, svc := openOnClock(t)
+	st := &state{started: clock.Now()}
+	seasons := func() int64 {
+		t.Helper()
+		if err := seasonTraffic(ctx, svc.Leaderboards, st, clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		list, err := svc.Leaderboards.Seasons(ctx, Boards[1])
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i > 100 && st.Due > most {
-			most = st.Due
-		}
-		if st.Dead > demoDeadKept+1 {
-			t.Fatalf("round %d: %d dead emails, want at most %d", i, st.Dead, demoDeadKept+1)
-		}
+		return int64(len(list.Seasons))
 	}
-	if most > 3*demoBacklog {
-		t.Errorf("the emails waiting reached %d, want them held near %d", most, demoBacklog)
+	if n := seasons(); n != 0 {
+		t.Fatalf("%d seasons ended at the start", n)
 	}
+	clock.Advance(SeasonEvery - time.Second)
+	if n := seasons(); n != 0 {
+		t.Fatalf("%d seasons ended a second early", n)
+	}
+	clock.Advance(10 * time.Second)
+	if n := seasons(); n != 1 {
+		t.Fatalf("%d seasons ended after %s, want 1", n, SeasonEvery)
+	}
+	for range demoSeasonsKept + 2 {
+		clock.Advance(SeasonEvery + 10*time.Second)
+		seasons()
+	}
+	if n := seasons(); n != demoSeasonsKept {
+		t.Errorf("%d seasons kept, want %d", n, demoSeasonsKept)
+	}
+}
+
+// openOnClock opens the services on a private Redis and a manual clock, and seeds the demo.
+func openOnClock(t *testing.T) (*domain.ManualClock, *redisrepo.Services) {
+	t.Helper()
+	ctx := context.Background()
+	clock := domain.NewManualClock(redistest.ServerClock{}.Now())
+	svc, err := redisrepo.Open(ctx, redisrepo.OpenOptions{Client: redistest.Client(t), Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Close() })
+	if err := Seed(ctx, Services{Leaderboards: svc.Leaderboards, Limiters: svc.Limiters, Locks: svc.Locks, Queues: svc.Queues, Sources: svc.Sources, Switch: svc.Demo, Clock: clock}); err != nil {
+		t.Fatal(err)
+	}
+	return clock, svc
 }
