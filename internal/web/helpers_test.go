@@ -121,10 +121,12 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 	}
 	watcher := live.NewWatcher(svc.Snapshots.Read, render, hub, 50*time.Millisecond, log, metrics,
 		live.WithSame(panels.Same), live.WithRouter(svc.Snapshots.Rooms()), live.WithMode(opt.mode), live.WithNotice(svc.Notice))
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { svc.Run(ctx); close(done) }()
-	t.Cleanup(func() { stop(); <-done })
+	if !opt.quiet {
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { svc.Run(ctx); close(done) }()
+		t.Cleanup(func() { stop(); <-done })
+	}
 	return testWiring{
 		deps: Deps{
 			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks, Auth: svc.Auth, Tokens: svc.Auth, History: svc.History,
@@ -145,6 +147,9 @@ type wiringOptions struct {
 	mode     func() domain.LiveMode // the live mode the watcher pushes (live.WithMode); nil: none
 	// completed is the completed jobs kept (--completed-keep and the rest); zero: the default
 	completed domain.CompletedPolicy
+	// quiet leaves the services' background loops (discovery, flushes) stopped, so that
+	// Redis and the Go heap see only what the test's requests do
+	quiet bool
 }
 
 // openRepo builds the services over rdb with the production wiring (redisrepo.Open); clock
