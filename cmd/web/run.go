@@ -104,6 +104,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
 		Auth: svc.Auth, Tokens: svc.Auth, AuthProxy: cfg.AuthProxy, Trail: svc.Audit, TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies, OpenAccess: cfg.OpenAccess, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
 		Sources: svc.Sources, LiveMode: liveMode, IndexNotes: svc.IndexNotes,
+		Schedules: svc.Schedules,
 	})
 	return serve(ctx, cfg, handler, hub, log)
 }
