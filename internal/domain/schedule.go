@@ -32,7 +32,7 @@ var scheduleNamePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,40}$`)
 // Returns EINVALID naming the field "name".
 func ValidateScheduleName(name string) error {
 	if !scheduleNamePattern.MatchString(name) {
-		return FieldErrorf("name", EINVALID, "schedule name must be 1 to %d characters from A-Z, a-z, 0-9 and . _ - (got %q)", MaxScheduleName, clip(name))
+		return FieldErrorf("name", EINVALID, "name must be 1 to %d characters from A-Z, a-z, 0-9 and . _ - (got %q)", MaxScheduleName, clip(name))
 	}
 	return nil
 }
@@ -122,11 +122,11 @@ func (s ScheduleSpec) Validate() error {
 func (s ScheduleSpec) CheckKind(kind QueueKind) error {
 	switch {
 	case kind == PriorityQueue && !s.Job.HasPriority:
-		return FieldErrorf("job.priority", EINVALID, "queue %q is a priority queue: give the job a priority from %d (first) to %d (last)", s.Queue, MinPriority, MaxPriority)
+		return FieldErrorf("job.priority", EINVALID, "job.priority is required: queue %q is a priority queue; give a whole number from %d (first) to %d (last)", s.Queue, MinPriority, MaxPriority)
 	case kind == PriorityQueue && s.Job.Delay != 0:
-		return FieldErrorf("job.delay_ms", EINVALID, "queue %q is a priority queue: its jobs take a priority, not a delay", s.Queue)
+		return FieldErrorf("job.delay_ms", EINVALID, "job.delay_ms must be left out: queue %q is a priority queue, whose jobs take a priority, not a delay", s.Queue)
 	case kind == DelayedQueue && s.Job.HasPriority:
-		return FieldErrorf("job.priority", EINVALID, "queue %q is a delayed queue: give the job a delay_ms (or none: due when enqueued), not a priority", s.Queue)
+		return FieldErrorf("job.priority", EINVALID, "job.priority must be left out: queue %q is a delayed queue; give a delay (or none: due when enqueued)", s.Queue)
 	}
 	return nil
 }

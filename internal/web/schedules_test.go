@@ -3,8 +3,12 @@ package web
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/views"
 )
 
 // The schedules' API: bad input is a 400 naming the field, nothing written; a schedule is
@@ -74,5 +78,69 @@ func TestSchedulesAPI(t *testing.T) {
 	}
 	if code, _ := s.postJSON(t, "/api/v1/schedules/bad%20name/run", ``); code != http.StatusBadRequest {
 		t.Fatalf("run a bad name: %d", code)
+	}
+}
+
+// The Schedules page: in the nav, live on topic "schedules"; the form's errors sit beside the
+// field, naming its label; a made schedule is listed with its next run, and its buttons pause,
+// resume, run now and (after a confirmation) delete it.
+func TestSchedulesPage(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, "", nil)
+	if code, body := s.postJSON(t, "/api/v1/queues/mail/jobs", `{"id":"a","priority":1}`); code != http.StatusCreated {
+		t.Fatalf("enqueue: %d %s", code, body)
+	}
+	code, body := s.get(t, "/schedules")
+	if code != http.StatusOK || !strings.Contains(body, `data-testid="no-schedules"`) || !strings.Contains(body, `href="/schedules" aria-current="page"`) ||
+		!strings.Contains(body, `id="`+views.SchedulesPanelID+`"`) || !strings.Contains(body, domain.TopicSchedules) {
+		t.Fatalf("empty page: %d %s", code, body)
+	}
+	for _, c := range []struct {
+		form  url.Values
+		label string
+	}{
+		{url.Values{"name": {"a b"}, "queue": {"mail"}, "every": {"1m"}, "priority": {"1"}}, "“Name”"},
+		{url.Values{"name": {"d"}, "queue": {"mail"}, "every": {"-1m"}, "priority": {"1"}}, "“Every”"},
+		{url.Values{"name": {"d"}, "queue": {"mail"}, "cron": {"61 * * * *"}, "priority": {"1"}}, "“Cron”"},
+		{url.Values{"name": {"d"}, "queue": {"mail"}, "every": {"1m"}, "zone": {"Mars/Base"}, "priority": {"1"}}, "“Time zone”"},
+		{url.Values{"name": {"d"}, "queue": {"mail"}, "every": {"1m"}}, "“Priority”"},
+		{url.Values{"name": {"d"}, "queue": {"mail"}, "every": {"1m"}, "priority": {"1"}, "payload": {"{"}}, "“Payload”"},
+	} {
+		code, body, _ := s.postForm(t, "/schedules", "/schedules", c.form)
+		if code != http.StatusBadRequest || !strings.Contains(body, `class="error-text"`) || !strings.Contains(body, c.label) {
+			t.Errorf("%v: %d; want 400 with an inline error naming %s", c.form, code, c.label)
+		}
+	}
+	code, _, _ = s.postForm(t, "/schedules", "/schedules", url.Values{"name": {"nightly-digest"}, "queue": {"mail"}, "every": {"1m"}, "priority": {"2"}, "payload": {`{"to":"all"}`}})
+	if code != http.StatusSeeOther {
+		t.Fatalf("make: %d", code)
+	}
+	code, body = s.get(t, "/schedules")
+	if code != http.StatusOK || !strings.Contains(body, "Schedule nightly-digest is made") || !strings.Contains(body, `data-schedule="nightly-digest"`) || !strings.Contains(body, "every 1 min") {
+		t.Fatalf("listed: %d %s", code, body)
+	}
+	if code, _, _ := s.postForm(t, "/schedules", "/schedules/nightly-digest/pause", url.Values{}); code != http.StatusSeeOther {
+		t.Fatalf("pause: %d", code)
+	}
+	if _, body := s.get(t, "/schedules"); !strings.Contains(body, `data-testid="schedule-paused"`) {
+		t.Fatalf("paused: %s", body)
+	}
+	if code, _, _ := s.postForm(t, "/schedules", "/schedules/nightly-digest/run", url.Values{}); code != http.StatusSeeOther {
+		t.Fatalf("run now: %d", code)
+	}
+	if _, body := s.get(t, "/schedules"); !strings.Contains(body, "ran now: job nightly-digest@") || !strings.Contains(body, `/queues/mail/jobs/nightly-digest@`) {
+		t.Fatalf("after run now: %s", body)
+	}
+	if code, _, _ := s.postForm(t, "/schedules", "/schedules/nightly-digest/resume", url.Values{}); code != http.StatusSeeOther {
+		t.Fatalf("resume: %d", code)
+	}
+	if code, body := s.get(t, "/schedules/nightly-digest/delete"); code != http.StatusOK || !strings.Contains(body, "confirm-delete-schedule") {
+		t.Fatalf("confirm delete: %d %s", code, body)
+	}
+	if code, _, _ := s.postForm(t, "/schedules/nightly-digest/delete", "/schedules/nightly-digest/delete", url.Values{}); code != http.StatusSeeOther {
+		t.Fatalf("delete: %d", code)
+	}
+	if code, _, _ := s.postForm(t, "/schedules", "/schedules/nightly-digest/run", url.Values{}); code != http.StatusBadRequest {
+		t.Fatalf("run a deleted schedule: %d", code)
 	}
 }
