@@ -138,7 +138,8 @@ func runSingletons(ctx context.Context, wg *sync.WaitGroup, cfg config, svc *red
 	var demoSwitch domain.DemoSwitch
 	if cfg.demoEnabled() {
 		demoSwitch = svc.Demo
-		services := demo.Services{Leaderboards: svc.Leaderboards, Limiters: svc.Limiters, Locks: svc.Locks, Queues: svc.Queues, Switch: demoSwitch, Clock: domain.SystemClock{}}
+		services := demo.Services{Leaderboards: svc.Leaderboards, Limiters: svc.Limiters, Locks: svc.Locks, Queues: svc.Queues, Switch: demoSwitch, Clock: domain.SystemClock{},
+			Schedules: svc.Schedules}
 		wg.Go(func() {
 			// The demo's writes are not fenced: a stale term's last round costs a little extra
 			// demo traffic, nothing more.
