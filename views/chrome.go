@@ -81,6 +81,7 @@ func (c Chrome) wsURL() string {
 var navLinks = []struct{ href, label string }{
 	{"/", "Overview"}, {"/boards", "Leaderboards"}, {"/queues", "Queues"}, {"/limiters", "Limiters"}, {"/locks", "Locks"},
 	{"/sources", "Sources"},
+	{"/schedules", "Schedules"},
 }
 
 // navLinksFor are the header's links for this reader: the audit trail for admins too.

@@ -36,6 +36,10 @@ const queueTakePool = 64
 // reapEvery is how often the reaper returns jobs whose lease ended (MinLease is 1 s).
 const reapEvery = time.Second
 
+// scheduleEvery is how often the schedules' singleton looks for a period that started: a
+// schedule's job is enqueued within this time after its period's start.
+const scheduleEvery = time.Second
+
 // seasonRolloverEvery is how often the season-rollover singleton looks for boards whose
 // scheduled season ended: a scheduled season ends within this time after its boundary.
 const seasonRolloverEvery = 15 * time.Second
@@ -100,6 +104,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, APIRateLimit: cfg.APIRateLimit, Demo: demoSwitch,
 		Auth: svc.Auth, Tokens: svc.Auth, AuthProxy: cfg.AuthProxy, Trail: svc.Audit, TrustProxy: cfg.TrustProxy, TrustedProxies: cfg.TrustedProxies, OpenAccess: cfg.OpenAccess, WS: cfg.WS, BasePath: cfg.BasePath, AccessLog: cfg.AccessLog,
 		Sources: svc.Sources, LiveMode: liveMode, IndexNotes: svc.IndexNotes,
+		Schedules: svc.Schedules,
 	})
 	return serve(ctx, cfg, handler, hub, log)
 }
@@ -126,14 +131,15 @@ var rolloverActor = domain.Actor{Name: "zpulse", Role: domain.RoleAdmin, Via: do
 
 // runSingletons starts the loops that run in one instance at a time however many share the
 // Redis (the demo's seed and traffic when the demo is on, the history recorder, the season
-// rollover, the queue reaper), each under wg until ctx ends; nudge wakes the watcher after
+// rollover, the recurring schedules, the queue reaper), each under wg until ctx ends; nudge wakes the watcher after
 // their changes; reg takes their counters. It returns the demo's switch, nil with the demo off.
 func runSingletons(ctx context.Context, wg *sync.WaitGroup, cfg config, svc *redisrepo.Services, nudge func(), reg prometheus.Registerer, log *slog.Logger) domain.DemoSwitch {
 	singletons := svc.Singletons
 	var demoSwitch domain.DemoSwitch
 	if cfg.demoEnabled() {
 		demoSwitch = svc.Demo
-		services := demo.Services{Leaderboards: svc.Leaderboards, Limiters: svc.Limiters, Locks: svc.Locks, Queues: svc.Queues, Sources: svc.Sources, Switch: demoSwitch, Clock: domain.SystemClock{}}
+		services := demo.Services{Leaderboards: svc.Leaderboards, Limiters: svc.Limiters, Locks: svc.Locks, Queues: svc.Queues, Sources: svc.Sources, Switch: demoSwitch, Clock: domain.SystemClock{},
+			Schedules: svc.Schedules}
 		wg.Go(func() {
 			// The demo's writes are not fenced: a stale term's last round costs a little extra
 			// demo traffic, nothing more.
@@ -173,6 +179,18 @@ func runSingletons(ctx context.Context, wg *sync.WaitGroup, cfg config, svc *red
 					log.Warn("cannot roll a board's season over; the other boards rolled, trying again", "board", board, "err", err)
 				}
 			})
+		})
+	})
+	// One instance runs the recurring schedules: each period's job is enqueued once, in one
+	// script with the schedule's advance (a compare-and-set), whoever runs them.
+	wg.Go(func() {
+		_ = singletons.Run(ctx, "schedules", func(ctx context.Context, _ int64) error {
+			return svc.Schedules.Run(ctx, scheduleEvery, func(runs []domain.ScheduleRun) {
+				for _, r := range runs {
+					log.Info("ran a schedule", "schedule", r.Schedule, "queue", r.Queue, "job", r.JobID, "enqueued", r.Enqueued)
+				}
+				nudge()
+			}, func(err error) { log.Warn("cannot run a schedule; trying again", "err", err) })
 		})
 	})
 	wg.Go(func() {

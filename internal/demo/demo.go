@@ -82,11 +82,19 @@ type Services struct {
 	Sources      domain.SourceService
 	Switch       domain.DemoSwitch
 	Clock        domain.Clock // when the pretend work of its workers and lock holders ends
+	// Schedules, when given, gets the demo's recurring schedule (DemoSchedule).
+	Schedules domain.ScheduleService
 }
+
+// DemoSchedule is the demo's recurring schedule: a digest e-mail every minute on demo:emails,
+// which the demo's workers take like the others.
+var DemoSchedule = domain.ScheduleSpec{Name: "nightly-digest", Queue: "demo:emails", Every: time.Minute,
+	Job: domain.ScheduledJob{Type: "digest.send", Priority: 5, HasPriority: true, Payload: []byte(`{"digest":"nightly","to":"all-players"}`)}}
 
 // Seed gives the demo boards their settings and players (demo:2048 keeps daily, weekly and
 // monthly boards; demo:arena ranks the first to reach a score higher and keeps its last
-// seasons), saves the demo limiter policies and queue settings, and adopts Source.
+// seasons), saves the demo limiter policies and queue settings, adopts Source and makes the
+// demo's schedule (DemoSchedule).
 func Seed(ctx context.Context, s Services) error {
 	settings := map[string]domain.BoardSettingsPatch{
 		Boards[0]: {TieBreak: ptr(domain.TieBreakNone), Periods: ptr(domain.Periods), RetentionDays: ptr(30)},
@@ -121,8 +129,15 @@ func Seed(ctx context.Context, s Services) error {
 			return err // a conflict: the queue holds jobs from an earlier run, and keeps its kind
 		}
 	}
-	_, err := s.Sources.SaveSource(ctx, Source)
-	return err
+	if _, err := s.Sources.SaveSource(ctx, Source); err != nil {
+		return err
+	}
+	if s.Schedules != nil {
+		if _, err := s.Schedules.CreateSchedule(ctx, DemoSchedule); err != nil && domain.ErrorCode(err) != domain.ECONFLICT {
+			return err // a conflict: made by an earlier run, and kept as it is (paused, perhaps)
+		}
+	}
+	return nil
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -23,12 +23,15 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 func TestDemoTraffic(t *testing.T) {
 	rdb, svc := openServices(t)
 	locks, limiters := svc.Locks, svc.Limiters
-	s := Services{Leaderboards: svc.Leaderboards, Limiters: limiters, Locks: locks, Switch: svc.Demo, Queues: svc.Queues, Sources: svc.Sources, Clock: redistest.ServerClock{}}
+	s := Services{Leaderboards: svc.Leaderboards, Limiters: limiters, Locks: locks, Switch: svc.Demo, Queues: svc.Queues, Sources: svc.Sources, Clock: redistest.ServerClock{}, Schedules: svc.Schedules}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go limiters.Run(ctx)
 	if err := Seed(ctx, s); err != nil {
 		t.Fatal(err)
+	}
+	if sc, err := svc.Schedules.Schedule(ctx, DemoSchedule.Name); err != nil || sc.Queue != "demo:emails" {
+		t.Fatalf("the demo's schedule: %+v, %v", sc, err)
 	}
 	// rounds is unbuffered: a send returns once the previous round has finished and the
 	// loop waits again, so the test knows exactly which rounds have run.

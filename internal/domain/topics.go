@@ -98,6 +98,9 @@ type BoardSummary struct {
 // TopicLocks carries the held locks (a HeldLocks) of the /locks page.
 const TopicLocks = "locks"
 
+// TopicSchedules carries the recurring schedules (a []Schedule) of the /schedules page.
+const TopicSchedules = "schedules"
+
 // TopicAudit carries the newest entries of the audit trail (an AuditPage) of the /audit page.
 const TopicAudit = "audit"
 

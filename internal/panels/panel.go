@@ -23,6 +23,7 @@ import (
 	"github.com/zpulse/zpulse/internal/redisrepo/history"
 	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
 	"github.com/zpulse/zpulse/internal/redisrepo/locks"
+	"github.com/zpulse/zpulse/internal/redisrepo/schedules"
 	"github.com/zpulse/zpulse/internal/redisrepo/sources"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 	"github.com/zpulse/zpulse/views"
@@ -190,6 +191,8 @@ type Rooms struct {
 	// Completed is the completed jobs queues keep (redisrepo.OpenOptions.Completed): a
 	// job's read finds one while it is kept.
 	Completed domain.CompletedPolicy
+	// Schedules reads the recurring schedules (topic "schedules"), remembering their index.
+	Schedules *schedules.Directory
 }
 
 // Read is one poll's planning: the pipeline every topic's reads ride in, the time of the read

@@ -11,7 +11,7 @@ import (
 // could carry, overlong names.
 func TestValidate(t *testing.T) {
 	t.Parallel()
-	for _, ok := range []string{domain.TopicStatus, domain.TopicBoards, domain.TopicLocks, domain.TopicLimiters, domain.TopicQueues, domain.TopicAudit,
+	for _, ok := range []string{domain.TopicStatus, domain.TopicBoards, domain.TopicLocks, domain.TopicLimiters, domain.TopicQueues, domain.TopicAudit, domain.TopicSchedules,
 		domain.BoardTopic("排行榜:2048", domain.Daily, 25), domain.QueueTopic("mail jobs"), domain.JobTopic("email", "job 1"),
 		domain.LimiterTopic("api"), domain.SourceTopic("shop"), domain.HistoryTopic(domain.HistoryQueue, "email", domain.HistoryHour)} {
 		if err := Validate(ok); err != nil {
@@ -30,7 +30,7 @@ func TestValidate(t *testing.T) {
 // matters, and every kind is declared.
 func TestTopicsBelongToOneKind(t *testing.T) {
 	t.Parallel()
-	topics := []string{domain.TopicStatus, domain.TopicBoards, domain.TopicLocks, domain.TopicLimiters, domain.TopicQueues, domain.TopicAudit,
+	topics := []string{domain.TopicStatus, domain.TopicBoards, domain.TopicLocks, domain.TopicLimiters, domain.TopicQueues, domain.TopicAudit, domain.TopicSchedules,
 		domain.BoardTopic("game:2048", domain.AllTime, 10), domain.BoardTopic("排行榜:2048", domain.Daily, 25),
 		domain.QueueTopic("email"), domain.QueueTopic("mail jobs"), domain.JobTopic("email", "job 1"), domain.JobTopic("mail jobs", "x"),
 		domain.LimiterTopic("api"), domain.SourceTopic("shop"), domain.HistoryTopic(domain.HistoryQueue, "email", domain.HistoryHour)}

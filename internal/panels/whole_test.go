@@ -115,6 +115,7 @@ var examples = []string{
 	panels.Limiter.Topic(domain.DefaultLimiter),
 	domain.TopicLocks,
 	domain.TopicAudit,
+	domain.TopicSchedules,
 	panels.History.Topic(panels.ChartParams{Kind: domain.HistoryQueue, Name: "email", Range: domain.HistoryHour}),
 	panels.Source.Topic("rl"),
 	panels.Source.Topic("sb"),
@@ -152,6 +153,8 @@ func seed(t *testing.T, rdb *redis.Client) *redisrepo.Services {
 	_, err = svc.Queues.Enqueue(ctx, "email", domain.NewJob{ID: "job-1", Priority: 1, HasPriority: true, Payload: []byte(`{"to":"ada"}`)})
 	must(err)
 	_, err = svc.Limiters.Allow(ctx, domain.DefaultLimiter, "c-42")
+	must(err)
+	_, err = svc.Schedules.CreateSchedule(ctx, domain.ScheduleSpec{Name: "digest", Queue: "email", Every: time.Minute, Job: domain.ScheduledJob{Priority: 2, HasPriority: true}})
 	must(err)
 	_, err = svc.Locks.Acquire(ctx, "order:1", domain.LockOptions{TTL: time.Minute})
 	must(err)

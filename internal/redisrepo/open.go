@@ -20,6 +20,7 @@ import (
 	"github.com/zpulse/zpulse/internal/redisrepo/locks"
 	"github.com/zpulse/zpulse/internal/redisrepo/notify"
 	"github.com/zpulse/zpulse/internal/redisrepo/queues"
+	"github.com/zpulse/zpulse/internal/redisrepo/schedules"
 	"github.com/zpulse/zpulse/internal/redisrepo/sources"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
@@ -122,6 +123,9 @@ type Services struct {
 	Notifier *notify.Notifier
 	// Keys names the keys for people, for pages that explain where data lives.
 	Keys domain.KeyDisplay
+	// Schedules keeps recurring schedules; one instance runs them (Schedules.Run under
+	// Singletons' "schedules" loop).
+	Schedules *schedules.Schedules
 
 	closers   []func() error
 	sentinels *sentinels // behind Sentinel (from a URL): who names the master, for Health
@@ -205,6 +209,7 @@ func Open(ctx context.Context, opt OpenOptions) (*Services, error) {
 	s.Queues = queues.NewQueues(rdb, blocking, keys, s.Discovery, c, replicas, completed)
 	s.Locks = locks.NewLocks(rdb, keys, s.Discovery, c, replicas)
 	s.Singletons = locks.NewSingletons(s.Locks, keys, opt.Log, opt.SingletonTimings)
+	s.Schedules = schedules.NewSchedules(rdb, keys, s.Queues, c)
 	s.Demo = newDemoSwitch(rdb, keys)
 	s.Auth = auth.NewAuth(rdb, keys, c)
 	s.Audit = audit.NewTrail(rdb, keys, opt.AuditMaxEntries, opt.AuditMaxAge)

@@ -11,6 +11,7 @@ import (
 	"github.com/zpulse/zpulse/internal/redisrepo/history"
 	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
 	"github.com/zpulse/zpulse/internal/redisrepo/locks"
+	"github.com/zpulse/zpulse/internal/redisrepo/schedules"
 	"github.com/zpulse/zpulse/internal/redisrepo/sources"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
@@ -31,7 +32,8 @@ func newSnapshots(rdb redis.UniversalClient, keys store.Keys, found *store.Disco
 	completed domain.CompletedPolicy) *Snapshots {
 	views := limiters.NewLimiterViews(keys, c)
 	return &Snapshots{rdb: rdb, clock: c.Local(), rooms: &panels.Rooms{Keys: keys, Found: found, Sources: adopted, Notified: notified, Completed: completed,
-		Locks: locks.NewLockDirectory(found), Limiters: views, Overview: limiters.NewOverview(views), Charts: history.NewCharts(keys)}}
+		Locks: locks.NewLockDirectory(found), Limiters: views, Overview: limiters.NewOverview(views), Charts: history.NewCharts(keys),
+		Schedules: schedules.NewDirectory()}}
 }
 
 // Rooms is what the panels read and watch through (the watcher's live.Router).

@@ -26,6 +26,7 @@ type fakes struct {
 	Limiters     mock.Limiters
 	Locks        mock.Locks
 	Sources      mock.Sources
+	Schedules    mock.Schedules
 	History      mock.History
 	Auth         mock.Auth
 	Watcher      fakeWatcher
@@ -50,7 +51,7 @@ func newFakeServer(t testing.TB, adminToken string, f *fakes, tweak func(*Deps))
 	}
 	reg := prometheus.NewRegistry()
 	d := Deps{
-		Leaderboards: &f.Leaderboards, Queues: &f.Queues, Limiters: &f.Limiters, Locks: &f.Locks, Sources: &f.Sources,
+		Leaderboards: &f.Leaderboards, Queues: &f.Queues, Limiters: &f.Limiters, Locks: &f.Locks, Sources: &f.Sources, Schedules: &f.Schedules,
 		History: &f.History, Auth: &f.Auth, Watcher: &f.Watcher,
 		Hub: live.NewHub(live.NewMetrics(reg)), Registry: reg, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Ping: func(context.Context) error { return nil },

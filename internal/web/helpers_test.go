@@ -130,7 +130,7 @@ func newTestWiring(t testing.TB, rdb redis.UniversalClient, adminToken string, o
 	return testWiring{
 		deps: Deps{
 			Leaderboards: svc.Leaderboards, Queues: svc.Queues, Limiters: svc.Limiters, FlushLimiterChecks: svc.Limiters.Flush, Locks: svc.Locks, Auth: svc.Auth, Tokens: svc.Auth, History: svc.History,
-			Sources: svc.Sources, IndexNotes: svc.IndexNotes, Trail: svc.Audit,
+			Sources: svc.Sources, IndexNotes: svc.IndexNotes, Trail: svc.Audit, Schedules: svc.Schedules,
 			Hub: hub, Watcher: watcher, Registry: reg, Log: log, Ping: svc.Ping, Health: svc.Health, Keys: svc.Keys,
 			AdminToken: adminToken, BigKey: bigKey,
 		},

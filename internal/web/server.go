@@ -67,6 +67,8 @@ type Deps struct {
 	AuthProxy AuthProxy
 	// OIDC is sign-in with OpenID Connect (oidc.go, NewOIDC); nil: off.
 	OIDC *OIDC
+	// Schedules keeps recurring schedules (redisrepo.Services.Schedules); nil shows none.
+	Schedules domain.ScheduleService
 	// TrustedProxies are the proxies' address ranges (nil: DefaultTrustedProxies, loopback).
 	TrustedProxies []*net.IPNet
 	// WS bounds the websocket viewers (zero fields: DefaultWSLimits).
@@ -139,7 +141,7 @@ func NewServer(d Deps) *echo.Echo {
 // apiHandlers are the JSON API's handlers (internal/web/api), over this server's services,
 // with the reader's audience and admin status as authenticate found them.
 func (s *server) apiHandlers() *api.Handlers {
-	return &api.Handlers{Tokens: s.tokens(), Leaderboards: s.Leaderboards, Queues: s.Queues, Limiters: s.Limiters, Locks: s.Locks, Sources: s.Sources, Trail: s.Trail,
+	return &api.Handlers{Tokens: s.tokens(), Leaderboards: s.Leaderboards, Queues: s.Queues, Limiters: s.Limiters, Locks: s.Locks, Sources: s.Sources, Schedules: s.Schedules, Trail: s.Trail,
 		Log: s.Log, Audience: s.audience, Payloads: func(c echo.Context) bool { return s.audience(c).Sees(domain.JobPayloads) }}
 }
 

@@ -116,50 +116,63 @@ func (q *Queues) indexed(queue string, now time.Time) {
 // enqueue script through a pipeline (EVALSHA; exec resends a forgotten script) or straight
 // on the client (Run).
 func (q *Queues) planEnqueue(queue string, job *domain.NewJob, now time.Time) (func(context.Context, redis.Scripter) *redis.Cmd, error) {
+	keys, args, err := q.EnqueueStep(queue, job, now)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, c redis.Scripter) *redis.Cmd {
+		return enqueueScript.Run(ctx, c, keys, args...)
+	}, nil
+}
+
+// EnqueueStep checks a job (giving it an id when it has none) and returns enqueueScript's
+// keys and arguments for it at now: what Enqueue runs, and what a script that enqueues as a
+// part of its own step runs with LuaEnqueueBody (the schedules' fire script). Its keys are all
+// on the queue's slot.
+func (q *Queues) EnqueueStep(queue string, job *domain.NewJob, now time.Time) (keys []string, args []any, err error) {
 	if job.ID == "" {
 		job.ID = locks.NewToken()[:20]
 	}
 	if err := domain.ValidateJobID(job.ID); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if job.HasPriority {
 		if err := domain.ValidatePriority(job.Priority); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if err := domain.ValidatePayload(job.Payload); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if now.UnixMilli() < 0 || now.UnixMilli()+domain.MaxDelay.Milliseconds() > domain.MaxEpochMs {
-		return nil, domain.Errorf(domain.EINVALID, "the clock says %s, which scores cannot hold", now.UTC().Format(time.RFC3339))
+		return nil, nil, domain.Errorf(domain.EINVALID, "the clock says %s, which scores cannot hold", now.UTC().Format(time.RFC3339))
 	}
 	runAt, delay := "", ""
 	switch {
 	case !job.RunAt.IsZero() && job.Delay != 0:
-		return nil, domain.Errorf(domain.EINVALID, "give run_at or delay_ms, not both")
+		return nil, nil, domain.Errorf(domain.EINVALID, "give run_at or delay_ms, not both")
 	case !job.RunAt.IsZero():
 		ms := job.RunAt.UnixMilli()
 		if ms < 0 || ms > now.Add(domain.MaxDelay).UnixMilli() {
-			return nil, domain.Errorf(domain.EINVALID, "run_at must be between 1970 and %s, a year from now (got %s)",
+			return nil, nil, domain.Errorf(domain.EINVALID, "run_at must be between 1970 and %s, a year from now (got %s)",
 				now.Add(domain.MaxDelay).UTC().Format(time.RFC3339), job.RunAt.UTC().Format(time.RFC3339))
 		}
 		runAt = strconv.FormatInt(ms, 10)
 	case job.Delay != 0:
 		if job.Delay < 0 || job.Delay > domain.MaxDelay || job.Delay%time.Millisecond != 0 {
-			return nil, domain.Errorf(domain.EINVALID, "delay_ms must be a whole number of milliseconds from 0 to %d (a year) (got %v)", domain.MaxDelay.Milliseconds(), job.Delay)
+			return nil, nil, domain.Errorf(domain.EINVALID, "delay_ms must be a whole number of milliseconds from 0 to %d (a year) (got %v)", domain.MaxDelay.Milliseconds(), job.Delay)
 		}
 		delay = strconv.FormatInt(job.Delay.Milliseconds(), 10)
 	}
 	field := tputField(now, 'e')
-	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueDead(queue),
+	keys = []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueDead(queue),
 		q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
 		q.keys.QueueLeases(queue), q.keys.QueueAttempts(queue), q.keys.QueueErrors(queue), q.keys.QueueRetry(queue)}
 	j := *job
-	return func(ctx context.Context, c redis.Scripter) *redis.Cmd {
-		return enqueueScript.Run(ctx, c, keys, j.ID, string(domain.DefaultQueueKind(queue)), locks.BoolArg(j.HasPriority),
-			j.Priority, runAt, delay, now.UnixMilli(), string(j.Payload), field, queueThroughputTTL.Milliseconds(),
-			q.leaseNow(), domain.CompletedRetention.Milliseconds())
-	}, nil
+	args = []any{j.ID, string(domain.DefaultQueueKind(queue)), locks.BoolArg(j.HasPriority),
+		j.Priority, runAt, delay, now.UnixMilli(), string(j.Payload), field, queueThroughputTTL.Milliseconds(),
+		q.leaseNow(), domain.CompletedRetention.Milliseconds()}
+	return keys, args, nil
 }
 
 // enqueued reads the enqueue script's answer for job.
@@ -210,4 +223,12 @@ func (q *Queues) enqueued(queue string, job domain.NewJob, cmd *redis.Cmd) (doma
 	}
 	q.remember(queue, kind)
 	return out, nil
+}
+
+// EnqueueReply reads enqueueScript's reply (vals: {code, kind, …}) for job, as Enqueue does:
+// for a script that ran LuaEnqueueBody inside its own step (see EnqueueStep).
+func (q *Queues) EnqueueReply(queue string, job domain.NewJob, vals []any) (domain.Enqueued, error) {
+	cmd := redis.NewCmd(context.Background())
+	cmd.SetVal(vals)
+	return q.enqueued(queue, job, cmd)
 }

@@ -66,7 +66,12 @@ return {jobs[1], score}
 // -3 dead, -8 scheduled for a retry, -4 a run-at or delay on a priority queue, -5 no priority on a priority queue,
 // -6 a priority on a delayed queue; {-7, kind, completed at ms}: that id completed within
 // the retention, so this enqueue is taken for a retry of the one that ran
-var enqueueScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + `
+var enqueueScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + LuaEnqueueBody)
+
+// LuaEnqueueBody is enqueueScript's body (after its guard and nowMs), also run inside the
+// schedules' fire script as a function of its own KEYS and ARGV (schedules.fireScript), so a
+// scheduled job is enqueued by exactly the queue's own rules.
+const LuaEnqueueBody = `
 local kind = redis.call('HGET', KEYS[5], 'kind')
 if kind ~= 'priority' and kind ~= 'delayed' then kind = ARGV[2] end
 local score
@@ -103,7 +108,7 @@ end
 -- The hash's expiry is set by the first count of each second, which is the first of the hash.
 if redis.call('HINCRBY', KEYS[6], ARGV[9], 1) == 1 then redis.call('PEXPIRE', KEYS[6], ARGV[10]) end
 return {1, kind, score}
-`)
+`
 
 // pollScript is the article's poll (ZPOPMIN: two consumers never get one job) of a priority
 // queue, with, in the same step, what zpulse keeps beside the job (see luaTaken): a job

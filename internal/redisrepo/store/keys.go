@@ -489,6 +489,18 @@ func (k Keys) QueueReaperFence(name string) string { return k.queueTag(name) + "
 // are found by a slow, bounded SCAN of queue:*.
 func (k Keys) QueueIndex() string { return k.OwnPrefix + "index:queues" }
 
+// ---- schedules ----
+
+// ScheduleIndex is zpulse's HASH of every schedule: name -> the queue it enqueues on (a
+// name is unique across queues). The schedule itself lives on its queue's slot (Schedule).
+func (k Keys) ScheduleIndex() string { return k.OwnPrefix + "index:schedules" }
+
+// Schedule is the HASH of a schedule, beside its queue ({queue:<queue>}:schedule:<name>, the
+// queue's Cluster slot): its spec (every_ms or cron, zone, the job's type, priority, delay_ms,
+// payload), created_ms, and its state (next_ms, last_ms, last_job, last_error, paused), so one
+// script advances the schedule and enqueues its period's job.
+func (k Keys) Schedule(queue, name string) string { return k.queueTag(queue) + ":schedule:" + name }
+
 // BoardAdds is zpulse's HASH of a board's point adds and score sets in one minute (the minute
 // of t, UTC): "<second>" -> writes in that second. It expires boardAddsTTL after it was last
 // written; the history recorder sums it into buckets.

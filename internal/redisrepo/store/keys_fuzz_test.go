@@ -66,6 +66,10 @@ var keyKinds = []struct {
 	{"queue throughput", func(k Keys, a, _ string, t time.Time) (string, string, bool) {
 		return k.QueueThroughput(a, t), a + "\x00" + fmt.Sprint(t.Unix()/60), domain.ValidateName("queue", a) == nil
 	}},
+	{"schedule index", fixed(Keys.ScheduleIndex)},
+	{"schedule", func(k Keys, a, b string, _ time.Time) (string, string, bool) {
+		return k.Schedule(a, b), a + "\x00" + b, domain.ValidateName("queue", a) == nil && domain.ValidateScheduleName(b) == nil
+	}},
 	{"lock", func(k Keys, a, _ string, _ time.Time) (string, string, bool) {
 		return k.Lock(a), a, domain.ValidateName("lock", a) == nil && !k.IsSingletonLock(a)
 	}},

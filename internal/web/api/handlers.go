@@ -22,6 +22,7 @@ type Handlers struct {
 	Limiters     domain.LimiterService
 	Locks        domain.LockService
 	Sources      domain.SourceService
+	Schedules    domain.ScheduleService
 	Trail        domain.AuditLog   // the audit trail, read by admins
 	Tokens       domain.TokenStore // nil: personal tokens are off (no --admin-token)
 	Log          *slog.Logger

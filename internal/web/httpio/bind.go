@@ -56,6 +56,9 @@ var (
 	TakeWaitInput     = Span{"wait", 0, domain.MaxTakeWait}
 	LockTTLInput      = Span{"ttl", domain.MinLockTTL, domain.MaxLockTTL}
 	LockWaitInput     = Span{"wait", 0, domain.MaxLockWait}
+	// A schedule's interval (Text: "30s", "1h") and its job's delay (Millis: job.delay_ms).
+	EveryInput         = Span{"every", domain.MinScheduleEvery, domain.MaxScheduleEvery}
+	ScheduleDelayInput = Span{"job.delay", 0, domain.MaxDelay}
 )
 
 // Other numbers and switches.
