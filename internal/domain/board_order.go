@@ -220,3 +220,15 @@ func (t TieBreak) FitsFor(o SortOrder, score float64, now time.Time) bool {
 	_, ok := t.TimeFor(o, score, now)
 	return ok
 }
+
+// ValidateRankingPatch checks a patch's order and operator as sent: "" is no value either.
+// Returns EINVALID naming the field.
+func ValidateRankingPatch(p BoardSettingsPatch) error {
+	if p.SortOrder != nil && !p.SortOrder.Valid() {
+		return FieldErrorf("sort_order", EINVALID, `sort_order must be "desc" or "asc" (got %q)`, clip(string(*p.SortOrder)))
+	}
+	if p.Operator != nil && !p.Operator.Valid() {
+		return FieldErrorf("operator", EINVALID, `operator must be "incr", "best" or "set" (got %q)`, clip(string(*p.Operator)))
+	}
+	return nil
+}

@@ -197,8 +197,17 @@ func (l *Leaderboards) Trim(ctx context.Context, board string, keep int64) (int6
 	if keep < 1 || keep > MaxTrimKeep {
 		return 0, domain.Errorf(domain.EINVALID, "keep must be a whole number from 1 to %d (to empty a board, reset it)", MaxTrimKeep)
 	}
-	// ZREMRANGEBYRANK counts from the lowest score: removing ranks 0..-(keep+1) keeps the top keep.
-	n, err := l.rdb.ZRemRangeByRank(ctx, l.keys.Leaderboard(board), 0, -(keep + 1)).Result()
+	set, err := l.boardSettings(ctx, board)
+	if err != nil {
+		return 0, err
+	}
+	// ZREMRANGEBYRANK counts from the lowest score: removing ranks 0..-(keep+1) keeps the top
+	// keep; on an ascending board the top is the lowest, so ranks keep..-1 go.
+	start, stop := int64(0), -(keep + 1)
+	if set.Order().Ascending() {
+		start, stop = keep, -1
+	}
+	n, err := l.rdb.ZRemRangeByRank(ctx, l.keys.Leaderboard(board), start, stop).Result()
 	return n, store.OpWriteError("boards.Leaderboards.Trim", err)
 }
 

@@ -293,3 +293,33 @@ func TestAscendingTieBreakEncodingsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestTrimKeepsTheTopOfEitherOrder: trimming an ascending board keeps its lowest scores.
+func TestTrimKeepsTheTopOfEitherOrder(t *testing.T) {
+	t.Parallel()
+	lb, _, _ := newBoards(t)
+	ctx := context.Background()
+	for _, order := range domain.SortOrders {
+		board := "trim-" + string(order)
+		o := order
+		if _, err := lb.PatchSettings(ctx, board, domain.BoardSettingsPatch{SortOrder: &o}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 5 {
+			if _, err := lb.AddPoints(ctx, board, fmt.Sprintf("p%d", i), int64(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := lb.Trim(ctx, board, 2); err != nil || n != 3 {
+			t.Fatalf("trim: %d, %v", n, err)
+		}
+		top, _ := lb.Top(ctx, board, domain.AllTime, 10)
+		want := "[p4 p3]"
+		if order.Ascending() {
+			want = "[p0 p1]"
+		}
+		if got := fmt.Sprint(players(top.Entries)); got != want {
+			t.Errorf("%s: kept %s; want %s", order, got, want)
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/zpulse/zpulse/internal/web/httpio"
+)
+
+// TestAPIBoardOrderAndOperator: the settings take sort_order and operator (400 naming the
+// field for anything else), GET returns them, an ascending best board keeps each player's
+// lowest and ranks it first in top, entries, around, a player's rank and the CSV export, and
+// a change on a board with entries needs "confirm": true (409 naming confirm first).
+func TestAPIBoardOrderAndOperator(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, "", nil)
+	for body, field := range map[string]string{
+		`{"sort_order":"up"}`:                      "sort_order",
+		`{"sort_order":""}`:                        "sort_order",
+		`{"operator":"max"}`:                       "operator",
+		`{"operator":""}`:                          "operator",
+		`{"sort_order":"ASC"}`:                     "sort_order",
+		`{"operator":"best ", "sort_order":"asc"}`: "operator",
+	} {
+		status, b, _ := s.do(t, http.MethodPut, "/api/v1/boards/race", "application/json", body)
+		var e httpio.APIError
+		json.Unmarshal([]byte(b), &e)
+		if status != http.StatusBadRequest || e.Error.Field != field {
+			t.Errorf("%s: %d %s; want 400 naming %s", body, status, b, field)
+		}
+	}
+	status, b, _ := s.do(t, http.MethodPut, "/api/v1/boards/race", "application/json", `{"sort_order":"asc","operator":"best","tie_break":"first_reached"}`)
+	if status != http.StatusOK || !strings.Contains(b, `"sort_order":"asc","operator":"best"`) {
+		t.Fatalf("put: %d %s", status, b)
+	}
+	if _, b := s.get(t, "/api/v1/boards/race"); !strings.Contains(b, `"sort_order":"asc","operator":"best"`) {
+		t.Errorf("get: %s", b)
+	}
+	for _, w := range []string{`"ann",61000`, `"bob",59000`, `"ann",60500`, `"cyd",70000`, `"bob",65000`} {
+		player, ms, _ := strings.Cut(w, ",")
+		if status, b := s.postJSON(t, "/api/v1/boards/race/scores", fmt.Sprintf(`{"player":%s,"points":%s}`, player, ms)); status != http.StatusOK {
+			t.Fatalf("submit %s: %d %s", w, status, b)
+		}
+	}
+	if _, b := s.get(t, "/api/v1/boards/race/top?n=3"); !strings.Contains(b, `"entries":[{"rank":1,"player":"bob","score":59000},{"rank":2,"player":"ann","score":60500},{"rank":3,"player":"cyd","score":70000}]`) {
+		t.Errorf("top: %s", b)
+	}
+	if _, b := s.get(t, "/api/v1/boards/race/players/ann"); b != `{"rank":2,"player":"ann","score":60500}`+"\n" {
+		t.Errorf("player: %s", b)
+	}
+	if _, b := s.get(t, "/api/v1/boards/race/players/cyd/around?n=1"); b != `{"entries":[{"rank":2,"player":"ann","score":60500},{"rank":3,"player":"cyd","score":70000}]}`+"\n" {
+		t.Errorf("around: %s", b)
+	}
+	_, b = s.get(t, "/api/v1/boards/race/entries?limit=2")
+	var page struct {
+		Entries []struct{ Player string }
+		Next    *string `json:"next_cursor"`
+	}
+	if json.Unmarshal([]byte(b), &page); len(page.Entries) != 2 || page.Entries[0].Player != "bob" || page.Next == nil {
+		t.Fatalf("entries: %s", b)
+	}
+	if _, b := s.get(t, "/api/v1/boards/race/entries?limit=2&cursor="+*page.Next); !strings.Contains(b, `"player":"cyd","score":70000`) || strings.Contains(b, "bob") {
+		t.Errorf("entries, page 2: %s", b)
+	}
+	if status, b := s.get(t, "/boards/race/export.csv"); status != http.StatusOK || !strings.Contains(b, "1,bob,59000") || strings.Index(b, "bob") > strings.Index(b, "cyd") {
+		t.Errorf("csv: %d %s", status, b)
+	}
+
+	status, b, _ = s.do(t, http.MethodPut, "/api/v1/boards/race", "application/json", `{"sort_order":"desc"}`)
+	var e httpio.APIError
+	json.Unmarshal([]byte(b), &e)
+	if status != http.StatusConflict || e.Error.Field != "confirm" || !strings.Contains(e.Error.Message, "highest first") {
+		t.Errorf("unconfirmed change: %d %s; want 409 naming confirm", status, b)
+	}
+	if _, b := s.get(t, "/api/v1/boards/race"); !strings.Contains(b, `"sort_order":"asc"`) {
+		t.Errorf("a refused change changed the board: %s", b)
+	}
+	if status, b, _ := s.do(t, http.MethodPut, "/api/v1/boards/race", "application/json", `{"operator":"best","sort_order":"asc","retention_days":5}`); status != http.StatusOK {
+		t.Errorf("the same values need no confirmation: %d %s", status, b)
+	}
+	if status, b, _ := s.do(t, http.MethodPut, "/api/v1/boards/race", "application/json", `{"sort_order":"desc","operator":"set","confirm":true}`); status != http.StatusOK || !strings.Contains(b, `"sort_order":"desc","operator":"set"`) {
+		t.Errorf("confirmed change: %d %s", status, b)
+	}
+	if _, b := s.get(t, "/api/v1/boards/race/top?n=1"); !strings.Contains(b, `"player":"cyd"`) {
+		t.Errorf("top after the change: %s", b)
+	}
+}
