@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -86,5 +87,50 @@ func TestAPIBoardOrderAndOperator(t *testing.T) {
 	}
 	if _, b := s.get(t, "/api/v1/boards/race/top?n=1"); !strings.Contains(b, `"player":"cyd"`) {
 		t.Errorf("top after the change: %s", b)
+	}
+}
+
+// TestSettingsFormConfirmsARankingChange: the settings form saves the order and operator of an
+// empty board at once; on a board with players it goes to a confirmation page saying what
+// changes, whose button saves. The board page then says it in plain words and its form reads
+// "Submit a score".
+func TestSettingsFormConfirmsARankingChange(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, "", nil)
+	form := url.Values{"tie_break": {"first_reached"}, "retention_days": {"90"}, "sort_order": {"asc"}, "operator": {"best"}}
+	if status, _, h := s.postForm(t, "/boards/empty", "/boards/empty/settings", form); status != http.StatusSeeOther || h.Get("Location") != "/boards/empty" {
+		t.Fatalf("an empty board's change: %d %q", status, h.Get("Location"))
+	}
+	_, page := s.get(t, "/boards/empty")
+	for _, want := range []string{"Lower is better · best time kept", "Submit a score"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the board page does not say %q", want)
+		}
+	}
+	if status, b, _ := s.postForm(t, "/boards/empty", "/boards/empty/settings", url.Values{"tie_break": {"none"}, "retention_days": {"90"}, "sort_order": {"sideways"}}); status != http.StatusBadRequest || !strings.Contains(b, "“Order” must be &#34;desc&#34; or &#34;asc&#34;") {
+		t.Errorf("a bad order: %d %s", status, regexpFind(t, b, `error-text"[^>]*>([^<]*)<`))
+	}
+
+	s.postJSON(t, "/api/v1/boards/g/scores", `{"player":"ann","points":5}`)
+	status, _, h := s.postForm(t, "/boards/g", "/boards/g/settings", form)
+	loc := h.Get("Location")
+	if status != http.StatusSeeOther || !strings.HasPrefix(loc, "/boards/g/settings/confirm?") {
+		t.Fatalf("a change on a board with players: %d %q; want the confirmation", status, loc)
+	}
+	if _, b := s.get(t, "/api/v1/boards/g"); !strings.Contains(b, `"sort_order":"desc","operator":"incr"`) {
+		t.Errorf("saved before the confirmation: %s", b)
+	}
+	_, confirm := s.get(t, loc)
+	for _, want := range []string{"Higher is better · points add up", "Lower is better · best time kept", "its 1 players will rank lowest first", `name="confirm" value="yes"`, `data-testid="confirm-ranking"`} {
+		if !strings.Contains(confirm, want) {
+			t.Errorf("the confirmation does not say %q", want)
+		}
+	}
+	form.Set("confirm", "yes")
+	if status, _, _ := s.postForm(t, loc, "/boards/g/settings", form); status != http.StatusSeeOther {
+		t.Fatalf("confirmed: %d", status)
+	}
+	if _, b := s.get(t, "/api/v1/boards/g"); !strings.Contains(b, `"sort_order":"asc","operator":"best"`) {
+		t.Errorf("not saved after the confirmation: %s", b)
 	}
 }
