@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zpulse/zpulse/internal/redistest"
 	"github.com/zpulse/zpulse/internal/web/httpio"
 )
 
@@ -132,5 +134,45 @@ func TestSettingsFormConfirmsARankingChange(t *testing.T) {
 	}
 	if _, b := s.get(t, "/api/v1/boards/g"); !strings.Contains(b, `"sort_order":"asc","operator":"best"`) {
 		t.Errorf("not saved after the confirmation: %s", b)
+	}
+}
+
+// TestAdoptedBoardDeclaredAscending: an adopted board another service writes with the lowest
+// first reads lowest first everywhere (its view, entries, a player's rank, around, CSV); a bad
+// sort_order is a 400 naming it; the form's box declares it too.
+func TestAdoptedBoardDeclaredAscending(t *testing.T) {
+	t.Parallel()
+	rdb := redistest.DB(t)
+	s := newTestServer(t, "", rdb)
+	if status, b, _ := s.do(t, http.MethodPut, "/api/v1/sources/laps", "application/json", `{"kind":"board","key":"race:laps","encoding":"none","sort_order":"up"}`); status != http.StatusBadRequest || !strings.Contains(b, `"field":"sort_order"`) {
+		t.Errorf("a bad order: %d %s", status, b)
+	}
+	status, b, _ := s.do(t, http.MethodPut, "/api/v1/sources/laps", "application/json", `{"kind":"board","key":"race:laps","encoding":"none","sort_order":"asc"}`)
+	if status != http.StatusOK || !strings.Contains(b, `"sort_order":"asc"`) {
+		t.Fatalf("adopt: %d %s", status, b)
+	}
+	ctx := context.Background()
+	rdb.ZAdd(ctx, "race:laps", redisZ(61250, "ann"), redisZ(59800, "bob"), redisZ(70100, "cyd"))
+	if _, b := s.get(t, "/api/v1/sources/laps"); !strings.Contains(b, `"entries":[{"rank":1,"player":"bob","score":59800},{"rank":2,"player":"ann","score":61250},{"rank":3,"player":"cyd","score":70100}]`) {
+		t.Errorf("view: %s", b)
+	}
+	if _, b := s.get(t, "/api/v1/sources/laps/entries?limit=1"); !strings.Contains(b, `"player":"bob"`) {
+		t.Errorf("entries: %s", b)
+	}
+	if _, b := s.get(t, "/api/v1/sources/laps/players/cyd"); !strings.Contains(b, `"rank":3`) {
+		t.Errorf("player: %s", b)
+	}
+	if _, b := s.get(t, "/api/v1/sources/laps/players/bob/around?n=1"); !strings.Contains(b, `[{"rank":1,"player":"bob","score":59800},{"rank":2,"player":"ann","score":61250}]`) {
+		t.Errorf("around: %s", b)
+	}
+	if _, b := s.get(t, "/sources/laps/export.csv"); !strings.Contains(b, "1,bob,59800") {
+		t.Errorf("csv: %s", b)
+	}
+	if _, page := s.get(t, "/sources/laps"); !strings.Contains(page, "lower is better") {
+		t.Error("the adopted board's page does not say lower is better")
+	}
+	status, _, _ = s.postForm(t, "/sources", "/sources", url.Values{"name": {"laps2"}, "kind": {"board"}, "key": {"race:laps2"}, "encoding": {"none"}, "sort_order": {"asc"}})
+	if _, b := s.get(t, "/api/v1/sources/laps2"); status != http.StatusSeeOther || !strings.Contains(b, `"sort_order":"asc"`) {
+		t.Errorf("adopt from the form: %d %s", status, b)
 	}
 }
