@@ -143,6 +143,44 @@ func pointsHint(s domain.BoardSettings) string {
 	return "A whole number from " + FormatCount(-s.MaxPoints()) + " to " + FormatCount(s.MaxPoints()) + "; negative takes points away"
 }
 
+// addTitle is the add form's title and button: "Submit a score" on best and set boards.
+func addTitle(s domain.BoardSettings) string {
+	if s.Op().Submits() {
+		return "Submit a score"
+	}
+	return "Add points"
+}
+
+// submitHint is the score field's hint on best and set boards.
+func submitHint(s domain.BoardSettings) string {
+	kept := "the latest score is kept"
+	if s.Op() == domain.OperatorBest {
+		kept = "kept only when better than the player's (higher)"
+		if s.Order().Ascending() {
+			kept = "kept only when better than the player's (lower)"
+		}
+	}
+	return "A whole number from " + FormatCount(-s.MaxPoints()) + " to " + FormatCount(s.MaxPoints()) + "; " + kept
+}
+
+// sortOrderLabel and operatorLabel name the settings' choices for people.
+func sortOrderLabel(o domain.SortOrder) string {
+	if o.Ascending() {
+		return "Lower is better (e.g. times: the lowest ranks first)"
+	}
+	return "Higher is better (the highest ranks first)"
+}
+
+func operatorLabel(op domain.Operator) string {
+	switch op {
+	case domain.OperatorBest:
+		return "Keeps the player’s best score"
+	case domain.OperatorSet:
+		return "Replaces the player’s score (the latest is kept)"
+	}
+	return "Adds up (points add to the player’s score)"
+}
+
 // settingValue is what the form holds for a setting, or the saved value before a post.
 func settingValue(f Form, name, saved string) string {
 	if v, ok := f.Values[name]; ok {

@@ -101,6 +101,9 @@ func sourceEncodingText(s domain.Source) string {
 	if s.MaxTS != 0 {
 		out += " · max_ts " + strconv.FormatInt(s.MaxTS, 10)
 	}
+	if s.Kind == domain.SourceBoard && s.Order().Ascending() {
+		out += " · lower is better"
+	}
 	if s.Encoding == domain.SourceTokenBucket {
 		out += " · " + s.TokensField + ", " + s.TimeField + " (" + s.TimeUnit + ") · " + strconv.FormatFloat(s.RatePerS, 'f', -1, 64) + "/s"
 	}

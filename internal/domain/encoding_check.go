@@ -125,10 +125,14 @@ func (t TieBreak) Fits(score float64, now time.Time) bool {
 }
 
 // FitsOf lists the encodings a score fits, in TieBreaks order.
-func FitsOf(score float64, now time.Time) []TieBreak {
+func FitsOf(score float64, now time.Time) []TieBreak { return FitsOfFor(SortDesc, score, now) }
+
+// FitsOfFor is FitsOf on a board of order o (an ascending board's times are reversed:
+// TieBreak.EncodeFor).
+func FitsOfFor(o SortOrder, score float64, now time.Time) []TieBreak {
 	var out []TieBreak
 	for _, t := range TieBreaks {
-		if t.Fits(score, now) {
+		if t.FitsFor(o, score, now) {
 			out = append(out, t)
 		}
 	}
@@ -137,10 +141,15 @@ func FitsOf(score float64, now time.Time) []TieBreak {
 
 // CheckScores checks entries (ranked, from the top) against the encoding setting.
 func CheckScores(board string, setting TieBreak, entries []Entry, now time.Time) EncodingReport {
+	return CheckScoresFor(board, setting, SortDesc, entries, now)
+}
+
+// CheckScoresFor is CheckScores on a board of order o.
+func CheckScoresFor(board string, setting TieBreak, o SortOrder, entries []Entry, now time.Time) EncodingReport {
 	r := EncodingReport{Board: board, TieBreak: setting, Checked: len(entries), Fits: map[TieBreak]int{}}
 	misfitsFit := map[TieBreak]int{}
 	for _, e := range entries {
-		fits := FitsOf(e.Raw, now)
+		fits := FitsOfFor(o, e.Raw, now)
 		ok := false
 		for _, t := range fits {
 			r.Fits[t]++
@@ -170,13 +179,18 @@ func CheckScores(board string, setting TieBreak, entries []Entry, now time.Time)
 // and the same time (now when from carries none). ok is false when the score does not fit
 // from, or its points or time are outside to's range.
 func Reencode(score float64, from, to TieBreak, now time.Time) (float64, bool) {
-	if !from.Fits(score, now) {
+	return ReencodeFor(SortDesc, score, from, to, now)
+}
+
+// ReencodeFor is Reencode on a board of order o.
+func ReencodeFor(o SortOrder, score float64, from, to TieBreak, now time.Time) (float64, bool) {
+	if !from.FitsFor(o, score, now) {
 		return 0, false
 	}
-	at, timed := from.Time(score, now)
+	at, timed := from.TimeFor(o, score, now)
 	if !timed {
 		at = now
 	}
-	out, err := to.Encode(from.Points(score), at)
+	out, err := to.EncodeFor(o, from.Points(score), at)
 	return out, err == nil
 }

@@ -45,6 +45,9 @@ type BoardTop struct {
 	Entries     []Entry `json:"entries"`
 	Players     int64   `json:"players"`
 	UniqueToday int64   `json:"unique_today"`
+	// SortOrder and Operator are the board's settings, read with the head.
+	SortOrder SortOrder `json:"-"`
+	Operator  Operator  `json:"-"`
 	// WrongType is the Redis type of Key when it holds another type than a sorted set (another
 	// service's "list"): nothing else is read then. "" for a board.
 	WrongType string `json:"-"`
@@ -76,6 +79,11 @@ type BoardSettings struct {
 	SeasonEvery Period `json:"season_every"`
 	// SeasonZone is the IANA time zone of SeasonEvery's boundaries ("" is UTC).
 	SeasonZone string `json:"season_zone"`
+	// SortOrder ranks the highest (desc, the default) or the lowest (asc) points first.
+	SortOrder SortOrder `json:"sort_order"`
+	// Operator is what a write does: add the points (incr, the default), keep the better
+	// score (best) or the latest (set).
+	Operator Operator `json:"operator"`
 }
 
 // Retention bounds, in days, for how long a period board is kept after its period ends.
@@ -87,13 +95,25 @@ const (
 
 // DefaultBoardSettings are the settings of a board nobody configured: plain scores, no periods.
 func DefaultBoardSettings() BoardSettings {
-	return BoardSettings{TieBreak: TieBreakNone, Periods: []Period{}, RetentionDays: DefaultRetentionDays}
+	return BoardSettings{TieBreak: TieBreakNone, Periods: []Period{}, RetentionDays: DefaultRetentionDays, SortOrder: SortDesc, Operator: OperatorIncr}
 }
 
 // Validate checks the settings and puts the periods in display order. Returns EINVALID.
 func (s *BoardSettings) Validate() error {
 	if !s.TieBreak.Valid() {
 		return FieldErrorf("tie_break", EINVALID, `tie_break must be "none", "first_reached", "first_reached_e10" or "first_reached_wide" (got %q)`, clip(string(s.TieBreak)))
+	}
+	if s.SortOrder == "" { // settings made before the order was a setting
+		s.SortOrder = SortDesc
+	}
+	if s.Operator == "" {
+		s.Operator = OperatorIncr
+	}
+	if !s.SortOrder.Valid() {
+		return FieldErrorf("sort_order", EINVALID, `sort_order must be "desc" or "asc" (got %q)`, clip(string(s.SortOrder)))
+	}
+	if !s.Operator.Valid() {
+		return FieldErrorf("operator", EINVALID, `operator must be "incr", "best" or "set" (got %q)`, clip(string(s.Operator)))
 	}
 	seen := map[Period]bool{}
 	for _, p := range s.Periods {
@@ -121,6 +141,8 @@ type BoardSettingsPatch struct {
 	KeepSeasons   *int
 	SeasonEvery   *Period
 	SeasonZone    *string
+	SortOrder     *SortOrder
+	Operator      *Operator
 }
 
 // Apply returns s changed by the patch's fields.
@@ -142,6 +164,12 @@ func (p BoardSettingsPatch) Apply(s BoardSettings) BoardSettings {
 	}
 	if p.SeasonZone != nil {
 		s.SeasonZone = *p.SeasonZone
+	}
+	if p.SortOrder != nil {
+		s.SortOrder = *p.SortOrder
+	}
+	if p.Operator != nil {
+		s.Operator = *p.Operator
 	}
 	return s
 }

@@ -26,8 +26,10 @@ type Season struct {
 	Players int64      `json:"players"`
 	// TieBreak is the encoding the season's scores were written in (the board's when it ended).
 	TieBreak TieBreak `json:"tie_break"`
-	Winners  []Entry  `json:"winners"`
-	Key      string   `json:"-"` // the Redis key of its sorted set
+	// SortOrder is the board's order when the season ended: its winners are its first.
+	SortOrder SortOrder `json:"sort_order"`
+	Winners   []Entry   `json:"winners"`
+	Key       string    `json:"-"` // the Redis key of its sorted set
 }
 
 // SeasonList is a board's seasons: the current one's number and start, and the ended ones
@@ -132,4 +134,13 @@ func (s BoardSettings) RolloverText() string {
 		return "on the 1st of every month, 00:00 (" + zone + ")"
 	}
 	return "when an admin ends it"
+}
+
+// Ranking is how the season's board reads: its encoding in its order.
+func (s Season) Ranking() Ranking {
+	o := s.SortOrder
+	if !o.Valid() {
+		o = SortDesc
+	}
+	return Ranking{Scores: s.TieBreak, Order: o}
 }

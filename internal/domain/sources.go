@@ -84,6 +84,9 @@ type Source struct {
 	Zone string `json:"zone,omitempty"`
 	// MaxTS (a first_reached_e10 board) is the service's max_ts; 0 is E10MaxTS.
 	MaxTS int64 `json:"max_ts,omitempty"`
+	// SortOrder (a board) says which end the service ranks first, for display: "asc" reads
+	// the lowest first (ZRANGE); "" or "desc" the highest.
+	SortOrder SortOrder `json:"sort_order,omitempty"`
 	// A token bucket's hash fields (the tokens, the last refill's time), the time's unit
 	// ("ms" or "s") and its refill rate in tokens per second.
 	TokensField string  `json:"tokens_field,omitempty"`
@@ -147,6 +150,12 @@ func (s *Source) validateKind() error {
 		}
 		if err := s.validateBoardOptions(tokens > 0); err != nil {
 			return err
+		}
+		if s.SortOrder != "" && !s.SortOrder.Valid() {
+			return FieldErrorf("sort_order", EINVALID, `sort_order must be "desc" or "asc" (got %q)`, clip(string(s.SortOrder)))
+		}
+		if s.SortOrder == SortDesc {
+			s.SortOrder = "" // the default, saved as before
 		}
 		s.Limit, s.WindowMs = 0, 0
 		s.clearBucket()

@@ -102,7 +102,7 @@ func (s *Source) validateBucket(clients, others int) error {
 	return nil
 }
 
-func (s *Source) clearBoard() { s.Zone, s.MaxTS = "", 0 }
+func (s *Source) clearBoard() { s.Zone, s.MaxTS, s.SortOrder = "", 0, "" }
 
 func (s *Source) clearBucket() {
 	s.TokensField, s.TimeField, s.TimeUnit, s.RatePerS = "", "", "", 0
@@ -130,12 +130,22 @@ func (s Source) Location() *time.Location {
 	return time.UTC
 }
 
-// Scores reads a board source's points: its encoding, with the service's max_ts.
+// Scores reads a board source's points in its order: its encoding, with the service's
+// max_ts (a Ranking: the reads by key rank in its SortOrder).
 func (s Source) Scores() Scores {
+	var scores Scores = s.TieBreak()
 	if s.TieBreak() == TieBreakFirstReachedE10 && s.MaxTS != 0 {
-		return E10Scores{MaxTS: s.MaxTS}
+		scores = E10Scores{MaxTS: s.MaxTS}
 	}
-	return s.TieBreak()
+	return Ranking{Scores: scores, Order: s.Order()}
+}
+
+// Order is a board source's order: SortDesc unless declared ascending.
+func (s Source) Order() SortOrder {
+	if s.SortOrder == SortAsc {
+		return SortAsc
+	}
+	return SortDesc
 }
 
 // E10Scores is the second article's encoding with a max_ts of the service's: score =

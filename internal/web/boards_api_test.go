@@ -14,11 +14,11 @@ import (
 func TestAPIBoardSettings(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, "", nil)
-	if status, b := s.get(t, "/api/v1/boards/b"); status != http.StatusOK || b != `{"tie_break":"none","periods":[],"retention_days":90,"keep_seasons":0,"season_every":"","season_zone":""}`+"\n" {
+	if status, b := s.get(t, "/api/v1/boards/b"); status != http.StatusOK || b != `{"tie_break":"none","periods":[],"retention_days":90,"keep_seasons":0,"season_every":"","season_zone":"","sort_order":"desc","operator":"incr"}`+"\n" {
 		t.Errorf("defaults: %d %s", status, b)
 	}
 	status, b, _ := s.do(t, http.MethodPut, "/api/v1/boards/b", "application/json", `{"tie_break":"first_reached","periods":["weekly","daily"],"retention_days":30}`)
-	if status != http.StatusOK || b != `{"tie_break":"first_reached","periods":["daily","weekly"],"retention_days":30,"keep_seasons":0,"season_every":"","season_zone":""}`+"\n" {
+	if status != http.StatusOK || b != `{"tie_break":"first_reached","periods":["daily","weekly"],"retention_days":30,"keep_seasons":0,"season_every":"","season_zone":"","sort_order":"desc","operator":"incr"}`+"\n" {
 		t.Errorf("put: %d %s", status, b)
 	}
 	status, b, _ = s.do(t, http.MethodPut, "/api/v1/boards/b", "application/json", `{"retention_days":7}`)

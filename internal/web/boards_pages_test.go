@@ -95,7 +95,7 @@ func TestSettingsForm(t *testing.T) {
 		t.Fatalf("save: %d %q", status, h.Get("Location"))
 	}
 	_, b := s.get(t, "/api/v1/boards/g")
-	if b != `{"tie_break":"first_reached","periods":["daily","weekly"],"retention_days":14,"keep_seasons":0,"season_every":"","season_zone":""}`+"\n" {
+	if b != `{"tie_break":"first_reached","periods":["daily","weekly"],"retention_days":14,"keep_seasons":0,"season_every":"","season_zone":"","sort_order":"desc","operator":"incr"}`+"\n" {
 		t.Errorf("saved: %s", b)
 	}
 	if _, page := s.get(t, "/boards/g"); !strings.Contains(page, "Settings saved.") || !strings.Contains(page, ">This week<") || !strings.Contains(page, "Ties: first to reach ranks higher") {

@@ -28,7 +28,7 @@ func (s *server) sourcesPageWith(c echo.Context, status int, f views.Form) error
 
 // sourceFormFields are the fields of the form on /sources that show their errors (kind is
 // a select).
-var sourceFormFields = []string{"name", "key", "encoding", "limit", "window", "zone", "max_ts", "tokens_field", "time_field", "time_unit", "rate_per_s"}
+var sourceFormFields = []string{"name", "key", "encoding", "limit", "window", "zone", "max_ts", "tokens_field", "time_field", "time_unit", "rate_per_s", "sort_order"}
 
 // saveSourceForm adopts a source from the form on /sources.
 func (s *server) saveSourceForm(c echo.Context) error {
@@ -39,7 +39,7 @@ func (s *server) saveSourceForm(c echo.Context) error {
 	src := domain.Source{Name: f.Values["name"], Kind: domain.SourceKind(f.Values["kind"]), Key: f.Values["key"]}
 	v := f.Values
 	in := httpio.SourceInputs{Encoding: v["encoding"], Zone: v["zone"], TokensField: v["tokens_field"], TimeField: v["time_field"], TimeUnit: v["time_unit"],
-		Limit: v["limit"], Window: v["window"], MaxTS: v["max_ts"], RatePerS: v["rate_per_s"]}
+		Limit: v["limit"], Window: v["window"], MaxTS: v["max_ts"], RatePerS: v["rate_per_s"], SortOrder: v["sort_order"]}
 	for _, err := range in.Fill(&src) {
 		noteError(f.Errors, err)
 	}

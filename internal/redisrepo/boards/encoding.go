@@ -23,7 +23,7 @@ func (l *Leaderboards) CheckEncoding(ctx context.Context, board string) (domain.
 	if err != nil {
 		return domain.EncodingReport{}, err
 	}
-	zs, err := l.rdb.ZRevRangeWithScores(ctx, l.keys.Leaderboard(board), 0, domain.EncodingSample-1).Result()
+	zs, err := RangeOf(ctx, l.rdb, l.keys.Leaderboard(board), set.Order(), 0, domain.EncodingSample-1).Result()
 	if err != nil {
 		return domain.EncodingReport{}, store.OpError("boards.Leaderboards.CheckEncoding", err)
 	}
@@ -31,7 +31,7 @@ func (l *Leaderboards) CheckEncoding(ctx context.Context, board string) (domain.
 	for i, z := range zs {
 		entries[i] = domain.NewEntry(set.TieBreak, int64(i+1), fmt.Sprint(z.Member), z.Score)
 	}
-	return domain.CheckScores(board, set.TieBreak, entries, l.clock.Now()), nil
+	return domain.CheckScoresFor(board, set.TieBreak, set.Order(), entries, l.clock.Now()), nil
 }
 
 // rewriteLinger is how long a finished rewrite's marker keeps saying that every score of its
@@ -88,7 +88,7 @@ func (l *Leaderboards) FixEncoding(ctx context.Context, board string, to domain.
 	fix := domain.EncodingFix{Board: board, TieBreak: to}
 	for i, key := range keys {
 		prefer := append([]domain.TieBreak{froms[i], report.Likely}, domain.TieBreaks...)
-		if err := l.rewriteKey(ctx, key, to, prefer, &fix); err != nil {
+		if err := l.rewriteKey(ctx, key, to, set.Order(), prefer, &fix); err != nil {
 			return fix, err
 		}
 		if err := finishRewriteScript.Run(ctx, l.rdb, []string{l.keys.ScoreRewrite(key)}, string(to), rewriteLinger.Milliseconds()).Err(); err != nil {
@@ -117,7 +117,7 @@ func (l *Leaderboards) rewriteTarget(ctx context.Context, key string) (domain.Ti
 // score was written under the old setting, so it is the old encoding's (the check says the
 // other writers' scores are those that do not fit the old encoding). Not from none: a whole
 // number also reads as the second article's points × 10^10, and is left as it is.
-func (l *Leaderboards) rewriteKey(ctx context.Context, key string, to domain.TieBreak, prefer []domain.TieBreak, fix *domain.EncodingFix) error {
+func (l *Leaderboards) rewriteKey(ctx context.Context, key string, to domain.TieBreak, o domain.SortOrder, prefer []domain.TieBreak, fix *domain.EncodingFix) error {
 	old := prefer[0]
 	at := l.clock.Now()
 	if l.stamp != nil {
@@ -134,7 +134,7 @@ func (l *Leaderboards) rewriteKey(ctx context.Context, key string, to domain.Tie
 		for i := 0; i+1 < len(flat); i += 2 {
 			fix.Scanned++
 			score, err := strconv.ParseFloat(flat[i+1], 64)
-			if err != nil || to.Fits(score, at) && (old == "" || old == to || old == domain.TieBreakNone || !old.Fits(score, at)) {
+			if err != nil || to.FitsFor(o, score, at) && (old == "" || old == to || old == domain.TieBreakNone || !old.FitsFor(o, score, at)) {
 				args = append(args, flat[i], flat[i+1], flat[i+1]) // in the new encoding already
 				continue
 			}
@@ -143,7 +143,7 @@ func (l *Leaderboards) rewriteKey(ctx context.Context, key string, to domain.Tie
 				if from == "" || from == to {
 					continue
 				}
-				if out, ok := domain.Reencode(score, from, to, at); ok {
+				if out, ok := domain.ReencodeFor(o, score, from, to, at); ok {
 					args = append(args, flat[i], flat[i+1], strconv.FormatFloat(out, 'g', 17, 64))
 					rewritten = true
 					break

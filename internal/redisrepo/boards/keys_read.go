@@ -11,6 +11,15 @@ import (
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
 )
 
+// RangeOf reads ranks start..stop (0-based from the top) of a board in order o: ZREVRANGE,
+// or ZRANGE on an ascending board. Every read of a board's head goes through it.
+func RangeOf(ctx context.Context, pipe redis.Cmdable, key string, o domain.SortOrder, start, stop int64) *redis.ZSliceCmd {
+	if o.Ascending() {
+		return pipe.ZRangeWithScores(ctx, key, start, stop)
+	}
+	return pipe.ZRevRangeWithScores(ctx, key, start, stop)
+}
+
 // The reads of a board's sorted set by its key, for boards zpulse does not name: another
 // service's (an adopted board source, read in its own layout and encoding). They are the
 // reads of zpulse's own boards: the same keyset page script and cursor, the same rank and
@@ -30,7 +39,7 @@ func PageOfKey(ctx context.Context, rdb redis.UniversalClient, key string, score
 		}
 	}
 	pipe := rdb.Pipeline()
-	res := pageScript.Run(ctx, pipe, []string{key}, c.Score, c.Member, limit+1)
+	res := pageScript.Run(ctx, pipe, []string{key}, c.Score, c.Member, limit+1, string(domain.OrderOf(scores)))
 	total := pipe.ZCard(ctx, key)
 	if err := store.Exec(ctx, rdb, pipe); err != nil {
 		return domain.Page{}, store.OpError("boards.PageOfKey", err)
@@ -49,7 +58,7 @@ func PageAtOfKey(ctx context.Context, rdb redis.UniversalClient, key string, sco
 		return domain.Page{}, err
 	}
 	pipe := rdb.Pipeline()
-	res := pipe.ZRevRangeWithScores(ctx, key, rank-1, rank-1+int64(limit))
+	res := RangeOf(ctx, pipe, key, domain.OrderOf(scores), rank-1, rank-1+int64(limit))
 	total := pipe.ZCard(ctx, key)
 	if err := store.Exec(ctx, rdb, pipe); err != nil {
 		return domain.Page{}, store.OpError("boards.PageAtOfKey", err)
@@ -80,7 +89,11 @@ func PlayerOfKey(ctx context.Context, rdb redis.UniversalClient, key string, sco
 	// MULTI/EXEC: the score and the rank describe the same moment, in one round trip.
 	_, err := rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
 		score = pipe.ZScore(ctx, key, player)
-		rank = pipe.ZRevRank(ctx, key, player)
+		if domain.OrderOf(scores).Ascending() {
+			rank = pipe.ZRank(ctx, key, player)
+		} else {
+			rank = pipe.ZRevRank(ctx, key, player)
+		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -101,7 +114,7 @@ func AroundOfKey(ctx context.Context, rdb redis.UniversalClient, key string, sco
 	if err := domain.ValidateRange("n", n, domain.MaxAround); err != nil {
 		return nil, err
 	}
-	res, err := aroundScript.Run(ctx, rdb, []string{key}, player, n).Result()
+	res, err := aroundScript.Run(ctx, rdb, []string{key}, player, n, string(domain.OrderOf(scores))).Result()
 	if errors.Is(err, redis.Nil) {
 		return nil, domain.Errorf(domain.ENOTFOUND, "player %q is not on %s", player, what)
 	}

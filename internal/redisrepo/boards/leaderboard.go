@@ -73,7 +73,7 @@ func (l *Leaderboards) SetScore(ctx context.Context, board, player string, point
 	}
 	pipe := l.rdb.Pipeline()
 	key := l.keys.Leaderboard(board)
-	keys, args := l.withHistory(ctx, board, []string{key, l.keys.ScoreRewrite(key)}, []any{player, points, max, string(set.TieBreak), stamp})
+	keys, args := l.withHistory(ctx, board, []string{key, l.keys.ScoreRewrite(key)}, []any{player, points, max, string(set.TieBreak), stamp, string(set.Order())})
 	res := setScript.Run(ctx, pipe, keys, args...)
 	if err := l.send(ctx, pipe, board, now, 1, player); err != nil {
 		return domain.Entry{}, store.OpWriteError("boards.Leaderboards.SetScore", err)
@@ -101,6 +101,17 @@ func (l *Leaderboards) SetScore(ctx context.Context, board, player string, point
 		return domain.Entry{}, fmt.Errorf("boards.Leaderboards.SetScore: unexpected reply %v", res.Val())
 	}
 	return domain.NewEntry(enc, rank+1, player, score), nil
+}
+
+// scriptMode is addOne's mode for a board's operator (leaderboard_scripts.go).
+func scriptMode(op domain.Operator) string {
+	switch op {
+	case domain.OperatorBest:
+		return "best"
+	case domain.OperatorSet:
+		return "latest"
+	}
+	return "add"
 }
 
 // send runs a board write's pipeline of score scripts with the bookkeeping beside it. The
@@ -186,8 +197,17 @@ func (l *Leaderboards) Trim(ctx context.Context, board string, keep int64) (int6
 	if keep < 1 || keep > MaxTrimKeep {
 		return 0, domain.Errorf(domain.EINVALID, "keep must be a whole number from 1 to %d (to empty a board, reset it)", MaxTrimKeep)
 	}
-	// ZREMRANGEBYRANK counts from the lowest score: removing ranks 0..-(keep+1) keeps the top keep.
-	n, err := l.rdb.ZRemRangeByRank(ctx, l.keys.Leaderboard(board), 0, -(keep + 1)).Result()
+	set, err := l.boardSettings(ctx, board)
+	if err != nil {
+		return 0, err
+	}
+	// ZREMRANGEBYRANK counts from the lowest score: removing ranks 0..-(keep+1) keeps the top
+	// keep; on an ascending board the top is the lowest, so ranks keep..-1 go.
+	start, stop := int64(0), -(keep + 1)
+	if set.Order().Ascending() {
+		start, stop = keep, -1
+	}
+	n, err := l.rdb.ZRemRangeByRank(ctx, l.keys.Leaderboard(board), start, stop).Result()
 	return n, store.OpWriteError("boards.Leaderboards.Trim", err)
 }
 
@@ -275,7 +295,10 @@ func PlanTop(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, board s
 	key := keys.PeriodBoard(board, period, now)
 	typ := pipe.Type(ctx, key)
 	settings := pipe.HGetAll(ctx, keys.BoardSettings(board))
+	// The order is the settings' (read in this round trip): the head is read both ways and
+	// the one of the board's order kept, so one round trip still reads it.
 	rng := pipe.ZRevRangeWithScores(ctx, key, 0, int64(n-1))
+	low := pipe.ZRangeWithScores(ctx, key, 0, int64(n-1))
 	card := pipe.ZCard(ctx, key)
 	unique := pipe.PFCount(ctx, keys.BoardUnique(board, now))
 	failure := pipe.HMGet(ctx, keys.SeasonRolloverFailures(), board)
@@ -287,10 +310,14 @@ func PlanTop(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, board s
 		if t := typ.Val(); t != "zset" && t != "none" && t != "" {
 			return domain.BoardTop{Board: board, Period: period, Key: key, WrongType: t, Entries: []domain.Entry{}, RolloverFailure: failed}
 		}
-		enc := decodeSettings(settings.Val()).TieBreak
-		top := domain.BoardTop{Board: board, Period: period, Key: key, Players: card.Val(),
-			UniqueToday: unique.Val(), Entries: make([]domain.Entry, 0, len(rng.Val())), RolloverFailure: failed}
-		for i, z := range rng.Val() {
+		set := decodeSettings(settings.Val())
+		enc, zs := set.TieBreak, rng.Val()
+		if set.Order().Ascending() {
+			zs = low.Val()
+		}
+		top := domain.BoardTop{Board: board, Period: period, Key: key, Players: card.Val(), SortOrder: set.Order(), Operator: set.Op(),
+			UniqueToday: unique.Val(), Entries: make([]domain.Entry, 0, len(zs)), RolloverFailure: failed}
+		for i, z := range zs {
 			top.Entries = append(top.Entries, domain.NewEntry(enc, int64(i+1), z.Member.(string), z.Score))
 		}
 		return top
@@ -305,7 +332,7 @@ func (l *Leaderboards) Player(ctx context.Context, board string, period domain.P
 	if err != nil {
 		return domain.Entry{}, err
 	}
-	return PlayerOfKey(ctx, l.rdb, l.keys.PeriodBoard(board, period, l.clock.Now()), set.TieBreak, fmt.Sprintf("board %q", board), player)
+	return PlayerOfKey(ctx, l.rdb, l.keys.PeriodBoard(board, period, l.clock.Now()), set.Ranking(), fmt.Sprintf("board %q", board), player)
 }
 
 func (l *Leaderboards) Around(ctx context.Context, board string, period domain.Period, player string, n int) ([]domain.Entry, error) {
@@ -319,7 +346,7 @@ func (l *Leaderboards) Around(ctx context.Context, board string, period domain.P
 	if err != nil {
 		return nil, err
 	}
-	return AroundOfKey(ctx, l.rdb, l.keys.PeriodBoard(board, period, l.clock.Now()), set.TieBreak, fmt.Sprintf("board %q", board), player, n)
+	return AroundOfKey(ctx, l.rdb, l.keys.PeriodBoard(board, period, l.clock.Now()), set.Ranking(), fmt.Sprintf("board %q", board), player, n)
 }
 
 // rankedEntries decodes a script's {first rank, {member, score, ...}} reply on a board with

@@ -62,7 +62,7 @@ func (l *Leaderboards) AddPointsBatch(ctx context.Context, board string, adds []
 		for start := 0; start < len(valid); start += batchChunk {
 			items := valid[start:min(start+batchChunk, len(valid))]
 			args := make([]any, 0, 4+2*len(items))
-			args = append(args, max, string(set.TieBreak), expireAt, stamp)
+			args = append(args, max, string(set.TieBreak), expireAt, stamp, string(set.Order()), scriptMode(set.Op()))
 			for _, i := range items {
 				args = append(args, adds[i].Player, adds[i].Points)
 			}

@@ -62,7 +62,7 @@ func (l *Leaderboards) Entries(ctx context.Context, board string, period domain.
 	if err != nil {
 		return domain.Page{}, err
 	}
-	return PageOfKey(ctx, l.rdb, l.keys.PeriodBoard(board, period, l.clock.Now()), set.TieBreak, after, limit)
+	return PageOfKey(ctx, l.rdb, l.keys.PeriodBoard(board, period, l.clock.Now()), set.Ranking(), after, limit)
 }
 
 func (l *Leaderboards) EntriesAt(ctx context.Context, board string, period domain.Period, rank int64, limit int) (domain.Page, error) {
@@ -79,7 +79,7 @@ func (l *Leaderboards) EntriesAt(ctx context.Context, board string, period domai
 	if err != nil {
 		return domain.Page{}, err
 	}
-	return PageAtOfKey(ctx, l.rdb, l.keys.PeriodBoard(board, period, l.clock.Now()), set.TieBreak, rank, limit)
+	return PageAtOfKey(ctx, l.rdb, l.keys.PeriodBoard(board, period, l.clock.Now()), set.Ranking(), rank, limit)
 }
 
 // entriesPage builds a page from a {first rank, {member, score, ...}} reply of limit+1

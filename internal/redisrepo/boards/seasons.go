@@ -58,7 +58,7 @@ func (l *Leaderboards) endSeason(ctx context.Context, board string, set domain.B
 	cur := currentSeason(h)
 	all := l.keys.Leaderboard(board)
 	keys := []string{all, l.keys.Seasons(board), l.keys.SeasonBoard(board, cur), l.keys.ScoreRewrite(all)}
-	args := []any{cur, l.stampArg(), string(set.TieBreak), ""}
+	args := []any{cur, l.stampArg(), string(set.TieBreak), "", string(set.Order())}
 	if !due.IsZero() {
 		args[3] = due.UnixMilli()
 	}
@@ -147,6 +147,11 @@ func (l *Leaderboards) seasonOf(h map[string]string, board string, n int64) (dom
 		s.TieBreak = domain.TieBreakNone
 	}
 	s.Players, _ = strconv.ParseInt(h[p+"players"], 10, 64)
+	if o := domain.SortOrder(h[p+"order"]); o.Valid() {
+		s.SortOrder = o
+	} else {
+		s.SortOrder = domain.SortDesc
+	}
 	return s, true
 }
 
@@ -165,7 +170,7 @@ func (l *Leaderboards) Seasons(ctx context.Context, board string) (domain.Season
 	for _, n := range endedSeasons(h) {
 		if s, ok := l.seasonOf(h, board, n); ok {
 			list.Seasons = append(list.Seasons, s)
-			winners = append(winners, pipe.ZRevRangeWithScores(ctx, s.Key, 0, domain.SeasonWinners-1))
+			winners = append(winners, RangeOf(ctx, pipe, s.Key, s.SortOrder, 0, domain.SeasonWinners-1))
 		}
 	}
 	if len(winners) > 0 {
@@ -190,12 +195,12 @@ func (l *Leaderboards) season(ctx context.Context, board string, n int64) (domai
 		return domain.Season{}, domain.FieldErrorf("season", domain.EINVALID, "season must be a whole number from 1 to %d (got %d)", int64(MaxSeason), n)
 	}
 	p := strconv.FormatInt(n, 10) + ":"
-	vals, err := l.rdb.HMGet(ctx, l.keys.Seasons(board), p+"started", p+"ended", p+"ties", p+"players").Result()
+	vals, err := l.rdb.HMGet(ctx, l.keys.Seasons(board), p+"started", p+"ended", p+"ties", p+"players", p+"order").Result()
 	if err != nil {
 		return domain.Season{}, store.OpError("boards.Leaderboards.season", err)
 	}
 	h := map[string]string{}
-	for i, f := range []string{"started", "ended", "ties", "players"} {
+	for i, f := range []string{"started", "ended", "ties", "players", "order"} {
 		if v, ok := vals[i].(string); ok {
 			h[p+f] = v
 		}
@@ -215,7 +220,7 @@ func (l *Leaderboards) SeasonTop(ctx context.Context, board string, n int64, lim
 	if err != nil {
 		return domain.Season{}, nil, err
 	}
-	zs, err := l.rdb.ZRevRangeWithScores(ctx, s.Key, 0, int64(limit-1)).Result()
+	zs, err := RangeOf(ctx, l.rdb, s.Key, s.SortOrder, 0, int64(limit-1)).Result()
 	if err != nil {
 		return domain.Season{}, nil, store.OpError("boards.Leaderboards.SeasonTop", err)
 	}
@@ -234,7 +239,7 @@ func (l *Leaderboards) SeasonEntries(ctx context.Context, board string, n int64,
 	if err != nil {
 		return domain.Page{}, err
 	}
-	return PageOfKey(ctx, l.rdb, s.Key, s.TieBreak, after, limit)
+	return PageOfKey(ctx, l.rdb, s.Key, s.Ranking(), after, limit)
 }
 
 func (l *Leaderboards) SeasonPlayer(ctx context.Context, board string, n int64, player string) (domain.Entry, error) {
@@ -245,7 +250,7 @@ func (l *Leaderboards) SeasonPlayer(ctx context.Context, board string, n int64, 
 	if err != nil {
 		return domain.Entry{}, err
 	}
-	e, err := PlayerOfKey(ctx, l.rdb, s.Key, s.TieBreak, fmt.Sprintf("board %q's season %d", board, n), player)
+	e, err := PlayerOfKey(ctx, l.rdb, s.Key, s.Ranking(), fmt.Sprintf("board %q's season %d", board, n), player)
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
 		return e, domain.Errorf(domain.ENOTFOUND, "player %q did not score in board %q's season %d", player, board, n)
 	}

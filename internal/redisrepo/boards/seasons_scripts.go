@@ -25,17 +25,18 @@ import (
 //
 //	history (luaScoreHistory), which records the end as one event of every player's
 //
-// (given: ARGV holds two more than KEYS, the actor and the cap, at its end)
+// (given: ARGV holds three more than KEYS: its own ARGV[5], and the actor and the cap at its end)
 // ARGV[1]  n, the current season's number as the caller read it
 // ARGV[2]  now, epoch ms; "" reads Redis TIME
 // ARGV[3]  the board's encoding, kept with the season
 // ARGV[4]  the boundary, epoch ms, for a scheduled end; "" ends now whatever the start
-// ARGV[5…] the numbers of the seasons of KEYS[5…]
+// ARGV[5]  the board's order (a domain.SortOrder), kept with the season
+// ARGV[6…] the numbers of the seasons of KEYS[5…]
 // Returns  {1, n, started ms or "", ended ms, players, encoding kept} when ended; {0, current} when the
 // season is no longer n; {2} when a scheduled end is not due; {-2} when the season's key
 // already exists (never overwritten); {3} while the board's scores are being rewritten
 var endSeasonScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow +
-	luaScoreHistory("#ARGV == #KEYS + 1 and KEYS[#KEYS] or nil") + `
+	luaScoreHistory("#ARGV == #KEYS + 2 and KEYS[#KEYS] or nil") + `
 local cur = tonumber(redis.call('HGET', KEYS[2], 'current') or '1')
 if cur ~= tonumber(ARGV[1]) then return {0, cur} end
 local rw = redis.call('HMGET', KEYS[4], 'to', 'state')
@@ -55,15 +56,15 @@ if redis.call('EXISTS', KEYS[3]) == 1 then return {-2} end
 if players > 0 then redis.call('RENAME', KEYS[1], KEYS[3]) end
 local n = tostring(cur)
 if started then redis.call('HSET', KEYS[2], n .. ':started', started) end
-redis.call('HSET', KEYS[2], n .. ':ended', now, n .. ':ties', ties, n .. ':players', players,
+redis.call('HSET', KEYS[2], n .. ':ended', now, n .. ':ties', ties, n .. ':order', ARGV[5], n .. ':players', players,
   'current', cur + 1, 'started', now)
 if players > 0 then recordScore('', '0', '0', ties, 'season_end', ARGV[2]) end
 local dropped = 0
 for i = 5, #KEYS - (historyKey and 1 or 0) do
-  local m = ARGV[i]
+  local m = ARGV[i + 1]
   redis.call('DEL', KEYS[i])
   dropped = dropped + redis.call('HDEL', KEYS[2], m .. ':ended')
-  redis.call('HDEL', KEYS[2], m .. ':started', m .. ':ties', m .. ':players')
+  redis.call('HDEL', KEYS[2], m .. ':started', m .. ':ties', m .. ':order', m .. ':players')
 end
 if dropped > 0 then redis.call('HINCRBY', KEYS[2], 'dropped', dropped) end
 return {1, cur, started or '', now, players, ties}

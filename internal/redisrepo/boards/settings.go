@@ -107,6 +107,12 @@ func (l *Leaderboards) patchSettings(ctx context.Context, board string, p domain
 		fields = append(fields, "retention_days", valid.RetentionDays)
 	}
 	fields = append(fields, seasonFields(p, valid)...)
+	if p.SortOrder != nil {
+		fields = append(fields, sortOrderField, string(valid.SortOrder))
+	}
+	if p.Operator != nil {
+		fields = append(fields, operatorField, string(valid.Operator))
+	}
 	key := l.keys.BoardSettings(board)
 	pipe := l.rdb.TxPipeline()
 	if len(fields) > 0 {
@@ -137,6 +143,8 @@ func (l *Leaderboards) patchSettings(ctx context.Context, board string, p domain
 // (a save writes tieBreakField and removes the legacy field in the same transaction). The
 // meaning of "first_reached" therefore changed without rewriting a single score.
 const (
+	sortOrderField      = "order"    // a domain.SortOrder; missing: desc
+	operatorField       = "operator" // a domain.Operator; missing: incr
 	tieBreakField       = "ties"
 	legacyTieBreakField = "tie_break"
 )
@@ -159,6 +167,12 @@ func decodeSettings(h map[string]string) domain.BoardSettings {
 		s.RetentionDays = d
 	}
 	decodeSeasonFields(h, &s)
+	if o := domain.SortOrder(h[sortOrderField]); o.Valid() {
+		s.SortOrder = o
+	}
+	if op := domain.Operator(h[operatorField]); op.Valid() {
+		s.Operator = op
+	}
 	if s.Validate() != nil {
 		s.RetentionDays = domain.DefaultRetentionDays
 		if s.Validate() != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zpulse/zpulse/internal/domain"
+	"github.com/zpulse/zpulse/internal/redisrepo/boards"
 	"github.com/zpulse/zpulse/internal/redisrepo/limiters"
 	"github.com/zpulse/zpulse/internal/redisrepo/queues"
 	"github.com/zpulse/zpulse/internal/redisrepo/store"
@@ -146,7 +147,7 @@ func PlanSourceView(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, 
 	switch src.Kind {
 	case domain.SourceBoard:
 		v.Key = keys.SourceBoard(src, now)
-		rng := pipe.ZRevRangeWithScores(ctx, v.Key, 0, domain.SourceShown-1)
+		rng := boards.RangeOf(ctx, pipe, v.Key, src.Order(), 0, domain.SourceShown-1)
 		card := pipe.ZCard(ctx, v.Key)
 		return func() domain.SourceView {
 			v.Count = card.Val()

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -132,17 +133,28 @@ func (h *Handlers) BoardSettings(c echo.Context) error {
 func (h *Handlers) PutBoardSettings(c echo.Context) error {
 	ctx, board := c.Request().Context(), httpio.PathParam(c, "board")
 	var req struct {
-		TieBreak      *domain.TieBreak `json:"tie_break"`
-		Periods       *[]domain.Period `json:"periods"`
-		RetentionDays json.RawMessage  `json:"retention_days"`
-		KeepSeasons   json.RawMessage  `json:"keep_seasons"`
-		SeasonEvery   *domain.Period   `json:"season_every"`
-		SeasonZone    *string          `json:"season_zone"`
+		TieBreak      *domain.TieBreak  `json:"tie_break"`
+		Periods       *[]domain.Period  `json:"periods"`
+		RetentionDays json.RawMessage   `json:"retention_days"`
+		KeepSeasons   json.RawMessage   `json:"keep_seasons"`
+		SeasonEvery   *domain.Period    `json:"season_every"`
+		SeasonZone    *string           `json:"season_zone"`
+		SortOrder     *domain.SortOrder `json:"sort_order"`
+		Operator      *domain.Operator  `json:"operator"`
+		// Confirm acknowledges what changing the order or operator of a board that has
+		// entries does (a 409 naming the field confirm says it first).
+		Confirm bool `json:"confirm"`
 	}
 	if err := httpio.DecodeJSON(c, &req); err != nil {
 		return err
 	}
-	patch := domain.BoardSettingsPatch{TieBreak: req.TieBreak, Periods: req.Periods, SeasonEvery: req.SeasonEvery, SeasonZone: req.SeasonZone}
+	patch := domain.BoardSettingsPatch{TieBreak: req.TieBreak, Periods: req.Periods, SeasonEvery: req.SeasonEvery, SeasonZone: req.SeasonZone,
+		SortOrder: req.SortOrder, Operator: req.Operator}
+	if req.SortOrder != nil || req.Operator != nil {
+		if err := h.confirmRankingChange(ctx, board, patch, req.Confirm); err != nil {
+			return err
+		}
+	}
 	if len(req.KeepSeasons) > 0 {
 		keep, err := httpio.KeepSeasonsInput.JSON(req.KeepSeasons)
 		if err != nil {
@@ -162,6 +174,30 @@ func (h *Handlers) PutBoardSettings(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, set)
+}
+
+// confirmRankingChange refuses (409, field confirm) a change of the order or operator of a
+// board that has entries unless confirmed, saying what the change does. Returns EINVALID for
+// an unknown value (before anything is read), ECONFLICT.
+func (h *Handlers) confirmRankingChange(ctx context.Context, board string, patch domain.BoardSettingsPatch, confirmed bool) error {
+	if err := domain.ValidateRankingPatch(patch); err != nil {
+		return err
+	}
+	if confirmed {
+		return nil
+	}
+	set, err := h.Leaderboards.Settings(ctx, board)
+	if err != nil {
+		return err
+	}
+	top, err := h.Leaderboards.Top(ctx, board, domain.AllTime, 1)
+	if err != nil || top.Players == 0 {
+		return err
+	}
+	if what := domain.RankingChange(set, patch.Apply(set), top.Players); what != "" {
+		return domain.FieldErrorf("confirm", domain.ECONFLICT, "board %q has entries: %s. Send the change again with \"confirm\": true to make it", board, what)
+	}
+	return nil
 }
 
 func (h *Handlers) Top(c echo.Context) error {

@@ -23,6 +23,7 @@ type sourceRequest struct {
 	TimeField   string          `json:"time_field"`
 	TimeUnit    string          `json:"time_unit"`
 	RatePerS    json.RawMessage `json:"rate_per_s"`
+	SortOrder   string          `json:"sort_order"`
 }
 
 // sourceList is the answer of GET /api/v1/sources.
@@ -54,7 +55,7 @@ func (h *Handlers) PutSource(c echo.Context) error {
 	}
 	src := domain.Source{Name: name, Kind: domain.SourceKind(*req.Kind), Key: *req.Key}
 	in := httpio.SourceInputs{Encoding: req.Encoding, Zone: req.Zone, TokensField: req.TokensField, TimeField: req.TimeField, TimeUnit: req.TimeUnit,
-		Limit: string(req.Limit), Window: string(req.WindowMs), MaxTS: string(req.MaxTS), RatePerS: string(req.RatePerS), WindowMs: true}
+		Limit: string(req.Limit), Window: string(req.WindowMs), MaxTS: string(req.MaxTS), RatePerS: string(req.RatePerS), SortOrder: req.SortOrder, WindowMs: true}
 	if errs := in.Fill(&src); len(errs) > 0 {
 		return errs[0]
 	}

@@ -12,6 +12,7 @@ var MaxTSInput = Whole{field: "max_ts", unit: "seconds", min: 1, max: domain.Max
 // window_ms digits, not the form's "60s").
 type SourceInputs struct {
 	Encoding, Zone, TokensField, TimeField, TimeUnit string
+	SortOrder                                        string // a board's: "asc", "desc" or ""
 	Limit, Window, MaxTS, RatePerS                   string
 	WindowMs                                         bool
 }
@@ -44,6 +45,7 @@ func (in SourceInputs) Fill(src *domain.Source) []error {
 		add(err)
 		src.WindowMs = window.Milliseconds()
 	case domain.SourceBoard:
+		src.SortOrder = domain.SortOrder(in.SortOrder)
 		if in.MaxTS != "" {
 			src.MaxTS, err = MaxTSInput.Parse(in.MaxTS)
 			add(err)
