@@ -86,7 +86,7 @@ func (l *Leaderboards) endSeason(ctx context.Context, board string, set domain.B
 	case len(res) != 6:
 		return domain.Season{}, false, fmt.Errorf("boards.Leaderboards.endSeason: unexpected reply %v", res)
 	}
-	s := domain.Season{Number: cur, TieBreak: domain.TieBreak(fmt.Sprint(res[5])), Key: keys[2], Winners: []domain.Entry{}}
+	s := domain.Season{Number: cur, TieBreak: domain.TieBreak(fmt.Sprint(res[5])), SortOrder: set.Order(), Key: keys[2], Winners: []domain.Entry{}}
 	s.Started = msTime(fmt.Sprint(res[2]))
 	if t := msTime(fmt.Sprint(res[3])); t != nil {
 		s.Ended = *t
