@@ -126,7 +126,7 @@ func TestThreeInstancesSingletonHandover(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	t.Cleanup(func() { rdb.Close() })
 	url := "redis://" + srv.Addr
-	loops := []string{"demo-traffic", "queue-reaper", history.RecorderLoop, "season-rollover"}
+	loops := []string{"demo-traffic", "queue-reaper", history.RecorderLoop, "season-rollover", "schedules"}
 
 	// The first instance takes every loop; the others stand by.
 	first := startInstance(t, url)
