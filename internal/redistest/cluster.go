@@ -145,7 +145,7 @@ func (c *Cluster) URL() string { return "redis://" + strings.Join(c.Addrs(), ","
 
 // Client returns a new cluster client; the caller closes it. Nothing is flushed.
 func (c *Cluster) Client() *redis.ClusterClient {
-	return redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs()})
+	return redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs(), ReadTimeout: hangGuard, WriteTimeout: hangGuard})
 }
 
 // Close stops every node and removes its directory.

@@ -78,7 +78,7 @@ func serveDeps(t testing.TB, rdb redis.UniversalClient, d Deps) *testServer {
 	srv := httptest.NewServer(NewServer(d))
 	t.Cleanup(func() { d.Hub.Close(); srv.Close() }) // websockets first: Close waits for them
 	jar, _ := cookiejar.New(nil)
-	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
+	client := &http.Client{Jar: jar, Timeout: time.Minute, // a hang guard: a burst of 100 requests beside stress-ng took over 10 s
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		Transport:     contractTransport{t: t, base: d.BasePath, next: http.DefaultTransport}}
 	return &testServer{Server: srv, rdb: rdb, client: client}
