@@ -74,6 +74,7 @@ func TestTourWithDemo(t *testing.T) {
 		{"seasons", "/boards/demo:2048/seasons", nil, "main h1"},
 		{"audit", "/audit", nil, "main h1"},
 		{"dead-jobs", "/queues/demo:reminders/jobs?state=dead", nil, "main h1"},
+		{"schedules", "/schedules", nil, `[data-schedule="nightly-digest"]`},
 	}
 	if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
 		t.Fatal(err)
