@@ -54,6 +54,7 @@ func TestTourWithDemo(t *testing.T) {
 		{"overview", "/", []string{"#boards-list", "#queues-list"}, `body:has(#limiters-overview [data-limiter="demo-fixed"]):has(#queues-list [data-testid="depth"])`},
 		{"boards", "/boards", []string{"#boards-list"}, `[data-board="demo:2048"]`},
 		{"board", "/boards/demo:2048", []string{"[data-rank-panel]"}, "[data-rank-panel] tr[data-player]"},
+		{"sprint", "/boards/demo:sprint", nil, `body:has([data-testid="ranking"]):has([data-rank-panel] tr[data-player])`},
 		{"entries", "/boards/demo:2048/entries", nil, "tr[data-player]"},
 		{"queues", "/queues", []string{"#queues-list"}, `#queues-list [data-testid="depth"]`},
 		{"queue", "/queues/demo:emails", []string{"#" + views.QueuePanelID("demo:emails")}, `[data-testid="lanes"]`},
