@@ -21,9 +21,10 @@ type ChartParams struct {
 	Period domain.Period
 }
 
-// chartPeriodMark follows a board chart's topic when it charts a period's players, e.g.
-// "history.board.1h:sprint@weekly" (a board name never holds '@').
-const chartPeriodMark = "@"
+// A board chart that charts a period's players says the period after its range, e.g.
+// "history.board.1h.weekly:sprint": before the name's ':' (a board name may hold ". _ - :"),
+// and in the characters a live topic allows (A-Z a-z 0-9 : . _ -).
+const chartBoardHead = "history." + string(domain.HistoryBoard) + "."
 
 // History is an entity's charts over one range (a domain.History), topic e.g.
 // "history.queue.1h:email-jobs": its ring, read at most once a second (history.Charts).
@@ -31,18 +32,21 @@ var History = declare(&Kind[ChartParams, domain.History]{
 	Topic: func(c ChartParams) string {
 		t := domain.HistoryTopic(c.Kind, c.Name, c.Range)
 		if c.Kind == domain.HistoryBoard && c.Period != domain.AllTime {
-			t += chartPeriodMark + string(c.Period)
+			head, name, _ := strings.Cut(t, ":")
+			t = head + "." + string(c.Period) + ":" + name
 		}
 		return t
 	},
 	Parse: func(t string) (ChartParams, bool) {
 		var period domain.Period
-		if head, p, cut := strings.Cut(t, chartPeriodMark); cut {
-			parsed, err := domain.ParsePeriod(p)
-			if err != nil || parsed == domain.AllTime || !strings.HasPrefix(t, "history."+string(domain.HistoryBoard)+".") {
-				return ChartParams{}, false
+		if head, name, cut := strings.Cut(t, ":"); cut && strings.HasPrefix(head, chartBoardHead) {
+			if r, p, dotted := strings.Cut(strings.TrimPrefix(head, chartBoardHead), "."); dotted {
+				parsed, err := domain.ParsePeriod(p)
+				if err != nil || parsed == domain.AllTime || p == "" {
+					return ChartParams{}, false
+				}
+				t, period = chartBoardHead+r+":"+name, parsed
 			}
-			t, period = head, parsed
 		}
 		kind, name, r, ok := domain.ParseHistoryTopic(t)
 		return ChartParams{Kind: kind, Name: name, Range: r, Period: period}, ok

@@ -26,7 +26,7 @@ import (
 //
 //	queue   (10 series, 44-byte slots): 360 × 44 + 1,440 × 44 = 79,200 bytes
 //	limiter (2 series, 12-byte slots): 360 × 12 + 1,440 × 12 = 21,600 bytes
-//	board   (2 series, 12-byte slots): 21,600 bytes
+//	board   (5 series, 24-byte slots): 43,200 bytes
 //
 // plus Redis's per-key overhead (about 100 bytes for each of the two strings), and, for
 // /metrics, a few fields of its kind's totals hash (Keys.HistoryTotals). A slot is written with one SETRANGE, never read and modified: the recorder computes
