@@ -121,6 +121,10 @@ func (h *Handlers) LimiterClients(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	a := h.Audience(c) // a reader who may not see client ids gets their labels
+	for i := range page.Clients {
+		page.Clients[i].Client = a.Client(page.Clients[i].Client)
+	}
 	return c.JSON(http.StatusOK, page)
 }
 
