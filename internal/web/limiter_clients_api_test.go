@@ -58,3 +58,33 @@ func TestAPILimiterClientsPagingAndLookup(t *testing.T) {
 		}
 	}
 }
+
+// The limiter's page lists every client seen, 50 a page with next and previous, and looks
+// one up by id without counting a request; a bad cursor is a 400 naming it.
+func TestLimiterPageAllClients(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, "", nil)
+	s.do(t, http.MethodPut, "/api/v1/limiters/paged", "application/json", `{"algorithm":"sliding_log","limit":100,"window_ms":60000}`)
+	for i := range 60 {
+		s.do(t, http.MethodPost, "/api/v1/limiters/paged/check", "application/json", fmt.Sprintf(`{"client":"c%02d"}`, i))
+	}
+	if err := s.svc.Limiters.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, first := s.get(t, "/limiters/paged")
+	if n := strings.Count(first, `?client=c`); n != 50 || !strings.Contains(first, `data-testid="clients-next"`) || strings.Contains(first, `data-testid="clients-prev"`) {
+		t.Errorf("first page: %d clients listed, want 50 with a next link and no previous", n)
+	}
+	_, second := s.get(t, "/limiters/paged?cursor=50")
+	if n := strings.Count(second, `?client=c`); n != 10 || strings.Contains(second, `data-testid="clients-next"`) || !strings.Contains(second, `data-testid="clients-prev"`) {
+		t.Errorf("second page: %d clients listed, want 10 with a previous link and no next", n)
+	}
+	for range 3 {
+		if _, b := s.get(t, "/limiters/paged?client=c05"); !strings.Contains(b, "99 left now") {
+			t.Error("the lookup of c05 does not show 99 left every time")
+		}
+	}
+	if status, b := s.get(t, "/limiters/paged?cursor=junk"); status != http.StatusBadRequest || !strings.Contains(b, "cursor") {
+		t.Errorf("a bad cursor: %d", status)
+	}
+}
