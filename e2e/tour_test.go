@@ -54,6 +54,7 @@ func TestTourWithDemo(t *testing.T) {
 		{"overview", "/", []string{"#boards-list", "#queues-list"}, `body:has(#limiters-overview [data-limiter="demo-fixed"]):has(#queues-list [data-testid="depth"])`},
 		{"boards", "/boards", []string{"#boards-list"}, `[data-board="demo:2048"]`},
 		{"board", "/boards/demo:2048", []string{"[data-rank-panel]"}, "[data-rank-panel] tr[data-player]"},
+		{"sprint", "/boards/demo:sprint", nil, `body:has([data-testid="ranking"]):has([data-rank-panel] tr[data-player])`},
 		{"entries", "/boards/demo:2048/entries", nil, "tr[data-player]"},
 		{"queues", "/queues", []string{"#queues-list"}, `#queues-list [data-testid="depth"]`},
 		{"queue", "/queues/demo:emails", []string{"#" + views.QueuePanelID("demo:emails")}, `[data-testid="lanes"]`},
@@ -67,6 +68,7 @@ func TestTourWithDemo(t *testing.T) {
 		{"login", "/login", nil, "main h1"},
 		{"sources", "/sources", nil, `[data-testid="sources"]`},
 		{"source", "/sources/tour-queue", nil, "main h1"},
+		{"source-board", "/sources/tour-board?player=moe", nil, `[data-testid="lookup"]`},
 		{"jobs", "/queues/" + long + "/jobs", nil, "main h1"},
 		{"job", "/queues/" + long + "/jobs/a-job", nil, "main h1"},
 		{"force-release", "/locks/zpulse:demo-traffic/force-release", nil, "main h1"},
@@ -233,24 +235,36 @@ const overflowJS = `(() => {
 	return out;
 })()`
 
-// adoptSource writes a queue in another service's layout and adopts it as tour-queue.
+// adoptSource writes a queue and a board in another service's layout and adopts them as
+// tour-queue and tour-board.
 func adoptSource(t *testing.T, rdb *redis.Client, base string) {
 	t.Helper()
 	if err := rdb.ZAdd(context.Background(), "queue:tour-foreign", redis.Z{Score: 5e13 + 1, Member: "job-from-elsewhere"}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	req, err := http.NewRequest(http.MethodPut, base+"/api/v1/sources/tour-queue", strings.NewReader(`{"kind":"queue","key":"queue:tour-foreign","encoding":"priority"}`))
-	if err != nil {
-		t.Fatal(err)
+	// A board another service writes, lower is better (race times in ms).
+	for i, p := range []string{"kai", "lea", "moe", "nia", "oto"} {
+		if err := rdb.ZAdd(context.Background(), "race:times", redis.Z{Score: float64(9_000 + i*1_234), Member: p}).Err(); err != nil {
+			t.Fatal(err)
+		}
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		t.Fatalf("adopt a source: %d", resp.StatusCode)
+	for name, body := range map[string]string{
+		"tour-queue": `{"kind":"queue","key":"queue:tour-foreign","encoding":"priority"}`,
+		"tour-board": `{"kind":"board","key":"race:times","encoding":"none","sort_order":"asc"}`,
+	} {
+		req, err := http.NewRequest(http.MethodPut, base+"/api/v1/sources/"+name, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			t.Fatalf("adopt %s: %d", name, resp.StatusCode)
+		}
 	}
 }
 

@@ -197,3 +197,13 @@ func algorithmLabel(a domain.Algorithm) string {
 		return string(a)
 	}
 }
+
+// ClientsSection is a limiter page's "All clients": a page of every client seen (Prev the
+// previous page's cursor, nil on the first) and the lookup of Client (Result, or Err).
+type ClientsSection struct {
+	Page   domain.ClientPage
+	Prev   *string
+	Client string
+	Result domain.LimitResult
+	Err    string
+}

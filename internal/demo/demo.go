@@ -20,7 +20,10 @@ import (
 
 // The demo's own names; it writes nowhere else.
 var (
-	Boards   = []string{"demo:2048", "demo:arena"}
+	// Boards: one of each kind. demo:2048 and demo:arena add points up (higher first);
+	// demo:sprint ranks the lowest time first and keeps each player's best, in milliseconds;
+	// demo:quiz keeps each player's latest result.
+	Boards   = []string{"demo:2048", "demo:arena", "demo:sprint", "demo:quiz"}
 	Limiters = []domain.LimitPolicy{
 		{Name: "demo-log", Algorithm: domain.SlidingLog, Limit: 5, WindowMs: 10_000},
 		{Name: "demo-fixed", Algorithm: domain.FixedWindow, Limit: 8, WindowMs: 10_000},
@@ -94,12 +97,15 @@ var DemoSchedule = domain.ScheduleSpec{Name: "nightly-digest", Queue: "demo:emai
 
 // Seed gives the demo boards their settings and players (demo:2048 keeps daily, weekly and
 // monthly boards; demo:arena ranks the first to reach a score higher and keeps its last
-// seasons), saves the demo limiter policies and queue settings, adopts Source and makes the
+// seasons; demo:sprint is lower-is-better, best time kept, with a weekly board; demo:quiz
+// keeps the latest result), saves the demo limiter policies and queue settings, adopts Source and makes the
 // demo's schedule (DemoSchedule).
 func Seed(ctx context.Context, s Services) error {
 	settings := map[string]domain.BoardSettingsPatch{
 		Boards[0]: {TieBreak: ptr(domain.TieBreakNone), Periods: ptr(domain.Periods), RetentionDays: ptr(30)},
 		Boards[1]: {TieBreak: ptr(domain.TieBreakFirstReached), Periods: ptr([]domain.Period{domain.Daily}), RetentionDays: ptr(7), KeepSeasons: ptr(demoSeasonsKept)},
+		Boards[2]: {TieBreak: ptr(domain.TieBreakFirstReachedE10), SortOrder: ptr(domain.SortAsc), Operator: ptr(domain.OperatorBest), Periods: ptr([]domain.Period{domain.Weekly}), RetentionDays: ptr(30)},
+		Boards[3]: {TieBreak: ptr(domain.TieBreakNone), Operator: ptr(domain.OperatorSet), Periods: ptr([]domain.Period{}), RetentionDays: ptr(7)},
 	}
 	for board, set := range settings {
 		if _, err := s.Leaderboards.PatchSettings(ctx, board, set); err != nil {
@@ -115,7 +121,7 @@ func Seed(ctx context.Context, s Services) error {
 			continue // seeded before: a restart keeps the boards as they are
 		}
 		for i, p := range players {
-			if _, err := s.Leaderboards.AddPoints(ctx, b, p, int64(10+i*37%90)); err != nil {
+			if _, err := s.Leaderboards.AddPoints(ctx, b, p, seedScore(b, i)); err != nil {
 				return err
 			}
 		}
@@ -142,6 +148,30 @@ func Seed(ctx context.Context, s Services) error {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// seedScore is the i-th player's first score on a demo board: a sprint time of 9 to 21 s in
+// ms, a quiz result from 1 to 10, points elsewhere.
+func seedScore(board string, i int) int64 {
+	switch board {
+	case Boards[2]:
+		return int64(9_000 + i*7_919%12_000)
+	case Boards[3]:
+		return int64(1 + i*7%10)
+	}
+	return int64(10 + i*37%90)
+}
+
+// roundScore is a round's write on a demo board: a sprint run (the board keeps the best), a
+// quiz result (the board keeps the latest), points added elsewhere.
+func roundScore(board string) int64 {
+	switch board {
+	case Boards[2]:
+		return int64(8_500 + rand.IntN(13_000))
+	case Boards[3]:
+		return int64(1 + rand.IntN(10))
+	}
+	return int64(rand.IntN(50) + 1)
+}
 
 // Run makes traffic every interval until ctx ends, unless the switch says it is paused; it
 // nudges after each round so the change shows at once. It releases its locks when it stops.
@@ -207,7 +237,7 @@ func round(ctx context.Context, s Services, st *state) (bool, error) {
 		return false, err
 	}
 	board := Boards[rand.IntN(len(Boards))]
-	if _, err := s.Leaderboards.AddPoints(ctx, board, players[rand.IntN(len(players))], int64(rand.IntN(50)+1)); err != nil {
+	if _, err := s.Leaderboards.AddPoints(ctx, board, players[rand.IntN(len(players))], roundScore(board)); err != nil {
 		return false, err
 	}
 	for range 1 + rand.IntN(3) {

@@ -279,3 +279,76 @@ func openOnClock(t *testing.T) (*domain.ManualClock, *redisrepo.Services) {
 	}
 	return clock, svc
 }
+
+// The demo shows a board of each kind: demo:sprint ranks the lowest time first and keeps each
+// player's best (a slower run changes nothing, a faster one replaces it), demo:quiz keeps the
+// latest result, and the demo's rounds keep writing both.
+func TestDemoBoardOfEachKind(t *testing.T) {
+	ctx := context.Background()
+	clock, svc := openOnClock(t)
+	sprint, quiz := Boards[2], Boards[3]
+	for board, want := range map[string][2]string{sprint: {"asc", "best"}, quiz: {"desc", "set"}} {
+		set, err := svc.Leaderboards.Settings(ctx, board)
+		if err != nil || string(set.Order()) != want[0] || string(set.Op()) != want[1] {
+			t.Fatalf("%s: %s, %s (%v), want %s", board, set.Order(), set.Op(), err, want)
+		}
+	}
+	top, err := svc.Leaderboards.Top(ctx, sprint, domain.AllTime, 3)
+	if err != nil || len(top.Entries) != 3 || top.Entries[0].Score > top.Entries[1].Score || top.Entries[1].Score > top.Entries[2].Score {
+		t.Fatalf("sprint's top: %+v %v, want the lowest times first", top.Entries, err)
+	}
+	best := top.Entries[0]
+	if _, err := svc.Leaderboards.AddPoints(ctx, sprint, best.Player, best.Score+1_000); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := svc.Leaderboards.Player(ctx, sprint, domain.AllTime, best.Player); err != nil || e.Score != best.Score {
+		t.Errorf("a slower run replaced %s's best %d: %+v %v", best.Player, best.Score, e, err)
+	}
+	if _, err := svc.Leaderboards.AddPoints(ctx, quiz, "alice", 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Leaderboards.AddPoints(ctx, quiz, "alice", 2); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := svc.Leaderboards.Player(ctx, quiz, domain.AllTime, "alice"); err != nil || e.Score != 2 {
+		t.Errorf("alice's quiz result after 3 then 2: %+v %v, want the latest, 2", e, err)
+	}
+	before := map[string]int64{}
+	wrote := map[string]bool{}
+	for _, e := range mustEntries(t, svc, sprint) {
+		before[e.Player] = e.Score
+	}
+	s := Services{Leaderboards: svc.Leaderboards, Limiters: svc.Limiters, Locks: svc.Locks, Queues: svc.Queues, Sources: svc.Sources, Switch: svc.Demo, Clock: clock}
+	st := &state{started: clock.Now(), held: map[string]heldLock{}, acks: map[pendingAck]time.Time{}}
+	for range 200 {
+		if _, err := round(ctx, s, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, e := range mustEntries(t, svc, sprint) {
+		if e.Score > before[e.Player] {
+			t.Errorf("%s's best sprint went from %d to %d ms", e.Player, before[e.Player], e.Score)
+		}
+		if e.Score < before[e.Player] {
+			wrote[sprint] = true
+		}
+	}
+	for _, e := range mustEntries(t, svc, quiz) {
+		if e.Score < 1 || e.Score > 10 {
+			t.Errorf("%s's quiz result is %d, want 1 to 10", e.Player, e.Score)
+		}
+	}
+	if !wrote[sprint] {
+		t.Error("200 rounds beat no sprint time")
+	}
+}
+
+// mustEntries is a board's first page.
+func mustEntries(t *testing.T, svc *redisrepo.Services, board string) []domain.Entry {
+	t.Helper()
+	page, err := svc.Leaderboards.Entries(context.Background(), board, domain.AllTime, "", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page.Entries
+}

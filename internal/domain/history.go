@@ -87,7 +87,44 @@ var HistorySeries = map[HistoryKind][]SeriesInfo{
 		{"p50_ms", "p50", Duration}, {"p95_ms", "p95", Duration}, {"max_ms", "max", Duration},
 	},
 	HistoryLimiter: {{"allowed", "Allowed", Counter}, {"rejected", "Rejected", Counter}},
-	HistoryBoard:   {{"players", "Players", Gauge}, {"adds", "Point adds", Counter}},
+	// A board's players all time, then (after adds) on the daily, weekly and monthly boards
+	// of the bucket (0 when the board keeps no such period): the chart shows its period's.
+	HistoryBoard: {{"players", "Players", Gauge}, {"adds", "Point adds", Counter},
+		{"players_daily", "Players today", Gauge}, {"players_weekly", "Players this week", Gauge}, {"players_monthly", "Players this month", Gauge}},
+}
+
+// boardPlayerSeries is the index in HistorySeries[HistoryBoard] of each period's players.
+var boardPlayerSeries = map[Period]int{AllTime: 0, Daily: 2, Weekly: 3, Monthly: 4}
+
+// ForPeriod is a board's history as its page on period charts it: the players of that
+// period's board (as "Players") and the point adds; other kinds unchanged.
+func (h History) ForPeriod(p Period) History {
+	keep, ok := boardPlayerSeries[p]
+	if h.Kind != HistoryBoard || !ok || len(h.Series) != len(HistorySeries[HistoryBoard]) {
+		return h
+	}
+	idx := []int{keep, 1}
+	out := h
+	out.Series = []SeriesInfo{{"players", "Players", Gauge}, h.Series[1]}
+	pick := func(values []int64) []int64 {
+		if values == nil {
+			return nil
+		}
+		v := make([]int64, len(idx))
+		for k, i := range idx {
+			if i < len(values) {
+				v[k] = values[i]
+			}
+		}
+		return v
+	}
+	out.Buckets = make([]HistoryBucket, len(h.Buckets))
+	for i, b := range h.Buckets {
+		b.Values = pick(b.Values)
+		out.Buckets[i] = b
+	}
+	out.Carry = pick(h.Carry)
+	return out
 }
 
 // HistoryBucket is one bucket of a history: Values in HistorySeries order, or Recorded false

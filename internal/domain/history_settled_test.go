@@ -8,7 +8,7 @@ import (
 // boardWindow is a board's 1 h window of n buckets from bucket start on (10 s each), the
 // recorded ones from values (bucket → players, adds).
 func boardWindow(start, n int64, values func(i int64) ([]int64, bool)) History {
-	h := History{Kind: HistoryBoard, Name: "b", Range: HistoryHour, StepMs: 10_000, Series: HistorySeries[HistoryBoard]}
+	h := History{Kind: HistoryBoard, Name: "b", Range: HistoryHour, StepMs: 10_000, Series: HistorySeries[HistoryBoard][:2]} // players and adds
 	for i := start; i < start+n; i++ {
 		b := HistoryBucket{AtMs: i * 10_000}
 		b.Values, b.Recorded = values(i)

@@ -207,6 +207,11 @@ type LimiterService interface {
 	// Policy returns a policy. Returns ENOTFOUND, EINVALID, EUNAVAILABLE.
 	Policy(ctx context.Context, limiter string) (LimitPolicy, error)
 
+	// Clients pages through every client the limiter has seen, the latest seen first
+	// (1 ≤ limit ≤ MaxPageLimit, after a NextCursor or ""). Reads only: nothing is counted.
+	// Returns EINVALID (naming cursor or limit), EUNAVAILABLE.
+	Clients(ctx context.Context, limiter, cursor string, limit int) (ClientPage, error)
+
 	// SetPolicy creates or replaces a policy; every instance uses it within a second.
 	// Clients' state is kept when the algorithm stays the same.
 	// Returns EINVALID, EUNAVAILABLE.
@@ -288,4 +293,17 @@ type SecondCount struct {
 	Sec      int64 // unix seconds
 	Allowed  int64
 	Rejected int64
+}
+
+// ClientSeen is a client a limiter has seen and when it last did.
+type ClientSeen struct {
+	Client     string `json:"client"`
+	LastSeenMs int64  `json:"last_seen_ms"`
+}
+
+// ClientPage is one page of a limiter's clients: NextCursor is nil on the last page.
+type ClientPage struct {
+	Clients    []ClientSeen `json:"clients"`
+	NextCursor *string      `json:"next_cursor"`
+	Total      int64        `json:"total"`
 }

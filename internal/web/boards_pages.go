@@ -71,6 +71,11 @@ func (s *server) boardPageWith(c echo.Context, status int, board string, forms m
 	if herr != nil {
 		return herr
 	}
+	if hist != nil { // the Players chart follows the period tab: that period's board's players
+		h := hist.ForPeriod(period)
+		hist = &h
+		topics = []string{panels.History.Topic(panels.ChartParams{Kind: domain.HistoryBoard, Name: board, Range: h.Range, Period: period})}
+	}
 	d.History = hist
 	if top.Players > 0 {
 		if r, err := s.Leaderboards.CheckEncoding(ctx, board); err == nil {

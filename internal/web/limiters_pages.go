@@ -2,6 +2,8 @@ package web
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -50,6 +52,48 @@ func (s *server) limiterPageWith(c echo.Context, status int, name string, policy
 	if herr != nil {
 		return herr
 	}
+	all, aerr := s.allClients(c, name)
+	if aerr != nil {
+		return aerr
+	}
 	ch := unavailable(s.chrome(c, "Limiter "+name, append([]string{panels.Limiter.Topic(name)}, topics...)...), err)
-	return s.render(c, status, views.LimiterPage(ch, s.audience(c).Limiter(view), *policyForm, try, hist))
+	return s.render(c, status, views.LimiterPage(ch, s.audience(c).Limiter(view), *policyForm, try, hist, all))
+}
+
+// clientsPerPage is how many clients a page of a limiter's "All clients" lists.
+const clientsPerPage = 50
+
+// allClients reads the page of ?cursor= of every client the limiter has seen, and looks up
+// ?client= without counting a request (Peek). A bad cursor is a 400 naming it; a bad client
+// id is an inline message.
+func (s *server) allClients(c echo.Context, name string) (views.ClientsSection, error) {
+	ctx := c.Request().Context()
+	cursor := c.QueryParam("cursor")
+	page, err := s.Limiters.Clients(ctx, name, cursor, clientsPerPage)
+	switch domain.ErrorCode(err) {
+	case "":
+	case domain.EUNAVAILABLE:
+		page = domain.ClientPage{}
+	default:
+		return views.ClientsSection{}, err
+	}
+	a := s.audience(c)
+	for i := range page.Clients {
+		page.Clients[i].Client = a.Client(page.Clients[i].Client)
+	}
+	out := views.ClientsSection{Page: page}
+	if n, _ := strconv.Atoi(cursor); n > 0 {
+		prev := ""
+		if n > clientsPerPage {
+			prev = strconv.Itoa(n - clientsPerPage)
+		}
+		out.Prev = &prev
+	}
+	if client := strings.TrimSpace(c.QueryParam("client")); client != "" {
+		out.Client = client
+		if out.Result, err = s.Limiters.Peek(ctx, name, client); err != nil {
+			out.Err = domain.ErrorMessage(err)
+		}
+	}
+	return out, nil
 }

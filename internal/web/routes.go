@@ -141,6 +141,7 @@ func (s *server) routes(e *echo.Echo) {
 	v1.PUT("/limiters/:limiter", h.SetLimiter, write(domain.RoleAdmin, "limiter.policy_put")...)
 	v1.DELETE("/limiters/:limiter", h.DeleteLimiter, write(domain.RoleAdmin, "limiter.delete")...)
 	v1.POST("/limiters/:limiter/check", h.Check, write(domain.RoleOperator, "limiter.try")...)
+	get(v1, "/limiters/:limiter/clients", h.LimiterClients)
 	get(v1, "/limiters/:limiter/clients/:client", h.Peek)
 	get(v1, "/queues", h.ListQueues)
 	get(v1, "/queues/:queue", h.QueueStats)

@@ -318,3 +318,21 @@ func TestAdoptedBoardRankAndExportOnRedis(t *testing.T) {
 		t.Errorf("export: %d, %d lines, %q … %q", status, len(lines), lines[1], lines[len(lines)-1])
 	}
 }
+
+// An adopted board's page is laid out as a zpulse board's (issue 34.3): the player lookup
+// follows the top players in the wide column, not the side column beside them.
+func TestAdoptedBoardPageLayout(t *testing.T) {
+	t.Parallel()
+	s := newFakeServer(t, "", adoptedBoardFakes(), nil)
+	_, b := s.get(t, "/sources/daily")
+	wide := strings.Index(b, "lg:col-span-2")
+	panel, lookup, about := strings.Index(b, `id="source-daily"`), strings.Index(b, `id="player-lookup"`), strings.Index(b, `aria-label="About this source"`)
+	if wide < 0 || panel < wide || lookup < panel || about < lookup {
+		t.Fatalf("wide column %d, live panel %d, lookup %d, about %d", wide, panel, lookup, about)
+	}
+	// The side column opens after the lookup: nothing between the live panel and the lookup
+	// closes the wide column and opens another.
+	if between := b[panel:lookup]; strings.Contains(between, `<div class="space-y-6`) {
+		t.Error("the lookup is in the side column, not under the top players")
+	}
+}

@@ -14,6 +14,8 @@ type Limiters struct {
 	PeekFn              func(context.Context, string, string) (domain.LimitResult, error)
 	PeekInvoked         atomic.Bool
 	PolicyFn            func(context.Context, string) (domain.LimitPolicy, error)
+	ClientsFn           func(context.Context, string, string, int) (domain.ClientPage, error)
+	ClientsInvoked      atomic.Bool
 	PolicyInvoked       atomic.Bool
 	SetPolicyFn         func(context.Context, domain.LimitPolicy) (domain.LimitPolicy, error)
 	SetPolicyInvoked    atomic.Bool
@@ -91,4 +93,12 @@ func (s *Limiters) Views(ctx context.Context) (r0 []domain.LimiterView, err erro
 		return
 	}
 	return s.ViewsFn(ctx)
+}
+
+func (s *Limiters) Clients(ctx context.Context, a1 string, a2 string, a3 int) (r0 domain.ClientPage, err error) {
+	s.ClientsInvoked.Store(true)
+	if s.ClientsFn == nil {
+		return
+	}
+	return s.ClientsFn(ctx, a1, a2, a3)
 }

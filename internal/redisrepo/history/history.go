@@ -26,7 +26,7 @@ import (
 //
 //	queue   (10 series, 44-byte slots): 360 × 44 + 1,440 × 44 = 79,200 bytes
 //	limiter (2 series, 12-byte slots): 360 × 12 + 1,440 × 12 = 21,600 bytes
-//	board   (2 series, 12-byte slots): 21,600 bytes
+//	board   (5 series, 24-byte slots): 43,200 bytes
 //
 // plus Redis's per-key overhead (about 100 bytes for each of the two strings), and, for
 // /metrics, a few fields of its kind's totals hash (Keys.HistoryTotals). A slot is written with one SETRANGE, never read and modified: the recorder computes
@@ -138,7 +138,7 @@ func (h *History) Record(ctx context.Context) error {
 		samples = append(samples, h.planLimiter(ctx, pipe, l, start, minuteAt))
 	}
 	for _, b := range h.found.Names(store.KindBoard) {
-		samples = append(samples, h.planBoard(ctx, pipe, b, start, minuteAt))
+		samples = append(samples, h.planBoard(ctx, pipe, b, start, minuteAt, now))
 	}
 	if len(samples) == 0 {
 		return nil
@@ -216,16 +216,23 @@ func (h *History) planLimiter(ctx context.Context, pipe redis.Pipeliner, policy 
 	}}
 }
 
-// planBoard samples a board's player count and reads its adds of the bucket's minute.
-func (h *History) planBoard(ctx context.Context, pipe redis.Pipeliner, board string, start int64, minuteAt time.Time) sample {
+// planBoard samples a board's player count (all time, and on its daily, weekly and monthly
+// boards of now: a period the board does not keep has no key, so 0) and reads its adds of
+// the bucket's minute.
+func (h *History) planBoard(ctx context.Context, pipe redis.Pipeliner, board string, start int64, minuteAt, now time.Time) sample {
 	players := pipe.ZCard(ctx, h.keys.Leaderboard(board))
+	var periods [3]*redis.IntCmd
+	for i, p := range []domain.Period{domain.Daily, domain.Weekly, domain.Monthly} {
+		periods[i] = pipe.ZCard(ctx, h.keys.PeriodBoard(board, p, now))
+	}
 	adds := pipe.HGetAll(ctx, h.keys.BoardAdds(board, minuteAt))
 	return sample{kind: domain.HistoryBoard, name: board, read: func() ([]int64, []int64) {
 		ten, soFar := sumSeconds(adds.Val(), start, minuteAt.Unix(), func(field string) (int, int64, bool) {
 			sec, err := strconv.ParseInt(field, 10, 64)
 			return 0, minuteAt.Unix() + sec, err == nil
 		}, 1)
-		return []int64{players.Val(), ten[0]}, []int64{players.Val(), soFar[0]}
+		d, w, m := periods[0].Val(), periods[1].Val(), periods[2].Val()
+		return []int64{players.Val(), ten[0], d, w, m}, []int64{players.Val(), soFar[0], d, w, m}
 	}}
 }
 

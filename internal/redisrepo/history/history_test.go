@@ -91,8 +91,8 @@ func TestHistorySurvivesRestartAndIsSharedByInstances(t *testing.T) {
 		if ext := lastBucket(t, readHistory(t, first, domain.HistoryQueue, "ext", domain.HistoryHour)); ext.Values[0] != 4 {
 			t.Errorf("ext's sampled depth = %v, want waiting 4", ext.Values)
 		}
-		if game := lastBucket(t, readHistory(t, first, domain.HistoryBoard, "game", domain.HistoryHour)); !reflect.DeepEqual(game.Values, []int64{1, 2}) {
-			t.Errorf("game = %v, want 1 player, 2 adds", game.Values)
+		if game := lastBucket(t, readHistory(t, first, domain.HistoryBoard, "game", domain.HistoryHour)); !reflect.DeepEqual(game.Values, []int64{1, 2, 0, 0, 0}) {
+			t.Errorf("game = %v, want 1 player, 2 adds, no period boards", game.Values)
 		}
 		if lim := lastBucket(t, readHistory(t, first, domain.HistoryLimiter, domain.DefaultLimiter, domain.HistoryHour)); !reflect.DeepEqual(lim.Values, []int64{3, 0}) {
 			t.Errorf("default limiter = %v, want 3 allowed, 0 rejected", lim.Values)

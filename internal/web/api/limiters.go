@@ -110,6 +110,24 @@ func (h *Handlers) Peek(c echo.Context) error {
 	return c.JSON(http.StatusOK, res)
 }
 
+// LimiterClients pages through every client the limiter has seen, the latest first; it
+// reads the clients list only (a client's standing is Peek's).
+func (h *Handlers) LimiterClients(c echo.Context) error {
+	limit, err := httpio.EntriesInput.Query(c, 100)
+	if err != nil {
+		return err
+	}
+	page, err := h.Limiters.Clients(c.Request().Context(), httpio.PathParam(c, "limiter"), c.QueryParam("cursor"), limit)
+	if err != nil {
+		return err
+	}
+	a := h.Audience(c) // a reader who may not see client ids gets their labels
+	for i := range page.Clients {
+		page.Clients[i].Client = a.Client(page.Clients[i].Client)
+	}
+	return c.JSON(http.StatusOK, page)
+}
+
 func (h *Handlers) DeleteLimiter(c echo.Context) error {
 	if err := h.Limiters.DeletePolicy(c.Request().Context(), httpio.PathParam(c, "limiter")); err != nil {
 		return err
