@@ -107,7 +107,7 @@ func consumersCard(partID string, cs []domain.Consumer) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<table class=\"w-full text-sm\"><thead class=\"text-left text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400\"><tr><th scope=\"col\" class=\"w-full px-4 py-2 font-medium\">Consumer</th><th scope=\"col\" class=\"whitespace-nowrap px-4 py-2 text-right font-medium\">Leases</th><th scope=\"col\" class=\"whitespace-nowrap px-4 py-2 text-right font-medium\">Last poll</th><th scope=\"col\" class=\"whitespace-nowrap px-4 py-2 text-right font-medium\" title=\"acks / nacks in the last full minute\">Acks / nacks per min</th><th scope=\"col\" class=\"hidden whitespace-nowrap px-4 py-2 text-right font-medium sm:table-cell\">This minute</th></tr></thead> <tbody class=\"divide-y divide-slate-100 dark:divide-slate-800\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<table class=\"w-full text-sm\"><thead class=\"hidden text-left text-xs uppercase tracking-wide text-slate-500 sm:table-header-group dark:text-slate-400\"><tr><th scope=\"col\" class=\"w-full px-4 py-2 font-medium\">Consumer</th><th scope=\"col\" class=\"whitespace-nowrap px-4 py-2 text-right font-medium\">Leases</th><th scope=\"col\" class=\"whitespace-nowrap px-4 py-2 text-right font-medium\">Last poll</th><th scope=\"col\" class=\"whitespace-nowrap px-4 py-2 text-right font-medium\" title=\"acks / nacks in the last full minute\">Acks / nacks per min</th><th scope=\"col\" class=\"whitespace-nowrap px-4 py-2 text-right font-medium\">This minute</th></tr></thead> <tbody class=\"divide-y divide-slate-100 dark:divide-slate-800\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -125,7 +125,7 @@ func consumersCard(partID string, cs []domain.Consumer) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\"><td class=\"w-full max-w-0 px-4 py-2 font-mono text-xs\"><span class=\"break-words\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\" class=\"flex flex-wrap items-baseline gap-x-4 gap-y-1 px-4 py-2 sm:table-row sm:p-0\"><td class=\"basis-full font-mono text-xs sm:w-full sm:max-w-0 sm:px-4 sm:py-2\"><span class=\"break-words\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -148,20 +148,20 @@ func consumersCard(partID string, cs []domain.Consumer) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</td><td class=\"px-4 py-2 text-right font-mono tabular-nums\" data-testid=\"consumer-leases\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</td><td class=\"whitespace-nowrap font-mono tabular-nums sm:px-4 sm:py-2 sm:text-right\"><span class=\"font-sans text-xs text-slate-600 sm:hidden dark:text-slate-400\">leases </span><span data-testid=\"consumer-leases\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var8 string
 				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(FormatCount(c.Leases))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_consumers.templ`, Line: 42, Col: 116}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_consumers.templ`, Line: 42, Col: 240}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</td><td class=\"whitespace-nowrap px-4 py-2 text-right font-mono text-xs\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</span></td><td class=\"whitespace-nowrap font-mono text-xs sm:px-4 sm:py-2 sm:text-right\"><span class=\"font-sans text-slate-600 sm:hidden dark:text-slate-400\">last poll </span>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -169,14 +169,14 @@ func consumersCard(partID string, cs []domain.Consumer) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</td><td class=\"whitespace-nowrap px-4 py-2 text-right font-mono tabular-nums\" data-testid=\"consumer-rate\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</td><td class=\"whitespace-nowrap font-mono tabular-nums sm:px-4 sm:py-2 sm:text-right\"><span class=\"font-sans text-xs text-slate-600 sm:hidden dark:text-slate-400\">acks / nacks per min </span><span data-testid=\"consumer-rate\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var9 string
 				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(FormatCount(c.AcksLastMinute))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_consumers.templ`, Line: 44, Col: 140}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_consumers.templ`, Line: 44, Col: 260}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 				if templ_7745c5c3_Err != nil {
@@ -189,20 +189,20 @@ func consumersCard(partID string, cs []domain.Consumer) templ.Component {
 				var templ_7745c5c3_Var10 string
 				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(FormatCount(c.NacksLastMinute))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_consumers.templ`, Line: 44, Col: 177}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_consumers.templ`, Line: 44, Col: 297}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "</td><td class=\"hidden whitespace-nowrap px-4 py-2 text-right font-mono tabular-nums sm:table-cell\" data-testid=\"consumer-now\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "</span></td><td class=\"whitespace-nowrap font-mono tabular-nums sm:px-4 sm:py-2 sm:text-right\"><span class=\"font-sans text-xs text-slate-600 sm:hidden dark:text-slate-400\">this minute </span><span data-testid=\"consumer-now\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var11 string
 				templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(FormatCount(c.AcksThisMinute))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_consumers.templ`, Line: 45, Col: 160}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_consumers.templ`, Line: 45, Col: 250}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 				if templ_7745c5c3_Err != nil {
@@ -215,13 +215,13 @@ func consumersCard(partID string, cs []domain.Consumer) templ.Component {
 				var templ_7745c5c3_Var12 string
 				templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(FormatCount(c.NacksThisMinute))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_consumers.templ`, Line: 45, Col: 197}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_consumers.templ`, Line: 45, Col: 287}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</td></tr>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</span></td></tr>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
