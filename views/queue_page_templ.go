@@ -1423,7 +1423,7 @@ func queueState(v domain.QueueView, csrf string, available bool) templ.Component
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = consumersCard(queuePartID(v.Queue, "consumers"), v.Consumers).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = consumersCard(v.Queue, queuePartID(v.Queue, "consumers"), v.Consumers).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -1,6 +1,6 @@
 // Package demo makes a dashboard look alive in a demo environment: players score on boards
 // (one of them ending a season every few minutes), producers enqueue jobs with JSON payloads
-// that workers take with leases (some slow, some failing and retried, a few ending
+// that named workers take with leases (some slow, some failing and retried, a few ending
 // dead), clients hit limiters of every algorithm (some over their limit) and an adopted one in
 // another service's layout, and locks are taken and released, all through the same domain
 // services the HTTP API uses and only under the demo's own names (Boards, Queues, Limiters,
@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/zpulse/zpulse/internal/domain"
@@ -32,23 +33,22 @@ var (
 	}
 	Locks = []string{"demo:report", "demo:invoice:1", "demo:invoice:2", "demo:cache-rebuild"}
 	// Queues: a priority queue of emails and a delayed queue of reminders, each with its
-	// workers.
+	// named workers.
 	Queues = []Queue{
-		{Name: "demo:emails", Settings: domain.QueueSettings{Kind: domain.PriorityQueue, MaxAttempts: 3}, Workers: 2},
-		{Name: "demo:reminders", Settings: domain.QueueSettings{Kind: domain.DelayedQueue, MaxAttempts: 3}, Workers: 1},
+		{Name: "demo:emails", Settings: domain.QueueSettings{Kind: domain.PriorityQueue, MaxAttempts: 3}, Workers: []string{"mailer-1", "mailer-2"}},
+		{Name: "demo:reminders", Settings: domain.QueueSettings{Kind: domain.DelayedQueue, MaxAttempts: 3}, Workers: []string{"reminder-bot"}},
 	}
 	// Source is a limiter adopted as another service keeps it (a sliding log per client in a
 	// layout of its own), tried each round like the demo's own.
 	Source = domain.Source{Name: "demo-legacy-api", Kind: domain.SourceLimiter, Key: "demo:legacy:ratelog:{client}", Encoding: domain.SourceSlidingLog, Limit: 6, WindowMs: 10_000}
 )
 
-// Queue is a demo queue: its settings and how many workers poll it (each at most once a
-// round, twice when the queue is behind). The polls are not named: named, they would fill the
-// consumers table, which does not fit a 360 px screen yet.
+// Queue is a demo queue: its settings and the consumer names its workers poll under (each at
+// most once a round, twice when the queue is behind).
 type Queue struct {
 	Name     string
 	Settings domain.QueueSettings
-	Workers  int
+	Workers  []string
 }
 
 // SeasonEvery is how often the demo ends the current season of its arena board, so that
@@ -328,13 +328,13 @@ func tendQueue(ctx context.Context, queues domain.QueueService, q Queue, acks ma
 	}
 	polls := q.Workers
 	if st.Due > demoBacklog {
-		polls *= 2 // each worker takes a second job
+		polls = append(slices.Clone(polls), q.Workers...) // each worker takes a second job
 	}
-	for range polls {
+	for _, worker := range polls {
 		if rand.IntN(2) == 0 {
 			continue
 		}
-		d, ok, err := queues.Poll(ctx, q.Name, domain.PollOptions{Lease: demoLease})
+		d, ok, err := queues.Poll(ctx, q.Name, domain.PollOptions{Lease: demoLease, Consumer: worker})
 		if err != nil {
 			return err
 		}

@@ -217,6 +217,13 @@ func TestDemoPausedQueueStallsNoOther(t *testing.T) {
 	if err != nil || reminders.Total >= demoPausedKept {
 		t.Fatalf("the reminders with the emails paused: %+v %v, want them still taken", reminders, err)
 	}
+	consumers, err := svc.Queues.Consumers(ctx, "demo:reminders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(consumers) != 1 || consumers[0].Name != "reminder-bot" || consumers[0].AcksLastMinute+consumers[0].AcksThisMinute == 0 {
+		t.Fatalf("the reminders' workers with the emails paused: %+v, want reminder-bot acking", consumers)
+	}
 	page, err := svc.Queues.Jobs(ctx, "demo:emails", domain.JobListOptions{State: domain.JobWaiting, Limit: 1})
 	if err != nil || len(page.Jobs) != 1 {
 		t.Fatalf("the emails waiting: %+v %v", page, err)

@@ -21,6 +21,9 @@ const (
 	// ConsumerLeaseScan bounds the leases counted by consumer: the first this many of the
 	// queue's in-flight jobs, soonest deadline first.
 	ConsumerLeaseScan = 10_000
+	// ConsumerJobsShown bounds the jobs listed under each consumer: its first this many in
+	// flight, soonest deadline first (Leases counts them all).
+	ConsumerJobsShown = 5
 	// HiddenAddress is what an anonymous viewer sees for a consumer known by its address when
 	// an admin token is set: a client address is personal data.
 	HiddenAddress = "hidden"
@@ -31,7 +34,7 @@ const (
 const addressMark = "@"
 
 // Consumer is one consumer of a queue as its page and GET /api/v1/queues/:queue/consumers
-// show it. Plain values, so snapshots compare.
+// show it. Values only (compared with reflect.DeepEqual or by the rendered fragment).
 type Consumer struct {
 	// Name is the consumer name it polled with, or its client address (Address true).
 	Name    string
@@ -44,6 +47,28 @@ type Consumer struct {
 	// so a rate per minute) and in this minute so far, UTC minutes of the lease clock.
 	AcksLastMinute, NacksLastMinute int64
 	AcksThisMinute, NacksThisMinute int64
+	// AckMsLastMinute and AckMsThisMinute add up the lease-to-ack times of those acks, ms:
+	// divided by the acks, its mean time a job (MeanAckMs).
+	AckMsLastMinute, AckMsThisMinute int64
+	// Jobs are the first ConsumerJobsShown jobs it holds now, soonest deadline first.
+	Jobs []HeldJob
+}
+
+// HeldJob is a job in flight under a consumer's lease: its id and when the lease began
+// (epoch ms, the lease clock), so how long it has been held.
+type HeldJob struct {
+	ID      string
+	SinceMs int64
+}
+
+// MeanAckMs is the consumer's mean lease-to-ack time over the last full minute and this one,
+// ms, and whether it acked any job in them.
+func (c Consumer) MeanAckMs() (int64, bool) {
+	n := c.AcksLastMinute + c.AcksThisMinute
+	if n == 0 {
+		return 0, false
+	}
+	return (c.AckMsLastMinute + c.AckMsThisMinute) / n, true
 }
 
 // ConsumerID is how a poll's consumer is stored: its name when it sent one (valid, see

@@ -62,9 +62,10 @@ func TestConsumersAndDurations(t *testing.T) {
 		polledAt := clock.Now().UnixMilli()
 		got := consumers()
 		want := map[string]domain.Consumer{
-			"w2":       {Name: "w2", LastPollMs: polledAt},
-			"w1":       {Name: "w1", LastPollMs: polledAt, Leases: 3},
-			"10.0.0.7": {Name: "10.0.0.7", Address: true, LastPollMs: polledAt, Leases: 1},
+			"w2": {Name: "w2", LastPollMs: polledAt},
+			"w1": {Name: "w1", LastPollMs: polledAt, Leases: 3,
+				Jobs: []domain.HeldJob{{ID: "a", SinceMs: polledAt}, {ID: "c", SinceMs: polledAt}, {ID: "d", SinceMs: polledAt}}},
+			"10.0.0.7": {Name: "10.0.0.7", Address: true, LastPollMs: polledAt, Leases: 1, Jobs: []domain.HeldJob{{ID: "b", SinceMs: polledAt}}},
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("consumers after the polls:\n got %+v\nwant %+v", got, want)

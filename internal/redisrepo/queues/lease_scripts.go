@@ -223,7 +223,7 @@ if redis.call('HINCRBY', KEYS[9], ARGV[6], 1) == 1 then redis.call('PEXPIRE', KE
 local start, consumer = releaseHolder(KEYS[10], ARGV[1])
 local took = start and math.max(now - start, 0)
 if took then recordDuration(KEYS[11], KEYS[12], took, ARGV[8], ARGV[7]) end
-consumerCount(KEYS[13], 'a', consumer, ARGV[7])
+consumerCount(KEYS[13], 'a', consumer, ARGV[7], took)
 if keep > 0 then
   keepDone(KEYS[14], KEYS[15], KEYS[16], ARGV[1], now, (took or '') .. '|' .. (attempts or '') .. '|' .. consumer,
     ARGV[11] == '1', payload, keep, tonumber(ARGV[10]))
@@ -290,7 +290,7 @@ redis.call('HINCRBY', KEYS[11], ARGV[11], 1)
 redis.call('PEXPIRE', KEYS[11], ARGV[12])
 local attempts = tonumber(redis.call('HGET', KEYS[3], ARGV[1])) or 0
 local start, consumer = releaseHolder(KEYS[14], ARGV[1])
-consumerCount(KEYS[15], 'n', consumer, ARGV[12])
+consumerCount(KEYS[15], 'n', consumer, ARGV[12], nil)
 addError(KEYS[6], ARGV[1], attempts, now, ARGV[7], tonumber(ARGV[9]), start and math.max(now - start, 0))
 local max = tonumber(redis.call('HGET', KEYS[10], 'max_attempts')) or tonumber(ARGV[8])
 if attempts >= max then
