@@ -123,6 +123,7 @@ type Enqueued struct {
 	Priority *int       `json:"priority,omitempty"` // priority queues
 	RunAt    *time.Time `json:"run_at,omitempty"`   // delayed queues
 	Score    float64    `json:"score"`
+	Type     string     `json:"type,omitempty"` // the job's type, when it has one
 }
 
 // Delivery is a job handed to a consumer by a poll or a take.
@@ -133,6 +134,7 @@ type Delivery struct {
 	Score    float64         `json:"score,omitempty"`
 	Priority *int            `json:"priority,omitempty"` // a priority queue's job in the article's encoding
 	Payload  json.RawMessage `json:"payload,omitempty"`
+	Type     string          `json:"type,omitempty"` // the job's type, "" for none
 	// Attempt counts the deliveries with a lease, this one included; 0 without a lease.
 	Attempt int `json:"attempt,omitempty"`
 	// Token proves the lease: Ack, Extend and Nack need it, so a consumer whose lease ended

@@ -54,6 +54,8 @@ type JobDetail struct {
 	ID    string    `json:"id"`
 	Kind  QueueKind `json:"kind"`
 	State JobState  `json:"state"`
+	// Type is the job's type as enqueued ("" for none), kept through every move.
+	Type string `json:"type,omitempty"`
 	// Score is the job's score in its queue: now while waiting or scheduled, the one it had
 	// (and goes back with) while in flight, dead or waiting out a retry delay (RetryAt); 0 when not known (taken by a foreign
 	// consumer's ZPOPMIN and leased by nobody).
@@ -96,6 +98,7 @@ type JobDetail struct {
 // JobListItem is one job of a list by state.
 type JobListItem struct {
 	ID    string    `json:"id"`
+	Type  string    `json:"type,omitempty"` // the job's type, "" for none
 	Score float64   `json:"score"`
 	At    time.Time `json:"at"` // enqueued (priority), run-at (delayed), lease deadline (in flight), died (dead), completed
 	// Priority is a waiting job's priority on a priority queue; nil otherwise.

@@ -3,6 +3,8 @@ package domain
 import (
 	"encoding/json"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ValidateJobID checks a job id: 1..64 bytes of printable UTF-8, like a player id.
@@ -33,10 +35,33 @@ type NewJob struct {
 	RunAt       time.Time
 	Delay       time.Duration
 	Payload     json.RawMessage // optional JSON, at most MaxPayloadBytes
+	// Type says what kind of work the job is (e.g. "email.send"): "" for none, else 1 to
+	// MaxJobType characters of printable UTF-8 (ValidateJobType). Kept beside the job
+	// (the queue's types hash), never inside the article's encoding.
+	Type string
+}
+
+// ValidateJobType checks a job's type as field names it: 1 to MaxJobType characters of
+// printable UTF-8 (no control or invisible characters). Returns EINVALID naming field.
+func ValidateJobType(field, t string) error {
+	switch {
+	case t == "":
+		return FieldErrorf(field, EINVALID, "%s must be 1 to %d characters of printable UTF-8, e.g. email.send (got an empty one; leave it out for none)", field, MaxJobType)
+	case !utf8.ValidString(t):
+		return FieldErrorf(field, EINVALID, "%s must be 1 to %d characters of printable UTF-8 (got invalid UTF-8)", field, MaxJobType)
+	case utf8.RuneCountInString(t) > MaxJobType:
+		return FieldErrorf(field, EINVALID, "%s must be 1 to %d characters of printable UTF-8 (got %d)", field, MaxJobType, utf8.RuneCountInString(t))
+	}
+	for _, r := range t {
+		if !unicode.IsPrint(r) {
+			return FieldErrorf(field, EINVALID, "%s must be 1 to %d characters of printable UTF-8: control and invisible characters are not allowed (found %U)", field, MaxJobType, r)
+		}
+	}
+	return nil
 }
 
 // NewJobFields are the fields of a job to enqueue, in the order their problems are reported.
-var NewJobFields = []string{"id", "priority", "delay", "run_at", "payload"}
+var NewJobFields = []string{"id", "type", "priority", "delay", "run_at", "payload"}
 
 // Problems checks a job to enqueue as both the page's form and the API give it, before the
 // queue's kind is known: its id, priority, delay and payload, and that it does not have both a
@@ -48,6 +73,11 @@ func (j NewJob) Problems() map[string]error {
 	if j.ID != "" {
 		if err := ValidateJobID(j.ID); err != nil {
 			problems["id"] = err
+		}
+	}
+	if j.Type != "" {
+		if err := ValidateJobType("type", j.Type); err != nil {
+			problems["type"] = err
 		}
 	}
 	if j.HasPriority {

@@ -35,7 +35,7 @@ func (s *server) enqueueAction(ctx context.Context, queue string, f views.Form) 
 	}
 	// The form's text is parsed here; what the job says is checked by domain.NewJob, as
 	// for the API.
-	job := domain.NewJob{ID: f.Value("id"), Payload: []byte(f.Value("payload"))}
+	job := domain.NewJob{ID: f.Value("id"), Type: f.Value("type"), Payload: []byte(f.Value("payload"))}
 	if set.Kind == domain.DelayedQueue {
 		if v := f.Value("delay"); v != "" {
 			d, err := httpio.DelayInput.Text(v)

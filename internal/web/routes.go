@@ -57,7 +57,7 @@ func (s *server) routes(e *echo.Echo) {
 	pages.POST("/limiters/:limiter/delete", s.deleteLimiterForm, form(domain.RoleAdmin, "limiter.delete")...)
 	get(pages, "/queues", s.queuesPage)
 	get(pages, "/queues/:queue", s.queuePage)
-	pages.POST("/queues/:queue/enqueue", s.queueForm("enqueue", []string{"id", "priority", "delay", "run_at", "payload"}, s.enqueueAction), form(domain.RoleOperator, "job.enqueue")...)
+	pages.POST("/queues/:queue/enqueue", s.queueForm("enqueue", []string{"id", "type", "priority", "delay", "run_at", "payload"}, s.enqueueAction), form(domain.RoleOperator, "job.enqueue")...)
 	pages.POST("/queues/:queue/settings", s.queueForm("settings", []string{"kind", "max_attempts"}, s.queueSettingsAction), form(domain.RoleAdmin, "queue.settings")...)
 	get(pages, "/queues/:queue/jobs", s.jobsPage)
 	get(pages, "/queues/:queue/jobs/:id", s.jobPage)

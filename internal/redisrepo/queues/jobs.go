@@ -30,6 +30,8 @@ func PlanJob(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, complet
 		keys.QueueSettings(queue), keys.QueuePaused(queue), keys.QueueRetry(queue), keys.QueueDone(queue), keys.QueueDoneInfo(queue),
 		keys.QueueDonePayloads(queue)}, id, completedSince(completed, now), locks.BoolArg(completed.Payloads))
 	holder := pipe.HGet(ctx, keys.QueueHolders(queue), id)
+	types := pipe.HMGet(ctx, keys.QueueTypes(queue), id)
+	doneTypes := pipe.HMGet(ctx, keys.QueueDoneTypes(queue), id)
 	return func() (domain.JobDetail, bool) {
 		vals, _ := cmd.Val().([]any)
 		if len(vals) != 11 || vals[0] == "" {
@@ -63,6 +65,7 @@ func PlanJob(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, complet
 		case "completed":
 			info, _ := str(10)
 			j = completedJob(j, at, info)
+			j.Type = typeOf(doneTypes.Val(), 0)
 			if p, ok := str(3); ok && p != "" {
 				j.Payload = boundPayload(p, 0, false) // kept as it was delivered
 			}
@@ -72,6 +75,7 @@ func PlanJob(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, complet
 			d := time.UnixMilli(int64(at)).UTC()
 			j.DiedAt = &d
 		}
+		j.Type = typeOf(types.Val(), 0)
 		known := true // the queue score: a job in flight or dead has it only when zpulse leased it
 		if j.State == domain.JobInFlight || j.State == domain.JobDead || j.RetryAt != nil {
 			j.Score, _ = strconv.ParseFloat(kept, 64)
@@ -103,6 +107,15 @@ func PlanJob(ctx context.Context, pipe redis.Pipeliner, keys store.Keys, complet
 		}
 		return j, true
 	}
+}
+
+// typeOf is the i-th value of an HMGET of a types hash, "" when absent.
+func typeOf(vals []any, i int) string {
+	if i >= len(vals) {
+		return ""
+	}
+	s, _ := vals[i].(string)
+	return s
 }
 
 // leaseFingerprint names a lease without giving its token away (the token acks the job).
@@ -178,14 +191,18 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 	if up {
 		dir = "up"
 	}
+	typesKey := q.keys.QueueTypes(queue)
+	if opt.State == domain.JobCompleted {
+		typesKey = q.keys.QueueDoneTypes(queue)
+	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue), q.keys.QueueRetry(queue), q.keys.QueueDone(queue),
-		q.keys.QueueErrors(queue)}
+		q.keys.QueueErrors(queue), typesKey}
 	vals, err := jobPageScript.Run(ctx, q.Rdb, keys, which, lo, hi, dir, locks.BoolArg(hasCursor),
 		strconv.FormatFloat(cur.Score, 'f', -1, 64), cur.ID, opt.Limit, due, since).Slice()
 	if err != nil {
 		return domain.JobPage{}, store.OpError("queues.Queues.Jobs", err)
 	}
-	if len(vals) != 8 {
+	if len(vals) != 9 {
 		return domain.JobPage{}, fmt.Errorf("queues.Queues.Jobs: unexpected reply %v", vals)
 	}
 	n := func(i int) int64 { v, _ := vals[i].(int64); return v }
@@ -193,10 +210,11 @@ func (q *Queues) Jobs(ctx context.Context, queue string, opt domain.JobListOptio
 		Counts: domain.JobCounts{Waiting: n(1), Scheduled: n(2), InFlight: n(3), Dead: n(4), Completed: n(6)}}
 	flat, _ := vals[5].([]any)
 	errs, _ := vals[7].([]any) // a dead job's kept errors, beside it
+	types, _ := vals[8].([]any)
 	for i := 0; i+1 < len(flat); i += 2 {
 		id, _ := flat[i].(string)
 		score, _ := strconv.ParseFloat(toString(flat[i+1]), 64)
-		item := domain.JobListItem{ID: id, Score: score, At: time.UnixMilli(int64(score)).UTC()}
+		item := domain.JobListItem{ID: id, Type: typeOf(types, i/2), Score: score, At: time.UnixMilli(int64(score)).UTC()}
 		if (opt.State == domain.JobWaiting) && set.Kind == domain.PriorityQueue {
 			if p, ms, ok := domain.ScorePriority(score); ok {
 				item.Priority, item.At = &p, time.UnixMilli(ms).UTC()

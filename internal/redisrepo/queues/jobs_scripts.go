@@ -54,6 +54,7 @@ end
 //
 // KEYS[1]  queue:<name>  KEYS[2]  {queue:<name>}:processing  KEYS[3]  {queue:<name>}:dead
 // KEYS[4]  {queue:<name>}:retry  KEYS[5]  {queue:<name>}:done  KEYS[6]  {queue:<name>}:errors
+// KEYS[7]  {queue:<name>}:types, or {queue:<name>}:done:types for the completed jobs
 // ARGV[1]  which set: 1, 2, 3, 4 or 5 (KEYS' order)
 // ARGV[2]  the state's lowest score, as ZRANGEBYSCORE takes it ("-inf", "(123" or "123")
 // ARGV[3]  the state's highest score, likewise
@@ -64,7 +65,7 @@ end
 // ARGV[9]  now, epoch ms, when the queue is delayed (due up to now); "" for a priority queue
 // ARGV[10] the oldest completion kept, epoch ms (exclusive)
 // Returns  {more, waiting, scheduled, in flight, dead, {id, score, id, score, ...}, completed,
-// {errors JSON or false per job: dead jobs only, else {}}}: the jobs
+// {errors JSON or false per job: dead jobs only, else {}}, {type or false per job}}: the jobs
 // in increasing order; more is 1 when the set holds more of the state past the page
 var jobPageScript = store.NewScript(store.LuaSortedSetGuard + luaKeyset + `
 local key = KEYS[tonumber(ARGV[1])]
@@ -102,8 +103,14 @@ if ARGV[1] == '3' and #jobs > 0 then
   for i = 1, #jobs, 2 do ids[#ids + 1] = jobs[i] end
   errs = redis.call('HMGET', KEYS[6], unpack(ids))
 end
+local types = {}
+if #jobs > 0 then
+  local ids = {}
+  for i = 1, #jobs, 2 do ids[#ids + 1] = jobs[i] end
+  types = redis.call('HMGET', KEYS[7], unpack(ids))
+end
 return {more and 1 or 0, waiting, scheduled, redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]), jobs,
-  redis.call('ZCOUNT', KEYS[5], '(' .. ARGV[10], '+inf'), errs}
+  redis.call('ZCOUNT', KEYS[5], '(' .. ARGV[10], '+inf'), errs, types}
 `)
 
 // jobScript reads everything kept of one job, wherever it is, in one step.

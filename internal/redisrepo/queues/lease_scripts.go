@@ -71,17 +71,24 @@ local function complete(ckey, akey, id, token, now, retention, kept)
 end
 `
 
-// luaKeepDone defines keepDone(done, info, payloads, id, now, info, withPayload, payload,
-// keep, maxAge): keeps id as completed at now for operators (domain.CompletedPolicy), with
-// its info ("<ms>|<attempts>|<consumer>") and, withPayload, its payload (none: any older one
-// of that id goes), then trims the record to its keep newest and to what completed within
+// luaKeepDone defines keepDone(done, info, payloads, types, id, now, info, withPayload,
+// payload, type, keep, maxAge): keeps id as completed at now for operators
+// (domain.CompletedPolicy), with its info ("<ms>|<attempts>|<consumer>"), its type (only a
+// typed job's, kept in the done types hash; an untyped one's clears any older one of that
+// id) and, withPayload, its payload (none: any older one of that id goes), then trims the record to its keep newest and to what completed within
 // maxAge. The trim is bounded: the count trim pops what is over (1 once the record is full; at most 100 a call),
 // the age trim at most 100 ids a call (every ack makes one, so the record never lags);
 // each key expires maxAge after the last ack, when all it holds is older.
 const luaKeepDone = `
-local function keepDone(dkey, ikey, pkey, id, now, info, withPayload, payload, keep, maxAge)
+local function keepDone(dkey, ikey, pkey, tkey, id, now, info, withPayload, payload, jobType, keep, maxAge)
   redis.call('ZADD', dkey, now, id)
   redis.call('HSET', ikey, id, info)
+  if jobType then
+    redis.call('HSET', tkey, id, jobType)
+    redis.call('PEXPIRE', tkey, maxAge)
+  else
+    redis.call('HDEL', tkey, id)
+  end
   if withPayload then
     if payload then redis.call('HSET', pkey, id, payload) else redis.call('HDEL', pkey, id) end
   end
@@ -94,6 +101,7 @@ local function keepDone(dkey, ikey, pkey, id, now, info, withPayload, payload, k
   end
   if #gone > 0 then
     redis.call('HDEL', ikey, unpack(gone))
+    redis.call('HDEL', tkey, unpack(gone))
     if withPayload then redis.call('HDEL', pkey, unpack(gone)) end
   end
   redis.call('PEXPIRE', dkey, maxAge)
@@ -145,6 +153,7 @@ end
 // KEYS[5]  {queue:<name>}:scores    KEYS[6]  {queue:<name>}:leases
 // KEYS[7]  {queue:<name>}:paused    KEYS[8]  {queue:<name>}:retry (due retries go back first)
 // KEYS[9]  {queue:<name>}:holders   KEYS[10] {queue:<name>}:consumers
+// KEYS[11] {queue:<name>}:types
 // ARGV[1]  "" for a priority queue (the lowest score, as ZPOPMIN); for a delayed queue, now
 // in epoch ms (caller's clock): the earliest job due by then, as POP_DUE
 // ARGV[2]  lease now, epoch ms, or "" for Redis TIME
@@ -154,7 +163,7 @@ end
 // ARGV[6]  the consumer (domain.ConsumerID; "" records none)
 // ARGV[7]  consumers' TTL, ms        ARGV[8]  holders' TTL, ms
 // ARGV[9]  consumers kept
-// Returns  {id, score, deadline ms, attempt, payload or nil}, or nil when no job is there or
+// Returns  {id, score, deadline ms, attempt, payload or nil, type or nil}, or nil when no job is there or
 // due, or the queue is paused (the consumer's poll is recorded either way)
 var leaseScript = store.NewScript(store.LuaSortedSetGuard + store.LuaNow + luaPaused + luaPromote + luaConsumerSeen + `
 promote(KEYS[1], KEYS[8], KEYS[5], tonumber(ARGV[5]))
@@ -179,7 +188,7 @@ redis.call('HSET', KEYS[6], id, ARGV[4])
 redis.call('HSET', KEYS[9], id, now .. '|' .. ARGV[6])
 redis.call('PEXPIRE', KEYS[9], ARGV[8])
 local attempt = redis.call('HINCRBY', KEYS[4], id, 1)
-return {id, score, deadline, attempt, redis.call('HGET', KEYS[3], id)}
+return {id, score, deadline, attempt, redis.call('HGET', KEYS[3], id), redis.call('HGET', KEYS[11], id)}
 `)
 
 // ackScript completes a leased job when token holds its live lease: it leaves the processing
@@ -202,10 +211,12 @@ return {id, score, deadline, attempt, redis.call('HGET', KEYS[3], id)}
 // ARGV[8]  the 10 s part of the minute (0..5)
 // KEYS[14] {queue:<name>}:done       KEYS[15] {queue:<name>}:done:info
 // KEYS[16] {queue:<name>}:done:payloads
+// KEYS[17] {queue:<name>}:types      KEYS[18] {queue:<name>}:done:types
 // ARGV[9]  completed jobs kept (domain.CompletedPolicy.Keep; 0: none)
 // ARGV[10] their max age, ms         ARGV[11] "1": keep their payloads
 // The job is also kept as completed for operators (luaKeepDone): its attempts, lease-to-ack
-// time, consumer and, with ARGV[11], its payload.
+// time, consumer, type (moved from the types hash to the done one) and, with ARGV[11], its
+// payload.
 // Returns  {1} acked; a leaseCheck refusal otherwise ({-5, at}: acked before by this token)
 var ackScript = store.NewScript(store.LuaNow + luaLeaseCheck + luaComplete + luaHolder + luaRecordDuration + luaConsumerCount + luaKeepDone + `
 local now = nowMs(ARGV[3])
@@ -218,6 +229,8 @@ if keep > 0 then
 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 for i = 2, 6 do redis.call('HDEL', KEYS[i], ARGV[1]) end
+local jobType = redis.call('HGET', KEYS[17], ARGV[1])
+if jobType then redis.call('HDEL', KEYS[17], ARGV[1]) end
 complete(KEYS[7], KEYS[8], ARGV[1], ARGV[2], now, tonumber(ARGV[4]), tonumber(ARGV[5]))
 if redis.call('HINCRBY', KEYS[9], ARGV[6], 1) == 1 then redis.call('PEXPIRE', KEYS[9], ARGV[7]) end
 local start, consumer = releaseHolder(KEYS[10], ARGV[1])
@@ -225,8 +238,8 @@ local took = start and math.max(now - start, 0)
 if took then recordDuration(KEYS[11], KEYS[12], took, ARGV[8], ARGV[7]) end
 consumerCount(KEYS[13], 'a', consumer, ARGV[7], took)
 if keep > 0 then
-  keepDone(KEYS[14], KEYS[15], KEYS[16], ARGV[1], now, (took or '') .. '|' .. (attempts or '') .. '|' .. consumer,
-    ARGV[11] == '1', payload, keep, tonumber(ARGV[10]))
+  keepDone(KEYS[14], KEYS[15], KEYS[16], KEYS[18], ARGV[1], now, (took or '') .. '|' .. (attempts or '') .. '|' .. consumer,
+    ARGV[11] == '1', payload, jobType, keep, tonumber(ARGV[10]))
 end
 return {1}
 `)

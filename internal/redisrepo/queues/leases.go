@@ -64,7 +64,8 @@ func (q *Queues) planAck(ctx context.Context, c redis.Scripter, queue, id, token
 	keys := []string{q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue), q.keys.QueueScores(queue),
 		q.keys.QueueLeases(queue), q.keys.QueueErrors(queue), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
 		q.keys.QueueThroughput(queue, now), q.keys.QueueHolders(queue), q.keys.QueueDurations(queue, now), q.keys.QueueDurationTotals(queue),
-		q.keys.QueueConsumerCounts(queue, now), q.keys.QueueDone(queue), q.keys.QueueDoneInfo(queue), q.keys.QueueDonePayloads(queue)}
+		q.keys.QueueConsumerCounts(queue, now), q.keys.QueueDone(queue), q.keys.QueueDoneInfo(queue), q.keys.QueueDonePayloads(queue),
+		q.keys.QueueTypes(queue), q.keys.QueueDoneTypes(queue)}
 	args := []any{id, token, q.leaseNow(), domain.CompletedRetention.Milliseconds(),
 		domain.CompletedKept, tputField(now, 'c'), queueThroughputTTL.Milliseconds(), durationPart(now),
 		q.completed.Keep, q.completed.MaxAge.Milliseconds(), locks.BoolArg(q.completed.Payloads)}

@@ -144,6 +144,11 @@ func (q *Queues) EnqueueStep(queue string, job *domain.NewJob, now time.Time) (k
 	if err := domain.ValidatePayload(job.Payload); err != nil {
 		return nil, nil, err
 	}
+	if job.Type != "" {
+		if err := domain.ValidateJobType("type", job.Type); err != nil {
+			return nil, nil, err
+		}
+	}
 	if now.UnixMilli() < 0 || now.UnixMilli()+domain.MaxDelay.Milliseconds() > domain.MaxEpochMs {
 		return nil, nil, domain.Errorf(domain.EINVALID, "the clock says %s, which scores cannot hold", now.UTC().Format(time.RFC3339))
 	}
@@ -167,11 +172,11 @@ func (q *Queues) EnqueueStep(queue string, job *domain.NewJob, now time.Time) (k
 	field := tputField(now, 'e')
 	keys = []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueDead(queue),
 		q.keys.QueueSettings(queue), q.keys.QueueThroughput(queue, now), q.keys.QueueCompleted(queue), q.keys.QueueAckTokens(queue),
-		q.keys.QueueLeases(queue), q.keys.QueueAttempts(queue), q.keys.QueueErrors(queue), q.keys.QueueRetry(queue)}
+		q.keys.QueueLeases(queue), q.keys.QueueAttempts(queue), q.keys.QueueErrors(queue), q.keys.QueueRetry(queue), q.keys.QueueTypes(queue)}
 	j := *job
 	args = []any{j.ID, string(domain.DefaultQueueKind(queue)), locks.BoolArg(j.HasPriority),
 		j.Priority, runAt, delay, now.UnixMilli(), string(j.Payload), field, queueThroughputTTL.Milliseconds(),
-		q.leaseNow(), domain.CompletedRetention.Milliseconds()}
+		q.leaseNow(), domain.CompletedRetention.Milliseconds(), j.Type}
 	return keys, args, nil
 }
 
@@ -213,7 +218,7 @@ func (q *Queues) enqueued(queue string, job domain.NewJob, cmd *redis.Cmd) (doma
 	if !ok || len(vals) != 3 {
 		return domain.Enqueued{}, fmt.Errorf("queues.Queues.enqueued: unexpected reply %v", cmd.Val())
 	}
-	out := domain.Enqueued{ID: job.ID, Queue: queue, Kind: kind, Score: float64(score)}
+	out := domain.Enqueued{ID: job.ID, Queue: queue, Kind: kind, Score: float64(score), Type: job.Type}
 	if kind == domain.PriorityQueue {
 		p := job.Priority
 		out.Priority = &p

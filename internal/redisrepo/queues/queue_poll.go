@@ -177,7 +177,7 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueJobs(queue), q.keys.QueueAttempts(queue),
 		q.keys.QueueScores(queue), q.keys.QueueLeases(queue), q.keys.QueuePaused(queue), q.keys.QueueRetry(queue),
-		q.keys.QueueHolders(queue), q.keys.QueueConsumers(queue)}
+		q.keys.QueueHolders(queue), q.keys.QueueConsumers(queue), q.keys.QueueTypes(queue)}
 	cmds := make([]*redis.Cmd, n)
 	tokens := make([]string, n)
 	now := q.now()
@@ -208,10 +208,11 @@ func (q *Queues) pollLeasedN(ctx context.Context, queue string, kind domain.Queu
 			break // the queue ran out: the later scripts found nothing either
 		}
 		vals, _ := cmd.Val().([]any)
-		if len(vals) != 5 {
+		if len(vals) != 6 {
 			return out, fmt.Errorf("queues.Queues.pollLeasedN: unexpected reply %v", cmd.Val())
 		}
 		d := delivery(queue, kind, vals[0], vals[1], vals[4])
+		d.Type, _ = vals[5].(string)
 		deadline, _ := vals[2].(int64)
 		attempt, _ := vals[3].(int64)
 		t := time.UnixMilli(deadline).UTC()

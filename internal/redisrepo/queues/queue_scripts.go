@@ -50,6 +50,7 @@ return {jobs[1], score}
 // KEYS[7]  {queue:<name>}:completed  KEYS[8]  {queue:<name>}:acked
 // KEYS[9]  {queue:<name>}:leases     KEYS[10] {queue:<name>}:attempts
 // KEYS[11] {queue:<name>}:errors    KEYS[12] {queue:<name>}:retry
+// KEYS[13] {queue:<name>}:types
 // ARGV[1]  job id
 // ARGV[2]  the queue's default kind, when its settings hold none
 // ARGV[3]  "1" when a priority was given, "0" when not
@@ -62,6 +63,7 @@ return {jobs[1], score}
 // ARGV[10] throughput hash's TTL, ms
 // ARGV[11] lease now, epoch ms, or "" for Redis TIME (the clock of completions)
 // ARGV[12] completed retention, ms
+// ARGV[13] the job's type, or "" (none: an older type of that id goes)
 // Returns  {1, kind, score}; {code, kind} when refused: -1 the id is waiting, -2 in flight,
 // -3 dead, -8 scheduled for a retry, -4 a run-at or delay on a priority queue, -5 no priority on a priority queue,
 // -6 a priority on a delayed queue; {-7, kind, completed at ms}: that id completed within
@@ -104,6 +106,11 @@ if ARGV[8] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[1], '@' .. string.format('%.17g', score) .. '|' .. ARGV[8])
 else
   redis.call('HDEL', KEYS[3], ARGV[1])
+end
+if ARGV[13] ~= '' then
+  redis.call('HSET', KEYS[13], ARGV[1], ARGV[13])
+else
+  redis.call('HDEL', KEYS[13], ARGV[1])
 end
 -- The hash's expiry is set by the first count of each second, which is the first of the hash.
 if redis.call('HINCRBY', KEYS[6], ARGV[9], 1) == 1 then redis.call('PEXPIRE', KEYS[6], ARGV[10]) end
@@ -182,7 +189,7 @@ return 1
 // KEYS[3]  {queue:<name>}:dead      KEYS[4]  {queue:<name>}:jobs
 // KEYS[5]  {queue:<name>}:attempts  KEYS[6]  {queue:<name>}:scores
 // KEYS[7]  {queue:<name>}:leases    KEYS[8]  {queue:<name>}:errors
-// KEYS[9]  {queue:<name>}:retry
+// KEYS[9]  {queue:<name>}:retry     KEYS[10] {queue:<name>}:types
 // ARGV[1]  job id
 // Returns  "waiting", "processing", "dead" or "scheduled" (retrying): where it was; nil when
 // nowhere
@@ -194,6 +201,7 @@ elseif redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then where = 'dead'
 elseif redis.call('ZREM', KEYS[9], ARGV[1]) == 1 then where = 'scheduled' end
 if not where then return false end
 for i = 4, 8 do redis.call('HDEL', KEYS[i], ARGV[1]) end
+redis.call('HDEL', KEYS[10], ARGV[1])
 return where
 `)
 

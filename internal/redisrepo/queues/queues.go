@@ -133,7 +133,7 @@ func (q *Queues) Delete(ctx context.Context, queue, id string) (domain.Where, er
 	}
 	keys := []string{q.keys.Queue(queue), q.keys.QueueProcessing(queue), q.keys.QueueDead(queue), q.keys.QueueJobs(queue),
 		q.keys.QueueAttempts(queue), q.keys.QueueScores(queue), q.keys.QueueLeases(queue), q.keys.QueueErrors(queue),
-		q.keys.QueueRetry(queue)}
+		q.keys.QueueRetry(queue), q.keys.QueueTypes(queue)}
 	where, err := deleteJobScript.Run(ctx, q.Rdb, keys, id).Text()
 	switch {
 	case errors.Is(err, redis.Nil):

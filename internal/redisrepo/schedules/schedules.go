@@ -217,7 +217,7 @@ func (s *Schedules) fire(ctx context.Context, sc domain.Schedule, now time.Time,
 		period, following = t.due(sc.NextRun, now)
 		mode = "period"
 	}
-	job := domain.NewJob{ID: domain.ScheduledJobID(sc.Name, period), Priority: sc.Job.Priority, HasPriority: sc.Job.HasPriority,
+	job := domain.NewJob{ID: domain.ScheduledJobID(sc.Name, period), Type: sc.Job.Type, Priority: sc.Job.Priority, HasPriority: sc.Job.HasPriority,
 		Delay: sc.Job.Delay, Payload: sc.Job.Payload}
 	qkeys, qargs, err := s.queues.EnqueueStep(sc.Queue, &job, now)
 	if err != nil {

@@ -369,6 +369,16 @@ func (k Keys) QueueProcessing(name string) string { return k.queueTag(name) + ":
 // with the ack (or with a poll without lease, or a delete), or as an orphan (QueueOrphans).
 func (k Keys) QueueJobs(name string) string { return k.queueTag(name) + ":jobs" }
 
+// QueueTypes is zpulse's HASH of each typed job's type (domain.NewJob.Type): job id -> type,
+// written by the enqueue beside the article's encoding (which it leaves as it is), so the
+// type follows the job through every move by its id. An enqueue without a type removes any
+// older one of that id; a delete removes it.
+func (k Keys) QueueTypes(name string) string { return k.queueTag(name) + ":types" }
+
+// QueueDoneTypes is zpulse's HASH of the type of each typed job of QueueDone: job id ->
+// type, moved there from QueueTypes by the ack and trimmed with QueueDoneInfo.
+func (k Keys) QueueDoneTypes(name string) string { return k.queueTag(name) + ":done:types" }
+
 // QueueOrphans is zpulse's ZSET of payloads that belong to no job: member = job id, score =
 // when the reaper first saw it orphaned, epoch ms. It is removed after domain.OrphanGrace.
 func (k Keys) QueueOrphans(name string) string { return k.queueTag(name) + ":orphans" }

@@ -61,6 +61,7 @@ type enqueueRequest struct {
 	RunAt    *string         `json:"run_at"`
 	DelayMs  json.RawMessage `json:"delay_ms"`
 	Payload  json.RawMessage `json:"payload"`
+	Type     *string         `json:"type"`
 }
 
 func (h *Handlers) Enqueue(c echo.Context) error {
@@ -202,6 +203,12 @@ func (req enqueueRequest) job() (domain.NewJob, error) {
 			return job, domain.Errorf(domain.EINVALID, "id must be 1 to %d bytes of printable UTF-8, or left out for a generated id", domain.MaxMemberBytes)
 		}
 		job.ID = *req.ID
+	}
+	if req.Type != nil {
+		if err := domain.ValidateJobType("type", *req.Type); err != nil {
+			return job, err
+		}
+		job.Type = *req.Type
 	}
 	var err error
 	if job.Priority, job.HasPriority, err = decodePriority(req.Priority); err != nil {

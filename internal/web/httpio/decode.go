@@ -70,6 +70,12 @@ func decodeBody(c echo.Context, v any, optional bool) error {
 	case errors.Is(err, errNull):
 		return domain.Errorf(domain.EINVALID, "the body is null: send a JSON object (or, where the body is optional, nothing)")
 	case errors.Is(err, errNotUTF8):
+		// Name the member whose text it is, when jsontext can say where.
+		if serr := jsontext.NewDecoder(bytes.NewReader(body)).SkipValue(); errors.As(serr, &strict) && strict.JSONPointer != "" {
+			at := string(strict.JSONPointer)
+			field, _, _ := strings.Cut(strings.TrimPrefix(at, "/"), "/")
+			return domain.FieldErrorf(field, domain.EINVALID, "%q is not valid UTF-8: send JSON text encoded in UTF-8", clipped(at))
+		}
 		return domain.Errorf(domain.EINVALID, "the body is not valid UTF-8: send JSON text encoded in UTF-8")
 	case errors.Is(err, jsontext.ErrDuplicateName) && errors.As(err, &strict):
 		return domain.Errorf(domain.EINVALID, "the body names %q twice: send each field once", clipped(string(strict.JSONPointer)))
@@ -82,7 +88,7 @@ func decodeBody(c echo.Context, v any, optional bool) error {
 		if typeError.Field == "" {
 			return domain.Errorf(domain.EINVALID, "the body must be a JSON object")
 		}
-		return domain.Errorf(domain.EINVALID, "field %q must be a JSON %s", typeError.Field, jsonKind(typeError.Type.Kind().String()))
+		return domain.FieldErrorf(typeError.Field, domain.EINVALID, "field %q must be a JSON %s", typeError.Field, jsonKind(typeError.Type.Kind().String()))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return domain.Errorf(domain.EINVALID, "%s is not allowed here", strings.TrimPrefix(err.Error(), "json: "))
 	default:
