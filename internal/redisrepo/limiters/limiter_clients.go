@@ -32,7 +32,7 @@ func (l *Limiters) Clients(ctx context.Context, limiter, cursor string, limit in
 	zs := pipe.ZRevRangeWithScores(ctx, key, offset, offset+int64(limit)-1)
 	card := pipe.ZCard(ctx, key)
 	if err := store.ExecTyped(ctx, l.Rdb, pipe); err != nil {
-		return domain.ClientPage{}, store.OpError("limiters.Clients", err)
+		return domain.ClientPage{}, store.OpError("limiters.Limiters.Clients", err)
 	}
 	page := domain.ClientPage{Clients: make([]domain.ClientSeen, 0, len(zs.Val())), Total: card.Val()}
 	for _, z := range zs.Val() {
