@@ -237,14 +237,14 @@ func consumersCard(queue, partID string, cs []domain.Consumer) templ.Component {
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\" class=\"text-slate-600 hover:underline dark:text-slate-400\" data-testid=\"consumer-jobs-more\">and ")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\" class=\"inline-block py-1 text-slate-600 hover:underline dark:text-slate-400\" data-testid=\"consumer-jobs-more\">and ")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var13 string
 						templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(FormatCount(c.Leases - int64(len(c.Jobs))))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_consumers.templ`, Line: 56, Col: 226}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/queue_consumers.templ`, Line: 56, Col: 244}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 						if templ_7745c5c3_Err != nil {
