@@ -27,7 +27,9 @@ func TestLimiterClientsAndBoardPeriodLooks(t *testing.T) {
 		t.Fatalf("board settings: %v %v", resp, err)
 	}
 	for i, p := range []string{"ann", "bob", "cy"} {
-		postJSON(t, z.URL+"/api/v1/boards/sprint/scores", map[string]any{"player": p, "points": 9000 + i*700})
+		if status, body := postJSON(t, z.URL+"/api/v1/boards/sprint/scores", map[string]any{"player": p, "points": 9000 + i*700}); status != http.StatusOK {
+			t.Fatalf("submit %s: %d %s", p, status, body)
+		}
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -44,7 +46,7 @@ func TestLimiterClientsAndBoardPeriodLooks(t *testing.T) {
 	}
 	axe, err := os.ReadFile(filepath.Join("..", "node_modules", "axe-core", "axe.min.js"))
 	if err != nil {
-		t.Skip("no axe-core: npm ci")
+		t.Fatalf("axe-core is an npm devDependency (npm ci installs it): %v", err)
 	}
 	ctx := newBrowser(t)
 	tourPage(t, ctx, z.URL+"/limiters/default?client=client-05", "limiter-all-clients", "/limiters/default", nil, `[data-testid="all-clients"] li`, axe)
